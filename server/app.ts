@@ -1,0 +1,194 @@
+/**
+ * createApp(deps): the Express application of the Automation API, without a
+ * listener (supertest drives it directly; gateway.ts puts it on a socket).
+ *
+ * The router is built from the operations table: for every row, one chain of
+ * authorize → parse path, query and body → handler → reply. Anything that is
+ * not a row (an unknown path, a known path with another method) ends in the
+ * fallback, and every failure ends in the one error writer of errors.ts.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { authorize, type Caller } from './auth.ts';
+import { ApiError, sendError, toApiError } from './errors.ts';
+import { readJsonBody } from './http/json-body.ts';
+import { expressPath, OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
+import type { HealthCounters } from './health-counters.ts';
+import type { SettingsRepo } from './store/settings-repo.ts';
+import type { TokensRepo } from './store/tokens-repo.ts';
+import type { Clock } from './adapters/clock.ts';
+import type { MeetingsService } from './domain/meetings-service.ts';
+import type { SearchService } from './domain/search-service.ts';
+import type { ConfigService } from './domain/config-service.ts';
+import type { DeviceCatalog } from './adapters/devices.ts';
+import type { ModelCatalog } from './adapters/models.ts';
+import { HANDLERS } from './routes/index.ts';
+import { formatIssues } from './http/validation.ts';
+
+export interface AppDeps {
+  version: string;
+  clock: Clock;
+  counters: HealthCounters;
+  settings: SettingsRepo;
+  tokens: TokensRepo;
+  meetings: MeetingsService;
+  search: SearchService;
+  config: ConfigService;
+  devices: DeviceCatalog;
+  models: ModelCatalog;
+  /** Tests turn this on: every JSON reply is checked against its schema in the operations table. */
+  validateResponses?: boolean;
+  /** Where unexpected failures are reported (never to the client). */
+  logError?: (err: unknown, req: Request) => void;
+}
+
+export interface HandlerContext {
+  op: Operation;
+  caller: Caller | null;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  deps: AppDeps;
+  req: Request;
+}
+
+export type Reply =
+  | { status: number; json: unknown; headers?: Record<string, string> }
+  | { status: number; text: string; contentType: string; headers?: Record<string, string> };
+
+export type Handler = (ctx: HandlerContext) => Reply | Promise<Reply>;
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('case sensitive routing', true);
+  app.set('query parser', 'simple');
+
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+
+  // OPTIONS is answered here, before the router, whose automatic OPTIONS
+  // reply would be a 200 with a text body.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'OPTIONS') {
+      next();
+      return;
+    }
+    const allowed = allowedMethods(req.path);
+    if (allowed.length === 0) {
+      next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+      return;
+    }
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(204).end();
+  });
+
+  const router = express.Router({ caseSensitive: true });
+  for (const op of OPERATIONS as readonly Operation[]) {
+    const handler = HANDLERS[op.operationId as OperationId];
+    router[op.method](expressPath(op.path), (req: Request, res: Response, next: NextFunction) => {
+      serve(op, handler, deps, req, res).catch(next);
+    });
+  }
+  app.use(router);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const allowed = allowedMethods(req.path);
+    if (allowed.length === 0) {
+      next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+      return;
+    }
+    res.setHeader('Allow', allowed.join(', '));
+    next(new ApiError('not_found', `${clipPath(req.path)} does not support ${req.method}; it supports ${allowed.join(', ')}`));
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(err);
+    if (apiError.code === 'internal') (deps.logError ?? defaultLogError)(err, req);
+    sendError(res, apiError);
+  });
+
+  return app;
+}
+
+async function serve(op: Operation, handler: Handler, deps: AppDeps, req: Request, res: Response): Promise<void> {
+  const caller = authorize(req, op, { settings: () => deps.settings.get(), tokens: deps.tokens, counters: deps.counters });
+
+  const query: Record<string, unknown> = {};
+  const rawQuery = req.query as Record<string, string | string[] | undefined>;
+  for (const [name, param] of Object.entries(op.query ?? {})) {
+    query[name] = param.parse(name, rawQuery[name]);
+  }
+
+  let body: unknown = undefined;
+  if (op.body !== undefined) {
+    body = await readJsonBody(req);
+    if (body === undefined && op.body.required) {
+      throw new ApiError('invalid_request', 'this call needs a JSON body');
+    }
+    if (body !== undefined && !op.body.validatedByHandler) {
+      const parsed = op.body.schema.safeParse(body);
+      if (!parsed.success) throw new ApiError('invalid_request', formatIssues(parsed.error.issues));
+      body = parsed.data;
+    }
+  }
+
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.params)) {
+    if (typeof value === 'string') params[name] = value;
+  }
+
+  const reply = await handler({ op, caller, params, query, body, deps, req });
+  send(op, reply, deps, res);
+}
+
+/**
+ * Writes a reply with res.end rather than res.send: res.send would apply
+ * conditional-GET rules (If-None-Match → 304) that this API does not offer.
+ */
+function send(op: Operation, reply: Reply, deps: AppDeps, res: Response): void {
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  let text: string;
+  if ('text' in reply) {
+    text = reply.text;
+    res.setHeader('Content-Type', reply.contentType);
+  } else {
+    if (deps.validateResponses === true) checkReply(op, reply.status, reply.json);
+    text = JSON.stringify(reply.json);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  }
+  res.statusCode = reply.status;
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text); // node:http itself leaves the body out of a HEAD reply
+}
+
+/** Test mode: a reply that breaks its row's response schema is a bug, reported as one. */
+function checkReply(op: Operation, status: number, json: unknown): void {
+  const spec = op.responses[status];
+  if (spec === undefined) throw new Error(`${op.operationId} replied ${status}, which its table row does not list`);
+  if (spec.schema === undefined) return;
+  const checked = spec.schema.safeParse(json);
+  if (!checked.success) throw new Error(`${op.operationId} reply breaks its schema: ${formatIssues(checked.error.issues)}`);
+}
+
+const MATCHERS = (OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method.toUpperCase(), re: pathMatcher(op.path) }));
+
+function allowedMethods(path: string): string[] {
+  const methods = new Set<string>();
+  for (const m of MATCHERS) if (m.re.test(path)) methods.add(m.method);
+  if (methods.has('GET')) methods.add('HEAD');
+  if (methods.size > 0) methods.add('OPTIONS');
+  return [...methods];
+}
+
+function clipPath(path: string): string {
+  return path.length > 80 ? `${path.slice(0, 80)}…` : path;
+}
+
+function defaultLogError(err: unknown, req: Request): void {
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`[gateway] ${req.method} ${req.path} failed: ${detail}\n`);
+}

@@ -1,0 +1,109 @@
+/**
+ * The operations table, the routes really served, the spec's endpoint tables
+ * and /openapi.json must agree. If one moves, this file fails.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { OPERATIONS, type Operation } from './operations.ts';
+import { HANDLERS } from './routes/index.ts';
+import { ALL_SCOPES, testGateway } from './test-support.ts';
+
+const API_MD = readFileSync(new URL('../docs/spec/API.md', import.meta.url), 'utf8');
+const ops = OPERATIONS as readonly Operation[];
+
+/** Method, path and scope column of every row of the spec's endpoint tables. */
+function specEndpoints(): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of API_MD.split('\n')) {
+    const m = /^\| (GET|POST|PUT|PATCH|DELETE) \| (\/[^ |]*) \| ([^|]+) \|/.exec(line);
+    // "read floor" (webhook routes) is the read minimum plus per-route rules.
+    if (m !== null) rows.set(`${m[1]} ${m[2]}`, m[3]!.trim().replace(/^read floor.*$/, 'read'));
+  }
+  return rows;
+}
+
+test('every table row has a handler, and there is no handler without a row', () => {
+  const ids = ops.map((o) => o.operationId);
+  assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+  assert.deepEqual(Object.keys(HANDLERS).sort(), [...ids].sort());
+});
+
+test('every row is an endpoint of API.md with the scope the spec states', () => {
+  const spec = specEndpoints();
+  assert.equal(spec.size, 43, 'the spec lists 43 operations');
+  for (const op of ops) {
+    const key = `${op.method.toUpperCase()} ${op.path}`;
+    assert.ok(spec.has(key), `${key} is not an endpoint of API.md`);
+    assert.equal(op.scope, spec.get(key), `scope of ${key}`);
+  }
+});
+
+test('/openapi.json is a valid OpenAPI 3.1 document describing exactly the table', async () => {
+  const gw = testGateway();
+  try {
+    const res = await request(gw.app).get('/openapi.json').set('Authorization', gw.bearer(['read']));
+    assert.equal(res.status, 200);
+    const doc = res.body as { openapi: string; paths: Record<string, Record<string, Record<string, unknown>>> };
+    assert.match(doc.openapi, /^3\.1\.\d+$/);
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    assert.deepEqual(result, { valid: true });
+
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    assert.deepEqual(documented.sort(), ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort());
+    for (const op of ops) {
+      const entry = doc.paths[op.path]![op.method]!;
+      assert.equal(entry['x-service-required-scope'], op.scope);
+      assert.equal(entry['x-service-read-only'], op.readOnly);
+      assert.equal(entry['x-service-idempotent'], op.idempotent);
+      assert.equal(entry['x-service-destructive'], op.destructive);
+    }
+  } finally {
+    gw.close();
+  }
+});
+
+test('every row is served: no "no route" 404 for any method and path of the table', async () => {
+  const gw = testGateway();
+  try {
+    const bearer = gw.bearer(ALL_SCOPES);
+    for (const op of ops) {
+      const path = op.path.replace('{section}', 'vad').replace(/\{[a-z_]+\}/g, 'does-not-exist');
+      const res = await request(gw.app)[op.method](path).set('Authorization', bearer);
+      assert.ok(res.status < 500, `${op.method} ${path} → ${res.status}`);
+      if (res.status === 404) assert.doesNotMatch((res.body as { error: { message: string } }).error.message, /^no route/);
+    }
+    assert.deepEqual(gw.errors, []);
+  } finally {
+    gw.close();
+  }
+});
+
+test('an unknown path is 404 not_found in the envelope; a known path with another method lists Allow', async () => {
+  const gw = testGateway();
+  try {
+    const bearer = gw.bearer(ALL_SCOPES);
+    const unknown = await request(gw.app).get('/v1/nothing-here').set('Authorization', bearer);
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.headers['content-type'] ?? '', /^application\/json/);
+    assert.equal(unknown.body.error.code, 'not_found');
+
+    const removed = await request(gw.app).post('/v1/meetings').set('Authorization', bearer).send({ title: 'x' });
+    assert.equal(removed.status, 404, 'there is no meeting-create route');
+    assert.equal(removed.headers['allow'], 'GET, HEAD, OPTIONS');
+
+    const options = await request(gw.app).options('/v1/meetings/abc');
+    assert.equal(options.status, 204);
+    assert.equal(options.headers['allow'], 'GET, PATCH, DELETE, HEAD, OPTIONS');
+
+    for (const path of ['/v1/pairings', '/v1/mcp/client-token', '/v1/config', '/v1/models/x', '/V1/meetings']) {
+      const res = await request(gw.app).get(path).set('Authorization', bearer);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.body.error.code, 'not_found');
+    }
+  } finally {
+    gw.close();
+  }
+});

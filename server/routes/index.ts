@@ -1,0 +1,18 @@
+/**
+ * Every operation's handler, keyed by operationId. The type makes a missing
+ * or unknown handler a compile error; operations.test.ts checks it at run time
+ * too.
+ */
+import type { Handler } from '../app.ts';
+import type { OperationId } from '../operations.ts';
+import { configHandlers } from './config.ts';
+import { meetingHandlers } from './meetings.ts';
+import { searchHandlers } from './search.ts';
+import { systemHandlers } from './system.ts';
+
+export const HANDLERS: Record<OperationId, Handler> = {
+  ...systemHandlers,
+  ...searchHandlers,
+  ...meetingHandlers,
+  ...configHandlers,
+};

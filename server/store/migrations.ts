@@ -1,0 +1,119 @@
+/**
+ * Versioned schema migrations. Each entry runs once, inside its own
+ * transaction together with the row that records it, so a crash mid-migration
+ * leaves the file at the previous version, never half-migrated.
+ *
+ * Append new migrations at the end; never edit one that has shipped.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'settings, tokens, meetings, transcripts, summaries, config, search',
+    sql: `
+      CREATE TABLE settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL              -- JSON
+      ) STRICT;
+
+      CREATE TABLE tokens (
+        id         TEXT PRIMARY KEY,
+        hash       TEXT NOT NULL UNIQUE, -- hex SHA-256 of the raw token; the raw token is never stored
+        name       TEXT NOT NULL,
+        scopes     TEXT NOT NULL,        -- JSON array of scope names
+        origin     TEXT NOT NULL CHECK (origin IN ('loopback', 'paired', 'lan')),
+        kind       TEXT NOT NULL CHECK (kind IN ('standard', 'first_party', 'assistant')),
+        enabled    INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE meetings (
+        seq              INTEGER PRIMARY KEY, -- stable rowid for the title index
+        id               TEXT NOT NULL UNIQUE,
+        title            TEXT NOT NULL,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        source           TEXT NOT NULL,  -- recording, import or fixture
+        language         TEXT,
+        duration_seconds REAL,
+        recording_file   TEXT            -- file name inside the data folder's recordings/, or NULL
+      ) STRICT;
+      CREATE INDEX meetings_by_created ON meetings (created_at DESC, id DESC);
+
+      CREATE TABLE segments (
+        id         INTEGER PRIMARY KEY,  -- stable rowid for the text index; see docs/decisions/006
+        meeting_id TEXT NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+        idx        INTEGER NOT NULL,
+        speaker    TEXT NOT NULL,
+        start_s    REAL NOT NULL,
+        end_s      REAL NOT NULL,
+        text       TEXT NOT NULL,
+        words      TEXT,                 -- JSON array of {text, start, end, confidence?} or NULL
+        UNIQUE (meeting_id, idx)
+      ) STRICT;
+
+      CREATE TABLE speaker_labels (
+        meeting_id  TEXT NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+        speaker_key TEXT NOT NULL,
+        label       TEXT NOT NULL,
+        PRIMARY KEY (meeting_id, speaker_key)
+      ) STRICT;
+
+      CREATE TABLE summaries (
+        meeting_id          TEXT PRIMARY KEY REFERENCES meetings (id) ON DELETE CASCADE,
+        status              TEXT NOT NULL,
+        result              TEXT,        -- JSON object or NULL
+        regeneration_failed INTEGER NOT NULL DEFAULT 0,
+        error               TEXT,
+        updated_at          TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE config_sections (
+        section    TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,        -- JSON object exactly as last PUT
+        updated_at TEXT NOT NULL
+      ) STRICT;
+
+      -- Full-text indexes over segment text and meeting titles, kept in step
+      -- by triggers. Results come newest first as a descending rowid scan,
+      -- which FTS5 serves without scoring every match (docs/decisions/006).
+      CREATE VIRTUAL TABLE segments_fts USING fts5 (
+        text,
+        content = 'segments',
+        content_rowid = 'id',
+        tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE VIRTUAL TABLE titles_fts USING fts5 (
+        title,
+        content = 'meetings',
+        content_rowid = 'seq',
+        tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER meetings_ai AFTER INSERT ON meetings BEGIN
+        INSERT INTO titles_fts (rowid, title) VALUES (new.seq, new.title);
+      END;
+      CREATE TRIGGER meetings_ad AFTER DELETE ON meetings BEGIN
+        INSERT INTO titles_fts (titles_fts, rowid, title) VALUES ('delete', old.seq, old.title);
+      END;
+      CREATE TRIGGER meetings_au AFTER UPDATE OF title ON meetings BEGIN
+        INSERT INTO titles_fts (titles_fts, rowid, title) VALUES ('delete', old.seq, old.title);
+        INSERT INTO titles_fts (rowid, title) VALUES (new.seq, new.title);
+      END;
+      CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+      END;
+      CREATE TRIGGER segments_au AFTER UPDATE OF text ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+      END;
+    `,
+  },
+];

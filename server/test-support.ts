@@ -1,0 +1,64 @@
+/**
+ * Shared setup for the gateway's tests: a fresh in-memory store, a temporary
+ * data folder, the Automation API switched on, response validation on, and a
+ * way to mint tokens with any scopes.
+ *
+ * Imported by *.test.ts files only.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import { createApp, type AppDeps } from './app.ts';
+import { createDeps } from './deps.ts';
+import { openDatabase, type Database } from './store/database.ts';
+import { RESET_SETTINGS } from './store/settings-repo.ts';
+import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
+
+export interface TestGateway {
+  app: Express;
+  deps: AppDeps;
+  db: Database;
+  dataDir: string;
+  /** What the app would have logged as unexpected failures (500s). */
+  errors: unknown[];
+  /** Mints a token and returns its raw value. */
+  token(scopes: readonly string[], opts?: { origin?: TokenOrigin; kind?: TokenKind; name?: string }): string;
+  /** `Authorization` header value for a token with these scopes. */
+  bearer(scopes: readonly string[]): string;
+  close(): void;
+}
+
+export function testGateway(opts: { pocketsphinxRoots?: readonly string[] } = {}): TestGateway {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
+  const db = openDatabase(':memory:');
+  const deps = createDeps({
+    db,
+    dataDir,
+    validateResponses: true,
+    pocketsphinxRoots: opts.pocketsphinxRoots ?? [],
+  });
+  // Tests start from the state the Control API's reset gives: API on, licensed.
+  deps.settings.update(RESET_SETTINGS);
+  // Unexpected failures are collected, so a test can show what broke behind a 500.
+  const errors: unknown[] = [];
+  deps.logError = (err) => errors.push(err);
+  const app = createApp(deps);
+  const token: TestGateway['token'] = (scopes, o = {}) =>
+    deps.tokens.create({ name: o.name ?? 'test', scopes, origin: o.origin ?? 'loopback', kind: o.kind ?? 'standard' }, new Date()).token;
+  return {
+    app,
+    deps,
+    db,
+    dataDir,
+    errors,
+    token,
+    bearer: (scopes) => `Bearer ${token(scopes)}`,
+    close() {
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const ALL_SCOPES = ['read', 'record', 'write', 'delete'] as const;
