@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const CLI = path.join(import.meta.dirname, 'cli.ts');
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'cli-test-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, SIMULATOR_CACHE_DIR: path.join(dir, 'cache') } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('simulator/cli.ts', () => {
+  it('list: every script with speakers and estimated duration', () => {
+    const r = cli('list');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^long-planning-session\s+4\s+\d+\s+3\d:\d\d\s+/m);
+    assert.match(r.stdout, /^two-person-call\s+2\s+/m);
+  });
+
+  it('render: writes the format asked for and the truth beside it', async () => {
+    const out = path.join(dir, 'tiny.ogg');
+    const r = cli('render', 'tiny', '--out', out);
+    assert.equal(r.code, 0, r.stderr);
+    const head = await readFile(out);
+    assert.equal(head.toString('ascii', 0, 4), 'OggS');
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as { turns: unknown[] };
+    assert.equal(truth.turns.length, 2);
+  });
+
+  it('exits 2 with the usage for a bad command line', () => {
+    for (const args of [[], ['dance'], ['render', 'tiny'], ['render', 'tiny', '--out', 'x.opus'], ['render', 'tiny', '--out', 'x.wav', '--format', 'aiff'], ['render', 'tiny', '--out', 'x.wav', '--bogus'], ['broken']]) {
+      const r = cli(...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^error: .*\n\nUsage:/s);
+    }
+  });
+
+  it('exits 1 when the work fails, naming the cause', () => {
+    const r = cli('render', 'no-such-meeting', '--out', path.join(dir, 'x.wav'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no such file \(known scripts: /);
+  });
+
+  it('help exits 0', () => {
+    const r = cli('--help');
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /Usage:/);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The meeting script format: who speaks, with which synthetic voice, and what
+ * they say in which order. Scripts live in fixtures/meetings/<name>.json; the
+ * renderer (simulator/synth/render-script.ts) turns one into audio plus ground
+ * truth. The format is described in docs/decisions/009-synthetic-meetings.md.
+ */
+import { z } from 'zod';
+
+/** espeak-ng's default speaking rate, used when a speaker gives none. */
+export const DEFAULT_RATE_WPM = 175;
+/** Silence before a line that gives neither pause_before nor overlap. */
+export const DEFAULT_PAUSE_SECONDS = 0.4;
+
+// Only English voices: the import formats carry language "en" and the
+// scorers normalize English text. A "+variant" suffix picks an espeak-ng
+// voice variant (m1..m8, f1..f5, klatt, ...).
+const VOICE_PATTERN = /^en(-[a-z0-9]+)*(\+[A-Za-z0-9]+)?$/;
+
+const speakerSchema = z.strictObject({
+  key: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a short key such as "S1" (letters, digits, _ or -)'),
+  name: z.string().trim().min(1).max(100),
+  voice: z.string().regex(VOICE_PATTERN, 'an English espeak-ng voice such as "en-us", "en-gb-x-rp" or "en+f2"'),
+  pitch: z.number().int().min(0).max(99),
+  rate: z.number().int().min(80).max(450).optional(),
+});
+
+const lineSchema = z.strictObject({
+  speaker: z.string(),
+  text: z.string().trim().min(1).max(2000).regex(/[\p{L}\p{N}]/u, 'text must contain at least one word'),
+  pause_before: z.number().min(0).max(600).optional(),
+  overlap: z.number().gt(0).max(30).optional(),
+});
+
+export const meetingScriptSchema = z
+  .strictObject({
+    title: z.string().trim().min(1).max(200),
+    language: z.literal('en'),
+    description: z.string().optional(),
+    speakers: z.array(speakerSchema).min(1).max(16),
+    lines: z.array(lineSchema).min(1),
+  })
+  .superRefine((script, ctx) => {
+    const keys = new Set<string>();
+    script.speakers.forEach((s, i) => {
+      if (keys.has(s.key)) ctx.addIssue({ code: 'custom', path: ['speakers', i, 'key'], message: `speaker key "${s.key}" is used twice` });
+      keys.add(s.key);
+    });
+    script.lines.forEach((line, i) => {
+      if (!keys.has(line.speaker)) {
+        ctx.addIssue({ code: 'custom', path: ['lines', i, 'speaker'], message: `unknown speaker "${line.speaker}" (speakers: ${[...keys].join(', ')})` });
+      }
+      if (line.overlap !== undefined && line.pause_before !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['lines', i], message: 'give pause_before or overlap, not both' });
+      }
+      if (line.overlap !== undefined) {
+        const previous = script.lines[i - 1];
+        if (previous === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['lines', i, 'overlap'], message: 'the first line has no previous line to overlap' });
+        } else if (previous.speaker === line.speaker) {
+          // One voice cannot talk over itself; the mix would be two copies of one speaker.
+          ctx.addIssue({ code: 'custom', path: ['lines', i, 'overlap'], message: `speaker "${line.speaker}" cannot overlap their own previous line` });
+        }
+      }
+    });
+  });
+
+export type MeetingScript = z.infer<typeof meetingScriptSchema>;
+export type ScriptSpeaker = MeetingScript['speakers'][number];
+export type ScriptLine = MeetingScript['lines'][number];
+
+/** A script that failed to load or validate; the message lists every problem with its JSON path. */
+export class ScriptError extends Error {
+  readonly source: string;
+  readonly issues: readonly string[];
+  constructor(source: string, issues: readonly string[]) {
+    super(
+      issues.length === 1
+        ? `meeting script ${source}: ${issues[0]}`
+        : `meeting script ${source} has ${issues.length} problems:\n${issues.map((i) => `  - ${i}`).join('\n')}`,
+    );
+    this.name = 'ScriptError';
+    this.source = source;
+    this.issues = issues;
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? String(part) : `.${String(part)}`;
+  return out === '' ? '(root)' : out;
+}
+
+/**
+ * Validates parsed JSON (or a JSON string) as a meeting script.
+ * `source` names the file in error messages.
+ */
+export function parseScript(json: unknown, source = 'script'): MeetingScript {
+  let value = json;
+  if (typeof json === 'string') {
+    try {
+      value = JSON.parse(json);
+    } catch (error) {
+      throw new ScriptError(source, [`not valid JSON: ${(error as Error).message}`]);
+    }
+  }
+  const result = meetingScriptSchema.safeParse(value);
+  if (!result.success) {
+    throw new ScriptError(
+      source,
+      result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/** A whitespace-separated token as the ground truth spells it: outer punctuation removed ("Friday," → "Friday"; a lone dash → ""). */
+export function truthWord(token: string): string {
+  return token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
+
+/** Words of a line as the ground truth spells them. */
+export function lineWords(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .map(truthWord)
+    .filter((word) => word.length > 0);
+}

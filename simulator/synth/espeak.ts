@@ -1,0 +1,80 @@
+/**
+ * One call of the espeak-ng speech synthesizer, with an on-disk cache.
+ *
+ * Text goes through standard input (--stdin), so a line that starts with "-"
+ * is never read as an option. Output is espeak-ng's own WAV on standard
+ * output: 22050 Hz, mono, 16-bit for every non-mbrola voice.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runTool } from '../run-tool.ts';
+import { encodeWav, parseWav } from './wav.ts';
+import type { Pcm16 } from './wav.ts';
+
+export interface SynthesisRequest {
+  voice: string;
+  pitch: number;
+  /** Words per minute (espeak-ng -s). */
+  rate: number;
+  text: string;
+  /**
+   * Extra pause between words (espeak-ng -g), in units of 10 ms at the
+   * default rate. Only used to measure word lengths, never in the mix.
+   */
+  wordGap?: number;
+}
+
+let versionPromise: Promise<string> | undefined;
+
+/** The synthesizer's version line; part of every cache key, so an upgrade re-renders. */
+export function espeakVersion(): Promise<string> {
+  versionPromise ??= runTool('espeak-ng', ['--version']).then((r) => r.stdout.toString('utf8').trim());
+  return versionPromise;
+}
+
+export async function synthesize(req: SynthesisRequest): Promise<Pcm16> {
+  const args = ['-v', req.voice, '-p', String(req.pitch), '-s', String(req.rate)];
+  if (req.wordGap !== undefined) args.push('-g', String(req.wordGap));
+  args.push('--stdout', '--stdin');
+  // A trailing newline ends espeak-ng's stdin line so the last clause is spoken with final intonation.
+  const { stdout } = await runTool('espeak-ng', args, { input: `${req.text.replace(/\s+/g, ' ')}\n` });
+  const pcm = parseWav(stdout);
+  if (pcm.channels !== 1) throw new Error(`espeak-ng produced ${pcm.channels} channels; expected mono`);
+  return pcm;
+}
+
+/** Synthesized clips stored as WAV files named by a hash of everything that shapes the sound. */
+export class SynthesisCache {
+  readonly dir: string;
+  hits = 0;
+  misses = 0;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  async key(req: SynthesisRequest): Promise<string> {
+    const material = JSON.stringify([await espeakVersion(), req.voice, req.pitch, req.rate, req.wordGap ?? null, req.text]);
+    return createHash('sha256').update(material).digest('hex');
+  }
+
+  async get(req: SynthesisRequest): Promise<Pcm16> {
+    const file = path.join(this.dir, `${await this.key(req)}.wav`);
+    try {
+      const pcm = parseWav(await readFile(file));
+      this.hits++;
+      return pcm;
+    } catch {
+      // Missing or unreadable (a crash mid-write of an older version): synthesize anew.
+    }
+    this.misses++;
+    const pcm = await synthesize(req);
+    await mkdir(this.dir, { recursive: true });
+    // Write then rename, so a concurrent reader never sees half a file.
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    await writeFile(tmp, encodeWav(pcm));
+    await rename(tmp, file);
+    return pcm;
+  }
+}

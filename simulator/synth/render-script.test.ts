@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadScript } from '../scripts/load-script.ts';
+import { DEFAULT_PAUSE_SECONDS, lineWords, parseScript } from '../scripts/meeting-script.ts';
+import type { MeetingScript } from '../scripts/meeting-script.ts';
+import { renderScript } from './render-script.ts';
+import type { RenderedMeeting } from './render-script.ts';
+import { speechSpan } from './speech-activity.ts';
+import { parseWav } from './wav.ts';
+
+let dir = '';
+let cacheDir = '';
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'render-test-'));
+  cacheDir = path.join(dir, 'cache');
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('renderScript: two-person-call', () => {
+  let script: MeetingScript;
+  let result: RenderedMeeting;
+  let pcm: ReturnType<typeof parseWav>;
+  before(async () => {
+    script = await loadScript('two-person-call');
+    result = await renderScript(script, path.join(dir, 'call.wav'), { cacheDir });
+    pcm = parseWav(await readFile(result.wav));
+  });
+
+  it('writes 16 kHz mono 16-bit audio as long as the truth says, about a minute', () => {
+    assert.equal(pcm.sampleRate, 16_000);
+    assert.equal(pcm.channels, 1);
+    const seconds = pcm.samples.length / pcm.sampleRate;
+    assert.ok(Math.abs(seconds - result.duration) < 0.01, `file ${seconds} s, truth ${result.duration} s`);
+    assert.ok(result.duration > 45 && result.duration < 100, `duration ${result.duration} s`);
+  });
+
+  it('writes the truth as JSON beside the audio', async () => {
+    assert.equal(result.truthPath, path.join(dir, 'call.truth.json'));
+    assert.deepEqual(JSON.parse(await readFile(result.truthPath, 'utf8')), result.truth);
+  });
+
+  it('has one turn per line, by the line\'s speaker, in order, inside the file', () => {
+    const { turns } = result.truth;
+    assert.deepEqual(turns.map((t) => t.speaker), script.lines.map((l) => l.speaker));
+    turns.forEach((t, i) => {
+      assert.ok(t.start < t.end, `turn ${i} is empty`);
+      assert.ok(t.start >= 0 && t.end <= result.duration);
+      if (i > 0) assert.ok(t.start > turns[i - 1]!.start, `turn ${i} starts before turn ${i - 1}`);
+    });
+  });
+
+  it('keeps the script\'s pauses and overlaps', () => {
+    const { turns } = result.truth;
+    script.lines.forEach((line, i) => {
+      const previous = turns[i - 1];
+      if (previous === undefined) return;
+      const gap = turns[i]!.start - previous.end;
+      if (line.overlap !== undefined) assert.ok(Math.abs(gap + line.overlap) < 0.002, `line ${i}: gap ${gap}, overlap ${line.overlap}`);
+      else assert.ok(Math.abs(gap - (line.pause_before ?? DEFAULT_PAUSE_SECONDS)) < 0.002, `line ${i}: gap ${gap}`);
+    });
+  });
+
+  it('lists every word of the script once, with the right speaker, ordered, inside its turn', () => {
+    const { words, turns } = result.truth;
+    const expected = script.lines.flatMap((l) => lineWords(l.text).map((text) => `${l.speaker}:${text}`)).sort();
+    assert.deepEqual(words.map((w) => `${w.speaker}:${w.text}`).sort(), expected);
+    for (let i = 1; i < words.length; i++) assert.ok(words[i]!.start >= words[i - 1]!.start, `word ${i} out of order`);
+    for (const w of words) {
+      assert.ok(w.start < w.end, `${w.text} is empty`);
+      const inTurn = turns.some((t) => t.speaker === w.speaker && w.start >= t.start - 0.001 && w.end <= t.end + 0.001);
+      assert.ok(inTurn, `${w.text} at ${w.start} is outside its speaker's turns`);
+    }
+  });
+
+  it('is silent where nobody speaks and loud where a turn is', () => {
+    const at = (seconds: number): number => Math.round(seconds * pcm.sampleRate);
+    const { turns } = result.truth;
+    const first = turns[0]!;
+    const second = turns[1]!;
+    // The gap between the first two turns (minus the 20 ms fade kept around speech) is silent.
+    assert.equal(speechSpan(pcm.samples.subarray(at(first.end + 0.05), at(second.start - 0.05)), pcm.sampleRate), undefined);
+    assert.notEqual(speechSpan(pcm.samples.subarray(at(first.start), at(first.end)), pcm.sampleRate), undefined);
+  });
+
+  it('renders again identically from the cache', async () => {
+    const again = await renderScript(script, path.join(dir, 'again.wav'), { cacheDir });
+    assert.deepEqual(again.truth, result.truth);
+    assert.ok((await readFile(again.wav)).equals(await readFile(result.wav)));
+  });
+});
+
+describe('renderScript refuses what it cannot render faithfully', () => {
+  const base = {
+    title: 't',
+    language: 'en',
+    speakers: [
+      { key: 'A', name: 'A', voice: 'en-us', pitch: 50 },
+      { key: 'B', name: 'B', voice: 'en-us', pitch: 60 },
+    ],
+  };
+
+  it('two speakers who would sound identical', async () => {
+    const script = parseScript({
+      ...base,
+      speakers: [
+        { key: 'A', name: 'A', voice: 'en-us', pitch: 50 },
+        { key: 'B', name: 'B', voice: 'en-us', pitch: 50, rate: 175 }, // 175 is the default rate: same sound
+      ],
+      lines: [{ speaker: 'A', text: 'Hello.' }],
+    });
+    await assert.rejects(renderScript(script, path.join(dir, 'same.wav'), { cacheDir }), /speakers A and B sound identical/);
+  });
+
+  it('an overlap longer than the line it overlaps', async () => {
+    const script = parseScript({ ...base, lines: [{ speaker: 'A', text: 'Yes.' }, { speaker: 'B', text: 'No.', overlap: 5 }] });
+    await assert.rejects(renderScript(script, path.join(dir, 'overlap.wav'), { cacheDir }), /line 2: overlap 5 s is not shorter than the previous line/);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * Meeting script → one WAV (16 kHz, mono, 16-bit) plus its ground truth.
+ *
+ * Every line is synthesized on its own with its speaker's voice, trimmed to
+ * where sound is, and placed on one continuous timeline: silence where nobody
+ * speaks, overlapping lines summed. Times in the truth are taken from the
+ * samples actually placed, so a line's start and end are exact; word times
+ * inside a line are estimated (simulator/synth/word-times.ts).
+ */
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runTool } from '../run-tool.ts';
+import { DEFAULT_PAUSE_SECONDS, DEFAULT_RATE_WPM } from '../scripts/meeting-script.ts';
+import type { MeetingScript, ScriptSpeaker } from '../scripts/meeting-script.ts';
+import { REPO_ROOT } from '../scripts/load-script.ts';
+import { MEASURE_WORD_GAP, layOutWords, tokenizeLine, wordLengths } from './word-times.ts';
+import type { WordLengthSource } from './word-times.ts';
+import { SynthesisCache } from './espeak.ts';
+import { speechSpan } from './speech-activity.ts';
+
+/** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
+export const OUTPUT_SAMPLE_RATE = 16_000;
+/** Silence before the first line and after the last, so no file starts or ends mid-word. */
+const LEAD_IN_SECONDS = 0.5;
+const TAIL_SECONDS = 0.5;
+/**
+ * Sound kept beyond the trimmed speech on each side. The fade of the last
+ * phoneme sits below the speech threshold; cutting it would click.
+ */
+const EDGE_PAD_SECONDS = 0.02;
+/** Phrase each speaker says once to prove that no two speakers sound the same. */
+const VOICE_PROBE_TEXT = 'The quarterly budget review is on the roadmap.';
+
+export const DEFAULT_CACHE_DIR = process.env.SIMULATOR_CACHE_DIR ?? path.join(REPO_ROOT, '.tmp', 'simulator-cache');
+
+export interface TruthWord {
+  text: string;
+  start: number;
+  end: number;
+  speaker: string;
+}
+
+export interface TruthTurn {
+  speaker: string;
+  start: number;
+  end: number;
+}
+
+export interface TruthLine {
+  speaker: string;
+  text: string;
+  start: number;
+  end: number;
+  /** Where the word lengths inside this line came from (see word-times.ts). */
+  word_lengths: WordLengthSource;
+  /** False when the line's clause pauses could not be found and words share the whole line. */
+  clause_anchored: boolean;
+}
+
+export interface MeetingTruth {
+  title: string;
+  language: string;
+  sample_rate: number;
+  duration: number;
+  speakers: { key: string; name: string }[];
+  /** Every spoken word, ordered by start time. */
+  words: TruthWord[];
+  /** One turn per script line, ordered by start time; overlapping lines give overlapping turns. */
+  turns: TruthTurn[];
+  lines: TruthLine[];
+}
+
+export interface RenderedMeeting {
+  wav: string;
+  truthPath: string;
+  duration: number;
+  truth: MeetingTruth;
+}
+
+export interface RenderOptions {
+  /** Where synthesized clips are cached; default .tmp/simulator-cache (or $SIMULATOR_CACHE_DIR). */
+  cacheDir?: string;
+  /** Where to write the truth JSON; default beside the WAV (meeting.wav → meeting.truth.json). */
+  truthPath?: string;
+  /** Parallel synthesizer processes; default the number of CPUs. */
+  concurrency?: number;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/** Seconds rounded to the millisecond, the precision the truth is written with. */
+function ms(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+interface RenderedLine {
+  samples: Int16Array;
+  sampleRate: number;
+  /** Speech within `samples`. */
+  speechStart: number;
+  speechEnd: number;
+  words: { text: string; start: number; end: number }[];
+  lengths: WordLengthSource;
+  clauseAnchored: boolean;
+}
+
+async function renderLine(cache: SynthesisCache, speaker: ScriptSpeaker, text: string): Promise<RenderedLine> {
+  const voice = { voice: speaker.voice, pitch: speaker.pitch, rate: speaker.rate ?? DEFAULT_RATE_WPM };
+  const [clip, measuring] = await Promise.all([cache.get({ ...voice, text }), cache.get({ ...voice, text, wordGap: MEASURE_WORD_GAP })]);
+  const span = speechSpan(clip.samples, clip.sampleRate);
+  if (span === undefined) throw new Error(`espeak-ng produced silence for "${text}" (voice ${speaker.voice})`);
+  const tokens = tokenizeLine(text);
+
+  const { lengths, source } = wordLengths(tokens, measuring.samples, measuring.sampleRate, voice.rate);
+  const { words, clauseAnchored } = layOutWords(tokens, lengths, clip.samples, clip.sampleRate, voice.rate);
+  return { samples: clip.samples, sampleRate: clip.sampleRate, speechStart: span.start, speechEnd: span.end, words, lengths: source, clauseAnchored };
+}
+
+/** Refuses a script whose speakers would be indistinguishable: same voice, pitch and rate give identical audio. */
+async function checkVoicesDiffer(cache: SynthesisCache, script: MeetingScript): Promise<void> {
+  const seen = new Map<string, string>();
+  for (const speaker of script.speakers) {
+    const pcm = await cache.get({ voice: speaker.voice, pitch: speaker.pitch, rate: speaker.rate ?? DEFAULT_RATE_WPM, text: VOICE_PROBE_TEXT });
+    const digest = createHash('sha256').update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength)).digest('hex');
+    const other = seen.get(digest);
+    if (other !== undefined) {
+      // espeak-ng ignores some combinations silently, e.g. a +variant on "en-gb".
+      throw new Error(`speakers ${other} and ${speaker.key} sound identical; change a voice, pitch or rate (espeak-ng ignores a +variant on some voices, such as en-gb)`);
+    }
+    seen.set(digest, speaker.key);
+  }
+}
+
+/** Mixed float samples → 16 kHz mono 16-bit WAV through ffmpeg's resampler. */
+async function writeWav16k(mix: Float32Array, sampleRate: number, file: string): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  const input = Buffer.from(mix.buffer, mix.byteOffset, mix.byteLength);
+  await runTool('ffmpeg', [
+    '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
+    '-f', 'f32le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
+    '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le',
+    // bitexact leaves out the encoder tag, so the same script gives the same bytes.
+    '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'wav', file,
+  ], { input });
+}
+
+export async function renderScript(script: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
+  const cache = new SynthesisCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
+  await checkVoicesDiffer(cache, script);
+  const speakers = new Map(script.speakers.map((s) => [s.key, s]));
+  const rendered = await mapLimit(script.lines, opts.concurrency ?? availableParallelism(), (line) =>
+    // parseScript guarantees every line names a known speaker.
+    renderLine(cache, speakers.get(line.speaker)!, line.text),
+  );
+
+  const sampleRate = rendered[0]!.sampleRate; // a script has at least one line
+  const pad = Math.round(EDGE_PAD_SECONDS * sampleRate);
+
+  // Place every line: `start` is the sample where its speech begins on the timeline.
+  const placed: { start: number; end: number }[] = [];
+  let lastEnd = 0; // end of the latest speech so far, whoever spoke it
+  script.lines.forEach((line, i) => {
+    const r = rendered[i]!;
+    if (r.sampleRate !== sampleRate) throw new Error(`line ${i + 1}: sample rate ${r.sampleRate} differs from ${sampleRate}`);
+    const length = r.speechEnd - r.speechStart;
+    let start: number;
+    const previous = placed[i - 1];
+    if (previous === undefined) {
+      start = Math.round((LEAD_IN_SECONDS + (line.pause_before ?? 0)) * sampleRate);
+    } else if (line.overlap !== undefined) {
+      // Overlap is measured from the end of the line just before, not from the latest end.
+      start = previous.end - Math.round(line.overlap * sampleRate);
+      if (start <= previous.start) {
+        const previousSeconds = (previous.end - previous.start) / sampleRate;
+        throw new Error(`line ${i + 1}: overlap ${line.overlap} s is not shorter than the previous line (${previousSeconds.toFixed(2)} s of speech)`);
+      }
+    } else {
+      start = lastEnd + Math.round((line.pause_before ?? DEFAULT_PAUSE_SECONDS) * sampleRate);
+    }
+    placed.push({ start, end: start + length });
+    lastEnd = Math.max(lastEnd, start + length);
+  });
+
+  const total = lastEnd + Math.round(TAIL_SECONDS * sampleRate);
+  const mix = new Float32Array(total);
+  rendered.forEach((r, i) => {
+    const at = placed[i]!.start;
+    const from = Math.max(0, r.speechStart - pad);
+    const to = Math.min(r.samples.length, r.speechEnd + pad);
+    for (let s = from; s < to; s++) {
+      const t = at + (s - r.speechStart);
+      if (t >= 0 && t < total) mix[t]! += r.samples[s]! / 32768;
+    }
+  });
+  // Only overlapping speech can exceed full scale; then the whole meeting is
+  // turned down evenly rather than clipped, so no word is distorted.
+  let peak = 0;
+  for (const v of mix) peak = Math.max(peak, Math.abs(v));
+  if (peak > 0.98) {
+    const gain = 0.98 / peak;
+    for (let s = 0; s < mix.length; s++) mix[s]! *= gain;
+  }
+  await writeWav16k(mix, sampleRate, wavPath);
+
+  const seconds = (samples: number): number => ms(samples / sampleRate);
+  const words: TruthWord[] = [];
+  const lines: TruthLine[] = [];
+  script.lines.forEach((line, i) => {
+    const r = rendered[i]!;
+    const at = placed[i]!;
+    const offset = at.start - r.speechStart; // clip sample → timeline sample
+    for (const w of r.words) words.push({ text: w.text, start: seconds(w.start + offset), end: seconds(w.end + offset), speaker: line.speaker });
+    lines.push({ speaker: line.speaker, text: line.text, start: seconds(at.start), end: seconds(at.end), word_lengths: r.lengths, clause_anchored: r.clauseAnchored });
+  });
+  // Stable sort: overlapping lines interleave their words by start time.
+  words.sort((a, b) => a.start - b.start);
+  const truth: MeetingTruth = {
+    title: script.title,
+    language: script.language,
+    sample_rate: OUTPUT_SAMPLE_RATE,
+    duration: seconds(total),
+    speakers: script.speakers.map((s) => ({ key: s.key, name: s.name })),
+    words,
+    turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),
+    lines,
+  };
+  const truthPath = opts.truthPath ?? truthPathFor(wavPath);
+  await mkdir(path.dirname(path.resolve(truthPath)), { recursive: true });
+  await writeFile(truthPath, `${JSON.stringify(truth, null, 2)}\n`);
+  return { wav: wavPath, truthPath, duration: truth.duration, truth };
+}
+
+/** The truth file that goes with a WAV by default: meeting.wav → meeting.truth.json. */
+export function truthPathFor(wavPath: string): string {
+  return wavPath.replace(/\.[^./]*$/, '') + '.truth.json';
+}
