@@ -1,0 +1,339 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CancelledError, StageError, uncontrolled, type PcmAudio, type RecognizedWord, type StageControl } from '../../pipeline/types.ts';
+import {
+  dictionaryKey,
+  espeakToCmu,
+  findExecutable,
+  isSpokenWord,
+  kwsThresholdExponent,
+  lettersToCmu,
+  listPocketSphinxModels,
+  mapToSourceTime,
+  mergeDetections,
+  minSpotConfidence,
+  parseTimedLine,
+  planDecodeSpans,
+  PocketSphinxRecognizer,
+  selectPocketSphinxModel,
+  SPAN_GAP_SECONDS,
+  stripAlternate,
+  tokenize,
+} from './pocketsphinx.ts';
+
+const options = { language: 'en', customWords: [] as string[], initialPrompt: '' };
+
+describe('pocketsphinx output parsing', () => {
+  it('reads word lines of -time yes and ignores hypothesis lines', () => {
+    assert.deepEqual(parseTimedLine('yesterday(2) 0.030 0.630 0.028681'), { text: 'yesterday(2)', start: 0.03, end: 0.63, confidence: 0.028681 });
+    // Rounding prints posteriors a hair above 1.
+    assert.equal(parseTimedLine('<sil> 1.780 2.450 1.000100')?.confidence, 1);
+    // Keyphrases may hold spaces and are printed with trailing blanks.
+    assert.equal(parseTimedLine('anna maria  2.870 3.250 0.878346')?.text, 'anna maria');
+    assert.equal(parseTimedLine('yesterday i finished at a lot'), null);
+    assert.equal(parseTimedLine('priya  '), null);
+  });
+
+  it('keeps spoken words only and strips alternate-pronunciation markers', () => {
+    for (const t of ['<s>', '</s>', '<sil>', '[NOISE]', '[BREATH]', '++GARBAGE++', 'um', 'uh(2)']) assert.equal(isSpokenWord(t), false, t);
+    for (const t of ['yesterday(2)', 'report', "don't"]) assert.equal(isSpokenWord(t), true, t);
+    assert.equal(stripAlternate('when(3)'), 'when');
+  });
+});
+
+describe('decode plan', () => {
+  it('decodes the whole recording when the regions cover nearly all of it', () => {
+    assert.deepEqual(planDecodeSpans([{ start: 0.1, end: 9.8 }], 10), { spans: [{ sourceStart: 0, sourceEnd: 10, fileStart: 0 }], fileDuration: 10 });
+  });
+
+  it('lays sparse regions end to end, merging close ones, and maps times back', () => {
+    const plan = planDecodeSpans(
+      [
+        { start: 30, end: 32 },
+        { start: 2, end: 4 },
+        { start: 4.1, end: 5 },
+      ],
+      60,
+    );
+    assert.deepEqual(plan.spans, [
+      { sourceStart: 2, sourceEnd: 5, fileStart: 0 },
+      { sourceStart: 30, sourceEnd: 32, fileStart: 3 + SPAN_GAP_SECONDS },
+    ]);
+    const words = mapToSourceTime(
+      [
+        { text: 'a', start: 0.5, end: 1, confidence: 0.5 },
+        { text: 'b', start: 3 + SPAN_GAP_SECONDS + 0.2, end: 3 + SPAN_GAP_SECONDS + 0.6, confidence: 0.9 },
+        // a word spilling into the gap is clamped to its region
+        { text: 'c', start: 4 + SPAN_GAP_SECONDS + 0.9, end: 4 + SPAN_GAP_SECONDS + 1.5, confidence: 0.9 },
+      ],
+      plan,
+      60,
+    );
+    assert.deepEqual(
+      words.map((w) => [w.text, w.start, w.end]),
+      [
+        ['a', 2.5, 3],
+        ['b', 30.2, 30.6],
+        ['c', 31.9, 32],
+      ],
+    );
+  });
+});
+
+describe('vocabulary bias helpers', () => {
+  it('maps espeak-ng phonemes to CMU phones', () => {
+    assert.equal(espeakToCmu("dZ_'V_dZ"), 'JH AH JH');
+    assert.equal(espeakToCmu("0_k_'O2_N_k_w_oU"), 'AA K AO NG K W OW');
+    assert.equal(espeakToCmu("k_j_'u:_b_3_n_,i:_t_s"), 'K Y UW B ER N IY T S');
+    assert.equal(espeakToCmu("a#_f_'I_l_I2_;_,eI_t#_I_N"), 'AH F IH L IH EY T IH NG');
+  });
+
+  it('has letter rules for when espeak-ng is missing', () => {
+    assert.equal(lettersToCmu('Priya'), 'P R IH Y AE');
+    assert.equal(lettersToCmu('Chad'), 'CH AE D');
+    assert.equal(lettersToCmu('Jane'), 'JH AE N');
+    assert.equal(lettersToCmu('Vicky'), 'V IH K IY');
+  });
+
+  it('tokenizes entries and gives non-ASCII words a stable dictionary key', () => {
+    assert.deepEqual(tokenize("Jean-Luc O’Brien, (Zoë)"), ['Jean-Luc', "O'Brien", 'Zoë']);
+    assert.equal(dictionaryKey('Priya'), 'priya');
+    assert.match(dictionaryKey('Zoë'), /^mas-word-[0-9a-z]+$/);
+    assert.equal(dictionaryKey('Zoë'), dictionaryKey('zoë'));
+  });
+
+  it('asks longer phrases for a lower spotting threshold, within bounds', () => {
+    assert.equal(kwsThresholdExponent(1), 10);
+    assert.equal(kwsThresholdExponent(5), 25);
+    assert.equal(kwsThresholdExponent(30), 50);
+  });
+
+  it('replaces the words a detection covers and keeps times in order', () => {
+    const phrase = { display: ['Anna', 'Maria'], keys: ['anna', 'maria'], pronunciations: ['AE N AH', 'M AA R IY AH'], phones: 8 };
+    const words = [
+      { text: 'with', start: 0, end: 0.3, confidence: 0.9 },
+      { text: 'and', start: 0.35, end: 0.6, confidence: 0.2 },
+      { text: 'a', start: 0.6, end: 0.7, confidence: 0.1 },
+      { text: 'area', start: 0.7, end: 1.2, confidence: 0.3 },
+      { text: 'today', start: 1.25, end: 1.7, confidence: 0.9 },
+    ];
+    const merged = mergeDetections(words, [
+      { phrase, start: 0.32, end: 1.3, confidence: 0.9 },
+      // weaker overlapping detection: loses
+      { phrase, start: 0.4, end: 1.2, confidence: 0.85 },
+      // too short for eight phones: a fragment
+      { phrase, start: 1.5, end: 1.6, confidence: 0.95 },
+      // scored below the floor
+      { phrase, start: 2, end: 3, confidence: 0.5 },
+    ]);
+    assert.deepEqual(
+      merged.map((w) => w.text),
+      ['with', 'anna', 'maria', 'today'],
+    );
+    for (let i = 1; i < merged.length; i++) assert.ok(merged[i]!.start >= merged[i - 1]!.end - 1e-9);
+    assert.equal(merged[1]!.start, 0.32);
+    assert.equal(merged[2]!.end, 1.25); // trimmed where the next word starts
+  });
+
+  it('does not let a spotting overrule a word pass 1 was sure of, nor insert into silence', () => {
+    const phrase = { display: ['Priya'], keys: ['priya'], pronunciations: ['P R IY AH'], phones: 4 };
+    const words = [
+      { text: 'security', start: 0, end: 0.6, confidence: 1 },
+      { text: 'degree', start: 1, end: 1.4, confidence: 0.05 },
+    ];
+    const merged = mergeDetections(words, [
+      { phrase, start: 0, end: 0.6, confidence: 0.9 },
+      { phrase, start: 2, end: 2.4, confidence: 0.9 },
+      { phrase, start: 1, end: 1.4, confidence: 0.9 },
+    ]);
+    assert.deepEqual(
+      merged.map((w) => w.text),
+      ['security', 'priya'],
+    );
+  });
+
+  it('asks more of a spotting the longer the word list', () => {
+    assert.equal(minSpotConfidence(5), 0.83);
+    assert.equal(minSpotConfidence(16), 0.83);
+    assert.ok(Math.abs(minSpotConfidence(64) - 0.85) < 1e-9);
+    const phrase = { display: ['Anika'], keys: ['anika'], pronunciations: ['AE N IH K AH'], phones: 5 };
+    const words = [{ text: 'and', start: 0, end: 0.4, confidence: 0.3 }];
+    const detection = { phrase, start: 0, end: 0.4, confidence: 0.84 };
+    assert.deepEqual(mergeDetections(words, [detection], 6).map((w) => w.text), ['anika']);
+    assert.deepEqual(mergeDetections(words, [detection], 500).map((w) => w.text), ['and']);
+  });
+});
+
+describe('model selection', () => {
+  const models = [
+    { name: 'pocketsphinx-en-us', hmm: 'h', lm: 'l', dict: 'd' },
+    { name: 'pocketsphinx-de', hmm: 'h', lm: 'l', dict: 'd' },
+  ];
+  it('takes the named model, else the language, else nothing', () => {
+    assert.equal(selectPocketSphinxModel(models, 'pocketsphinx-de', 'en')?.name, 'pocketsphinx-de');
+    assert.equal(selectPocketSphinxModel(models, 'ggml-base', 'en'), null);
+    assert.equal(selectPocketSphinxModel(models, undefined, 'en')?.name, 'pocketsphinx-en-us');
+    assert.equal(selectPocketSphinxModel(models, undefined, 'en-US')?.name, 'pocketsphinx-en-us');
+    assert.equal(selectPocketSphinxModel(models, undefined, 'auto')?.name, 'pocketsphinx-en-us');
+    assert.equal(selectPocketSphinxModel(models, undefined, 'de')?.name, 'pocketsphinx-de');
+    assert.equal(selectPocketSphinxModel(models, undefined, 'fr'), null);
+  });
+});
+
+describe('PocketSphinxRecognizer failures (fake tools)', () => {
+  let dir: string;
+  let modelRoot: string;
+  const oneSecond: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(16_000), durationSeconds: 1 };
+  const region = [{ start: 0, end: 1 }];
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mas-ps-test-'));
+    modelRoot = join(dir, 'model');
+    mkdirSync(join(modelRoot, 'en-us', 'en-us'), { recursive: true });
+    writeFileSync(join(modelRoot, 'en-us', 'en-us', 'mdef'), '');
+    writeFileSync(join(modelRoot, 'en-us', 'en-us.lm.bin'), '');
+    writeFileSync(join(modelRoot, 'en-us', 'cmudict-en-us.dict'), 'hello HH AH L OW\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function script(name: string, body: string): string {
+    const file = join(dir, name);
+    writeFileSync(file, `#!/bin/sh\n${body}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  it('lists only complete models', () => {
+    assert.deepEqual(
+      listPocketSphinxModels(modelRoot).map((m) => m.name),
+      ['pocketsphinx-en-us'],
+    );
+  });
+
+  it('a missing binary: not available, and transcribe fails as a missing dependency', async () => {
+    const r = new PocketSphinxRecognizer({ binary: join(dir, 'no-such-binary'), modelRoot });
+    assert.equal(await r.available(), false);
+    await assert.rejects(r.transcribe(oneSecond, region, options, uncontrolled()), (err: unknown) => {
+      assert.ok(err instanceof StageError);
+      assert.equal(err.dependencyMissing, true);
+      return true;
+    });
+  });
+
+  it('a missing model: not available, and a missing dependency', async () => {
+    const r = new PocketSphinxRecognizer({ binary: script('ok.sh', 'exit 0'), modelRoot: join(dir, 'nowhere') });
+    assert.equal(await r.available(), false);
+    await assert.rejects(r.transcribe(oneSecond, region, options, uncontrolled()), (err: unknown) => err instanceof StageError && err.dependencyMissing);
+    const named = new PocketSphinxRecognizer({ binary: script('ok2.sh', 'exit 0'), modelRoot });
+    await assert.rejects(named.transcribe(oneSecond, region, { ...options, model: 'pocketsphinx-xx' }, uncontrolled()), /pocketsphinx-xx/);
+  });
+
+  it('a crash is retryable and carries the error line of its log', async () => {
+    // The tool writes its log where -logfn says.
+    const crash = script('crash.sh', 'while [ $# -gt 0 ]; do if [ "$1" = -logfn ]; then echo "ERROR: \\"acmod.c\\", line 83: Folding model failed" > "$2"; fi; shift; done; exit 3');
+    const r = new PocketSphinxRecognizer({ binary: crash, modelRoot });
+    assert.equal(await r.available(), true);
+    await assert.rejects(r.transcribe(oneSecond, region, options, uncontrolled()), (err: unknown) => {
+      assert.ok(err instanceof StageError);
+      assert.equal(err.retryable, true);
+      assert.equal(err.dependencyMissing, false);
+      assert.match(err.message, /exited with code 3: .*Folding model failed/);
+      return true;
+    });
+  });
+
+  it('cancellation kills the tracked process and rejects with CancelledError', async () => {
+    const slow = script('slow.sh', 'exec sleep 30');
+    const abort = new AbortController();
+    const tracked: number[] = [];
+    const control: StageControl = {
+      signal: abort.signal,
+      checkpoint: () => (abort.signal.aborted ? Promise.reject(new CancelledError()) : Promise.resolve()),
+      track: (child) => {
+        tracked.push(child.pid!);
+        setTimeout(() => abort.abort(), 50);
+        return () => undefined;
+      },
+      progress: () => undefined,
+    };
+    const started = Date.now();
+    await assert.rejects(new PocketSphinxRecognizer({ binary: slow, modelRoot }).transcribe(oneSecond, region, options, control), CancelledError);
+    assert.equal(tracked.length, 1);
+    assert.ok(Date.now() - started < 5000);
+    assert.throws(() => process.kill(tracked[0]!, 0)); // the process is gone
+  });
+});
+
+// ── Real pocketsphinx on synthetic speech ─────────────────────────────────
+
+const haveTools =
+  (await findExecutable('pocketsphinx_continuous', process.env.PATH ?? '')) !== null &&
+  (await findExecutable('espeak-ng', process.env.PATH ?? '')) !== null &&
+  (await findExecutable('ffmpeg', process.env.PATH ?? '')) !== null &&
+  listPocketSphinxModels('/usr/share/pocketsphinx/model').length > 0;
+
+/** espeak-ng's Klatt voice is the one pocketsphinx's acoustic model copes with best (decision 011). */
+function synthesize(text: string): PcmAudio {
+  const dir = mkdtempSync(join(tmpdir(), 'mas-ps-clip-'));
+  try {
+    const wav = join(dir, 'clip.wav');
+    execFileSync('espeak-ng', ['-v', 'en-us+klatt', '-s', '150', '-w', wav, text]);
+    const raw = execFileSync('ffmpeg', ['-loglevel', 'error', '-i', wav, '-ar', '16000', '-ac', '1', '-f', 'f32le', '-']);
+    const samples = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4).slice();
+    return { sampleRate: 16_000, samples, durationSeconds: samples.length / 16_000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false : 'pocketsphinx, espeak-ng or ffmpeg missing' }, () => {
+  const NAMES = ['Siobhan', 'Okonkwo', 'Priya', 'Grafana', 'Anika'];
+  const TEXT = 'Thanks Siobhan. I talked to Okonkwo about the release. Priya will update the Grafana dashboard this afternoon. Anika is waiting for the security review.';
+  let audio: PcmAudio;
+  let plain: RecognizedWord[];
+  let biased: RecognizedWord[];
+  const progress: number[] = [];
+  // Two runs only (the tool is slow on two cores): without and with the custom words.
+  before(async () => {
+    audio = synthesize(TEXT);
+    const region = [{ start: 0, end: audio.durationSeconds }];
+    const control = { ...uncontrolled(), progress: (f: number) => progress.push(f) };
+    plain = await new PocketSphinxRecognizer().transcribe(audio, region, options, uncontrolled());
+    // Two names come through the initial prompt, where words the dictionary lacks are spotted too.
+    const customWords = ['Siobhan', 'Okonkwo', 'Priya', 'Kubernetes'];
+    biased = await new PocketSphinxRecognizer().transcribe(audio, region, { ...options, customWords, initialPrompt: 'Weekly sync with Anika about Grafana.' }, control);
+  });
+
+  const namesHeard = (words: readonly { text: string }[]) => NAMES.filter((n) => words.some((w) => w.text === n)).length;
+
+  it('returns timed words inside the clip, in order, with confidences in 0..1, and reports progress', () => {
+    for (const words of [plain, biased]) {
+      assert.ok(words.length >= 10, `only ${words.length} words`);
+      let last = 0;
+      for (const w of words) {
+        assert.ok(w.start >= last - 1e-9 && w.end >= w.start && w.end <= audio.durationSeconds + 1e-9, JSON.stringify(w));
+        assert.ok(w.confidence >= 0 && w.confidence <= 1);
+        assert.doesNotMatch(w.text, /[<[(]/);
+        last = w.start;
+      }
+    }
+    // Ordinary words get through even robotic speech.
+    const text = plain.map((w) => w.text).join(' ');
+    assert.match(text, /dashboard/);
+    assert.match(text, /security review/);
+    assert.ok(progress.length > 1 && progress.at(-1) === 1);
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i]! >= progress[i - 1]!);
+  });
+
+  it('hears custom names it cannot hear without them', () => {
+    // None of the names is in the language model; the spotting pass finds them (3 of 5 when measured).
+    assert.equal(namesHeard(plain), 0);
+    assert.ok(namesHeard(biased) >= 2, biased.map((w) => w.text).join(' '));
+    assert.ok(biased.some((w) => w.text === 'Anika' || w.text === 'Grafana'), 'no name of the prompt was heard');
+    assert.ok(!biased.some((w) => w.text === 'Kubernetes'), 'a listed name that was never said was heard');
+  });
+});

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CancelledError, StageError, uncontrolled, type SummaryInput } from '../../pipeline/types.ts';
+import { contentTerms, EmptyTranscriptError, ExtractiveSummarizer, splitSentences, summarizeExtractively, textRank, tfidfVectors } from './extractive.ts';
+import { DEFAULT_TEMPLATE_ID, isTemplateId, TEMPLATE_IDS, TEMPLATES } from './templates.ts';
+
+const seg = (speaker: string, text: string, i: number, speaker_name: string | null = null) => ({ speaker, speaker_name, start: i * 5, end: i * 5 + 4, text });
+
+const STANDUP: SummaryInput['segments'] = [
+  seg('S1', 'Good morning everyone. Let us start the stand-up.', 0, 'Dana'),
+  seg('S2', 'Yesterday I finished the database migration script and merged it. Today I will deploy the migration to staging.', 1, 'Priya'),
+  seg('S3', 'I worked on the login page yesterday. I am blocked waiting for the design review from Priya.', 2),
+  seg('S1', 'Okay thanks.', 3, 'Dana'),
+  seg('S4', 'I fixed the flaky payment tests. Today I plan to start on the invoice export. No blockers for me.', 4),
+  seg('S2', 'The staging deploy of the migration depends on the database backup finishing, which is a problem because the backup job keeps failing.', 5, 'Priya'),
+  seg('S3', 'today I will continue with the login page and write tests for it', 6),
+  seg('S1', 'Thanks everyone, see you tomorrow.', 7, 'Dana'),
+];
+
+const input = (templateId: string, segments = STANDUP): SummaryInput => ({ title: 'Stand-up', language: 'en', templateId, segments });
+
+describe('templates', () => {
+  it('lists the ids, daily_standup first and default', () => {
+    assert.deepEqual(TEMPLATE_IDS, ['daily_standup', 'meeting_notes', 'one_on_one', 'brief']);
+    assert.equal(DEFAULT_TEMPLATE_ID, 'daily_standup');
+    assert.equal(isTemplateId('meeting_notes'), true);
+    assert.equal(isTemplateId('toString'), false);
+    assert.equal(isTemplateId('nope'), false);
+    assert.deepEqual(
+      TEMPLATES.meeting_notes.sections.map((s) => s.title),
+      ['Overview', 'Key points', 'Decisions', 'Action items'],
+    );
+  });
+});
+
+describe('ExtractiveSummarizer', () => {
+  it('sorts a stand-up into updates, plans and blockers, with speakers, in transcript order', async () => {
+    const out = await new ExtractiveSummarizer().summarize(input('daily_standup'), uncontrolled());
+    assert.equal(out.model, 'extractive');
+    assert.deepEqual(
+      out.sections.map((s) => s.title),
+      ['Updates', 'Plans', 'Blockers'],
+    );
+    const [updates, plans, blockers] = out.sections.map((s) => s.text.split('\n'));
+    assert.deepEqual(updates, ['- Priya: Yesterday I finished the database migration script and merged it.', '- S3: I worked on the login page yesterday.', '- S4: I fixed the flaky payment tests.']);
+    assert.deepEqual(plans, ['- Priya: Today I will deploy the migration to staging.', '- S4: Today I plan to start on the invoice export.', '- S3: Today I will continue with the login page and write tests for it.']);
+    assert.deepEqual(blockers, [
+      '- S3: I am blocked waiting for the design review from Priya.',
+      '- Priya: The staging deploy of the migration depends on the database backup finishing, which is a problem because the backup job keeps failing.',
+    ]);
+    // "No blockers for me." is not a blocker; greetings and thanks are nowhere.
+    assert.doesNotMatch(out.text, /No blockers for me|Thanks everyone|Good morning|Okay thanks/);
+    assert.equal(out.text, out.sections.map((s) => `${s.title}:\n${s.text}`).join('\n\n'));
+    assert.match(out.text, /^Updates:\n- Priya: Yesterday/);
+  });
+
+  it('fills every template, with a placeholder for an empty section', () => {
+    for (const id of TEMPLATE_IDS) {
+      const out = summarizeExtractively(input(id));
+      assert.deepEqual(
+        out.sections.map((s) => s.title),
+        TEMPLATES[id].sections.map((s) => s.title),
+        id,
+      );
+      for (const s of out.sections) assert.ok(s.text.length > 0);
+    }
+    const notes = summarizeExtractively(input('meeting_notes'));
+    assert.equal(notes.sections.find((s) => s.title === 'Decisions')?.text, 'No decisions recorded.');
+    assert.ok(summarizeExtractively(input('brief')).sections[0]!.text.split('\n').length <= 4);
+  });
+
+  it('is deterministic and never repeats a sentence or its near-duplicate', () => {
+    const dup = [...STANDUP, seg('S2', 'Yesterday I finished the database migration script and merged it!', 8, 'Priya')];
+    const a = summarizeExtractively(input('meeting_notes', dup));
+    const b = summarizeExtractively(input('meeting_notes', dup));
+    assert.deepEqual(a, b);
+    const lines = a.sections.flatMap((s) => s.text.split('\n'));
+    assert.equal(lines.filter((l) => l.includes('finished the database migration script')).length, 1);
+    assert.equal(new Set(lines).size, lines.length);
+  });
+
+  it('handles unpunctuated lower-case text (as pocketsphinx writes) by cutting long stretches', () => {
+    const words = Array.from({ length: 70 }, (_, i) => (i % 7 === 0 ? 'yesterday' : `word${i}`)).join(' ');
+    const sentences = splitSentences([seg('S1', words, 0)]);
+    assert.equal(sentences.length, 3);
+    assert.ok(sentences.every((s) => s.text.split(' ').length <= 30));
+    assert.equal(sentences.map((s) => s.text.replace(/\.$/, '')).join(' ').toLowerCase(), words);
+    assert.match(sentences[0]!.text, /^Yesterday/);
+    const out = summarizeExtractively(input('daily_standup', [seg('S1', 'yesterday i finished the report for the budget review', 0), seg('S2', 'i will send the budget report to finance today', 1)]));
+    assert.match(out.text, /Updates:\n- S1: Yesterday i finished the report for the budget review\./);
+    assert.match(out.text, /Plans:\n- S2: I will send the budget report to finance today\./);
+  });
+
+  it('ranks central sentences above off-topic ones', () => {
+    const sentences = splitSentences([
+      seg('S1', 'The budget review covers the marketing budget.', 0),
+      seg('S2', 'Marketing budget numbers need review before Friday.', 1),
+      seg('S3', 'The budget review is on Friday with marketing.', 2),
+      seg('S1', 'My cat likes sardines.', 3),
+    ]);
+    const rank = textRank(tfidfVectors(sentences));
+    assert.equal(Math.max(...rank), 1);
+    assert.ok(rank[3]! < Math.min(rank[0]!, rank[1]!, rank[2]!));
+  });
+
+  it('stems and drops stopwords', () => {
+    assert.deepEqual(contentTerms('We deployed the deploys, deploying servers'), ['deploy', 'deploy', 'deploy', 'server']);
+  });
+
+  it('an empty transcript is a typed, final error; a cancelled job is cancelled', async () => {
+    await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup', []), uncontrolled()), EmptyTranscriptError);
+    await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup', [seg('S1', '  ', 0)]), uncontrolled()), (e: unknown) => e instanceof EmptyTranscriptError && e instanceof StageError && !e.retryable);
+    const abort = new AbortController();
+    abort.abort();
+    await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup'), { ...uncontrolled(), signal: abort.signal }), CancelledError);
+  });
+
+  it('summarizes a long meeting quickly', () => {
+    const topics = ['budget', 'hiring', 'release', 'database', 'design', 'customers', 'security', 'roadmap'];
+    const segments = Array.from({ length: 2500 }, (_, i) =>
+      seg(`S${(i % 4) + 1}`, `We talked about the ${topics[i % 8]} plan and the ${topics[(i * 3) % 8]} numbers for item ${i}.`, i),
+    );
+    const started = performance.now();
+    const out = summarizeExtractively(input('meeting_notes', segments));
+    assert.ok(performance.now() - started < 5000);
+    assert.equal(out.sections.length, 4);
+  });
+});

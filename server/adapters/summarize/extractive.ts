@@ -1,0 +1,265 @@
+/**
+ * The in-process summarizer: it picks sentences of the transcript, it writes
+ * none. Decision 011.
+ *
+ * 1. Sentences: each segment's text split at . ! ? (a transcript without
+ *    punctuation, as pocketsphinx writes, is cut into pieces of at most
+ *    MAX_SENTENCE_WORDS words), each keeping its speaker.
+ * 2. Rank: TextRank — PageRank over the graph of TF-IDF cosine similarities
+ *    between sentences — so a sentence ranks high when it shares many
+ *    meaningful words with other sentences. Very long transcripts use
+ *    similarity to the whole transcript's centroid instead (linear time).
+ * 3. Sections: a template section with cue words takes the sentences that
+ *    contain them (most cue hits first, rank breaks ties); a sentence goes
+ *    to one section only. Sections without cues take the best-ranked rest.
+ *    Near-duplicates of a chosen sentence are skipped. Each section lists its
+ *    sentences in transcript order.
+ *
+ * Everything is deterministic: the same transcript gives the same summary.
+ */
+import { CancelledError, StageError, type StageControl, type Summarizer, type SummaryInput, type SummaryOutput } from '../../pipeline/types.ts';
+import { templateFor, type SummaryTemplate } from './templates.ts';
+
+/** Nothing to summarize: the caller answers 422 (API.md: "422 if the transcript is empty"). */
+export class EmptyTranscriptError extends StageError {
+  constructor() {
+    super('the transcript is empty: there is nothing to summarize', { retryable: false });
+    this.name = 'EmptyTranscriptError';
+  }
+}
+
+export const MAX_SENTENCE_WORDS = 30;
+/** Sentences shorter than this ("Okay.", "Sounds good.") are never picked… */
+const MIN_SENTENCE_WORDS = 4;
+/** …nor those with fewer content words ("Thanks everyone, see you tomorrow."). */
+const MIN_CONTENT_TERMS = 2;
+/** Cosine similarity above which a sentence repeats one already chosen. */
+const DUPLICATE_SIMILARITY = 0.7;
+/** TextRank's graph is quadratic; above this many sentences the centroid is used. */
+const MAX_GRAPH_SENTENCES = 1500;
+
+export interface Sentence {
+  index: number;
+  speaker: string;
+  text: string;
+  start: number;
+  /** Stemmed content words. */
+  terms: string[];
+}
+
+export class ExtractiveSummarizer implements Summarizer {
+  readonly name = 'extractive';
+
+  async summarize(input: SummaryInput, control: StageControl): Promise<SummaryOutput> {
+    if (control.signal.aborted) throw new CancelledError();
+    await control.checkpoint();
+    const summary = summarizeExtractively(input);
+    control.progress(1);
+    return summary;
+  }
+}
+
+export function summarizeExtractively(input: SummaryInput): SummaryOutput {
+  const sentences = splitSentences(input.segments);
+  if (sentences.length === 0) throw new EmptyTranscriptError();
+  const template = templateFor(input.templateId);
+  const vectors = tfidfVectors(sentences);
+  const rank = textRank(vectors);
+  const sections = pickSections(template, sentences, vectors, rank);
+  const rendered = sections.map((s) => ({
+    title: s.title,
+    text: s.sentences.length === 0 ? s.empty : s.sentences.map((x) => `- ${x.speaker}: ${x.text}`).join('\n'),
+  }));
+  return { text: renderSections(rendered), sections: rendered, model: 'extractive' };
+}
+
+/** "Title:\n- …" blocks separated by a blank line: the summary's plain text. */
+export function renderSections(sections: readonly { title: string; text: string }[]): string {
+  return sections.map((s) => `${s.title}:\n${s.text}`).join('\n\n');
+}
+
+// ── Sentences ────────────────────────────────────────────────────────────
+
+export function splitSentences(segments: SummaryInput['segments']): Sentence[] {
+  const out: Sentence[] = [];
+  for (const seg of segments) {
+    const speaker = seg.speaker_name?.trim() || seg.speaker;
+    const text = seg.text.replace(/\s+/g, ' ').trim();
+    if (text === '') continue;
+    for (const piece of text.split(/(?<=[.!?…])\s+(?=\S)/u)) {
+      const words = piece.split(' ');
+      // A long unpunctuated stretch is cut into even pieces rather than leaving a stub.
+      const size = Math.ceil(words.length / Math.ceil(words.length / MAX_SENTENCE_WORDS));
+      for (let i = 0; i < words.length; i += size) {
+        const chunk = words.slice(i, i + size).join(' ');
+        out.push({ index: out.length, speaker, text: tidy(chunk), start: seg.start, terms: contentTerms(chunk) });
+      }
+    }
+  }
+  return out;
+}
+
+/** Capital first letter, closing punctuation: transcripts from pocketsphinx have neither. */
+function tidy(sentence: string): string {
+  const s = sentence.trim();
+  const capital = s.charAt(0).toLocaleUpperCase('en') + s.slice(1);
+  return /[.!?…]["')\]]?$/u.test(capital) ? capital : `${capital}.`;
+}
+
+const STOPWORDS = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves ' +
+    "i'm i've i'll i'd you're you've you'll we're we've we'll they're it's that's there's don't doesn't didn't isn't aren't wasn't won't can't okay ok yeah yes uh um like know think really just also get got going go one well right so oh gonna want " +
+    // Pleasantries and meeting ritual carry no content.
+    'thanks thank everyone everybody hi hello morning afternoon good bye see great sure us guys folks'
+  ).split(/\s+/),
+);
+
+/** Lower-case words without stopwords, with a light suffix stemmer so "deploy", "deployed", "deploying" meet. */
+export function contentTerms(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 1).map(stem);
+}
+
+function stem(word: string): string {
+  for (const suffix of ['ingly', 'edly', 'ing', 'ied', 'ies', 'ed', 'es', 's', 'ly']) {
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) {
+      const base = word.slice(0, -suffix.length);
+      return suffix === 'ied' || suffix === 'ies' ? `${base}y` : base;
+    }
+  }
+  return word;
+}
+
+// ── Ranking ──────────────────────────────────────────────────────────────
+
+type Vector = Map<string, number>;
+
+/** TF-IDF vectors, L2-normalised, so a dot product is the cosine similarity. */
+export function tfidfVectors(sentences: readonly Sentence[]): Vector[] {
+  const df = new Map<string, number>();
+  for (const s of sentences) for (const t of new Set(s.terms)) df.set(t, (df.get(t) ?? 0) + 1);
+  const n = sentences.length;
+  return sentences.map((s) => {
+    const v: Vector = new Map();
+    for (const t of s.terms) v.set(t, (v.get(t) ?? 0) + 1);
+    let norm = 0;
+    for (const [t, tf] of v) {
+      const w = tf * Math.log(1 + n / df.get(t)!);
+      v.set(t, w);
+      norm += w * w;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (const [t, w] of v) v.set(t, w / norm);
+    return v;
+  });
+}
+
+export function cosine(a: Vector, b: Vector): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let dot = 0;
+  for (const [t, w] of small) dot += w * (large.get(t) ?? 0);
+  return dot;
+}
+
+/** Scores in 0..1 (the best sentence has 1). */
+export function textRank(vectors: readonly Vector[]): number[] {
+  const n = vectors.length;
+  if (n === 0) return [];
+  let scores: number[];
+  if (n > MAX_GRAPH_SENTENCES) {
+    const centroid: Vector = new Map();
+    for (const v of vectors) for (const [t, w] of v) centroid.set(t, (centroid.get(t) ?? 0) + w);
+    scores = vectors.map((v) => cosine(v, centroid));
+  } else {
+    const weights = vectors.map((a, i) => vectors.map((b, j) => (i === j ? 0 : cosine(a, b))));
+    const outSum = weights.map((row) => row.reduce((x, y) => x + y, 0));
+    const damping = 0.85;
+    scores = new Array<number>(n).fill(1 / n);
+    for (let iter = 0; iter < 100; iter++) {
+      let delta = 0;
+      const next = new Array<number>(n).fill((1 - damping) / n);
+      for (let j = 0; j < n; j++) {
+        // A sentence sharing no words with any other spreads its score evenly.
+        if (outSum[j]! === 0) {
+          for (let i = 0; i < n; i++) next[i]! += (damping * scores[j]!) / n;
+          continue;
+        }
+        const row = weights[j]!;
+        for (let i = 0; i < n; i++) if (row[i]! > 0) next[i]! += (damping * scores[j]! * row[i]!) / outSum[j]!;
+      }
+      for (let i = 0; i < n; i++) delta += Math.abs(next[i]! - scores[i]!);
+      scores = next;
+      if (delta < 1e-9) break;
+    }
+  }
+  const max = Math.max(...scores);
+  return scores.map((s) => (max > 0 ? s / max : 0));
+}
+
+// ── Sections ─────────────────────────────────────────────────────────────
+
+interface PickedSection {
+  title: string;
+  empty: string;
+  sentences: Sentence[];
+}
+
+export function pickSections(template: SummaryTemplate, sentences: readonly Sentence[], vectors: readonly Vector[], rank: readonly number[]): PickedSection[] {
+  const candidates = sentences.filter((s) => s.text.split(' ').length >= MIN_SENTENCE_WORDS && s.terms.length >= MIN_CONTENT_TERMS);
+  const cueSections = template.sections.filter((s) => s.cues.length > 0);
+  const matchers = new Map(cueSections.map((s) => [s.title, s.cues.map(cueRegExp)]));
+  const priority = (title: string) => {
+    const p = template.priority.indexOf(title);
+    return p === -1 ? template.priority.length + template.sections.findIndex((s) => s.title === title) : p;
+  };
+
+  // Each sentence goes to the cue section it matches most (priority on a tie).
+  const home = new Map<number, { title: string; hits: number }>();
+  for (const s of candidates) {
+    let best: { title: string; hits: number } | undefined;
+    for (const section of cueSections) {
+      const hits = matchers.get(section.title)!.filter((re) => cueHit(re, s.text)).length;
+      if (hits === 0) continue;
+      if (best === undefined || hits > best.hits || (hits === best.hits && priority(section.title) < priority(best.title))) best = { title: section.title, hits };
+    }
+    if (best !== undefined) home.set(s.index, best);
+  }
+
+  const chosen: Sentence[] = [];
+  const isDuplicate = (s: Sentence) => chosen.some((c) => cosine(vectors[c.index]!, vectors[s.index]!) > DUPLICATE_SIMILARITY);
+  const take = (pool: Sentence[], max: number, key: (s: Sentence) => number): Sentence[] => {
+    const picked: Sentence[] = [];
+    for (const s of [...pool].sort((a, b) => key(b) - key(a) || a.index - b.index)) {
+      if (picked.length >= max) break;
+      if (chosen.includes(s) || isDuplicate(s)) continue;
+      picked.push(s);
+      chosen.push(s);
+    }
+    return picked.sort((a, b) => a.index - b.index);
+  };
+
+  // Cue sections first, so ranked sections (overview, key points) take what is left.
+  const picked = new Map<string, Sentence[]>();
+  for (const section of cueSections) {
+    const pool = candidates.filter((s) => home.get(s.index)?.title === section.title);
+    picked.set(section.title, take(pool, section.max, (s) => Math.min(2, home.get(s.index)!.hits) + rank[s.index]!));
+  }
+  for (const section of template.sections.filter((s) => s.cues.length === 0)) {
+    picked.set(section.title, take(candidates, section.max, (s) => rank[s.index]!));
+  }
+  return template.sections.map((s) => ({ title: s.title, empty: s.empty, sentences: picked.get(s.title) ?? [] }));
+}
+
+/** A cue counts unless a negation comes just before it: "no blockers", "we haven't decided", "nothing is blocking". */
+function cueHit(cue: RegExp, text: string): boolean {
+  for (const m of text.matchAll(cue)) {
+    const before = text.slice(0, m.index).toLowerCase().split(/\s+/).filter(Boolean).slice(-2);
+    if (!before.some((w) => /^(no|not|nothing|none|never|without|n't)$|n['’]t$/.test(w))) return true;
+  }
+  return false;
+}
+
+function cueRegExp(cue: string): RegExp {
+  const escaped = cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['’]").replace(/ /g, '\\s+');
+  return new RegExp(`(?<![\\p{L}\\p{N}'’])${escaped}(?![\\p{L}\\p{N}'’])`, 'giu');
+}

@@ -1,0 +1,32 @@
+/**
+ * The real parts of the pipeline, as the gateway runs them: the in-process
+ * decoder with ffmpeg behind it, the voice-activity detector, the
+ * recognizers (pocketsphinx by default), the diarizer and the summarizers.
+ */
+import type { PipelineParts } from '../deps.ts';
+import { createRecognizers } from '../adapters/asr/registry.ts';
+import { createSummarizers } from '../adapters/summarize/registry.ts';
+import { isTemplateId, TEMPLATE_IDS } from '../adapters/summarize/templates.ts';
+import { AudioDecoder } from './decode.ts';
+import { assignSpeakers, diarize } from './diarize.ts';
+import { detectSpeech } from './vad.ts';
+
+export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv }): PipelineParts {
+  const recognizers = createRecognizers({ dataDir: opts.dataDir, env: opts.env });
+  const summarizers = createSummarizers(opts.env);
+  return {
+    decoder: new AudioDecoder(),
+    detectSpeech,
+    diarize,
+    assignSpeakers,
+    recognizerFor: (provider, model) => recognizers.byProvider(provider, model),
+    checkRecognizer: (provider, model) => {
+      recognizers.byProvider(provider, model);
+    },
+    summarizers: {
+      byModel: (model, modelName) => summarizers.byModel(model, modelName),
+      isTemplate: isTemplateId,
+      templates: TEMPLATE_IDS,
+    },
+  };
+}
