@@ -57,8 +57,14 @@ export interface MeetingSeed {
     words?: { text: string; start: number; end: number; confidence?: number }[];
   }[];
   summary: { text: string } | null;
+  /** true: a short generated WAV becomes the recording (fixtures). */
   audio: boolean;
+  /** A real recording to move in as the meeting's file (imports, recordings); wins over `audio`. */
+  recording?: { path: string; ext: string };
+  duration_seconds?: number | null;
 }
+
+export type SeedSegment = MeetingSeed['segments'][number];
 
 /** The template a fixture summary claims to come from: the application default (API.md, RegenerateSummaryRequest). */
 export const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
@@ -71,6 +77,7 @@ export class MeetingsService {
   readonly #repo: MeetingsRepo;
   readonly #clock: Clock;
   readonly #recordingsDir: string;
+  readonly #beforeDelete: ((id: string) => void)[] = [];
 
   constructor(opts: { db: Database; clock: Clock; recordingsDir: string }) {
     this.#db = opts.db;
@@ -140,6 +147,7 @@ export class MeetingsService {
    * that is already gone is not an error.
    */
   delete(id: string, opts: { deleteFiles: boolean }): { filesDeleted: boolean } {
+    if (this.exists(id)) for (const hook of this.#beforeDelete) hook(id);
     const removed = transaction(this.#db, () => this.#repo.delete(id));
     if (removed === undefined) throw notFound(id);
     let filesDeleted = false;
@@ -229,7 +237,12 @@ export class MeetingsService {
 
     let recordingFile: string | null = null;
     let tempPath: string | null = null;
-    if (seed.audio) {
+    if (seed.recording !== undefined) {
+      if (!/^[a-z0-9]{1,8}$/.test(seed.recording.ext)) throw new Error('a recording extension is letters and digits only');
+      recordingFile = `${id}.${seed.recording.ext}`;
+      tempPath = join(this.#recordingsDir, `.tmp-${randomBytes(8).toString('hex')}.${seed.recording.ext}`);
+      renameSync(seed.recording.path, tempPath);
+    } else if (seed.audio) {
       recordingFile = `${id}.wav`;
       // Written under a temporary name and renamed inside the transaction, so
       // the final name exists only for a meeting that is being committed.
@@ -247,20 +260,10 @@ export class MeetingsService {
           updated_at: createdAt,
           source: seed.source ?? 'fixture',
           language: seed.language ?? null,
-          duration_seconds: null,
+          duration_seconds: seed.duration_seconds ?? null,
           recording_file: recordingFile,
         });
-        for (let idx = seed.segments.length - 1; idx >= 0; idx--) {
-          const seg = seed.segments[idx]!;
-          this.#repo.insertSegment(id, {
-            idx,
-            speaker: seg.speaker,
-            start_s: seg.start,
-            end_s: seg.end,
-            text: seg.text,
-            words: seg.words === undefined || seg.words.length === 0 ? null : JSON.stringify(seg.words),
-          });
-        }
+        this.#insertSegments(id, seed.segments);
         if (seed.summary !== null) {
           const result: SummaryResultDto = {
             text: seed.summary.text,
@@ -283,9 +286,56 @@ export class MeetingsService {
         return meetingDto(this.#require(id));
       });
     } catch (err) {
-      if (tempPath !== null) rmSync(tempPath, { force: true });
-      if (finalPath !== null) rmSync(finalPath, { force: true });
+      if (seed.recording !== undefined && tempPath !== null) {
+        // Not ours to delete: the caller's file goes back where it was.
+        try {
+          renameSync(tempPath, seed.recording.path);
+        } catch {
+          rmSync(tempPath, { force: true });
+        }
+      } else if (tempPath !== null) {
+        rmSync(tempPath, { force: true });
+      }
+      if (finalPath !== null && seed.recording === undefined) rmSync(finalPath, { force: true });
       throw err;
+    }
+  }
+
+  /**
+   * Replaces a meeting's transcript (diarization, retranscription): all
+   * segments in one transaction, inserted last-first as create() does.
+   */
+  replaceTranscript(id: string, segments: readonly SeedSegment[]): TranscriptDto {
+    return transaction(this.#db, () => {
+      const row = this.#require(id);
+      this.#repo.deleteSegments(id);
+      this.#insertSegments(id, segments);
+      this.#repo.touch(id, this.#now());
+      return this.#transcript({ ...row });
+    });
+  }
+
+  /** File names in the recordings folder that some meeting refers to. */
+  referencedRecordings(): Set<string> {
+    return this.#repo.recordingFiles();
+  }
+
+  /** Called with a meeting id just before it is deleted (job files, open runs). */
+  onBeforeDelete(hook: (id: string) => void): void {
+    this.#beforeDelete.push(hook);
+  }
+
+  #insertSegments(id: string, segments: readonly SeedSegment[]): void {
+    for (let idx = segments.length - 1; idx >= 0; idx--) {
+      const seg = segments[idx]!;
+      this.#repo.insertSegment(id, {
+        idx,
+        speaker: seg.speaker,
+        start_s: seg.start,
+        end_s: seg.end,
+        text: seg.text,
+        words: seg.words === undefined || seg.words.length === 0 ? null : JSON.stringify(seg.words),
+      });
     }
   }
 

@@ -143,6 +143,20 @@ export class MeetingsRepo {
     ).run(meetingId, seg.idx, seg.speaker, seg.start_s, seg.end_s, seg.text, seg.words);
   }
 
+  /** File names of every meeting's recording. */
+  recordingFiles(): Set<string> {
+    const rows = this.#sql('SELECT recording_file FROM meetings WHERE recording_file IS NOT NULL').all() as { recording_file: string }[];
+    return new Set(rows.map((r) => r.recording_file));
+  }
+
+  deleteSegments(meetingId: string): void {
+    this.#sql('DELETE FROM segments WHERE meeting_id = ?').run(meetingId);
+  }
+
+  touch(id: string, updatedAt: string): void {
+    this.#sql('UPDATE meetings SET updated_at = ? WHERE id = ?').run(updatedAt, id);
+  }
+
   /** The transcript in segment order. */
   segments(meetingId: string): SegmentRow[] {
     return this.#sql(

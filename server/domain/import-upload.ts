@@ -1,0 +1,82 @@
+/**
+ * Receives the raw body of POST /v1/jobs/import into the data folder as it
+ * arrives: never held in memory, counted against the import budget, written
+ * under a temporary name and renamed only when complete. A refused or broken
+ * upload leaves no file behind and releases its place in the budget.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '../errors.ts';
+import type { ImportExtension } from '../pipeline/types.ts';
+import type { ImportBudget } from './import-budget.ts';
+
+export interface ReceivedUpload {
+  /** File name inside the uploads folder. */
+  file: string;
+  bytes: number;
+}
+
+/** Thrown when the client went away mid-upload: there is nobody to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client disconnected during the upload');
+    this.name = 'ClientGoneError';
+  }
+}
+
+export async function receiveUpload(
+  req: IncomingMessage,
+  opts: { uploadsDir: string; jobId: string; ext: ImportExtension; budget: ImportBudget },
+): Promise<ReceivedUpload> {
+  const lengthHeader = req.headers['content-length'];
+  const declared = lengthHeader === undefined ? null : Number(lengthHeader);
+  if (declared !== null && !Number.isSafeInteger(declared)) throw new ApiError('bad_request', 'Content-Length is not a number');
+
+  // Throws 413 / 429 before a single byte is read.
+  const reservation = opts.budget.reserve(opts.ext, declared);
+  mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
+  const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
+  const final = `${opts.jobId}.${opts.ext}`;
+  // Set by the counter when it refuses the upload; an object, so the catch below sees the write.
+  const state: { bytes: number; refusal: ApiError | null } = { bytes: 0, refusal: null };
+
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+      try {
+        reservation.grow(chunk.length);
+        state.bytes += chunk.length;
+        if (state.bytes > opts.budget.limits.maxFileBytes) {
+          throw new ApiError('payload_too_large', `an imported file may be at most ${opts.budget.limits.maxFileBytes} bytes`);
+        }
+        done(null, chunk);
+      } catch (err) {
+        state.refusal = err instanceof ApiError ? err : new ApiError('internal', 'the upload could not be counted');
+        done(state.refusal);
+      }
+    },
+  });
+
+  try {
+    await pipeline(req, counter, createWriteStream(partial, { mode: 0o600 }));
+    if (declared !== null && state.bytes !== declared) throw new ClientGoneError();
+    renameSync(partial, join(opts.uploadsDir, final));
+    return { file: final, bytes: state.bytes };
+  } catch (err) {
+    rmSync(partial, { force: true });
+    if (state.refusal !== null) {
+      // The rest of the body is not wanted: answer, then close the connection.
+      const { code, message, headers } = state.refusal;
+      throw new ApiError(code, message, { ...headers, Connection: 'close' });
+    }
+    if (err instanceof ClientGoneError || req.destroyed || (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      throw new ClientGoneError();
+    }
+    throw err;
+  } finally {
+    reservation.release();
+  }
+}
