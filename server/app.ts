@@ -21,6 +21,13 @@ import type { SearchService } from './domain/search-service.ts';
 import type { ConfigService } from './domain/config-service.ts';
 import type { DeviceCatalog } from './adapters/devices.ts';
 import type { ModelCatalog } from './adapters/models.ts';
+import type { EventBus } from './events.ts';
+import type { JobsService } from './domain/jobs-service.ts';
+import type { SummaryService } from './domain/summary-service.ts';
+import type { ImportBudget } from './domain/import-budget.ts';
+import type { WebhooksService } from './domain/webhooks-service.ts';
+import type { PairingService } from './domain/pairing-service.ts';
+import type { RecordingService } from './recording/recording-service.ts';
 import { HANDLERS } from './routes/index.ts';
 import { formatIssues } from './http/validation.ts';
 
@@ -35,10 +42,28 @@ export interface AppDeps {
   config: ConfigService;
   devices: DeviceCatalog;
   models: ModelCatalog;
+  bus: EventBus;
+  jobs: JobsService;
+  summaries: SummaryService;
+  /** Webhooks: registration, approval, delivery (domain/webhooks-service.ts). */
+  webhooks: WebhooksService;
+  /** Pairing requests, in memory (domain/pairing-service.ts). */
+  pairing: PairingService;
+  /** Live recording (recording/recording-service.ts). */
+  recording: RecordingService;
+  importBudget: ImportBudget;
+  /** Where import uploads are written as they arrive. */
+  uploadsDir: string;
+  /** Throws 422 invalid_request for an import provider or model this build cannot use. */
+  checkRecognizer(provider: string | undefined, model: string | undefined): void;
+  /** Starts the job worker (after recovering jobs a stop interrupted). */
+  start(): void;
+  /** Stops the job worker and the summary runs, before the store closes (restart, quit). */
+  shutdown(): void;
   /** Tests turn this on: every JSON reply is checked against its schema in the operations table. */
   validateResponses?: boolean;
   /** Where unexpected failures are reported (never to the client). */
-  logError?: (err: unknown, req: Request) => void;
+  logError?: (err: unknown, req?: Request) => void;
 }
 
 export interface HandlerContext {
@@ -49,11 +74,15 @@ export interface HandlerContext {
   body: unknown;
   deps: AppDeps;
   req: Request;
+  /** For the handlers that stream (SSE waits); every other handler returns a Reply. */
+  res: Response;
 }
 
 export type Reply =
   | { status: number; json: unknown; headers?: Record<string, string> }
-  | { status: number; text: string; contentType: string; headers?: Record<string, string> };
+  | { status: number; text: string; contentType: string; headers?: Record<string, string> }
+  /** The handler wrote the response itself (an SSE stream), or there is nobody left to answer. */
+  | { streamed: true };
 
 export type Handler = (ctx: HandlerContext) => Reply | Promise<Reply>;
 
@@ -64,9 +93,16 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
 
-  app.use((_req, res, next) => {
+  app.use((req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is refused. node:http
+    // would refuse it with a bare 400 (gateway.ts turns that off), so the
+    // refusal carries the envelope like every other.
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      next(new ApiError('bad_request', 'an HTTP/1.1 request needs a Host header'));
+      return;
+    }
     next();
   });
 
@@ -141,7 +177,8 @@ async function serve(op: Operation, handler: Handler, deps: AppDeps, req: Reques
     if (typeof value === 'string') params[name] = value;
   }
 
-  const reply = await handler({ op, caller, params, query, body, deps, req });
+  const reply = await handler({ op, caller, params, query, body, deps, req, res });
+  if ('streamed' in reply) return;
   send(op, reply, deps, res);
 }
 
@@ -149,7 +186,7 @@ async function serve(op: Operation, handler: Handler, deps: AppDeps, req: Reques
  * Writes a reply with res.end rather than res.send: res.send would apply
  * conditional-GET rules (If-None-Match → 304) that this API does not offer.
  */
-function send(op: Operation, reply: Reply, deps: AppDeps, res: Response): void {
+function send(op: Operation, reply: Exclude<Reply, { streamed: true }>, deps: AppDeps, res: Response): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   let text: string;
   if ('text' in reply) {
@@ -188,7 +225,8 @@ function clipPath(path: string): string {
   return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
-function defaultLogError(err: unknown, req: Request): void {
+function defaultLogError(err: unknown, req?: Request): void {
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  process.stderr.write(`[gateway] ${req.method} ${req.path} failed: ${detail}\n`);
+  const where = req === undefined ? 'background work' : `${req.method} ${req.path}`;
+  process.stderr.write(`[gateway] ${where} failed: ${detail}\n`);
 }

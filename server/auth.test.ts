@@ -93,7 +93,8 @@ test('gates and scopes: the status matches the spec rules for every operation', 
             assert.equal(code, gate, `${op.method} ${path}: expected ${gate}, got ${res.status} ${code}`);
             assert.equal(res.status, GATE_STATUS[gate]);
           }
-          assert.ok(res.status < 500);
+          // 503 is an answer too: recording start without any capture device.
+          assert.ok(res.status < 500 || code === 'service_unavailable', `${op.method} ${path} → ${res.status}`);
         },
       ),
       { seed: SEED, numRuns: RUNS },

@@ -17,6 +17,30 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 
 type JsonSchema = Record<string, unknown>;
 
+/** Errors particular to one operation, beyond what its row implies. */
+const EXTRA_ERRORS: Record<string, readonly AnyErrorCode[]> = {
+  searchMeetings: ['bad_request'],
+  replaceConfigSection: ['not_prearmed'],
+  importAudio: ['bad_request', 'payload_too_large', 'import_budget_full', 'service_unavailable'],
+  submitDiarization: ['engine_busy'],
+  pauseJob: ['import_not_pausable', 'engine_busy'],
+  resumeJob: ['import_not_pausable', 'engine_busy'],
+  retryJob: ['not_retryable', 'not_terminal', 'source_gone'],
+  regenerateSummary: ['summary_generating'],
+  createWebhook: ['bad_request', 'forbidden'],
+  listWebhooks: ['forbidden'],
+  getWebhook: ['forbidden'],
+  deleteWebhook: ['forbidden'],
+  listWebhookDeliveries: ['forbidden'],
+  testWebhook: ['forbidden'],
+  requestPairing: ['too_many_requests'],
+  startRecording: ['bad_request', 'not_prearmed', 'recording_in_progress', 'service_unavailable'],
+  stopRecording: ['recording_active'],
+  pauseRecording: ['recording_active'],
+  resumeRecording: ['recording_active'],
+  waitRecording: ['invalid_request'],
+};
+
 /** The error codes each kind of operation can answer with, by status. */
 function errorCodesOf(op: Operation): Map<number, AnyErrorCode[]> {
   const codes: AnyErrorCode[] = [];
@@ -25,8 +49,7 @@ function errorCodesOf(op: Operation): Map<number, AnyErrorCode[]> {
   if (op.pathParams !== undefined) codes.push('not_found');
   if (op.query !== undefined) codes.push('invalid_request');
   if (op.body !== undefined) codes.push('bad_request', 'invalid_request', 'payload_too_large');
-  if (op.operationId === 'searchMeetings') codes.push('bad_request');
-  if (op.operationId === 'replaceConfigSection') codes.push('not_prearmed');
+  for (const code of EXTRA_ERRORS[op.operationId] ?? []) codes.push(code);
   codes.push('internal');
   const byStatus = new Map<number, AnyErrorCode[]>();
   for (const code of new Set(codes)) {
@@ -120,6 +143,9 @@ export function buildOpenApiDocument(opts: { version: string; serverUrl?: string
       tags: [op.tag],
       security: op.scope === 'none' ? [] : [{ bearer: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
+      ...(op.rawBody !== undefined
+        ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: { schema: { type: 'string', contentMediaType: op.rawBody.contentType } } } } }
+        : {}),
       ...(op.body !== undefined
         ? {
             requestBody: {

@@ -6,60 +6,20 @@
  * operations.test.ts proves it. A route that is not in this table does not
  * exist. Later features add their rows here and their handlers under routes/.
  */
-import type { z } from 'zod';
-import type { RequiredScope } from './scopes.ts';
-import { boolParam, enumParam, paginationParams, stringParam, type QueryParam } from './http/query.ts';
+import { OVERWRITE, READ, REPLACE, type Operation, type PathParam } from './operation-types.ts';
+import { boolParam, clampedInt, enumParam, paginationParams, stringParam } from './http/query.ts';
 import * as M from './schemas/meetings.ts';
 import * as S from './schemas/system.ts';
 import { ConfigDto, ConfigSectionBody, CONFIG_SECTION_NAMES } from './schemas/config.ts';
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-export interface ResponseSpec {
-  description: string;
-  /** JSON body schema; omitted for responses with no JSON body. */
-  schema?: z.ZodType;
-  /** Non-JSON representations (export renders Markdown and text). */
-  contentTypes?: readonly string[];
-}
-
-export interface PathParam {
-  description: string;
-  enum?: readonly string[];
-}
-
-export interface Operation {
-  operationId: string;
-  method: HttpMethod;
-  /** OpenAPI path template, e.g. /v1/meetings/{id}. */
-  path: string;
-  tag: string;
-  summary: string;
-  /** The enforced minimum scope (x-service-required-scope). */
-  scope: RequiredScope;
-  /** /health alone answers whatever the API switch and license say. */
-  ungated?: boolean;
-  readOnly: boolean;
-  idempotent: boolean;
-  destructive: boolean;
-  pathParams?: Record<string, PathParam>;
-  query?: Record<string, QueryParam<unknown>>;
-  /**
-   * The JSON request body. The router validates it against `schema` unless
-   * `validatedByHandler` is set (config sections pick their schema by path).
-   */
-  body?: { schema: z.ZodType; required: boolean; validatedByHandler?: boolean };
-  /** Success responses by status. Error responses are added from the registry by openapi.ts. */
-  responses: Record<number, ResponseSpec>;
-}
+import * as J from './schemas/jobs.ts';
+import { WEBHOOK_OPERATIONS } from './operations-webhooks.ts';
+import { PAIRING_OPERATIONS } from './operations-pairing.ts';
+import { RECORDING_OPERATIONS } from './operations-recording.ts';
 
 const meetingId: Record<string, PathParam> = { id: { description: 'meeting id' } };
 
-const READ = { readOnly: true, idempotent: true, destructive: false } as const;
-const REPLACE = { readOnly: false, idempotent: true, destructive: false } as const;
-const OVERWRITE = { readOnly: false, idempotent: true, destructive: true } as const;
 
-export const OPERATIONS = [
+const CORE_OPERATIONS = [
   // ── Health, identity, manifest, search, devices, models ──────────────────
   {
     operationId: 'getHealth',
@@ -248,6 +208,167 @@ export const OPERATIONS = [
     },
   },
 
+  // ── Summary regeneration ──────────────────────────────────────────────────
+  {
+    operationId: 'regenerateSummary',
+    method: 'post',
+    path: '/v1/meetings/{id}/summary/regenerate',
+    tag: 'meetings',
+    summary: 'Start a regeneration of the summary; omitted fields fall back to the stored configuration',
+    scope: 'write',
+    readOnly: false,
+    idempotent: false,
+    destructive: false,
+    pathParams: meetingId,
+    body: { schema: J.RegenerateSummaryRequest, required: false },
+    responses: { 202: { description: 'the operation, with its wait and status URLs', schema: J.RegenerateResponse } },
+  },
+  {
+    operationId: 'getSummaryOperation',
+    method: 'get',
+    path: '/v1/meetings/{id}/summary/operations/{operation_id}',
+    tag: 'meetings',
+    summary: 'Status of a regeneration operation',
+    scope: 'read',
+    ...READ,
+    pathParams: { ...meetingId, operation_id: { description: 'operation id from the regenerate response' } },
+    responses: { 200: { description: 'the operation', schema: J.OperationStatus } },
+  },
+  {
+    operationId: 'waitSummaryOperation',
+    method: 'get',
+    path: '/v1/meetings/{id}/summary/operations/{operation_id}/wait',
+    tag: 'meetings',
+    summary: 'SSE: one event when the operation ends (summary.completed or summary.failed), or timeout',
+    scope: 'read',
+    ...READ,
+    pathParams: { ...meetingId, operation_id: { description: 'operation id from the regenerate response' } },
+    query: {
+      timeout_ms: clampedInt({ min: 0, max: 3_600_000, default: 300_000, description: 'milliseconds before the timeout event; default 300000, capped at 3600000' }),
+    },
+    responses: { 200: { description: 'text/event-stream with exactly one event', contentTypes: ['text/event-stream'] } },
+  },
+
+  // ── Jobs ──────────────────────────────────────────────────────────────────
+  {
+    operationId: 'listJobs',
+    method: 'get',
+    path: '/v1/jobs',
+    tag: 'jobs',
+    summary: 'Jobs, newest first',
+    scope: 'read',
+    ...READ,
+    responses: { 200: { description: 'jobs', schema: J.JobListResponse } },
+  },
+  {
+    operationId: 'getJob',
+    method: 'get',
+    path: '/v1/jobs/{id}',
+    tag: 'jobs',
+    summary: 'One job',
+    scope: 'read',
+    ...READ,
+    pathParams: { id: { description: 'job id' } },
+    responses: { 200: { description: 'the job', schema: J.JobDto } },
+  },
+  {
+    operationId: 'submitDiarization',
+    method: 'post',
+    path: '/v1/jobs/diarization',
+    tag: 'jobs',
+    summary: 'Attribute the words of a meeting to speakers again (409 engine_busy while one runs for it)',
+    scope: 'write',
+    readOnly: false,
+    idempotent: false,
+    destructive: false,
+    body: { schema: J.DiarizationRequest, required: true },
+    responses: { 202: { description: 'the job id', schema: J.JobIdResponse } },
+  },
+  {
+    operationId: 'importAudio',
+    method: 'post',
+    path: '/v1/jobs/import',
+    tag: 'jobs',
+    summary: 'Import an audio or video file: the raw bytes as the body',
+    scope: 'write',
+    readOnly: false,
+    idempotent: false,
+    destructive: false,
+    query: {
+      filename: stringParam({ required: true, maxLength: 255, description: 'only its extension is read: mp4, m4a, wav, mp3, flac, ogg, aac, mkv, webm or wma' }),
+      title: stringParam({ required: false, maxLength: 500, description: 'title of the meeting' }),
+      language: stringParam({ required: false, maxLength: 35, description: 'language tag, default en' }),
+      model: stringParam({ required: false, maxLength: 200, description: 'a recognizer model from GET /v1/models' }),
+      provider: stringParam({ required: false, maxLength: 100, description: 'pocketsphinx, whisper.cpp or openai-compatible' }),
+    },
+    rawBody: { contentType: 'application/octet-stream', description: 'the file bytes, at most 2 GB' },
+    responses: { 202: { description: 'the job id', schema: J.JobIdResponse } },
+  },
+  {
+    operationId: 'cancelJob',
+    method: 'post',
+    path: '/v1/jobs/{id}/cancel',
+    tag: 'jobs',
+    summary: 'Cancel a job (idempotent on an ended job)',
+    scope: 'write',
+    readOnly: false,
+    idempotent: true,
+    destructive: true,
+    pathParams: { id: { description: 'job id' } },
+    responses: { 200: { description: 'the job after the cancel', schema: J.JobDto } },
+  },
+  {
+    operationId: 'pauseJob',
+    method: 'post',
+    path: '/v1/jobs/{id}/pause',
+    tag: 'jobs',
+    summary: 'Pause a running job; imports give 409 import_not_pausable',
+    scope: 'write',
+    readOnly: false,
+    idempotent: true,
+    destructive: false,
+    pathParams: { id: { description: 'job id' } },
+    responses: { 200: { description: 'the job after the pause', schema: J.JobDto } },
+  },
+  {
+    operationId: 'resumeJob',
+    method: 'post',
+    path: '/v1/jobs/{id}/resume',
+    tag: 'jobs',
+    summary: 'Resume a paused job',
+    scope: 'write',
+    readOnly: false,
+    idempotent: true,
+    destructive: false,
+    pathParams: { id: { description: 'job id' } },
+    responses: { 200: { description: 'the job after the resume', schema: J.JobDto } },
+  },
+  {
+    operationId: 'retryJob',
+    method: 'post',
+    path: '/v1/jobs/{id}/retry',
+    tag: 'jobs',
+    summary: 'Run a failed, retryable job again (it goes back to queued)',
+    scope: 'write',
+    readOnly: false,
+    idempotent: false,
+    destructive: false,
+    pathParams: { id: { description: 'job id' } },
+    responses: { 200: { description: 'the job, queued again', schema: J.JobDto } },
+  },
+  {
+    operationId: 'waitJob',
+    method: 'get',
+    path: '/v1/jobs/{id}/wait',
+    tag: 'jobs',
+    summary: 'SSE: one event when the job ends (job.completed, job.failed, job.cancelled), or timeout',
+    scope: 'read',
+    ...READ,
+    pathParams: { id: { description: 'job id' } },
+    query: { timeout: clampedInt({ min: 0, max: 3600, default: 300, description: 'seconds before the timeout event; default 300, capped at 3600' }) },
+    responses: { 200: { description: 'text/event-stream with exactly one event', contentTypes: ['text/event-stream'] } },
+  },
+
   // ── Config ────────────────────────────────────────────────────────────────
   {
     operationId: 'getConfigSection',
@@ -274,18 +395,9 @@ export const OPERATIONS = [
   },
 ] as const satisfies readonly Operation[];
 
+/** Every operation: the core rows above and those of each feature's own table. */
+export const OPERATIONS = [...CORE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...PAIRING_OPERATIONS, ...RECORDING_OPERATIONS] as const;
+
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
 
-/** Express route syntax of an OpenAPI path template: {id} → :id. */
-export function expressPath(template: string): string {
-  return template.replace(/\{([a-z_]+)\}/g, ':$1');
-}
-
-/** A matcher for a template, used to tell "unknown path" from "known path, other method". */
-export function pathMatcher(template: string): RegExp {
-  const pattern = template
-    .split(/\{[a-z_]+\}/)
-    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${pattern}/?$`);
-}
+export { expressPath, pathMatcher, type HttpMethod, type Operation, type PathParam, type ResponseSpec } from './operation-types.ts';

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
 import { createApp, type AppDeps } from './app.ts';
-import { createDeps } from './deps.ts';
+import { createDeps, type PipelineParts } from './deps.ts';
+import type { ImportLimits } from './domain/import-budget.ts';
 import { openDatabase, type Database } from './store/database.ts';
 import { RESET_SETTINGS } from './store/settings-repo.ts';
 import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
@@ -29,7 +30,14 @@ export interface TestGateway {
   close(): void;
 }
 
-export function testGateway(opts: { pocketsphinxRoots?: readonly string[] } = {}): TestGateway {
+export interface TestGatewayOptions {
+  pocketsphinxRoots?: readonly string[];
+  /** Replaces parts of the audio pipeline (unit tests of the job machinery). */
+  pipeline?: Partial<PipelineParts>;
+  importLimits?: ImportLimits;
+}
+
+export function testGateway(opts: TestGatewayOptions = {}): TestGateway {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
   const db = openDatabase(':memory:');
   const deps = createDeps({
@@ -37,6 +45,8 @@ export function testGateway(opts: { pocketsphinxRoots?: readonly string[] } = {}
     dataDir,
     validateResponses: true,
     pocketsphinxRoots: opts.pocketsphinxRoots ?? [],
+    ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
+    ...(opts.importLimits !== undefined ? { importLimits: opts.importLimits } : {}),
   });
   // Tests start from the state the Control API's reset gives: API on, licensed.
   deps.settings.update(RESET_SETTINGS);
@@ -44,6 +54,7 @@ export function testGateway(opts: { pocketsphinxRoots?: readonly string[] } = {}
   const errors: unknown[] = [];
   deps.logError = (err) => errors.push(err);
   const app = createApp(deps);
+  deps.start();
   const token: TestGateway['token'] = (scopes, o = {}) =>
     deps.tokens.create({ name: o.name ?? 'test', scopes, origin: o.origin ?? 'loopback', kind: o.kind ?? 'standard' }, new Date()).token;
   return {
@@ -55,6 +66,7 @@ export function testGateway(opts: { pocketsphinxRoots?: readonly string[] } = {}
     token,
     bearer: (scopes) => `Bearer ${token(scopes)}`,
     close() {
+      deps.shutdown();
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -9,7 +9,8 @@
  *   are custom (is_custom: true).
  * Sizes are measured on disk.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { isDirectory, safeReaddir } from './fs-probe.ts';
 import { join } from 'node:path';
 
 export interface ModelInfo {
@@ -80,21 +81,7 @@ export class ModelCatalog {
 
 export const DEFAULT_POCKETSPHINX_ROOTS = ['/usr/share/pocketsphinx/model'];
 
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function directorySize(dir: string): number {
   let total = 0;

@@ -6,13 +6,23 @@
 import type { Handler } from '../app.ts';
 import type { OperationId } from '../operations.ts';
 import { configHandlers } from './config.ts';
+import { jobHandlers } from './jobs.ts';
 import { meetingHandlers } from './meetings.ts';
 import { searchHandlers } from './search.ts';
+import { summaryHandlers } from './summaries.ts';
 import { systemHandlers } from './system.ts';
+import { webhookHandlers } from './webhooks.ts';
+import { pairingHandlers } from './pairing.ts';
+import { recordingHandlers } from './recording.ts';
 
 export const HANDLERS: Record<OperationId, Handler> = {
   ...systemHandlers,
   ...searchHandlers,
   ...meetingHandlers,
+  ...summaryHandlers,
+  ...jobHandlers,
   ...configHandlers,
+  ...webhookHandlers,
+  ...pairingHandlers,
+  ...recordingHandlers,
 };

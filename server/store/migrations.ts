@@ -5,6 +5,8 @@
  *
  * Append new migrations at the end; never edit one that has shipped.
  */
+import { MIGRATION_003_WEBHOOKS } from './migration-003-webhooks.ts';
+
 export interface Migration {
   version: number;
   name: string;
@@ -56,6 +58,8 @@ export const MIGRATIONS: readonly Migration[] = [
         words      TEXT,                 -- JSON array of {text, start, end, confidence?} or NULL
         UNIQUE (meeting_id, idx)
       ) STRICT;
+      -- A meeting's duration falls back to its last segment's end: one index step.
+      CREATE INDEX segments_by_meeting_end ON segments (meeting_id, end_s);
 
       CREATE TABLE speaker_labels (
         meeting_id  TEXT NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
@@ -116,4 +120,45 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    name: 'jobs and summary regeneration operations',
+    sql: `
+      CREATE TABLE jobs (
+        seq          INTEGER PRIMARY KEY,   -- creation order
+        id           TEXT NOT NULL UNIQUE,
+        kind         TEXT NOT NULL CHECK (kind IN ('import', 'retranscription', 'diarization')),
+        state        TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled',
+                                                    'pausing', 'paused', 'resuming', 'cancelling')),
+        stage        TEXT NOT NULL,
+        progress     REAL NOT NULL DEFAULT 0,
+        meeting_id   TEXT REFERENCES meetings (id) ON DELETE SET NULL,
+        is_retryable INTEGER NOT NULL DEFAULT 0,
+        error        TEXT,                  -- stored as raised; the API shows it redacted
+        params       TEXT NOT NULL,         -- JSON: filename extension, title, language, model, provider, speaker_count
+        source_file  TEXT,                  -- upload file name inside <data>/uploads, or NULL
+        origin       TEXT NOT NULL DEFAULT 'api' CHECK (origin IN ('api', 'desktop')),
+        hold         INTEGER NOT NULL DEFAULT 0, -- Control API fixture: stays queued/running until finished by hand
+        attempts     INTEGER NOT NULL DEFAULT 0,
+        created_at   TEXT NOT NULL,
+        updated_at   TEXT NOT NULL,
+        finished_at  TEXT
+      ) STRICT;
+      CREATE INDEX jobs_by_state ON jobs (state);
+      CREATE INDEX jobs_by_meeting ON jobs (meeting_id);
+
+      CREATE TABLE summary_operations (
+        id          TEXT PRIMARY KEY,
+        meeting_id  TEXT NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+        state       TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+        params      TEXT NOT NULL,          -- JSON: model, model_name, template_id, language as resolved
+        error       TEXT,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        finished_at TEXT
+      ) STRICT;
+      CREATE INDEX summary_operations_by_meeting ON summary_operations (meeting_id, state);
+    `,
+  },
+  MIGRATION_003_WEBHOOKS,
 ];

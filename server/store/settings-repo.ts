@@ -48,15 +48,16 @@ export const RESET_SETTINGS: Settings = {
 
 export class SettingsRepo {
   readonly #db: Database;
-  #cache: Settings;
+  #cache: Readonly<Settings>;
 
   constructor(db: Database) {
     this.#db = db;
-    this.#cache = this.#load();
+    this.#cache = deepFreeze(this.#load());
   }
 
-  get(): Settings {
-    return structuredClone(this.#cache);
+  /** The settings now: a frozen snapshot, read on every request without copying. */
+  get(): Readonly<Settings> {
+    return this.#cache;
   }
 
   /** Applies a validated patch and returns the whole object after it. */
@@ -68,7 +69,7 @@ export class SettingsRepo {
     transaction(this.#db, () => {
       for (const [key, value] of Object.entries(next)) upsert.run(key, JSON.stringify(value));
     });
-    this.#cache = next;
+    this.#cache = deepFreeze(next);
     return this.get();
   }
 
@@ -81,4 +82,9 @@ export class SettingsRepo {
     const parsed = SettingsSchema.safeParse({ ...FRESH_INSTALL_SETTINGS, ...stored });
     return parsed.success ? parsed.data : { ...FRESH_INSTALL_SETTINGS };
   }
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) Object.freeze(v);
+  return Object.freeze(value);
 }

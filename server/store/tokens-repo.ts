@@ -8,6 +8,7 @@
  * hash, and a preimage-resistant hash scatters near guesses).
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { StatementSync } from 'node:sqlite';
 import type { Database } from './database.ts';
 import { parseScopes, type Scope } from '../scopes.ts';
 
@@ -65,9 +66,12 @@ export function effectiveScopes(requested: readonly unknown[], origin: TokenOrig
 
 export class TokensRepo {
   readonly #db: Database;
+  /** Prepared once: authenticate() runs on every request. */
+  readonly #byHash: StatementSync;
 
   constructor(db: Database) {
     this.#db = db;
+    this.#byHash = db.prepare('SELECT * FROM tokens WHERE hash = ?');
   }
 
   create(input: NewToken, now: Date): { token: string; record: TokenRecord } {
@@ -92,7 +96,7 @@ export class TokensRepo {
   /** The token a raw bearer value stands for, or null. */
   authenticate(raw: string): TokenRecord | null {
     const presented = hashToken(raw);
-    const row = this.#db.prepare('SELECT * FROM tokens WHERE hash = ?').get(presented) as TokenRow | undefined;
+    const row = this.#byHash.get(presented) as TokenRow | undefined;
     if (row === undefined) return null;
     const same = timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(presented, 'hex'));
     return same ? toRecord(row) : null;
@@ -114,6 +118,10 @@ export class TokensRepo {
 
   delete(id: string): boolean {
     return Number(this.#db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes) > 0;
+  }
+
+  deleteAll(): void {
+    this.#db.prepare('DELETE FROM tokens').run();
   }
 
   deleteByName(name: string): void {

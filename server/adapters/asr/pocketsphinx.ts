@@ -24,7 +24,8 @@
  * decoding time and produce no invented words; times are mapped back.
  */
 import { spawn } from 'node:child_process';
-import { constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
+import { isDirectory, isFile, safeReaddir } from '../fs-probe.ts';
 import { access, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -716,29 +717,8 @@ export async function findExecutable(binary: string, path: string): Promise<stri
   return null;
 }
 
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0;

@@ -1,0 +1,73 @@
+# Meeting Automation Service. A fresh clone needs two commands: `make run`
+# and `make test` (README.md). Only Node 20 + npm are expected on the
+# machine: Node 24 arrives as the `node` devDependency and every npm script
+# runs on it (docs/decisions/000-runtime-and-tooling.md).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+NPM ?= npm
+NODE := node_modules/.bin/node
+# Extra start options for `make run`, e.g. make run ARGS="--port 9000".
+ARGS ?=
+
+# Debian packages the real parts need, installed (apt-get) only when missing:
+# ffmpeg decodes and encodes audio, espeak-ng speaks the synthetic meetings,
+# pocketsphinx recognizes speech, pulseaudio and pulseaudio-utils (pacat,
+# parec, pactl) carry the virtual devices live recording captures from.
+SYSTEM_PACKAGES := ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us pulseaudio pulseaudio-utils chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
+
+.PHONY: help setup system-packages run test bench typecheck lint clean
+
+help:
+	@echo "make run        start the gateway on 127.0.0.1:8420, the Control API on 127.0.0.1:8429"
+	@echo "make test       type check, lint and all tests"
+	@echo "make bench      benchmarks"
+	@echo "make typecheck  tsc --noEmit"
+	@echo "make lint       eslint, zero warnings"
+	@echo "make setup      install dependencies (npm ci) when package-lock.json changed"
+	@echo "make clean      remove ./data and reports output"
+
+## setup: idempotent; npm ci only when node_modules is missing or older than the lock file.
+setup: system-packages node_modules/.package-lock.json
+	@echo "Node $$($(NODE) --version) (the node devDependency; npm scripts run on it)"
+
+node_modules/.package-lock.json: package-lock.json
+	@command -v $(NPM) >/dev/null || { echo "npm is not installed: install Node.js 20 or later with npm first" >&2; exit 1; }
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+system-packages:
+ifneq ($(strip $(SYSTEM_PACKAGES)),)
+	@missing=""; \
+	for p in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+else
+	@:
+endif
+
+run: setup
+	$(NPM) start -- --control --enable-api $(ARGS)
+
+test: setup
+	$(NPM) test
+
+bench: setup
+	$(NPM) run bench
+
+typecheck: setup
+	$(NPM) run typecheck
+
+lint: setup
+	$(NPM) run lint
+
+clean:
+	rm -rf data
+	find reports -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +

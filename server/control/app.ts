@@ -1,0 +1,254 @@
+/**
+ * createControlApp: the Control API of CONTROL.md, an Express application on
+ * its own loopback listener (gateway.ts puts it there), never on the
+ * Automation API's.
+ *
+ * Every request must carry `Authorization: Bearer <control secret>`, checked
+ * in constant time before anything else (so an unknown path without the
+ * secret is a 401, not a 404). Errors use the API's envelope and its one
+ * registry (server/errors.ts). What is implemented, and how reset and restart
+ * behave, is recorded in docs/decisions/008-control-api.md.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppDeps } from '../app.ts';
+import { bearerToken } from '../auth.ts';
+import { json, readBody } from './http.ts';
+import { ApiError, sendError, toApiError } from '../errors.ts';
+import { RESET_SETTINGS, SettingsPatch } from '../store/settings-repo.ts';
+import {
+  CAPABILITIES,
+  CONTROL_VERSION,
+  CreateTokenBody,
+  EmptyBody,
+  PatchTokenBody,
+  CreateJobBody,
+  FinishJobBody,
+  PlugDeviceBody,
+  SeedMeetingBody,
+} from './schemas.ts';
+import { jobDto } from '../routes/jobs.ts';
+import { secretMatches } from './secret.ts';
+import { registerRecordingControl } from './recording.ts';
+import { registerWebhookControlRoutes } from './webhooks.ts';
+import { registerPairingControlRoutes } from './pairings.ts';
+import { registerSettingsPage } from './settings-page/index.ts';
+
+export interface ControlDeps {
+  /** The control secret every request must present. */
+  secret: string;
+  /** The application's current dependencies; gateway.ts rebuilds them at every restart. */
+  deps: () => AppDeps;
+  /**
+   * Restarts the application with the same data (CONTROL.md, Restart). Called
+   * synchronously right after the 204 has been handed to the socket, so the
+   * next request any client sends already meets the restarted application.
+   */
+  restart: () => void;
+  /** Where unexpected failures are reported (never to the client). */
+  logError?: (err: unknown, req: Request) => void;
+}
+
+const REALM = { 'WWW-Authenticate': 'Bearer realm="mas-control"' };
+
+export function createControlApp(ctl: ControlDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('case sensitive routing', true);
+  app.set('query parser', 'simple');
+
+  // The settings page and the browser guard, ahead of the secret check (docs/decisions/020-settings-page.md).
+  registerSettingsPage(app, ctl);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    const presented = bearerToken(req.headers.authorization);
+    if (presented === null) {
+      next(new ApiError('unauthorized', 'send Authorization: Bearer <control secret>', REALM));
+      return;
+    }
+    if (!secretMatches(presented, ctl.secret)) {
+      next(new ApiError('unauthorized', 'the control secret is not recognized', REALM));
+      return;
+    }
+    next();
+  });
+
+  const r = express.Router({ caseSensitive: true });
+
+  // ── Discovery ───────────────────────────────────────────────────────────
+  r.get('/control', (_req, res) => {
+    json(res, 200, { version: CONTROL_VERSION, capabilities: [...CAPABILITIES] });
+  });
+
+  // ── Reset and restart ───────────────────────────────────────────────────
+  r.post('/control/reset', async (req, res) => {
+    await readBody(req, EmptyBody, false);
+    const deps = ctl.deps();
+    deps.recording.reset(); // first: capture stops before its meeting and file are erased
+    deps.jobs.deleteAll();
+    deps.meetings.deleteAll();
+    deps.tokens.deleteAll();
+    deps.counters.reset();
+    deps.devices.unplugAll();
+    deps.settings.update(RESET_SETTINGS);
+    answerThenRestart(res, ctl);
+  });
+
+  r.post('/control/restart', async (req, res) => {
+    await readBody(req, EmptyBody, false);
+    answerThenRestart(res, ctl);
+  });
+
+  // ── Settings ────────────────────────────────────────────────────────────
+  r.get('/control/settings', (_req, res) => {
+    json(res, 200, ctl.deps().settings.get());
+  });
+
+  r.patch('/control/settings', async (req, res) => {
+    const patch = await readBody(req, SettingsPatch, true);
+    json(res, 200, ctl.deps().settings.update(patch));
+  });
+
+  // ── Tokens ──────────────────────────────────────────────────────────────
+  r.post('/control/tokens', async (req, res) => {
+    const body = await readBody(req, CreateTokenBody, true);
+    const deps = ctl.deps();
+    const { token, record } = deps.tokens.create(
+      { name: body.name ?? 'control', scopes: body.scopes, origin: body.origin ?? 'loopback', kind: body.kind ?? 'standard' },
+      deps.clock.now(),
+    );
+    json(res, 201, { token, token_id: record.id, scopes: record.scopes });
+  });
+
+  r.patch('/control/tokens/:token_id', async (req, res) => {
+    const id = req.params.token_id ?? '';
+    const body = await readBody(req, PatchTokenBody, true);
+    const tokens = ctl.deps().tokens;
+    if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
+    const record = tokens.setEnabled(id, body.enabled);
+    if (record === null) throw new ApiError('not_found', 'no token with this id');
+    json(res, 200, record);
+  });
+
+  r.delete('/control/tokens/:token_id', (req, res) => {
+    const id = req.params.token_id ?? '';
+    if (!ctl.deps().tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
+    res.status(204).end();
+  });
+
+  // ── Meetings (fixtures) ─────────────────────────────────────────────────
+  r.post('/control/meetings', async (req, res) => {
+    const body = await readBody(req, SeedMeetingBody, true);
+    const deps = ctl.deps();
+    const meeting = deps.meetings.create({
+      title: body.title,
+      created_at: body.created_at ?? deps.clock.now().toISOString(),
+      source: 'fixture',
+      segments: body.segments,
+      summary: body.summary ?? null,
+      audio: body.audio ?? false,
+    });
+    json(res, 201, { id: meeting.id });
+  });
+
+  // ── Jobs (fixtures) ─────────────────────────────────────────────────────
+  r.post('/control/jobs', async (req, res) => {
+    const body = await readBody(req, CreateJobBody, true);
+    const deps = ctl.deps();
+    const meetingId = body.meeting_id ?? null;
+    if (meetingId !== null && !deps.meetings.exists(meetingId)) throw new ApiError('invalid_request', 'meeting_id names no meeting');
+    const job = deps.jobs.createFixture({
+      kind: body.kind,
+      state: body.state,
+      meeting_id: meetingId,
+      is_retryable: body.is_retryable ?? false,
+      source_gone: body.source_gone ?? false,
+      error: body.error ?? null,
+      hold: body.hold ?? false,
+    });
+    json(res, 201, { id: job.id });
+  });
+
+  r.post('/control/jobs/:job_id/finish', async (req, res) => {
+    const body = await readBody(req, FinishJobBody, true);
+    const deps = ctl.deps();
+    let job;
+    try {
+      job = deps.jobs.finishFixture(req.params.job_id ?? '', body.outcome, body.error ?? null);
+    } catch (err) {
+      // The Control API's 409 is plain conflict: it has no sub-codes.
+      if (err instanceof ApiError && err.status === 409) throw new ApiError('conflict', err.message);
+      throw err;
+    }
+    json(res, 200, jobDto(job));
+  });
+
+  // ── Devices (the simulator) ─────────────────────────────────────────────
+  r.get('/control/devices', (_req, res) => {
+    json(res, 200, { devices: ctl.deps().devices.listSimulated().map(deviceView) });
+  });
+
+  r.post('/control/devices', async (req, res) => {
+    const body = await readBody(req, PlugDeviceBody, true);
+    const device = { name: body.name, device_type: body.device_type, script: body.script ?? null };
+    if (!ctl.deps().devices.plug(device)) {
+      throw new ApiError('conflict', 'a simulated device with this name is already plugged in');
+    }
+    json(res, 201, deviceView(device));
+  });
+
+  r.delete('/control/devices/:name', (req, res) => {
+    const name = req.params.name ?? '';
+    if (!ctl.deps().devices.unplug(name)) throw new ApiError('not_found', 'no simulated device with this name');
+    res.status(204).end();
+  });
+
+  registerWebhookControlRoutes(r, ctl);
+  registerPairingControlRoutes(r, ctl);
+
+  registerRecordingControl(r, ctl);
+  app.use(r);
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError('not_found', `no control route ${req.method} ${clipPath(req.path)}`));
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(err);
+    if (apiError.code === 'internal') (ctl.logError ?? defaultLogError)(err, req);
+    sendError(res, apiError);
+  });
+
+  return app;
+}
+
+
+/**
+ * Sends the 204, then restarts in the same tick: the answer is on its way
+ * before the restart starts, and no other request can be served in between.
+ * A failed restart leaves the Automation API answering 503 until a later
+ * restart succeeds; it is logged, since the client already has its answer.
+ */
+function answerThenRestart(res: Response, ctl: ControlDeps): void {
+  res.status(204).end();
+  try {
+    ctl.restart();
+  } catch (err) {
+    (ctl.logError ?? defaultLogError)(err, res.req);
+  }
+}
+
+function deviceView(d: { name: string; device_type: string; script: string | null }) {
+  return { name: d.name, device_type: d.device_type, simulated: true, script: d.script };
+}
+
+function clipPath(path: string): string {
+  return path.length > 80 ? `${path.slice(0, 80)}…` : path;
+}
+
+function defaultLogError(err: unknown, req: Request): void {
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`[control] ${req.method} ${req.path} failed: ${detail}\n`);
+}

@@ -1,0 +1,49 @@
+/**
+ * The Control API's pairing routes (CONTROL.md, Pairings): the person at the
+ * application approves or rejects a device's request.
+ *
+ *   GET  /control/pairings                 {"pairings": [{id, client_name, scopes, state, ...}]}
+ *   POST /control/pairings/{id}/approve    optional {"scopes": [...]} narrows what was asked → 200
+ *   POST /control/pairings/{id}/reject     → 200
+ *
+ * 404 unknown id, 409 conflict when the request is not pending (already
+ * answered, or expired), 422 for a bad body. Decisions: docs/decisions/015-pairing.md.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { PairingRecord } from '../domain/pairing-service.ts';
+import type { ControlDeps } from './app.ts';
+import { readControlBody, sendJson } from './webhooks.ts';
+
+export const ApprovePairingBody = z.strictObject({ scopes: z.array(z.string().max(64)).max(64).optional() });
+const EmptyBody = z.strictObject({});
+
+/** A pairing as the application sees it: never the raw token. */
+export function controlPairingView(record: PairingRecord) {
+  return {
+    id: record.id,
+    client_name: record.client_name,
+    scopes: record.scopes,
+    state: record.state,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    granted_scopes: record.granted,
+    token_id: record.token_id,
+  };
+}
+
+export function registerPairingControlRoutes(router: Router, ctl: ControlDeps): void {
+  router.get('/control/pairings', (_req, res) => {
+    sendJson(res, 200, { pairings: ctl.deps().pairing.list().map(controlPairingView) });
+  });
+
+  router.post('/control/pairings/:id/approve', async (req, res) => {
+    const body = await readControlBody(req, ApprovePairingBody, false);
+    sendJson(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id ?? '', body.scopes)));
+  });
+
+  router.post('/control/pairings/:id/reject', async (req, res) => {
+    await readControlBody(req, EmptyBody, false);
+    sendJson(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id ?? '')));
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Control API routes of the recorder and the simulator's devices, beyond the
+ * device routes of app.ts (which reach the same VirtualDeviceCatalog through
+ * deps.devices):
+ *
+ *   POST /control/recording/fault      {error}   the active recording fails with it (CONTROL.md)
+ *   POST /control/devices/{name}/fail  {error?}  a plugged simulated device breaks (extension)
+ *   GET  /control/devices/{name}                 one simulated device in detail: transport,
+ *                                                sink, state, script playback (extension)
+ *
+ * Decisions: docs/decisions/017-recording.md and 018-virtual-devices.md.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../app.ts';
+import { json, readBody } from './http.ts';
+import { ApiError } from '../errors.ts';
+import { VirtualDeviceCatalog } from '../../simulator/devices/catalog.ts';
+
+export const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
+export const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
+
+export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }): void {
+  r.post('/control/recording/fault', async (req, res) => {
+    const body = await readBody(req, FaultBody, true);
+    json(res, 200, ctl.deps().recording.fault(body.error));
+  });
+
+  r.get('/control/devices/:name', (req, res) => {
+    const vd = virtualCatalog(ctl.deps()).virtual(req.params['name'] ?? '');
+    if (vd === null) throw new ApiError('not_found', 'no simulated device with this name');
+    json(res, 200, vd.view());
+  });
+
+  r.post('/control/devices/:name/fail', async (req, res) => {
+    const body = await readBody(req, FailDeviceBody, false);
+    const catalog = virtualCatalog(ctl.deps());
+    const name = req.params['name'] ?? '';
+    if (!catalog.fail(name, body?.error)) throw new ApiError('not_found', 'no simulated device with this name');
+    json(res, 200, catalog.virtual(name)!.view()); // fail() found it, and a failed device stays plugged in
+  });
+}
+
+function virtualCatalog(deps: AppDeps): VirtualDeviceCatalog {
+  if (!(deps.devices instanceof VirtualDeviceCatalog)) throw new ApiError('not_found', 'this build has no simulated devices');
+  return deps.devices;
+}
+

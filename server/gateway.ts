@@ -1,0 +1,443 @@
+/**
+ * The gateway's lifecycle: open the store, build the application, serve the
+ * Automation API and (when enabled) the Control API, restart in place, stop.
+ *
+ * The API listener is a plain node:http server whose request handler hands
+ * each request to the *current* Express app. A restart (CONTROL.md, Restart)
+ * closes every open API connection (which ends SSE streams), closes and
+ * reopens the database and builds new dependencies and a new app, so startup
+ * settings are re-read, while the listening socket, and so the port, stays
+ * the same. Simulated devices live in one DeviceCatalog that outlives
+ * restarts, as a plugged-in device outlives an application restart.
+ *
+ * See docs/decisions/002-startup-and-defaults.md and 008-control-api.md.
+ */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express, Request } from 'express';
+import { createApp, type AppDeps } from './app.ts';
+import type { DeviceCatalog } from './adapters/devices.ts';
+import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
+import { createControlApp } from './control/app.ts';
+import { loadOrCreateSecret } from './control/secret.ts';
+import { createDeps, dataPaths } from './deps.ts';
+import { ApiError, sendError } from './errors.ts';
+import { handleClientError } from './http/client-error.ts';
+import type { ControlOptions } from './options.ts';
+import { openDatabase, type Database } from './store/database.ts';
+import type { Server as HttpsServer } from 'node:https';
+import { createLanServer, LAN_DEFAULTS } from './lan/lan-listener.ts';
+import { loadOrCreateTlsMaterial, tlsPaths, type TlsMaterial } from './lan/self-signed-cert.ts';
+import { SCOPES } from './scopes.ts';
+
+export interface GatewayOptions {
+  host: string;
+  /** 0 picks a free port; `api.port` reports the real one. */
+  port: number;
+  dataDir: string;
+  /** null: no Control API listener. */
+  control: ControlOptions | null;
+  /** Switch the Automation API on at start (stored, as the settings switch would). */
+  enableApi?: boolean;
+  /** Tests: check every JSON reply against its schema. */
+  validateResponses?: boolean;
+  /** Tests: where to look for pocketsphinx models (the default looks in the system folders). */
+  pocketsphinxRoots?: readonly string[];
+  /** Where unexpected failures are reported; standard error by default. */
+  log?: (line: string) => void;
+  /** LAN listener address, used while settings.lan_enabled is on at startup (default 0.0.0.0; tests use 127.0.0.1). */
+  lanHost?: string;
+  /** LAN listener port (default 8421; 0 picks a free one). */
+  lanPort?: number;
+}
+
+export interface BoundAddress {
+  host: string;
+  port: number;
+  /** A URL a local client can use (a wildcard host is reached through loopback). */
+  url: string;
+}
+
+/** A start that could not complete; the message is one line, fit to show as is. */
+export class GatewayStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GatewayStartError';
+  }
+}
+
+/** Name of the token minted at every start for the person who started the gateway. */
+export const STARTUP_TOKEN_NAME = 'startup';
+
+export class Gateway {
+  readonly dataDir: string;
+  /** The first_party token minted at this start (all four scopes); the previous start's is deleted. */
+  readonly startupToken: string;
+  /** The Control API secret, or null when the Control API is off. */
+  readonly controlSecret: string | null;
+  /** The file holding the control secret, or null when it was given at start (or control is off). */
+  readonly controlSecretFile: string | null;
+
+  readonly #opts: GatewayOptions;
+  readonly #devices: VirtualDeviceCatalog;
+  readonly #apiServer: Server;
+  readonly #controlServer: Server | null;
+  #db: Database | null;
+  #deps: AppDeps;
+  #app: Express | null;
+  #stopping: Promise<void> | null = null;
+  /** The HTTPS LAN listener while LAN mode is on (docs/decisions/016-lan-mode.md). */
+  #lanServer: HttpsServer | null = null;
+  /** The last LAN listener change a restart started (opening is asynchronous). */
+  #lanChange: Promise<void> = Promise.resolve();
+
+  private constructor(init: {
+    opts: GatewayOptions;
+    devices: VirtualDeviceCatalog;
+    db: Database;
+    deps: AppDeps;
+    startupToken: string;
+    secret: { secret: string; file: string | null } | null;
+    apiServer: Server;
+    controlServer: Server | null;
+  }) {
+    this.#opts = init.opts;
+    this.dataDir = init.opts.dataDir;
+    this.#devices = init.devices;
+    this.#db = init.db;
+    this.#deps = init.deps;
+    this.#app = createApp(init.deps);
+    this.startupToken = init.startupToken;
+    this.controlSecret = init.secret?.secret ?? null;
+    this.controlSecretFile = init.secret?.file ?? null;
+    this.#apiServer = init.apiServer;
+    this.#controlServer = init.controlServer;
+  }
+
+  /** Opens the data folder and starts listening. Failures are GatewayStartErrors with a one-line message. */
+  static async start(opts: GatewayOptions): Promise<Gateway> {
+    const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const paths = dataPaths(opts.dataDir);
+    prepareDataDir(opts.dataDir);
+
+    const devices = new VirtualDeviceCatalog({ log });
+    const db = openStore(paths.database);
+    let gateway: Gateway | null = null;
+    // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
+    const apiServer = createServer({ requireHostHeader: false }, (req, res) => {
+      if (gateway === null) unavailable(res);
+      else gateway.#handle(req, res);
+    });
+    apiServer.on('clientError', handleClientError);
+    let controlServer: Server | null = null;
+    try {
+      const deps = buildDeps(opts, db, devices, log);
+      if (opts.enableApi === true) deps.settings.update({ automation_api_enabled: true });
+      deps.tokens.deleteByName(STARTUP_TOKEN_NAME);
+      const startupToken = deps.tokens.create(
+        { name: STARTUP_TOKEN_NAME, scopes: [...SCOPES], origin: 'loopback', kind: 'first_party' },
+        deps.clock.now(),
+      ).token;
+
+      let secret: { secret: string; file: string | null } | null = null;
+      if (opts.control !== null) {
+        secret = opts.control.secret !== null ? { secret: opts.control.secret, file: null } : readSecret(paths.controlSecret);
+      }
+
+      if (opts.control !== null && secret !== null) {
+        const controlApp = createControlApp({
+          secret: secret.secret,
+          deps: () => (gateway as Gateway).#deps,
+          restart: () => (gateway as Gateway).restart(),
+          logError: (err, req) => log(describeFailure('control', err, req)),
+        });
+        controlServer = createServer(controlApp);
+        controlServer.on('clientError', handleClientError);
+      }
+
+      gateway = new Gateway({ opts, devices, db, deps, startupToken, secret, apiServer, controlServer });
+      deps.start();
+      await listen(apiServer, opts.host, opts.port, 'the Automation API');
+      if (controlServer !== null && opts.control !== null) {
+        await listen(controlServer, opts.control.host, opts.control.port, 'the Control API');
+      }
+      // LAN mode is a startup setting: read here and at every restart, never live.
+      if (deps.settings.get().lan_enabled) await gateway.#openLan();
+    } catch (err) {
+      const lan = gateway === null ? null : (gateway as Gateway).#lanServer;
+      await Promise.all([
+        closeServer(apiServer),
+        controlServer === null ? undefined : closeServer(controlServer),
+        lan === null ? undefined : closeServer(lan),
+      ]);
+      db.close();
+      if (err instanceof GatewayStartError) throw err;
+      throw new GatewayStartError(oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
+    }
+    for (const server of [apiServer, controlServer]) {
+      server?.on('error', (err) => log(`[gateway] listener error: ${err.message}`));
+    }
+    return gateway;
+  }
+
+  /** Where the Automation API listens. */
+  get api(): BoundAddress {
+    return boundAddress(this.#apiServer, this.#opts.host);
+  }
+
+  /** Where the Control API listens, or null when it is off. */
+  get control(): BoundAddress | null {
+    if (this.#controlServer === null || this.#opts.control === null) return null;
+    return boundAddress(this.#controlServer, this.#opts.control.host);
+  }
+
+  /** Where the HTTPS LAN listener listens, or null while LAN mode is off. */
+  get lan(): BoundAddress | null {
+    if (this.#lanServer === null || !this.#lanServer.listening) return null;
+    const bound = boundAddress(this.#lanServer, this.#opts.lanHost ?? LAN_DEFAULTS.host);
+    return { ...bound, url: bound.url.replace(/^http:/, 'https:') };
+  }
+
+  /** Resolves once the LAN listener change started by the last restart has happened (tests wait on it). */
+  lanSettled(): Promise<void> {
+    return this.#lanChange;
+  }
+
+  /** The current application dependencies (replaced at every restart). */
+  get deps(): AppDeps {
+    return this.#deps;
+  }
+
+  /**
+   * Restarts with the same data (CONTROL.md, Restart): closes every open API
+   * connection (SSE streams end), closes and reopens the database, rebuilds
+   * the dependencies and the app, so startup settings are re-read. The
+   * listening socket stays; simulated devices stay plugged in; the startup
+   * token is not re-minted (it belongs to the process start). Synchronous, so
+   * no request is served half-way through it.
+   */
+  restart(): void {
+    if (this.#stopping !== null) throw new Error('the gateway is stopping');
+    this.#app = null; // until the new app is ready, the API answers 503
+    this.#apiServer.closeAllConnections();
+    this.#lanServer?.closeAllConnections();
+    this.#deps.shutdown(); // the job worker stops; undelivered work is not replayed
+    this.#db?.close();
+    this.#db = null;
+    const db = openStore(dataPaths(this.#opts.dataDir).database);
+    try {
+      this.#deps = buildDeps(this.#opts, db, this.#devices, this.#opts.log ?? defaultLog);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    this.#db = db;
+    this.#app = createApp(this.#deps);
+    this.#deps.start();
+    this.#applyLanSetting();
+  }
+
+  /**
+   * Restart re-reads lan_enabled: switched off, the LAN listener stops
+   * accepting at once; switched on, it opens (asynchronously; lanSettled()
+   * says when). A LAN listener that cannot open is logged, and the loopback
+   * API carries on.
+   */
+  #applyLanSetting(): void {
+    const wanted = this.#deps.settings.get().lan_enabled;
+    const log = this.#opts.log ?? defaultLog;
+    if (!wanted && this.#lanServer !== null) {
+      const server = this.#lanServer;
+      this.#lanServer = null;
+      // Stop accepting now; a listener still opening is closed once it has opened.
+      const closing = server.listening ? closeServer(server) : null;
+      this.#lanChange = this.#lanChange.then(() => closing ?? closeServer(server));
+    } else if (wanted && this.#lanServer === null) {
+      this.#lanChange = this.#lanChange
+        .then(() => (this.#stopping === null ? this.#openLan() : undefined))
+        .catch((err: unknown) => log(`[gateway] LAN listener not started: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  /** Opens the HTTPS LAN listener with the data folder's self-signed certificate (made on first use). */
+  async #openLan(): Promise<void> {
+    let tls: TlsMaterial;
+    try {
+      tls = loadOrCreateTlsMaterial(this.dataDir);
+    } catch (err) {
+      throw new GatewayStartError(`cannot prepare the LAN certificate in ${tlsPaths(this.dataDir).dir}: ${errnoText(err)}`, { cause: err });
+    }
+    const server = createLanServer(tls, (req, res) => this.#handle(req, res));
+    this.#lanServer = server;
+    try {
+      await listen(server, this.#opts.lanHost ?? LAN_DEFAULTS.host, this.#opts.lanPort ?? LAN_DEFAULTS.port, 'the LAN listener');
+    } catch (err) {
+      if (this.#lanServer === server) this.#lanServer = null;
+      throw err;
+    }
+    server.on('error', (err) => (this.#opts.log ?? defaultLog)(`[gateway] LAN listener error: ${err.message}`));
+  }
+
+  /** Stops both listeners (open connections are closed) and closes the store. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#app = null;
+      await this.#lanChange;
+      const lan = this.#lanServer;
+      this.#lanServer = null;
+      await Promise.all([
+        closeServer(this.#apiServer),
+        this.#controlServer === null ? undefined : closeServer(this.#controlServer),
+        lan === null ? undefined : closeServer(lan),
+      ]);
+      this.#deps.shutdown();
+      this.#db?.close();
+      this.#db = null;
+      // The simulated devices end with the application: players, sinks, the private PulseAudio daemon.
+      this.#devices.dispose();
+      await this.#devices.disposed();
+    })();
+    return this.#stopping;
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const app = this.#app;
+    if (app === null) unavailable(res);
+    else app(req, res);
+  }
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, log: (line: string) => void): AppDeps {
+  const deps = createDeps({
+    db,
+    dataDir: opts.dataDir,
+    devices,
+    validateResponses: opts.validateResponses ?? false,
+    ...(opts.pocketsphinxRoots === undefined ? {} : { pocketsphinxRoots: opts.pocketsphinxRoots }),
+  });
+  deps.logError = (err, req) => log(describeFailure('gateway', err, req));
+  return deps;
+}
+
+function prepareDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new GatewayStartError(`cannot create the data folder ${dir}: ${errnoText(err)}`, { cause: err });
+  }
+  try {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new GatewayStartError(`cannot use the data folder ${dir}: ${errnoText(err)}`, { cause: err });
+  }
+}
+
+function openStore(file: string): Database {
+  try {
+    return openDatabase(file);
+  } catch (err) {
+    throw new GatewayStartError(`cannot open the database ${file}: ${oneLine(errnoText(err))}`, { cause: err });
+  }
+}
+
+function readSecret(file: string): { secret: string; file: string } {
+  try {
+    const { secret } = loadOrCreateSecret(file);
+    return { secret, file };
+  } catch (err) {
+    throw new GatewayStartError(oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
+  }
+}
+
+function listen(server: Server, host: string, port: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(new GatewayStartError(listenErrorText(err, host, port, what), { cause: err }));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ host, port, exclusive: true });
+  });
+}
+
+function listenErrorText(err: NodeJS.ErrnoException, host: string, port: number, what: string): string {
+  const where = `${formatHost(host)}:${port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return `cannot serve ${what} on ${where}: the port is already in use (is another gateway running?)`;
+    case 'EACCES':
+      return `cannot serve ${what} on ${where}: permission denied for this port`;
+    case 'EADDRNOTAVAIL':
+      return `cannot serve ${what} on ${where}: this machine has no such address`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot serve ${what} on ${where}: the host name does not resolve`;
+    default:
+      return `cannot serve ${what} on ${where}: ${oneLine(err.message)}`;
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function boundAddress(server: Server, configuredHost: string): BoundAddress {
+  const address = server.address() as AddressInfo | null;
+  const port = address?.port ?? 0;
+  const host = address?.address ?? configuredHost;
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return { host, port, url: `http://${formatHost(reachable)}:${port}` };
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** While a restart is in progress (or after a failed one), the API answers 503. */
+function unavailable(res: ServerResponse): void {
+  sendError(res, new ApiError('service_unavailable', 'the application is restarting; try again'));
+}
+
+function describeFailure(where: string, err: unknown, req?: Request): string {
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return `[${where}] ${req === undefined ? 'background work' : `${req.method} ${req.path}`} failed: ${detail}`;
+}
+
+function errnoText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a part of the path is a file, not a folder';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

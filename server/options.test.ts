@@ -1,0 +1,144 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { DEFAULTS, OptionsError, parseOptions, type StartOptions } from './options.ts';
+
+function opts(argv: string[], env: Record<string, string> = {}): StartOptions {
+  const parsed = parseOptions(argv, env);
+  assert.equal(parsed.help, false);
+  if (parsed.help) throw new Error('unreachable');
+  return parsed.options;
+}
+
+function refused(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    parseOptions(argv, env);
+  } catch (err) {
+    assert.ok(err instanceof OptionsError, String(err));
+    return err.message;
+  }
+  assert.fail(`expected ${argv.join(' ')} to be refused`);
+}
+
+test('no options: loopback 8420, ./data, control off, API switch untouched', () => {
+  const o = opts([]);
+  assert.deepEqual(o, {
+    host: '127.0.0.1',
+    port: 8420,
+    control: null,
+    dataDir: resolve('./data'),
+    enableApi: false,
+    lanPort: 8421,
+  });
+});
+
+test('--control turns the Control API on at 127.0.0.1:8429 with a file secret', () => {
+  assert.deepEqual(opts(['--control']).control, { host: '127.0.0.1', port: DEFAULTS.controlPort, secret: null });
+});
+
+test('--control-port and --control-secret each imply --control', () => {
+  assert.deepEqual(opts(['--control-port', '9001']).control, { host: '127.0.0.1', port: 9001, secret: null });
+  const secret = 'a-long-enough-control-secret';
+  assert.deepEqual(opts(['--control-secret', secret]).control, { host: '127.0.0.1', port: 8429, secret });
+});
+
+test('every flag is read', () => {
+  const o = opts([
+    '--host', '::1', '--port', '0', '--data-dir', '/tmp/mas-x', '--enable-api',
+    '--control-port', '0', '--control-secret', 'sssssssssssssssss', '--lan-port', '9421',
+  ]);
+  assert.deepEqual(o, {
+    host: '::1',
+    port: 0,
+    control: { host: '127.0.0.1', port: 0, secret: 'sssssssssssssssss' },
+    dataDir: '/tmp/mas-x',
+    enableApi: true,
+    lanPort: 9421,
+  });
+});
+
+test('environment variables stand in for flags', () => {
+  const o = opts([], {
+    MAS_HOST: '127.0.0.2',
+    MAS_PORT: '9000',
+    MAS_DATA_DIR: '/tmp/mas-env',
+    MAS_CONTROL: 'true',
+    MAS_CONTROL_PORT: '9009',
+    MAS_ENABLE_API: '1',
+  });
+  assert.equal(o.host, '127.0.0.2');
+  assert.equal(o.port, 9000);
+  assert.equal(o.dataDir, '/tmp/mas-env');
+  assert.equal(o.enableApi, true);
+  assert.deepEqual(o.control, { host: '127.0.0.1', port: 9009, secret: null });
+  assert.deepEqual(opts([], { MAS_CONTROL_SECRET: 'env-secret-0123456789' }).control?.secret, 'env-secret-0123456789');
+  assert.equal(opts([], { MAS_CONTROL: '0' }).control, null);
+  assert.equal(opts([], { MAS_ENABLE_API: 'false' }).enableApi, false);
+});
+
+test('a flag wins over its environment variable', () => {
+  const o = opts(['--port', '1234', '--data-dir', '/tmp/flag', '--control-port', '4321'], {
+    MAS_PORT: '9000',
+    MAS_DATA_DIR: '/tmp/env',
+    MAS_CONTROL_PORT: '9009',
+  });
+  assert.equal(o.port, 1234);
+  assert.equal(o.dataDir, '/tmp/flag');
+  assert.equal(o.control?.port, 4321);
+  assert.notEqual(opts(['--control'], { MAS_CONTROL: '0' }).control, null);
+});
+
+test('unknown flags, positionals and missing values are refused', () => {
+  assert.match(refused(['--bogus']), /unknown option --bogus/);
+  assert.match(refused(['serve']), /unexpected argument serve/);
+  assert.match(refused(['--port']), /--port/);
+  assert.match(refused(['--enable-api=yes']), /--enable-api/);
+});
+
+test('ports must be 0..65535', () => {
+  for (const bad of ['-1', '65536', 'http', '80.5', '']) {
+    assert.match(refused([`--port=${bad}`]), /--port must be a port number/);
+  }
+  assert.match(refused([], { MAS_CONTROL_PORT: 'x' }), /MAS_CONTROL_PORT must be a port number/);
+  assert.match(refused(['--lan-port', '99999']), /--lan-port/);
+});
+
+test('the control listener is loopback only', () => {
+  assert.match(refused(['--control', '--control-host', '0.0.0.0']), /loopback/);
+  assert.match(refused(['--control', '--control-host', '192.168.1.5']), /loopback/);
+  assert.match(refused(['--control'], { MAS_CONTROL_HOST: '::' }), /loopback/);
+  assert.equal(opts(['--control', '--control-host', '::1']).control?.host, '::1');
+  assert.equal(opts(['--control', '--control-host', 'localhost']).control?.host, '127.0.0.1');
+});
+
+test('the two APIs cannot share a port', () => {
+  assert.match(refused(['--port', '9000', '--control-port', '9000']), /cannot share port/);
+  assert.equal(opts(['--port', '0', '--control-port', '0']).control?.port, 0);
+});
+
+test('a control secret must fit a bearer header; a short one is warned about', () => {
+  assert.match(refused(['--control-secret', 'has space']), /visible ASCII/);
+  const parsed = parseOptions(['--control-secret', 'short'], {});
+  assert.ok(!parsed.help && parsed.warnings.some((w) => w.includes('short')));
+});
+
+test('boolean variables accept 1/true and 0/false only', () => {
+  assert.match(refused([], { MAS_ENABLE_API: 'maybe' }), /MAS_ENABLE_API must be 1\/true or 0\/false/);
+});
+
+test('--help asks for the usage text', () => {
+  assert.deepEqual(parseOptions(['--help'], {}), { help: true });
+  assert.deepEqual(parseOptions(['-h'], {}), { help: true });
+});
+
+test('main.ts: --help prints usage and exits 0; an unknown flag exits 2 with one clear line', () => {
+  const main = resolve(import.meta.dirname, 'main.ts');
+  const help = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /--control-port/);
+  const bad = spawnSync(process.execPath, [main, '--frobnicate'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^mas: unknown option --frobnicate\n/);
+  assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
+});
