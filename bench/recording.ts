@@ -16,7 +16,7 @@
  *
  *   node bench/recording.ts [--minutes 1] [--script two-person-call] [--baseline-seconds 15]
  *
- * Prints one JSON object. Not part of bench/run.ts. Benchmarks measure; they
+ * Prints one JSON object; bench/run.ts runs it as "recording". Benchmarks measure; they
  * do not assert.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,0 +1,123 @@
+/**
+ * The benchmark machinery works and writes a well-formed report. A tiny run
+ * (fractions of a second, a few hundred requests, stores of 10 and 20
+ * meetings) goes through bench/run.ts exactly as `npm run bench` does.
+ * Nothing here depends on timing: shapes are asserted, never speeds.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { COMMON_TERM, meetingSeed, PHRASE, QUERY_MIX, RARE_TERM } from './corpus.ts';
+import { latencyStats, percentile, ratio, target } from './lib.ts';
+import { BENCHMARKS, parseArgs } from './run.ts';
+
+const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));
+
+function isStats(value: unknown): boolean {
+  const s = value as Record<string, unknown>;
+  return ['count', 'mean', 'p50', 'p90', 'p99', 'max'].every((k) => typeof s[k] === 'number');
+}
+
+test('a tiny core run through run.ts writes a well-formed bench-core.json', { timeout: 120_000 }, async () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'core', '--tiny', '--out-dir', outDir], {
+      timeout: 110_000,
+      maxBuffer: 8 * 2 ** 20,
+    });
+    assert.match(stdout, /bench core/);
+    assert.match(stdout, /whoami_vs_bare_express/);
+
+    const report = JSON.parse(readFileSync(join(outDir, 'bench-core.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(report).sort(), ['benchmarks', 'config', 'generated_at', 'machine', 'ratios', 'targets']);
+    assert.ok(!Number.isNaN(Date.parse(report['generated_at'] as string)));
+
+    const m = report['machine'] as Record<string, unknown>;
+    assert.equal(typeof m['cpus'], 'number');
+    assert.equal(m['node'], process.version);
+    assert.equal(typeof m['platform'], 'string');
+
+    const b = report['benchmarks'] as Record<string, Record<string, unknown>>;
+    for (const key of ['bare_http', 'bare_express', 'gateway_whoami', 'gateway_meetings']) {
+      assert.ok(b[key] !== undefined, key);
+      assert.ok((b[key]['requests'] as number) > 0, `${key} made requests`);
+      assert.equal(b[key]['errors'], 0, `${key}: every answer was 200`);
+      assert.equal(typeof b[key]['rps'], 'number');
+      assert.ok(isStats(b[key]['latency_ms']), `${key} latency`);
+    }
+    for (const [key, meetings] of [['search_small', 10], ['search_large', 20]] as const) {
+      assert.equal(b[key]!['meetings'], meetings);
+      assert.equal(b[key]!['segments'], meetings * 5);
+      assert.equal(b[key]!['errors'], 0);
+      assert.ok((b[key]!['queries'] as number) > 0);
+      assert.ok(isStats(b[key]!['latency_ms']));
+      const byQuery = b[key]!['by_query'] as Record<string, unknown>;
+      assert.deepEqual(Object.keys(byQuery), [...QUERY_MIX]);
+      for (const stats of Object.values(byQuery)) assert.ok(isStats(stats));
+    }
+
+    const ratios = report['ratios'] as Record<string, unknown>;
+    assert.deepEqual(Object.keys(ratios).sort(), ['meetings_vs_bare_express', 'search_p99_growth', 'whoami_vs_bare_express', 'whoami_vs_bare_http']);
+    for (const v of Object.values(ratios)) assert.equal(typeof v, 'number');
+
+    const targets = report['targets'] as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(targets).sort(), ['search_p99_growth', 'whoami_vs_bare_express']);
+    for (const t of Object.values(targets)) {
+      assert.equal(typeof t['target'], 'string');
+      assert.equal(typeof t['met'], 'boolean');
+    }
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+});
+
+test('percentiles are nearest-rank; stats of an empty sample are NaN, not a crash', () => {
+  const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+  assert.equal(percentile(sorted, 50), 50);
+  assert.equal(percentile(sorted, 99), 99);
+  assert.equal(percentile(sorted, 100), 100);
+  assert.equal(percentile([7], 99), 7);
+  assert.ok(Number.isNaN(percentile([], 50)));
+  const stats = latencyStats([3, 1, 2]);
+  assert.deepEqual([stats.count, stats.p50, stats.max, stats.mean], [3, 2, 3, 2]);
+  assert.ok(Number.isNaN(latencyStats([]).p99));
+});
+
+test('ratios and targets: a missing figure never meets a target', () => {
+  assert.equal(ratio(9, 10), 0.9);
+  assert.equal(ratio(null, 10), null);
+  assert.equal(ratio(1, 0), null);
+  assert.deepEqual(target(0.95, { min: 0.9 }), { target: '>= 0.9', value: 0.95, met: true });
+  assert.deepEqual(target(3.5, { max: 3 }), { target: '<= 3', value: 3.5, met: false });
+  assert.equal(target(null, { min: 0.9 }).met, false);
+});
+
+test('run.ts arguments: all benchmarks by default, --only picks, unknown names are refused', () => {
+  assert.deepEqual(parseArgs([]).only, Object.keys(BENCHMARKS));
+  assert.ok(parseArgs([]).only.includes('core'));
+  assert.equal(parseArgs([]).tiny, false);
+  assert.deepEqual(parseArgs(['--only', 'core', '--tiny']).only, ['core']);
+  assert.equal(parseArgs(['--only=core', '--tiny']).tiny, true);
+  assert.throws(() => parseArgs(['--only', 'nope']), /no benchmark named nope/);
+  assert.throws(() => parseArgs(['--fast']), /unknown argument/);
+});
+
+test('the corpus is deterministic and plants the query terms at about their rates', () => {
+  assert.deepEqual(meetingSeed(42, 10), meetingSeed(42, 10));
+  assert.notDeepEqual(meetingSeed(42, 10), meetingSeed(43, 10));
+  const segments = Array.from({ length: 400 }, (_, i) => meetingSeed(i, 50).segments).flat();
+  const share = (re: RegExp): number => segments.filter((s) => re.test(s.text)).length / segments.length;
+  const common = share(new RegExp(`\\b${COMMON_TERM}\\b`));
+  assert.ok(common > 0.015 && common < 0.06, `${COMMON_TERM} in ${common}`);
+  assert.ok(share(new RegExp(`\\b${PHRASE.join(' ')}\\b`)) > 0.001);
+  assert.ok(share(new RegExp(`\\b${RARE_TERM}\\b`)) < 0.001);
+  const seed = meetingSeed(5, 3);
+  assert.equal(seed.segments.length, 3);
+  assert.ok(seed.segments.every((s) => s.end > s.start));
+  assert.ok(!Number.isNaN(Date.parse(seed.created_at)));
+});

@@ -1,0 +1,274 @@
+/**
+ * Runs the benchmarks and writes one report per benchmark,
+ * reports/bench-<name>.json, plus the aggregate of the run: reports/bench.json
+ * (every figure, every ratio with its baseline, every target) and a readable
+ * reports/bench.md (reports/ is created when missing).
+ *
+ *   node bench/run.ts                   every benchmark (npm run bench)
+ *   node bench/run.ts --only core       some of them (comma-separated)
+ *   node bench/run.ts --tiny            a tiny run that only proves the machinery
+ *   node bench/run.ts --out-dir DIR     write the reports somewhere else
+ *
+ * A benchmark is a module exporting run(opts) and table(report), optionally
+ * markdown(report) (BenchModule in lib.ts). Add one by adding a line to
+ * BENCHMARKS. bench/recording.ts has its own shape (benchRecording); it is
+ * wrapped here, and listed only while the file exists.
+ *
+ * A benchmark that throws is recorded as failed in the aggregate, the others
+ * still run, and the process exits with 1.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmt, formatRows, machine, round, type BenchModule, type BenchReport, type BenchRunOptions, type Machine, type Target } from './lib.ts';
+
+const RECORDING = fileURLToPath(new URL('./recording.ts', import.meta.url));
+
+export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
+  core: () => import('./core.ts'),
+  pipeline: () => import('./pipeline.ts'),
+  webhooks: () => import('./webhooks.ts'),
+  ...(existsSync(RECORDING) ? { recording: loadRecording } : {}),
+};
+
+export interface RunArgs {
+  only: string[];
+  tiny: boolean;
+  outDir: string;
+}
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+export function parseArgs(argv: readonly string[]): RunArgs {
+  const args: RunArgs = { only: Object.keys(BENCHMARKS), tiny: false, outDir: join(REPO, 'reports') };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = (): string => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined || v === '') throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--only' || a.startsWith('--only=')) args.only = value().split(',').map((s) => s.trim()).filter((s) => s !== '');
+    else if (a === '--tiny') args.tiny = true;
+    else if (a === '--out-dir' || a.startsWith('--out-dir=')) args.outDir = resolve(value());
+    else throw new Error(`unknown argument ${a}; use --only <names>, --tiny, --out-dir <dir>`);
+  }
+  const unknown = args.only.filter((n) => !Object.hasOwn(BENCHMARKS, n));
+  if (unknown.length > 0) throw new Error(`no benchmark named ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  return args;
+}
+
+/** The command that reproduces one benchmark of a run. */
+export function commandFor(name: string, tiny: boolean): string {
+  return `npm run bench -- --only ${name}${tiny ? ' --tiny' : ''}`;
+}
+
+// ── bench/recording.ts, wrapped ────────────────────────────────────────────
+
+type BenchRecording = (opts: { minutes?: number; baselineSeconds?: number; log?: (line: string) => void }) => Promise<Record<string, unknown>>;
+
+async function loadRecording(): Promise<BenchModule> {
+  // A computed specifier: the file is someone else's and may change shape; it is checked when loaded.
+  const mod = (await import(new URL('./recording.ts', import.meta.url).href)) as { benchRecording?: unknown };
+  if (typeof mod.benchRecording !== 'function') throw new Error('bench/recording.ts does not export benchRecording');
+  return recordingModule(mod.benchRecording as BenchRecording);
+}
+
+/** Minutes recorded and seconds of the no-recording baseline, full and tiny. */
+export const RECORDING_CONFIG = { full: { minutes: 1, baselineSeconds: 15 }, tiny: { minutes: 0.05, baselineSeconds: 1 } } as const;
+
+export function recordingModule(benchRecording: BenchRecording): BenchModule {
+  const flat = (report: BenchReport): [string, string][] =>
+    Object.entries(report.benchmarks).flatMap(([group, value]) =>
+      typeof value === 'object' && value !== null
+        ? Object.entries(value as Record<string, unknown>)
+            .filter(([, v]) => typeof v !== 'object' || v === null)
+            .map(([k, v]): [string, string] => [`${group}.${k}`, v === null ? '–' : String(v)])
+        : [[group, String(value)]],
+    );
+  return {
+    async run(opts: BenchRunOptions): Promise<BenchReport> {
+      const cfg = opts.tiny ? RECORDING_CONFIG.tiny : RECORDING_CONFIG.full;
+      const raw = await benchRecording({ ...cfg, log: opts.log });
+      const { generated_at, machine: m, config, ...figures } = raw;
+      return {
+        generated_at: typeof generated_at === 'string' ? generated_at : new Date().toISOString(),
+        machine: (m as Machine | undefined) ?? machine(),
+        config: { ...(config as Record<string, unknown> | undefined), tiny: opts.tiny },
+        benchmarks: figures,
+        ratios: {},
+        targets: {},
+      };
+    },
+    table: (report) => formatRows([['figure', 'value'], ...flat(report)]),
+    markdown: (report) => ['| figure | value |', '|---|---:|', ...flat(report).map(([k, v]) => `| ${k} | ${v} |`)].join('\n'),
+  };
+}
+
+// ── The aggregate ──────────────────────────────────────────────────────────
+
+/** Baselines of ratios whose names do not say it (the core benchmark's). */
+const KNOWN_BASELINES: Record<string, Record<string, string>> = {
+  core: {
+    whoami_vs_bare_express: 'bare Express 5 hello-world (best round)',
+    whoami_vs_bare_http: 'bare node:http hello-world (best round)',
+    meetings_vs_bare_express: 'bare Express 5 hello-world (best round)',
+    search_p99_growth: 'search p99 over the small store (search_small)',
+  },
+};
+
+export function baselineOf(benchmark: string, name: string, report: BenchReport): string {
+  const given = report.baselines?.[name] ?? KNOWN_BASELINES[benchmark]?.[name];
+  if (given !== undefined) return given;
+  const vs = name.indexOf('_vs_');
+  return vs >= 0 ? name.slice(vs + 4) : 'not stated';
+}
+
+export interface PartResult {
+  seconds: number;
+  ok: boolean;
+  report_file: string | null;
+  error?: string;
+}
+
+export interface Aggregate {
+  generated_at: string;
+  machine: Machine;
+  command: string;
+  tiny: boolean;
+  total_seconds: number;
+  parts: Record<string, PartResult>;
+  figures: Record<string, Record<string, unknown>>;
+  ratios: { benchmark: string; name: string; value: number | null; baseline: string }[];
+  targets: ({ benchmark: string; name: string } & Target)[];
+}
+
+export function aggregate(args: RunArgs, parts: Record<string, PartResult>, reports: Record<string, BenchReport>, totalSeconds: number): Aggregate {
+  const all = args.only.join(',') === Object.keys(BENCHMARKS).join(',');
+  const flags = [...(all ? [] : ['--only', args.only.join(',')]), ...(args.tiny ? ['--tiny'] : [])];
+  const command = flags.length === 0 ? 'npm run bench' : `npm run bench -- ${flags.join(' ')}`;
+  return {
+    generated_at: new Date().toISOString(),
+    machine: machine(),
+    command,
+    tiny: args.tiny,
+    total_seconds: round(totalSeconds, 1),
+    parts,
+    figures: Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { config: r.config, ...r.benchmarks }])),
+    ratios: Object.entries(reports).flatMap(([benchmark, r]) =>
+      Object.entries(r.ratios).map(([name, value]) => ({ benchmark, name, value, baseline: baselineOf(benchmark, name, r) })),
+    ),
+    targets: Object.entries(reports).flatMap(([benchmark, r]) => Object.entries(r.targets).map(([name, t]) => ({ benchmark, name, ...t }))),
+  };
+}
+
+/** A text table without its ratio and target lines, which bench.md shows as tables of their own. */
+function textFigures(table: string): string {
+  return table
+    .split('\n')
+    .filter((line) => !/^target /.test(line) && !/^[\w.-]+: \S+$/.test(line))
+    .join('\n')
+    .trimEnd();
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function duration(seconds: number): string {
+  return seconds >= 90 ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s` : `${fmt(seconds, 1)} s`;
+}
+
+export function renderMarkdown(agg: Aggregate, reports: Record<string, BenchReport>, modules: Record<string, BenchModule>): string {
+  const m = agg.machine;
+  const out: string[] = [
+    '# Benchmarks',
+    '',
+    `Generated ${agg.generated_at} by \`${agg.command}\` in ${duration(agg.total_seconds)}${agg.tiny ? ' (tiny run: proves the machinery; the figures mean nothing)' : ''}.`,
+    `Machine: ${m.cpus} × ${m.cpu_model}, ${m.total_mem_mb} MB, Node ${m.node}, ${m.platform}/${m.arch}. ` +
+      'Every ratio is against a baseline measured in the same run; targets are reported, never asserted.',
+    '',
+    '| benchmark | took | targets met | report | reproduce |',
+    '|---|---:|---:|---|---|',
+  ];
+  for (const [name, p] of Object.entries(agg.parts)) {
+    const ts = agg.targets.filter((t) => t.benchmark === name);
+    const met = p.ok ? `${ts.filter((t) => t.met).length} of ${ts.length}` : `failed: ${cell(p.error ?? '')}`;
+    out.push(`| ${name} | ${duration(p.seconds)} | ${met} | ${p.report_file ?? '–'} | \`${commandFor(name, agg.tiny)}\` |`);
+  }
+  if (agg.targets.length > 0) {
+    out.push('', '## Targets', '', '| benchmark | target | rule | value | met |', '|---|---|---|---:|---|');
+    for (const t of agg.targets) out.push(`| ${t.benchmark} | ${t.name} | ${cell(t.target)} | ${fmt(t.value, 3)} | ${t.met ? 'yes' : '**no**'} |`);
+  }
+  for (const [name, p] of Object.entries(agg.parts)) {
+    out.push('', `## ${name}`, '', `Reproduce: \`${commandFor(name, agg.tiny)}\` (took ${duration(p.seconds)}).`, '');
+    const report = reports[name];
+    if (report === undefined) {
+      out.push(`**Failed:** ${p.error ?? 'no report'}`);
+      continue;
+    }
+    const mod = modules[name];
+    out.push('### Figures', '');
+    if (mod?.markdown !== undefined) out.push(mod.markdown(report));
+    else if (mod !== undefined) out.push('```', textFigures(mod.table(report)), '```');
+    const ratios = agg.ratios.filter((r) => r.benchmark === name);
+    if (ratios.length > 0) {
+      out.push('', '### Ratios', '', '| ratio | value | baseline |', '|---|---:|---|');
+      for (const r of ratios) out.push(`| ${r.name} | ${fmt(r.value, 3)} | ${cell(r.baseline)} |`);
+    }
+    const targets = agg.targets.filter((t) => t.benchmark === name);
+    if (targets.length > 0) {
+      out.push('', '### Targets', '', '| target | rule | value | met |', '|---|---|---:|---|');
+      for (const t of targets) out.push(`| ${t.name} | ${cell(t.target)} | ${fmt(t.value, 3)} | ${t.met ? 'yes' : '**no**'} |`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+// ── Main ───────────────────────────────────────────────────────────────────
+
+export async function main(argv: readonly string[]): Promise<{ reports: Record<string, BenchReport>; aggregate: Aggregate }> {
+  const args = parseArgs(argv);
+  mkdirSync(args.outDir, { recursive: true });
+  const reports: Record<string, BenchReport> = {};
+  const modules: Record<string, BenchModule> = {};
+  const parts: Record<string, PartResult> = {};
+  const runStarted = Date.now();
+  for (const name of args.only) {
+    const started = Date.now();
+    try {
+      const mod = await BENCHMARKS[name]!();
+      modules[name] = mod;
+      const report = await mod.run({ tiny: args.tiny, log: (line) => process.stderr.write(`${line}\n`) });
+      const file = join(args.outDir, `bench-${name}.json`);
+      writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+      reports[name] = report;
+      parts[name] = { seconds: round((Date.now() - started) / 1000, 1), ok: true, report_file: `bench-${name}.json` };
+      console.log(`\n== bench ${name} (${((Date.now() - started) / 1000).toFixed(1)} s) → ${file}`);
+      console.log(`machine: ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, ${report.machine.platform}/${report.machine.arch}`);
+      console.log(mod.table(report));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      parts[name] = { seconds: round((Date.now() - started) / 1000, 1), ok: false, report_file: null, error: message };
+      console.error(`\n== bench ${name} FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${err instanceof Error ? (err.stack ?? message) : message}`);
+    }
+  }
+  const agg = aggregate(args, parts, reports, (Date.now() - runStarted) / 1000);
+  writeFileSync(join(args.outDir, 'bench.json'), `${JSON.stringify(agg, null, 2)}\n`);
+  writeFileSync(join(args.outDir, 'bench.md'), renderMarkdown(agg, reports, modules));
+  console.log(`\n== ${Object.keys(parts).length} benchmark(s) in ${duration(agg.total_seconds)}: ${Object.entries(parts).map(([n, p]) => `${n} ${duration(p.seconds)}${p.ok ? '' : ' FAILED'}`).join(', ')}`);
+  console.log(`→ ${join(args.outDir, 'bench.json')}, ${join(args.outDir, 'bench.md')}`);
+  return { reports, aggregate: agg };
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    ({ aggregate: agg }) => {
+      if (Object.values(agg.parts).some((p) => !p.ok)) process.exitCode = 1;
+    },
+    (err: unknown) => {
+      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+      process.exit(1);
+    },
+  );
+}
