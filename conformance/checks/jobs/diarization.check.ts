@@ -1,0 +1,35 @@
+import { defineCheck } from '../../harness/check.ts';
+import * as x from '../../harness/expect.ts';
+import { getJob, jobIdOf } from '../../harness/jobs.ts';
+
+export const check = defineCheck({
+  id: 'jobs/diarization',
+  clauses: ['jobs.diarization.submit', 'jobs.diarization.meeting-id-required', 'jobs.diarization.same-meeting.409'],
+  level: 'requirement',
+  needs: ['meetings', 'jobs', 'token'],
+  description:
+    'POST /v1/jobs/diarization {meeting_id} and {meeting_id, speaker_count: 2} → 2xx {job_id} of kind diarization; without meeting_id → 4xx; while a held diarization job (Control API) runs for a meeting, a submit for it → 409.',
+  requirement: 'POST /v1/jobs/diarization with {meeting_id} and an optional speaker_count (omitted meaning automatic) creates a diarization job and returns {job_id}.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read', 'write']));
+    for (const body of [{}, { speaker_count: 2 }]) {
+      const m = await ctx.fixtures.meeting({ audio: true });
+      const res = await api.post('/v1/jobs/diarization', { json: { meeting_id: m.id, ...body } });
+      const id = jobIdOf(res);
+      ctx.expect('jobs.diarization.submit', `POST /v1/jobs/diarization ${JSON.stringify({ meeting_id: m.id, ...body })}`, x.all(x.success(res), x.that(id !== null, '{"job_id"}', res.describe(150))), res);
+      if (id !== null) {
+        const { res: got, job } = await getJob(api, id);
+        ctx.expect('jobs.diarization.submit', 'GET /v1/jobs/{job_id}', x.that(job.kind === 'diarization', 'kind diarization', got.describe(150)), got);
+      }
+    }
+    for (const body of [{}, { speaker_count: 2 }, { meeting_id: null }]) {
+      const res = await api.post('/v1/jobs/diarization', { json: body });
+      ctx.expect('jobs.diarization.meeting-id-required', `POST /v1/jobs/diarization ${JSON.stringify(body)}`, x.refused(res, 422), res);
+    }
+    const busy = await ctx.fixtures.meeting({ audio: true });
+    const held = await ctx.control.createJob({ kind: 'diarization', meeting_id: busy.id, state: 'running', hold: true });
+    const dup = await api.post('/v1/jobs/diarization', { json: { meeting_id: busy.id } });
+    ctx.expect('jobs.diarization.same-meeting.409', 'POST /v1/jobs/diarization while one runs for the same meeting', x.error(dup, 409), dup);
+    await api.post(`/v1/jobs/${held}/cancel`, { label: 'clean up' });
+  },
+});

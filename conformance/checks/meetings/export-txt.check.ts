@@ -1,0 +1,22 @@
+import { defineCheck } from '../../harness/check.ts';
+import * as x from '../../harness/expect.ts';
+
+export const check = defineCheck({
+  id: 'meetings/export-txt',
+  clauses: ['meetings.export.txt'],
+  level: 'requirement',
+  needs: ['token', 'meetings'],
+  description: 'GET …/export?format=txt answers 200 with the rendered plain-text document itself (not a JSON object), holding the title and the transcript text.',
+  requirement:
+    'format=txt returns the rendered plain-text document itself rather than a JSON object.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read']));
+    const m = await ctx.fixtures.meeting();
+    const res = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'txt' } });
+    ctx.require('meetings.export.txt', 'GET …/export?format=txt', x.status(res, 200), res);
+    const isJsonObject = res.jsonError === undefined && typeof res.body === 'object' && res.body !== null;
+    ctx.expect('meetings.export.txt', 'the body of the txt export', x.that(!isJsonObject && res.mediaType !== 'application/json', 'a rendered document, not a JSON object', `${res.mediaType}: ${res.text.slice(0, 120)}`), res);
+    ctx.expect('meetings.export.txt', 'the txt export holds the meeting', x.that(res.text.includes(m.seed.title) && res.text.includes('the release moves to Friday'), 'the title and the transcript text', res.text.slice(0, 200)), res);
+    ctx.note(`Content-Type of the txt export: ${res.headers.get('content-type') ?? '(none)'}`);
+  },
+});

@@ -1,0 +1,38 @@
+import { defineCheck } from '../../harness/check.ts';
+import * as x from '../../harness/expect.ts';
+
+/** Every number anywhere inside a value. */
+function numbers(value: unknown, out: number[] = []): number[] {
+  if (typeof value === 'number') out.push(value);
+  else if (Array.isArray(value)) value.forEach((v) => numbers(v, out));
+  else if (value !== null && typeof value === 'object') Object.values(value).forEach((v) => numbers(v, out));
+  return out;
+}
+
+const near = (list: number[], t: number): boolean => list.some((n) => Math.abs(n - t) < 0.011 || Math.abs(n - t * 1000) < 11);
+
+export const check = defineCheck({
+  id: 'meetings/transcript-shape',
+  clauses: ['meetings.transcript.shape'],
+  level: 'requirement',
+  needs: ['token', 'meetings'],
+  description:
+    'GET /v1/meetings/{id}/transcript of a meeting seeded from the simulator’s two-person-call script answers meeting_id, title and one segment per line, in order, each carrying its speaker and its start and end times (seconds or milliseconds; the field names are a gap).',
+  requirement:
+    'GET /v1/meetings/{id}/transcript returns meeting_id, title and segments, an array whose items carry a speaker, timestamps and optional word timings.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read']));
+    const m = await ctx.fixtures.scriptMeeting('two-person-call');
+    const res = await api.get(`/v1/meetings/${m.id}/transcript`);
+    ctx.require('meetings.transcript.shape', 'GET /v1/meetings/{id}/transcript', x.all(x.status(res, 200), x.json(res), x.fields(res.body, { meeting_id: 'any', title: 'string', segments: 'array' }, 'TranscriptResponse')), res);
+    const body = res.body as { meeting_id: unknown; title: unknown; segments: unknown[] };
+    ctx.expect('meetings.transcript.shape', 'meeting_id and title', x.equal({ meeting_id: body.meeting_id, title: body.title }, { meeting_id: m.id, title: m.seed.title }, 'transcript'), res);
+    ctx.require('meetings.transcript.shape', 'number of segments', x.equal(body.segments.length, m.seed.segments.length, 'segments.length'), res);
+    m.seed.segments.forEach((seed, i) => {
+      const seg = body.segments[i];
+      ctx.expect('meetings.transcript.shape', `segments[${i}] carries its speaker`, x.that(x.containsString(seg, seed.speaker), `the speaker "${seed.speaker}" in the segment`, x.show(seg, 200)), res);
+      const ns = numbers(seg);
+      ctx.expect('meetings.transcript.shape', `segments[${i}] carries its timestamps`, x.that(near(ns, seed.start) && near(ns, seed.end), `start ${seed.start} and end ${seed.end} (s or ms)`, x.show(seg, 200)), res);
+    });
+  },
+});

@@ -1,0 +1,34 @@
+import { defineCheck } from '../../harness/check.ts';
+import { pollRecording } from './lifecycle.check.ts';
+
+export const check = defineCheck({
+  id: 'recording/gaps',
+  clauses: ['recording.start.status-code.gap', 'recording.pause-resume.states.gap', 'recording.control.response.gap'],
+  level: 'gap',
+  needs: ['devices', 'token'],
+  timeoutMs: 60_000,
+  description: 'Records the start status code, the states after pause and resume, and the bodies of stop, pause and resume.',
+  requirement: 'The success status code of POST /v1/recording/start is not shown and is implementation-defined.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read', 'record']));
+    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    const start = await api.post('/v1/recording/start', { json: {} });
+    ctx.observe('recording.start.status-code.gap', 'POST /v1/recording/start', `${start.status}`, start);
+    if (!start.ok) return;
+    await pollRecording(api, ['recording'], 10_000);
+    for (const action of ['pause', 'resume']) {
+      const res = await api.post(`/v1/recording/${action}`);
+      ctx.observe('recording.control.response.gap', `POST /v1/recording/${action}`, res.describe(300), res);
+      const states: unknown[] = [];
+      for (let i = 0; i < 5; i++) {
+        const g = await api.get('/v1/recording');
+        states.push((g.body as { state?: unknown } | undefined)?.state);
+        await ctx.sleep(100);
+      }
+      ctx.observe('recording.pause-resume.states.gap', `states after ${action}`, states.map((s) => JSON.stringify(s)).join(' → '));
+    }
+    const stop = await api.post('/v1/recording/stop');
+    ctx.observe('recording.control.response.gap', 'POST /v1/recording/stop', stop.describe(300), stop);
+    await pollRecording(api, ['idle'], 30_000);
+  },
+});

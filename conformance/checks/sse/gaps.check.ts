@@ -1,0 +1,34 @@
+import { defineCheck } from '../../harness/check.ts';
+import { openSse, readSse } from '../../harness/sse.ts';
+import { describeStream } from '../../harness/waits.ts';
+
+export const check = defineCheck({
+  id: 'sse/gaps',
+  clauses: ['sse.wait.event-name.gap', 'sse.wait.default-timeout.gap'],
+  level: 'gap',
+  needs: ['jobs', 'meetings', 'token'],
+  timeoutMs: 60_000,
+  description: 'Records the name and data of the resolving event of a job wait and of a summary-operation wait, and what the recording wait and the summary-operation wait do in 3 s without a timeout parameter.',
+  requirement: 'The name and data of the resolving (non-timeout) event on a wait stream are not shown and are implementation-defined.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read', 'write']));
+    const m = await ctx.fixtures.meeting();
+    const id = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
+    const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 20 }, deadlineMs: 10_000, closeGraceMs: 1000 });
+    await ctx.sleep(200);
+    await ctx.control.finishJob(id, 'succeeded');
+    const s = await stream.done;
+    ctx.observe('sse.wait.event-name.gap', 'job wait, job finished succeeded', describeStream(s), s.exchange);
+    const regen = await api.post(`/v1/meetings/${m.id}/summary/regenerate`, { json: {} });
+    const op = (regen.body as { operation_id?: unknown } | undefined)?.operation_id;
+    if (typeof op === 'string') {
+      const w = await readSse(ctx.api, `/v1/meetings/${m.id}/summary/operations/${op}/wait`, { token: api.token, deadlineMs: 3000, closeGraceMs: 500 });
+      ctx.observe('sse.wait.event-name.gap', 'summary-operation wait', describeStream(w), w.exchange);
+      ctx.observe('sse.wait.default-timeout.gap', 'summary-operation wait without timeout_ms (3 s)', describeStream(w), w.exchange);
+    }
+    const r = await readSse(ctx.api, '/v1/recording/wait', { token: api.token, query: { until: 'started' }, deadlineMs: 3000, closeGraceMs: 500 });
+    ctx.observe('sse.wait.default-timeout.gap', 'recording wait until=started without timeout (3 s, idle)', describeStream(r), r.exchange);
+    const unit = await readSse(ctx.api, '/v1/recording/wait', { token: api.token, query: { until: 'started', timeout: 1 }, deadlineMs: 5000, closeGraceMs: 500 });
+    ctx.observe('sse.wait.default-timeout.gap', 'recording wait until=started&timeout=1 (the unit)', describeStream(unit), unit.exchange);
+  },
+});

@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import { defineCheck } from '../../harness/check.ts';
+import * as x from '../../harness/expect.ts';
+import { getJob } from '../../harness/jobs.ts';
+import { openSse } from '../../harness/sse.ts';
+import { describeStream, terminalStateOf } from '../../harness/waits.ts';
+
+type Step = 'pause' | 'resume';
+type End = 'cancel' | 'finish:succeeded' | 'finish:failed';
+
+export const check = defineCheck({
+  id: 'sse/terminal-after-burst',
+  clauses: ['sse.job.terminal-after-burst'],
+  level: 'requirement',
+  needs: ['jobs', 'meetings', 'token'],
+  description:
+    'A property over bursts: with a job wait open on a held job, fires a random sequence of pause/resume requests without waiting, then ends the job (cancel, or finish succeeded/failed through the Control API): the one event names the terminal state GET /v1/jobs/{id} reports.',
+  requirement: 'After a burst of job events, the job wait resolves with the terminal state the job actually reached.',
+  async run(ctx) {
+    const api = ctx.as(await ctx.token(['read', 'write']));
+    const m = await ctx.fixtures.meeting();
+    await ctx.property(
+      'burst then end',
+      fc.record({ burst: fc.array(fc.constantFrom<Step>('pause', 'resume'), { minLength: 1, maxLength: 6 }), end: fc.constantFrom<End>('cancel', 'finish:succeeded', 'finish:failed') }),
+      async ({ burst, end }) => {
+        const id = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
+        const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 20 }, deadlineMs: 15_000, closeGraceMs: 1500 });
+        await ctx.sleep(100);
+        await Promise.all(burst.map((s) => api.post(`/v1/jobs/${id}/${s}`)));
+        // A paused job is resumed before a finish (the Control API finishes running jobs).
+        if (end === 'cancel') await api.post(`/v1/jobs/${id}/cancel`);
+        else {
+          const { job } = await getJob(api, id);
+          if (job.state !== 'running') await api.post(`/v1/jobs/${id}/resume`);
+          for (let i = 0; i < 20 && (await getJob(api, id)).job.state !== 'running'; i++) await ctx.sleep(50);
+          await ctx.control.finishJob(id, end === 'finish:succeeded' ? 'succeeded' : 'failed', end === 'finish:failed' ? 'boom' : undefined);
+        }
+        const s = await stream.done;
+        const { res, job } = await getJob(api, id);
+        const e = s.events[0];
+        const named = e === undefined ? null : terminalStateOf(e);
+        ctx.expect('sse.job.terminal-after-burst', `burst ${burst.join(',')} then ${end}`, x.that(s.events.length === 1 && named !== null && named === job.state, `one event naming the final state (${String(job.state)})`, `${describeStream(s)}; GET /v1/jobs/{id} state ${x.show(job.state)}`), res);
+      },
+      { runs: ctx.runs(0.2) },
+    );
+  },
+});

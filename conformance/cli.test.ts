@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { LocalServer } from './harness/testing.ts';
+import { localServer } from './harness/testing.ts';
+
+const CLI = join(import.meta.dirname, 'cli.ts');
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '', ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+let target: LocalServer;
+before(async () => {
+  // A target that serves a health body and nothing else.
+  target = await localServer((req, res) => {
+    res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(req.url === '/health' ? '{"status":"ok","version":"1","webhooks":{"events_dropped":0,"deliveries_failed":0},"license":{"fail_open_total":0}}' : '{"error":{"code":"not_found","message":"no"}}');
+  });
+});
+after(() => target.close());
+
+test('--help and --list need no target and exit 0', async () => {
+  const help = await run(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /--base-url URL/);
+  const list = await run(['--list', '--only', 'health/']);
+  assert.equal(list.code, 0);
+  assert.match(list.out, /health\/no-auth/);
+  assert.match(list.out, /checks over \d+ clauses/);
+  assert.doesNotMatch(list.out, /meetings\//);
+});
+
+test('bad usage exits 2 with the usage text', async () => {
+  for (const args of [['--bogus'], ['--base-url', 'ftp://x'], ['--seed', 'abc', '--base-url', 'http://x'], ['--shard', '3/2', '--list'], ['--base-url', 'http://x', '--control-url', 'http://y'], []]) {
+    const r = await run(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, /Usage:/);
+  }
+});
+
+test('a run with failures exits 1 and writes every report; merge joins them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conf-cli-'));
+  const r = await run(['--base-url', target.url, '--only', 'health/,versioning/version-strings', '--seed', '3', '--json', join(dir, 'json'), '--junit', join(dir, 'j.xml'), '--html', join(dir, 'r.html'), '--md', join(dir, 'r.md')]);
+  assert.equal(r.code, 0, `no failure expected: health passes, the rest is skipped\n${r.out}${r.err}`);
+  assert.match(r.out, /PASS +health\/no-auth/);
+  assert.match(r.out, /SKIPPED +health\/always-200/);
+  const f = await run(['--base-url', target.url, '--only', 'meetings/list-shape', '--token', 't0k3n', '--no-retry', '--json', join(dir, 'json2')]);
+  assert.equal(f.code, 1, f.out + f.err);
+  assert.match(f.out, /FAIL +meetings\/list-shape/);
+  assert.match(f.out, /Clause: meetings.list.shape/);
+  assert.doesNotMatch(readFileSync(join(dir, 'json2', 'checks', 'meetings', 'list-shape.json'), 'utf8'), /t0k3n/, 'the --token never reaches a report');
+  for (const file of ['json/index.json', 'j.xml', 'r.html', 'r.md']) assert.ok(existsSync(join(dir, file)), file);
+  const m = await run(['merge', join(dir, 'json'), join(dir, 'json2'), '--json', join(dir, 'merged'), '--md', join(dir, 'merged.md')]);
+  assert.equal(m.code, 1, m.out + m.err);
+  const index = JSON.parse(readFileSync(join(dir, 'merged', 'index.json'), 'utf8')) as { checks: unknown[] };
+  assert.ok(index.checks.length >= 6);
+});
+
+test('an unreachable Control API stops the run with exit 1', async () => {
+  const r = await run(['--base-url', target.url, '--control-url', 'http://127.0.0.1:9', '--control-secret', 's', '--only', 'health/']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /Control API at http:\/\/127.0.0.1:9 cannot be used/);
+});

@@ -1,0 +1,315 @@
+#!/usr/bin/env node
+/**
+ * The conformance suite's command line. Runs the checks against any
+ * implementation of API.md by base URL and reports per clause.
+ *
+ * Exit codes: 0 nothing FAILed or ERRORed; 1 a check FAILed or ERRORed, or the
+ * run could not start; 2 bad usage.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadClauses } from './catalog.ts';
+import { ConsoleReporter } from './reporters/console.ts';
+import { htmlReport } from './reporters/html.ts';
+import { junitReport } from './reporters/junit.ts';
+import { detailPath, readDetail, readJsonReport, writeJsonReport } from './reporters/json.ts';
+import { markdownReport } from './reporters/markdown.ts';
+import { mergeReports } from './runner/merge.ts';
+import { loadChecks } from './runner/registry.ts';
+import type { RunReport } from './runner/result.ts';
+import { clauseRows, coverage, isFailing } from './runner/result.ts';
+import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
+import { parseSelectors, select } from './runner/select.ts';
+import { inShard, parseShard } from './runner/shard.ts';
+import type { Shard } from './runner/shard.ts';
+import { SUITE_NAME, SUITE_VERSION } from './version.ts';
+
+export const USAGE = `Usage:
+  npm run conformance -- --base-url URL [options]
+  node conformance/cli.ts merge DIR... --json OUT [--junit FILE] [--html FILE] [--md FILE]
+
+Runs the Meeting Automation Service conformance suite against a target and
+reports per clause of conformance/clauses.json.
+
+Target:
+  --base-url URL          the API under test, e.g. http://127.0.0.1:8420 (MAS_BASE_URL)
+  --control-url URL       its Control API (CONTROL.md): settings, tokens, fixtures, reset (MAS_CONTROL_URL)
+  --control-secret S      the Control API secret (MAS_CONTROL_SECRET)
+  --token T               an API token, used when no Control API mints tokens (MAS_TOKEN)
+  --receiver-host H       address of this machine the target can reach for webhook
+                          deliveries (default: loopback, for a target on this machine)
+
+Selection:
+  --only SEL[,SEL...]     check ids or prefixes (meetings/, auth/scope-matrix) or clause-id
+                          prefixes (auth., search.q); repeatable
+  --skip SEL[,SEL...]     the same, left out (wins over --only)
+  --shard K/N             run the K-th of N deterministic parts (by check id)
+  --slow                  include slow checks (webhook retry schedules, wait caps: minutes)
+  --fresh                 the target was just started as a fresh installation (empty data
+                          folder, default settings): enables the fresh-install checks
+  --list                  print the selected checks and exit (no target needed)
+
+Properties (fast-check):
+  --seed N                run seed (default: random; printed, and in every report)
+  --runs N                runs per property (default 50)
+  --replay FILE           re-run the one check of a JSON detail file (reports/x/checks/...json)
+                          with its seed and counterexample path
+
+Reports:
+  --json DIR              index.json + one detail file per check (full exchanges)
+  --junit FILE            JUnit XML
+  --html FILE             a self-contained HTML report
+  --md FILE               Markdown (e.g. --md "$GITHUB_STEP_SUMMARY")
+
+Other:
+  --timeout MS            per-request timeout (default 15000)
+  --no-retry              do not run a FAILed or ERRORed check a second time
+  --no-reset              never reset the target between checks
+  -h, --help              this text
+
+Exit status: 0 when no check FAILed or ERRORed (PASS, NON_STRICT, INFORMATIONAL,
+SKIPPED and FLAKY do not fail a run), 1 otherwise or when the run cannot start,
+2 for bad usage.
+`;
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'control-url': { type: 'string' },
+  'control-secret': { type: 'string' },
+  token: { type: 'string' },
+  'receiver-host': { type: 'string' },
+  only: { type: 'string', multiple: true },
+  skip: { type: 'string', multiple: true },
+  shard: { type: 'string' },
+  slow: { type: 'boolean' },
+  fresh: { type: 'boolean' },
+  list: { type: 'boolean' },
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  replay: { type: 'string' },
+  json: { type: 'string' },
+  junit: { type: 'string' },
+  html: { type: 'string' },
+  md: { type: 'string' },
+  timeout: { type: 'string' },
+  'no-retry': { type: 'boolean' },
+  'no-reset': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+class UsageError extends Error {}
+
+function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${name} must be an integer, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function url(name: string, text: string): string {
+  try {
+    const u = new URL(text);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    return text.replace(/\/+$/, '');
+  } catch {
+    throw new UsageError(`--${name} must be an http:// or https:// URL, got ${JSON.stringify(text)}`);
+  }
+}
+
+function writeReports(report: RunReport, values: { json?: string; junit?: string; html?: string; md?: string }): string[] {
+  const catalog = loadClauses();
+  const files: string[] = [];
+  const write = (file: string, text: string): void => {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(file, text);
+    files.push(file);
+  };
+  if (values.json !== undefined) {
+    writeJsonReport(values.json, report, catalog);
+    files.push(join(values.json, 'index.json'));
+  }
+  if (values.junit !== undefined) write(values.junit, junitReport(report, catalog));
+  if (values.html !== undefined) write(values.html, htmlReport(report, catalog));
+  if (values.md !== undefined) write(values.md, markdownReport(report, catalog));
+  return files;
+}
+
+async function merge(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'string' }, junit: { type: 'string' }, html: { type: 'string' }, md: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError('merge needs at least one report folder (written with --json)');
+  if (values.json === undefined && values.junit === undefined && values.html === undefined && values.md === undefined) {
+    throw new UsageError('merge needs an output: --json DIR, --junit FILE, --html FILE or --md FILE');
+  }
+  const merged = mergeReports(positionals.map((d) => readJsonReport(d)));
+  const files = writeReports(merged, values);
+  const rows = clauseRows(loadClauses(), merged);
+  const cov = coverage(rows);
+  const failed = merged.results.filter((r) => isFailing(r.outcome)).length;
+  process.stdout.write(`Merged ${positionals.length} reports: ${merged.results.length} checks, ${failed} failed or errored; clauses ${cov.covered}/${cov.checkable} covered, ${cov.exercised} exercised.\n`);
+  for (const f of files) process.stdout.write(`Report: ${f}\n`);
+  return failed > 0 ? 1 : 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return merge(argv.slice(1));
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (the only subcommand is merge)`);
+  const env = process.env;
+
+  let only = parseSelectors(values.only);
+  const skip = parseSelectors(values.skip);
+  let seed = integer('seed', values.seed, Math.floor(Math.random() * 2 ** 31), -(2 ** 31), 2 ** 31 - 1);
+  const runs = integer('runs', values.runs, 50, 1, 100_000);
+  const timeout = integer('timeout', values.timeout, 15_000, 100, 3_600_000);
+  let shard: Shard | undefined;
+  if (values.shard !== undefined) {
+    try {
+      shard = parseShard(values.shard);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+
+  let replay: Record<string, { seed: number; path?: string }> | undefined;
+  let baseFromReplay: string | undefined;
+  if (values.replay !== undefined) {
+    const detail = readDetail(values.replay);
+    only = [detail.id];
+    seed = detail.run.seed;
+    baseFromReplay = detail.run.baseUrl;
+    replay = {};
+    for (const p of [...detail.properties, ...detail.failures.flatMap((f) => (f.property === undefined ? [] : [f.property]))]) {
+      replay[p.name] = { seed: p.seed, ...(p.failed && p.path !== undefined ? { path: p.path } : {}) };
+    }
+  }
+
+  const loaded = await loadChecks();
+  const selected = inShard(select(loaded.checks, only, skip), shard);
+  const brokenSelected = loaded.broken.filter((b) => only.length === 0 || only.some((s) => b.id.startsWith(s)));
+
+  if (values.list === true) {
+    const ordered = orderChecks(selected);
+    for (const c of ordered) {
+      process.stdout.write(`${c.id.padEnd(48)} ${c.level.padEnd(11)} ${(c.needs.join(',') || '-').padEnd(28)} ${c.clauses.join(' ')}\n`);
+    }
+    for (const b of brokenSelected) process.stdout.write(`${b.id.padEnd(48)} BROKEN      ${b.error.split('\n')[0]}\n`);
+    const clauses = new Set(ordered.flatMap((c) => c.clauses));
+    process.stdout.write(`\n${ordered.length} checks over ${clauses.size} clauses${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`}\n`);
+    return 0;
+  }
+
+  const baseUrlText = values['base-url'] ?? env.MAS_BASE_URL ?? baseFromReplay;
+  if (baseUrlText === undefined) throw new UsageError('--base-url is required (or MAS_BASE_URL)');
+  const baseUrl = url('base-url', baseUrlText);
+  const controlText = values['control-url'] ?? env.MAS_CONTROL_URL;
+  const controlUrl = controlText === undefined || controlText === '' ? undefined : url('control-url', controlText);
+  const controlSecret = values['control-secret'] ?? (env.MAS_CONTROL_SECRET || undefined);
+  const token = values.token ?? (env.MAS_TOKEN || undefined);
+  if (controlUrl !== undefined && controlSecret === undefined) throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
+  if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined) throw new UsageError('--control-secret needs --control-url');
+
+  const consoleReporter = new ConsoleReporter(process.stdout);
+  const startedAt = new Date().toISOString();
+  const reportArgs = (id: string): string => {
+    const parts = ['npm run conformance --', '--base-url', baseUrl];
+    if (controlUrl !== undefined) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
+    if (token !== undefined) parts.push('--token "$MAS_TOKEN"');
+    if (values.json !== undefined) parts.push('--replay', join(values.json, detailPath(id)));
+    else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
+    return parts.join(' ');
+  };
+  process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}: ${selected.length} check${selected.length === 1 ? '' : 's'} against ${baseUrl}, seed ${seed}${shard === undefined ? '' : `, shard ${shard.index}/${shard.count}`}\n`);
+
+  let session;
+  try {
+    session = await openSession(
+      {
+        baseUrl,
+        ...(controlUrl === undefined ? {} : { controlUrl }),
+        ...(controlSecret === undefined ? {} : { controlSecret }),
+        ...(token === undefined ? {} : { token }),
+        seed,
+        runs,
+        slow: values.slow === true,
+        fresh: values.fresh === true,
+        ...(values['receiver-host'] === undefined ? {} : { receiverHost: values['receiver-host'] }),
+        requestTimeoutMs: timeout,
+        ...(replay === undefined ? {} : { replay }),
+        replayHint: reportArgs,
+      },
+      consoleReporter.handle,
+    );
+  } catch (err) {
+    if (err instanceof SetupError) {
+      process.stderr.write(`conformance: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  let results;
+  try {
+    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true }, consoleReporter.handle);
+  } finally {
+    await session.close();
+  }
+  results.push(...brokenSelected.map(brokenResult));
+
+  const report: RunReport = {
+    meta: {
+      suite: SUITE_NAME,
+      suiteVersion: SUITE_VERSION,
+      target: { baseUrl, ...(controlUrl === undefined ? {} : { controlUrl }), ...(session.capabilities === undefined ? {} : { capabilities: session.capabilities }) },
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      seed,
+      runs,
+      slow: values.slow === true,
+      ...(shard === undefined ? {} : { shard: `${shard.index}/${shard.count}` }),
+      ...(only.length === 0 ? {} : { only }),
+      ...(skip.length === 0 ? {} : { skip }),
+      placeholders: session.secrets.placeholders(),
+      nodeVersion: process.version,
+    },
+    results,
+    suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
+  };
+  const files = writeReports(report, values);
+  consoleReporter.summary(results, coverage(clauseRows(loadClauses(), report)), files);
+  if (results.some((r) => isFailing(r.outcome))) {
+    process.stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
+        process.stderr.write(`conformance: ${(err as Error).message}\n\n${USAGE}`);
+        process.exitCode = 2;
+        return;
+      }
+      process.stderr.write(`conformance: the harness failed: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

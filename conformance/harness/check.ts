@@ -1,0 +1,73 @@
+/**
+ * The shape of a check: one file per behaviour under checks/<area>/, named
+ * <behaviour>.check.ts and exporting `check` (see defineCheck). The metadata
+ * is test262-style: stable clause ids, the requirement quoted verbatim from
+ * the clause statement, the grading level and the preconditions.
+ */
+import type { CheckContext } from './context.ts';
+
+/** Control API capabilities (CONTROL.md, Discovery). */
+export const CONTROL_CAPABILITIES = [
+  'reset',
+  'settings',
+  'restart',
+  'tokens',
+  'meetings',
+  'jobs',
+  'pairings',
+  'webhook-approval',
+  'devices',
+  'recording-fault',
+] as const;
+export type ControlCapability = (typeof CONTROL_CAPABILITIES)[number];
+
+/**
+ * A precondition. Missing ones make the check SKIPPED with the need named.
+ * - a Control API capability;
+ * - 'token': some API token (minted through the Control API, or --token);
+ * - 'receiver': a webhook receiver the target can reach;
+ * - 'slow': the run was started with --slow;
+ * - 'fresh': the operator says the target was started as a fresh installation (--fresh);
+ * - 'local': the target runs on this machine (its base URL is a loopback address).
+ */
+export type Need = ControlCapability | 'token' | 'receiver' | 'slow' | 'fresh' | 'local';
+
+/**
+ * How the check is graded, mirroring the kind of the clauses it covers:
+ * - requirement: PASS or FAIL;
+ * - conflict: PASS (the spec's choice, or any alternative when the spec does not
+ *   choose), NON_STRICT (another documented alternative), FAIL (none of them);
+ * - gap: INFORMATIONAL, always; what the target did is recorded.
+ */
+export type Level = 'requirement' | 'conflict' | 'gap';
+
+export interface Check {
+  /** '<area>/<behaviour>', the file's path under checks/ without .check.ts. */
+  id: string;
+  /** Clause ids of conformance/clauses.json; the first is the primary one. */
+  clauses: readonly string[];
+  level: Level;
+  needs: readonly Need[];
+  /** One sentence: what the check does. */
+  description: string;
+  /** The statement of the primary clause, verbatim (lint.ts compares them). */
+  requirement: string;
+  /** Time budget of one attempt (default 60 s; slow checks set more). */
+  timeoutMs?: number;
+  /**
+   * 'first': runs before anything else (before any reset), e.g. observations of a
+   * fresh target. 'last': runs after every other check and may audit their
+   * exchanges (ctx.runLog).
+   */
+  order?: 'first' | 'last';
+  run(ctx: CheckContext): Promise<void>;
+}
+
+export function defineCheck(check: Check): Check {
+  return check;
+}
+
+/** The area of a check id ('meetings/rename-applies' → 'meetings'). */
+export function checkArea(id: string): string {
+  return id.split('/')[0] ?? id;
+}

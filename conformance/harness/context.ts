@@ -1,0 +1,391 @@
+/**
+ * What a check gets: the API client, the Control API driver, tokens,
+ * fixtures, the webhook receiver, properties (fast-check), and the grading
+ * calls that record Expected vs Actual against a clause.
+ */
+import fc from 'fast-check';
+import { clause as clauseOf, specChoice } from '../catalog.ts';
+import type { Attempt, Failure, Observation, PropertyRun } from '../runner/result.ts';
+import type { Check } from './check.ts';
+import type { ControlDriver, MintSpec, MintedToken, TokenKind, TokenOrigin } from './control.ts';
+import type { Delivery, Exchange } from './exchange.ts';
+import type { Verdict } from './expect.ts';
+import { show } from './expect.ts';
+import { Fixtures } from './fixtures.ts';
+import { fnv1a } from './hash.ts';
+import { HttpClient } from './http.ts';
+import type { ExchangeSink, HttpResult, RequestOptions } from './http.ts';
+import type { Endpoint, Receiver, Reply } from './receiver.ts';
+import type { Secrets } from './secrets.ts';
+import { SkipSignal, StopCheck } from './signals.ts';
+
+export const SCOPES = ['read', 'record', 'write', 'delete'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A check keeps this many exchanges in its report; the rest are counted. */
+export const MAX_EXCHANGES = 400;
+
+/** What the runner shares with every check. */
+export interface Environment {
+  baseUrl: string;
+  secrets: Secrets;
+  control: ControlDriver | null;
+  /** Why there is no Control API driver ('no --control-url given', or the discovery error). */
+  controlMissing: string;
+  controlClient: HttpClient | null;
+  /** --token, with the scopes its whoami reported (null when unknown). */
+  userToken: { token: string; scopes: string[] | null } | null;
+  seed: number;
+  runs: number;
+  slow: boolean;
+  fresh: boolean;
+  /** The target's base URL is a loopback address (it runs on this machine). */
+  local: boolean;
+  requestTimeoutMs: number;
+  /** Why the receiver cannot be used (set by the runner), or null/undefined. */
+  receiverHint?: string | null;
+  /** Started on first use; null with the reason when it cannot be. */
+  receiver(): Promise<Receiver | { missing: string }>;
+  /** API exchanges of the checks run before this one (for audits). */
+  runLog: readonly Exchange[];
+  /** property name → seed and path, when replaying a failure. */
+  replay?: Record<string, { seed: number; path?: string }>;
+  /** How to re-run one check from the command line (for PropertyRun.replay). */
+  replayHint(checkId: string): string;
+}
+
+/** Thrown inside a property when an expectation fails; carries the failure. */
+export class PropertyMismatch extends Error {
+  readonly failure: Omit<Failure, 'property'>;
+  constructor(failure: Omit<Failure, 'property'>) {
+    super(`${failure.clause}: ${failure.what}: expected ${failure.expected.join(' or ')}, got ${failure.actual}`);
+    this.name = 'PropertyMismatch';
+    this.failure = failure;
+  }
+}
+
+/** A client bound to one token: ctx.as(token).get('/v1/meetings'). */
+export interface BoundClient {
+  get(path: string, options?: RequestOptions): Promise<HttpResult>;
+  post(path: string, options?: RequestOptions): Promise<HttpResult>;
+  put(path: string, options?: RequestOptions): Promise<HttpResult>;
+  patch(path: string, options?: RequestOptions): Promise<HttpResult>;
+  delete(path: string, options?: RequestOptions): Promise<HttpResult>;
+  request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
+  readonly token: string;
+}
+
+/** The seed of one property: stable for a given run seed, check and property name. */
+export function propertySeed(runSeed: number, checkId: string, name: string): number {
+  return (fnv1a(`${checkId}#${name}`) ^ runSeed) | 0;
+}
+
+type Source = HttpResult | Exchange | undefined;
+
+export class CheckContext {
+  readonly check: Check;
+  readonly env: Environment;
+  readonly api: HttpClient;
+  readonly fixtures: Fixtures;
+  readonly attempt: Attempt;
+  #closed = false;
+  #capture: Exchange[] | null = null;
+  #inProperty = false;
+  #tokenCache = new Map<string, MintedToken>();
+  #endpoints: Endpoint[] = [];
+  #seq = 0;
+
+  constructor(check: Check, env: Environment) {
+    this.check = check;
+    this.env = env;
+    this.attempt = {
+      outcome: 'PASS',
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+      completed: false,
+      failures: [],
+      observations: [],
+      notes: [],
+      properties: [],
+      exchanges: [],
+      exchangesOmitted: 0,
+      deliveries: [],
+    };
+    this.api = new HttpClient({ baseUrl: env.baseUrl, channel: 'api', secrets: env.secrets, sink: () => this.#sink, defaultTimeoutMs: env.requestTimeoutMs });
+    this.fixtures = new Fixtures(this);
+  }
+
+  readonly #sink: ExchangeSink = (partial) => {
+    if (this.#closed) throw new Error('the check ran out of time; its remaining requests were cancelled');
+    this.#seq += 1;
+    const exchange: Exchange = { seq: this.#seq, ...partial };
+    if (this.attempt.exchanges.length < MAX_EXCHANGES) this.attempt.exchanges.push(exchange);
+    else this.attempt.exchangesOmitted += 1;
+    this.#capture?.push(exchange);
+    return exchange;
+  };
+
+  /** Where the shared Control API client records while this check runs. */
+  get sink(): ExchangeSink {
+    return this.#sink;
+  }
+
+  /** Called by the runner when the attempt ends or times out. */
+  close(): void {
+    this.#closed = true;
+    for (const ep of this.#endpoints) for (const d of ep.deliveries) if (!this.attempt.deliveries.includes(d)) this.attempt.deliveries.push(d);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The run's seed for this check (fixtures derive their random data from it). */
+  get seed(): number {
+    return propertySeed(this.env.seed, this.check.id, '');
+  }
+
+  // ------------------------------------------------------------ preconditions
+
+  skip(reason: string): never {
+    throw new SkipSignal(reason);
+  }
+
+  /** The Control API driver, or SKIPPED when there is none. */
+  get control(): ControlDriver {
+    if (this.env.control === null) this.skip(`needs the Control API: ${this.env.controlMissing}`);
+    // The Control API driver records its exchanges into this check.
+    return this.env.control;
+  }
+
+  has(capability: Parameters<ControlDriver['has']>[0]): boolean {
+    return this.env.control?.has(capability) ?? false;
+  }
+
+  /**
+   * A token holding at least these scopes (default all four): minted through the
+   * Control API when it can, else --token when its scopes cover them.
+   */
+  async token(scopes: readonly Scope[] = SCOPES, options: { origin?: TokenOrigin; kind?: TokenKind } = {}): Promise<string> {
+    if (this.has('tokens')) return (await this.mint({ scopes, ...options })).token;
+    const user = this.env.userToken;
+    const plain = options.origin === undefined && options.kind === undefined;
+    if (user !== null && plain && (user.scopes === null || scopes.every((s) => user.scopes!.includes(s)))) return user.token;
+    this.skip(
+      `needs a token with scopes ${scopes.join(', ')}${plain ? '' : ` (${options.kind ?? 'standard'}, ${options.origin ?? 'loopback'})`}: give --control-url with the 'tokens' capability${plain ? ', or a --token holding them' : ''}`,
+    );
+  }
+
+  /** Mints a token through the Control API (cached per spec within the attempt). */
+  async mint(spec: MintSpec): Promise<MintedToken> {
+    const key = JSON.stringify([[...spec.scopes].sort(), spec.origin ?? 'loopback', spec.kind ?? 'standard', spec.name ?? '']);
+    const cached = this.#tokenCache.get(key);
+    if (cached !== undefined) return cached;
+    const minted = await this.control.mintToken({ ...spec, name: spec.name ?? `conformance ${this.check.id}` });
+    this.#tokenCache.set(key, minted);
+    return minted;
+  }
+
+  /** Mints a fresh token every time (no cache): for tokens a check disables or deletes. */
+  async mintFresh(spec: MintSpec): Promise<MintedToken> {
+    return this.control.mintToken({ ...spec, name: spec.name ?? `conformance ${this.check.id}` });
+  }
+
+  as(token: string): BoundClient {
+    const with_ = (o: RequestOptions | undefined): RequestOptions => ({ token, ...(o ?? {}) });
+    return {
+      token,
+      get: (p, o) => this.api.get(p, with_(o)),
+      post: (p, o) => this.api.post(p, with_(o)),
+      put: (p, o) => this.api.put(p, with_(o)),
+      patch: (p, o) => this.api.patch(p, with_(o)),
+      delete: (p, o) => this.api.delete(p, with_(o)),
+      request: (m, p, o) => this.api.request(m, p, with_(o)),
+    };
+  }
+
+  /** The webhook receiver, or SKIPPED with the reason it cannot be used. */
+  async receiver(): Promise<Receiver> {
+    const r = await this.env.receiver();
+    if ('missing' in r) this.skip(r.missing);
+    return r;
+  }
+
+  /** A receiver endpoint whose deliveries go into this check's report. */
+  async endpoint(name: string, replies?: Reply | Reply[]): Promise<Endpoint> {
+    const ep = (await this.receiver()).endpoint(name, replies);
+    this.#endpoints.push(ep);
+    return ep;
+  }
+
+  /** API exchanges of the checks that ran before this one. */
+  get runLog(): readonly Exchange[] {
+    return this.env.runLog;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  // ------------------------------------------------------------ grading
+
+  #failure(clauses: string | readonly string[], what: string, v: Verdict, source: Source, severity: Failure['severity'], alternative?: string): Failure[] {
+    const ids = typeof clauses === 'string' ? [clauses] : clauses;
+    for (const id of ids) this.#own(id);
+    const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
+    return ids.map((id) => ({
+      clause: id,
+      requirement: clauseOf(id).statement,
+      what,
+      expected: v.expected,
+      actual: v.actual,
+      severity,
+      ...(alternative === undefined ? {} : { alternative }),
+      ...(exchange === undefined ? {} : { exchange: exchange.seq, curl: exchange.curl }),
+    }));
+  }
+
+  /** A check grades only the clauses it lists (so reports and lint agree). */
+  #own(id: string): void {
+    clauseOf(id);
+    if (!this.check.clauses.includes(id)) throw new Error(`check ${this.check.id} grades clause ${id}, which its clauses list does not name`);
+  }
+
+  #record(failures: Failure[]): void {
+    if (this.#inProperty) throw new PropertyMismatch(failures[0]!);
+    this.attempt.failures.push(...failures);
+  }
+
+  /**
+   * Records a failed verdict against the clause(s) and goes on (a soft
+   * expectation). Inside a property it fails the property run instead.
+   * Returns whether the verdict held.
+   */
+  expect(clauses: string | readonly string[], what: string, v: Verdict, source?: Source): boolean {
+    if (v.ok) return true;
+    this.#record(this.#failure(clauses, what, v, source, 'fail'));
+    return false;
+  }
+
+  /** Like expect, but a failure stops the check (later steps depend on it). */
+  require(clauses: string | readonly string[], what: string, v: Verdict, source?: Source): void {
+    if (!this.expect(clauses, what, v, source)) throw new StopCheck();
+  }
+
+  /**
+   * Grades a conflict clause. `matched` is the index in the clause's
+   * alternatives of the behaviour observed, or null for none of them.
+   * The spec's choice (or any alternative, when the spec does not choose)
+   * passes; another alternative is NON_STRICT; none is FAIL.
+   */
+  conflict(clauseId: string, what: string, matched: number | null, actual: string, source?: Source): void {
+    const c = clauseOf(clauseId);
+    const alternatives = c.alternatives ?? [];
+    const choice = specChoice(c);
+    const v: Verdict = { ok: false, expected: choice === null ? alternatives : [choice], actual };
+    const observed = matched === null ? undefined : alternatives[matched];
+    if (observed === undefined) {
+      this.#record(this.#failure(clauseId, what, { ...v, expected: alternatives }, source, 'fail'));
+      return;
+    }
+    if (choice === null || observed === choice) {
+      this.observe(clauseId, what, `${actual} → "${observed}"`, source);
+      return;
+    }
+    this.#record(this.#failure(clauseId, what, v, source, 'non_strict', observed));
+  }
+
+  /** Records what the target did (gaps; remarks). Never fails. */
+  observe(clauseId: string, what: string, actual: string, source?: Source): void {
+    this.#own(clauseId);
+    const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
+    const o: Observation = { clause: clauseId, what, actual, ...(exchange === undefined ? {} : { exchange: exchange.seq, curl: exchange.curl }) };
+    this.attempt.observations.push(o);
+  }
+
+  note(text: string): void {
+    this.attempt.notes.push(text);
+  }
+
+  // ------------------------------------------------------------ properties
+
+  /** numRuns for a property: --runs, scaled (e.g. 0.5 for an expensive one), at least 1. */
+  runs(scale = 1): number {
+    return Math.max(1, Math.round(this.env.runs * scale));
+  }
+
+  /**
+   * Runs a fast-check property against the target. Inside `predicate`,
+   * ctx.expect fails the run; fast-check then shrinks to a minimal
+   * counterexample, and the failure carries the seed, the path and the
+   * exchanges of that counterexample. Returns whether it held.
+   */
+  async property<T>(
+    name: string,
+    arbitrary: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<void>,
+    options: { runs?: number; examples?: T[]; timeLimitMs?: number } = {},
+  ): Promise<boolean> {
+    if (this.#inProperty) throw new Error('properties cannot be nested');
+    const replay = this.env.replay?.[name];
+    const seed = replay?.seed ?? propertySeed(this.env.seed, this.check.id, name);
+    const numRuns = options.runs ?? this.runs();
+    let lastFailure: { mismatch: PropertyMismatch; exchanges: Exchange[] } | null = null;
+    const prop = fc.asyncProperty(arbitrary, async (value) => {
+      const captured: Exchange[] = [];
+      this.#capture = captured;
+      this.#inProperty = true;
+      try {
+        await predicate(value);
+      } catch (err) {
+        if (err instanceof PropertyMismatch) lastFailure = { mismatch: err, exchanges: captured };
+        throw err;
+      } finally {
+        this.#inProperty = false;
+        this.#capture = null;
+      }
+    });
+    const details = await fc.check(prop, {
+      seed,
+      numRuns,
+      ...(replay?.path === undefined ? {} : { path: replay.path }),
+      // Examples come first in fast-check's run order, so a replayed path needs them too.
+      ...(options.examples === undefined ? {} : { examples: options.examples.map((e) => [e] as [T]) }),
+      interruptAfterTimeLimit: options.timeLimitMs ?? 120_000,
+      markInterruptAsFailure: false,
+    });
+    const run: PropertyRun = {
+      name,
+      seed: details.seed,
+      numRuns: details.numRuns,
+      failed: details.failed,
+      ...(details.failed && details.counterexamplePath !== null ? { path: details.counterexamplePath } : {}),
+      ...(details.failed && details.counterexample !== null ? { counterexample: fc.stringify(details.counterexample[0]) } : {}),
+      ...(details.failed ? { shrinks: details.numShrinks } : {}),
+      replay: this.env.replayHint(this.check.id),
+    };
+    if (details.interrupted) this.note(`property "${name}" stopped at its time limit after ${details.numRuns} runs`);
+    this.attempt.properties.push(run);
+    if (!details.failed) return true;
+    const err = details.errorInstance;
+    const failure = lastFailure as { mismatch: PropertyMismatch; exchanges: Exchange[] } | null;
+    if (err instanceof PropertyMismatch && failure !== null) {
+      this.attempt.failures.push({
+        ...failure.mismatch.failure,
+        what: `${failure.mismatch.failure.what} [property "${name}"]`,
+        property: run,
+        exchanges: failure.exchanges,
+      });
+      return false;
+    }
+    // Not an expectation: the harness (or the check) broke inside the property.
+    const e = err instanceof Error ? err : new Error(show(err));
+    e.message = `property "${name}" (seed ${run.seed}, path ${run.path ?? '?'}, counterexample ${run.counterexample ?? '?'}): ${e.message}`;
+    throw e;
+  }
+
+  /** Deliveries recorded so far by this check's receiver endpoints. */
+  deliveries(): Delivery[] {
+    return this.#endpoints.flatMap((e) => e.deliveries);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Job helpers for the jobs, SSE and events checks: a short WAV with speech
+ * rendered by the simulator (fixtures/meetings/tiny.json), imports of raw
+ * bytes, polling a job until a state, and uploads that stall on purpose (a
+ * Content-Length that is never sent in full) for the size cap and the import
+ * budget, recorded as exchanges with a curl line.
+ */
+import { request as httpRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { loadScript, REPO_ROOT } from '../../simulator/scripts/load-script.ts';
+import { renderScript } from '../../simulator/synth/render-script.ts';
+import type { BoundClient, CheckContext } from './context.ts';
+import { curlLine } from './curl.ts';
+import type { Exchange } from './exchange.ts';
+import type { HttpResult } from './http.ts';
+import { joinUrl } from './http.ts';
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'pausing', 'paused', 'resuming', 'cancelling'] as const;
+export const TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
+export const JOB_KINDS = ['import', 'retranscription', 'diarization'] as const;
+export const IMPORT_EXTENSIONS = ['mp4', 'm4a', 'wav', 'mp3', 'flac', 'ogg', 'aac', 'mkv', 'webm', 'wma'] as const;
+
+export interface JobDto {
+  id?: unknown;
+  kind?: unknown;
+  state?: unknown;
+  stage?: unknown;
+  progress?: unknown;
+  meeting_id?: unknown;
+  is_retryable?: unknown;
+  error?: unknown;
+  created_at?: unknown;
+}
+
+let wav: Promise<Uint8Array> | null = null;
+
+/** A short 16 kHz mono WAV with two spoken lines (the simulator's tiny meeting), rendered once per process. */
+export function speechWav(): Promise<Uint8Array> {
+  wav ??= (async () => {
+    const dir = path.join(REPO_ROOT, '.tmp', 'conformance');
+    const file = path.join(dir, 'tiny.wav');
+    const exists = await stat(file).then(
+      (s) => s.size > 1000,
+      () => false,
+    );
+    if (!exists) {
+      await mkdir(dir, { recursive: true });
+      await renderScript(await loadScript('tiny'), file);
+    }
+    return new Uint8Array(await readFile(file));
+  })();
+  return wav;
+}
+
+/** Bytes that no decoder accepts, to be named x.wav. */
+export const UNDECODABLE = new TextEncoder().encode('this is not audio, only text pretending to be a WAV file\n'.repeat(20));
+
+/** POST /v1/jobs/import with raw bytes. */
+export function importBytes(api: BoundClient, bytes: Uint8Array, query: Record<string, string | undefined> = { filename: 'meeting.wav' }, label?: string): Promise<HttpResult> {
+  return api.post('/v1/jobs/import', { query, body: bytes, contentType: 'application/octet-stream', timeoutMs: 30_000, ...(label === undefined ? {} : { label }) });
+}
+
+export function jobIdOf(res: HttpResult): string | null {
+  const id = (res.body as { job_id?: unknown } | undefined)?.job_id;
+  return typeof id === 'string' && id.length > 0 ? id : null;
+}
+
+export async function getJob(api: BoundClient, id: string): Promise<{ res: HttpResult; job: JobDto }> {
+  const res = await api.get(`/v1/jobs/${encodeURIComponent(id)}`, { label: `poll job ${id}` });
+  return { res, job: (res.body ?? {}) as JobDto };
+}
+
+/**
+ * Polls GET /v1/jobs/{id} until `done(job)` holds or the time runs out;
+ * returns the last answer. Polls at most every `everyMs`.
+ */
+export async function pollJob(api: BoundClient, id: string, done: (job: JobDto) => boolean, timeoutMs = 60_000, everyMs = 250): Promise<{ res: HttpResult; job: JobDto; reached: boolean }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { res, job } = await getJob(api, id);
+    if (res.status === 200 && done(job)) return { res, job, reached: true };
+    if (Date.now() > until || res.status === 0) return { res, job, reached: false };
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export const isTerminal = (job: JobDto): boolean => (TERMINAL_STATES as readonly unknown[]).includes(job.state);
+
+/** Imports the speech WAV and waits for the job to end; SKIPPED when the audio cannot be rendered. */
+export async function importSpeech(ctx: CheckContext, api: BoundClient, query: Record<string, string | undefined> = { filename: 'conformance.wav' }): Promise<{ res: HttpResult; jobId: string | null }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await speechWav();
+  } catch (err) {
+    return ctx.skip(`cannot render a WAV with speech with the simulator (espeak-ng and ffmpeg needed): ${(err as Error).message}`);
+  }
+  const res = await importBytes(api, bytes, query, 'import a short WAV with speech (simulator, fixtures/meetings/tiny.json)');
+  return { res, jobId: jobIdOf(res) };
+}
+
+// ------------------------------------------------------------------ stalled uploads
+
+export interface StalledUpload {
+  /** Resolves with the answer, or with status 0 when none came before `close`. */
+  answer: Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  /** Status now (0 while no answer came). */
+  status(): number;
+  exchange: Exchange;
+  close(): void;
+}
+
+/**
+ * Starts POST /v1/jobs/import announcing `contentLength` bytes and sending
+ * only `sendBytes` of them: the upload stays in flight until close().
+ */
+export function stalledImport(ctx: CheckContext, token: string, contentLength: number, sendBytes: number, filename = 'big.wav', label?: string): StalledUpload {
+  const url = new URL(joinUrl(ctx.env.baseUrl, '/v1/jobs/import', { filename }));
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/octet-stream',
+    'content-length': String(contentLength),
+  };
+  const shownHeaders = ctx.env.secrets.redactHeaders(headers);
+  const started = Date.now();
+  let status = 0;
+  let req: ClientRequest | null = null;
+  const exchange = ctx.sink({
+    channel: 'api',
+    label: label ?? `stalled upload: Content-Length ${contentLength}, ${sendBytes} bytes sent`,
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+    request: { method: 'POST', url: url.toString(), headers: shownHeaders, bodyBytes: sendBytes },
+    curl: `${curlLine({ method: 'POST', url: url.toString(), headers: shownHeaders, body: { binaryBytes: sendBytes } })}  # announce ${contentLength} bytes, send ${sendBytes}, keep the connection open`,
+  });
+  const answer = new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve) => {
+    req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
+      status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      const finish = (): void => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const h: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) h[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+        exchange.durationMs = Date.now() - started;
+        exchange.response = { status, statusText: res.statusMessage ?? '', headers: h, body, bodyBytes: Buffer.byteLength(body) };
+        resolve({ status, headers: h, body });
+      };
+      res.on('end', finish);
+      res.on('error', finish);
+      res.on('close', finish);
+    });
+    req.on('error', (err) => {
+      if (exchange.response === undefined) exchange.error = err.message;
+      resolve({ status, headers: {}, body: '' });
+    });
+    req.write(Buffer.alloc(sendBytes, 0x52));
+  });
+  return {
+    answer,
+    status: () => status,
+    exchange,
+    close: () => {
+      req?.destroy();
+    },
+  };
+}
+
+/** Waits up to `ms` for an answer: the answer, or null when the upload is still in flight. */
+export async function answerWithin(u: StalledUpload, ms: number): Promise<{ status: number; headers: Record<string, string>; body: string } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
+  const a = await Promise.race([u.answer, t]);
+  clearTimeout(timer);
+  return a;
+}
+
+export function errorCodeOf(body: string): string | undefined {
+  try {
+    const code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * A mutant: a proxy in front of a conforming target that breaks one rule of
+ * the spec on purpose (drops a field, answers the wrong status, ignores a
+ * parameter). The suite must fail the checks that guard that rule; a mutant
+ * the suite lets through is a hole in the suite (mutation testing of the
+ * conformance suite, without touching the target's code).
+ */
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ProxyRequest {
+  method: string;
+  /** Path with query, as sent by the client. */
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ProxyResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface MutantTools {
+  /** Sends a request to the real target (e.g. to read state a mutation needs). */
+  forward(req: ProxyRequest): Promise<ProxyResponse>;
+  /** The scopes of the bearer token of a request, per the target's whoami (cached). */
+  scopesOf(req: ProxyRequest): Promise<string[]>;
+}
+
+export interface Mutant {
+  name: string;
+  /** The rule it breaks. */
+  description: string;
+  /** Check id → the outcome the suite must give (FAIL unless stated). */
+  expect: Record<string, 'FAIL' | 'NON_STRICT'>;
+  /** Rewrites the request, or answers it without the target. */
+  request?(req: ProxyRequest, tools: MutantTools): Promise<ProxyRequest | ProxyResponse> | ProxyRequest | ProxyResponse;
+  /** Rewrites the target's answer. */
+  response?(req: ProxyRequest, res: ProxyResponse, tools: MutantTools): Promise<ProxyResponse> | ProxyResponse;
+  /**
+   * Uploads (POST /v1/jobs/import) are streamed, not buffered, so an upload
+   * that stalls on purpose reaches the target as it is sent; this hook may
+   * rewrite the status and headers of the target's answer to one (request
+   * hooks never see uploads).
+   */
+  upload?(status: number, headers: Record<string, string>): { status: number; headers: Record<string, string> };
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+function isResponse(x: ProxyRequest | ProxyResponse): x is ProxyResponse {
+  return 'status' in x;
+}
+
+export function jsonOf(res: ProxyResponse): unknown {
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function withJson(res: ProxyResponse, value: unknown, status = res.status): ProxyResponse {
+  return { status, headers: { ...res.headers, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+export function answer(status: number, value: unknown): ProxyResponse {
+  return { status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+export function errorAnswer(status: number, code: string, message = 'refused by a mutant'): ProxyResponse {
+  return answer(status, { error: { code, message } });
+}
+
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(target: string, mutant: Mutant): Promise<RunningProxy> {
+  const base = target.replace(/\/+$/, '');
+  const scopeCache = new Map<string, string[]>();
+  const forward = async (req: ProxyRequest): Promise<ProxyResponse> => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) headers[k] = v;
+    const init: RequestInit = { method: req.method, headers, redirect: 'manual' };
+    if (req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD') init.body = req.body;
+    const res = await fetch(`${base}${req.url.pathname}${req.url.search}`, init);
+    const out: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      if (!HOP.has(k)) out[k] = v;
+    });
+    return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
+  };
+  const tools: MutantTools = {
+    forward,
+    scopesOf: async (req) => {
+      const auth = req.headers['authorization'] ?? '';
+      const hit = scopeCache.get(auth);
+      if (hit !== undefined) return hit;
+      const res = await forward({ method: 'GET', url: new URL('http://x/v1/whoami'), headers: { authorization: auth }, body: Buffer.alloc(0) });
+      const scopes = ((jsonOf(res) as { scopes?: string[] } | undefined)?.scopes ?? []).map(String);
+      scopeCache.set(auth, scopes);
+      return scopes;
+    },
+  };
+  const handle = async (incoming: IncomingMessage): Promise<ProxyResponse | { stream: Response }> => {
+    const chunks: Buffer[] = [];
+    for await (const c of incoming) chunks.push(c as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    let req: ProxyRequest = { method: incoming.method ?? 'GET', url: new URL(incoming.url ?? '/', 'http://proxy'), headers, body: Buffer.concat(chunks) };
+    if (mutant.request !== undefined) {
+      const r = await mutant.request(req, tools);
+      if (isResponse(r)) return r;
+      req = r;
+    }
+    // Event streams pass through untouched, as they arrive.
+    if (req.headers['accept'] === 'text/event-stream' && mutant.response === undefined) {
+      const h: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) h[k] = v;
+      return { stream: await fetch(`${base}${req.url.pathname}${req.url.search}`, { method: req.method, headers: h }) };
+    }
+    const res = await forward(req);
+    return mutant.response === undefined ? res : mutant.response(req, res, tools);
+  };
+  const sockets = new Set<Socket>();
+  /** Streams an upload through, both ways, as it arrives (no buffering of a body that may never end). */
+  const streamUpload = (incoming: IncomingMessage, out: ServerResponse): void => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && k !== 'host' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const upstream = httpRequest(`${base}${incoming.url ?? '/'}`, { method: incoming.method ?? 'POST', headers, agent: false }, (res) => {
+      let h: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) h[k] = Array.isArray(v) ? v.join(', ') : v;
+      let status = res.statusCode ?? 502;
+      if (mutant.upload !== undefined) ({ status, headers: h } = mutant.upload(status, h));
+      out.writeHead(status, h);
+      res.pipe(out);
+    });
+    upstream.on('error', () => out.destroy());
+    incoming.on('close', () => {
+      if (!incoming.complete) upstream.destroy();
+    });
+    incoming.pipe(upstream);
+  };
+  const server: Server = createServer((incoming, out) => {
+    if (incoming.method === 'POST' && (incoming.url ?? '').split('?')[0] === '/v1/jobs/import') {
+      streamUpload(incoming, out);
+      return;
+    }
+    handle(incoming).then(
+      async (r) => {
+        if ('stream' in r) {
+          const h: Record<string, string> = {};
+          r.stream.headers.forEach((v, k) => {
+            if (!HOP.has(k)) h[k] = v;
+          });
+          out.writeHead(r.stream.status, h);
+          try {
+            if (r.stream.body !== null) for await (const chunk of r.stream.body) out.write(chunk);
+            out.end();
+          } catch {
+            // The target closed the stream abruptly (a restart, a reset): so does the proxy.
+            out.destroy();
+          }
+          return;
+        }
+        out.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.length) });
+        out.end(r.body);
+      },
+      (err: Error) => {
+        out.writeHead(502, { 'content-type': 'text/plain' });
+        out.end(`mutant proxy: ${err.message}`);
+      },
+    );
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const a = server.address();
+  const port = typeof a === 'object' && a !== null ? a.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadClauses } from '../catalog.ts';
+import { syntheticReport } from '../harness/testing.ts';
+import { mergeReports } from '../runner/merge.ts';
+import { htmlReport } from './html.ts';
+import { readJsonReport, writeJsonReport } from './json.ts';
+import { junitReport } from './junit.ts';
+import { markdownReport } from './markdown.ts';
+
+const catalog = loadClauses();
+
+/** A small XML well-formedness check: one root, balanced tags, quoted attributes, valid entities, legal characters. */
+export function xmlProblems(xml: string): string[] {
+  const problems: string[] = [];
+  let rest = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(rest)) problems.push('illegal control character');
+  const entity = /&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
+  const stack: string[] = [];
+  let roots = 0;
+  const token = /^(?:<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|([^<]+))/;
+  while (rest.length > 0) {
+    const m = token.exec(rest);
+    if (m === null) {
+      problems.push(`cannot parse at: ${rest.slice(0, 60)}`);
+      break;
+    }
+    const [all, close, name, attrs, selfClose, text] = m;
+    if (text !== undefined) {
+      if (entity.test(text)) problems.push(`bad entity in text: ${text.slice(0, 60)}`);
+      if (stack.length === 0 && text.trim() !== '') problems.push('text outside the root');
+    } else {
+      if (attrs !== undefined && entity.test(attrs)) problems.push(`bad entity in attributes of <${name}>`);
+      if (close === '/') {
+        const open = stack.pop();
+        if (open !== name) problems.push(`</${name}> closes <${open}>`);
+      } else if (selfClose !== '/') {
+        if (stack.length === 0) roots += 1;
+        stack.push(name!);
+      } else if (stack.length === 0) roots += 1;
+    }
+    rest = rest.slice(all.length);
+  }
+  if (stack.length > 0) problems.push(`unclosed: ${stack.join(' > ')}`);
+  if (roots !== 1) problems.push(`${roots} root elements`);
+  return problems;
+}
+
+test('the XML checker itself catches broken documents', () => {
+  assert.deepEqual(xmlProblems('<a><b x="1">t &amp; u</b></a>'), []);
+  assert.notDeepEqual(xmlProblems('<a><b></a>'), []);
+  assert.notDeepEqual(xmlProblems('<a>x & y</a>'), []);
+  assert.notDeepEqual(xmlProblems('<a x="<">y</a>'), []);
+});
+
+test('JUnit: well-formed, one testsuite per area plus the coverage suite, counts and bodies', () => {
+  const xml = junitReport(syntheticReport(), catalog);
+  assert.deepEqual(xmlProblems(xml), []);
+  assert.match(xml, /<testsuites [^>]*tests="7" failures="1" errors="1" skipped="1"/);
+  for (const area of ['health', 'meetings', 'config', 'webhooks', 'auth', 'search', 'clause-coverage']) assert.match(xml, new RegExp(`<testsuite name="${area}"`));
+  assert.match(xml, /<failure type="meetings.rename.title-max-500"/);
+  assert.match(xml, /Requirement: &quot;A rename title of at most 500 characters/);
+  assert.match(xml, /Property: &quot;title lengths&quot; seed 42 path &quot;6:0:1&quot;/);
+  assert.match(xml, /curl: curl -sS -i -X PATCH/);
+  assert.match(xml, /<error type="harness"/);
+  assert.match(xml, /<skipped message="needs a receiver/);
+  assert.match(xml, /<property name="outcome" value="FLAKY"\/>/);
+  assert.match(xml, /<property name="coverage.checkable" value="294"\/>/);
+  assert.ok(!xml.includes('<script>'), 'payload escaped');
+});
+
+test('JSON: index.json and one detail per check, read back unchanged', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'conf-json-'));
+  const report = syntheticReport();
+  const index = writeJsonReport(dir, report, catalog);
+  assert.equal(index.summary.total, 7);
+  assert.equal(index.summary.failed, true);
+  assert.equal(index.coverage.checkable, 294);
+  assert.equal(index.clauses.length, catalog.length);
+  const parsed = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as typeof index;
+  for (const entry of parsed.checks) assert.ok(existsSync(join(dir, entry.detail)), entry.detail);
+  assert.deepEqual(readdirSync(join(dir, 'checks')).sort(), ['auth', 'config', 'health', 'meetings', 'search', 'webhooks']);
+  const back = readJsonReport(dir);
+  assert.deepEqual(back.results, report.results);
+  assert.deepEqual(back.meta, report.meta);
+  const row = parsed.clauses.find((c) => c.id === 'meetings.rename.title-max-500')!;
+  assert.equal(row.status, 'FAIL');
+  assert.equal(parsed.clauses.find((c) => c.id === 'config.section.unknown')!.status, 'NON_STRICT');
+  assert.equal(parsed.clauses.find((c) => c.id === 'transport.no-relay')!.status, 'NOT_CHECKABLE');
+  assert.equal(parsed.clauses.find((c) => c.id === 'jobs.cancel.running')!.status, 'NOT_COVERED');
+});
+
+test('HTML: self-contained, escaped, filterable, with the per-clause table', () => {
+  const html = htmlReport(syntheticReport(), catalog);
+  assert.match(html, /^<!doctype html>/);
+  assert.ok(!/<(link|img|iframe)\b/i.test(html), 'no external assets');
+  assert.ok(!/\s(src|href)="(https?:)?\/\//i.test(html), 'no external URLs');
+  assert.equal((html.match(/<script>/g) ?? []).length, 1, 'only the report’s own script');
+  assert.ok(html.includes('&lt;/script&gt;&lt;script&gt;alert(1)'), 'payload escaped');
+  for (const tag of ['details', 'tr', 'table', 'section', 'pre']) {
+    assert.equal((html.match(new RegExp(`<${tag}[\\s>]`, 'g')) ?? []).length, (html.match(new RegExp(`</${tag}>`, 'g')) ?? []).length, `<${tag}> balanced`);
+  }
+  assert.match(html, /name="outcome" value="FAIL"/);
+  assert.match(html, /<select id="area">/);
+  assert.match(html, /id="clause-meetings.rename.title-max-500"/);
+  assert.match(html, /data-status="NOT_COVERED"/);
+  assert.match(html, /seed <code>42<\/code>/);
+});
+
+test('Markdown: verdict, coverage, failures with clause, requirement, curl and seed; fences survive payloads', () => {
+  const md = markdownReport(syntheticReport(), catalog);
+  assert.match(md, /^# ❌ Conformance: 1 PASS · 1 FAIL · 1 NON_STRICT · 1 INFORMATIONAL · 1 SKIPPED · 1 ERROR · 1 FLAKY/);
+  assert.match(md, /\*\*\d+\/294\*\* checkable clauses have checks/);
+  assert.match(md, /\| meetings \| 26 \|/);
+  assert.match(md, /- \*\*Clause\*\* `meetings.rename.title-max-500`/);
+  assert.match(md, /> A rename title of at most 500 characters/);
+  assert.match(md, /seed `42`, path `6:0:1`/);
+  const fence = md.match(/^(`{4,})sh$/m);
+  assert.ok(fence !== null, 'the curl block uses a fence longer than the payload’s backticks');
+  for (const line of md.split('\n').filter((l) => l.startsWith('|'))) assert.ok(!/[^\\]\|[^|]*\n/.test(line));
+});
+
+test('merge: shards join, a check met twice keeps its worse outcome', () => {
+  const full = syntheticReport();
+  const a = { ...full, meta: { ...full.meta, shard: '1/2' }, results: full.results.slice(0, 4) };
+  const b = { ...full, meta: { ...full.meta, shard: '2/2', finishedAt: '2026-11-20T09:00:09.000Z' }, results: full.results.slice(3) };
+  const merged = mergeReports([a, b]);
+  assert.equal(merged.results.length, 7);
+  assert.equal(merged.meta.shard, undefined);
+  assert.equal(merged.meta.finishedAt, '2026-11-20T09:00:09.000Z');
+  assert.deepEqual(merged.meta.mergedFrom?.map((m) => m.shard), ['1/2', '2/2']);
+  const twice = mergeReports([full, { ...full, results: full.results.map((r) => (r.id === 'health/no-auth' ? { ...r, outcome: 'FAIL' as const } : r)) }]);
+  assert.equal(twice.results.find((r) => r.id === 'health/no-auth')!.outcome, 'FAIL');
+});

@@ -1,0 +1,56 @@
+/**
+ * Finds the checks: every checks/<area>/<behaviour>.check.ts exports `check`.
+ * Adding a behaviour is adding a file; nothing else lists them. A file that
+ * fails to load becomes an ERROR result of its own, so one broken check does
+ * not take the suite down.
+ */
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Check } from '../harness/check.ts';
+
+export const CHECKS_DIR = join(import.meta.dirname, '..', 'checks');
+
+export interface LoadedChecks {
+  checks: Check[];
+  /** Files that did not load or export a check. */
+  broken: Array<{ id: string; file: string; error: string }>;
+  /** check id → file (relative to the repository's conformance/ folder). */
+  files: Map<string, string>;
+}
+
+export function idFromFile(file: string): string {
+  return relative(CHECKS_DIR, file).split(sep).join('/').replace(/\.check\.ts$/, '');
+}
+
+export function checkFiles(dir = CHECKS_DIR): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.check.ts'))
+    .map((f) => join(dir, f))
+    .sort();
+}
+
+function looksLikeCheck(value: unknown): value is Check {
+  const c = value as Partial<Check> | undefined;
+  return c !== undefined && typeof c.id === 'string' && Array.isArray(c.clauses) && typeof c.run === 'function';
+}
+
+export async function loadChecks(dir = CHECKS_DIR): Promise<LoadedChecks> {
+  const checks: Check[] = [];
+  const broken: LoadedChecks['broken'] = [];
+  const files = new Map<string, string>();
+  for (const file of checkFiles(dir)) {
+    const id = idFromFile(file);
+    const rel = relative(join(dir, '..'), file).split(sep).join('/');
+    try {
+      const mod = (await import(pathToFileURL(file).href)) as { check?: unknown };
+      if (!looksLikeCheck(mod.check)) throw new Error('the file does not export `check` (use defineCheck)');
+      checks.push(mod.check);
+      files.set(mod.check.id, rel);
+    } catch (err) {
+      broken.push({ id, file: rel, error: (err as Error).stack ?? String(err) });
+    }
+  }
+  checks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { checks, broken, files };
+}

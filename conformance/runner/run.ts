@@ -1,0 +1,376 @@
+/**
+ * Runs checks one after the other against a target.
+ *
+ * - Preconditions first: a check whose needs the target or the run cannot
+ *   meet is SKIPPED with the missing need named; it does not run.
+ * - Isolation: when the Control API can reset and mint tokens, the target is
+ *   reset before every check, so each check starts from CONTROL.md's reset
+ *   state whatever ran before it (which makes shards and replays faithful).
+ *   Checks marked order 'first' run before any reset.
+ * - A FAIL or ERROR is run once more; a second run that conforms makes the
+ *   check FLAKY (both attempts are reported).
+ */
+import type { Check, Need } from '../harness/check.ts';
+import { checkArea } from '../harness/check.ts';
+import { CheckContext, PropertyMismatch } from '../harness/context.ts';
+import type { Environment } from '../harness/context.ts';
+import { ControlDriver } from '../harness/control.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { HttpClient } from '../harness/http.ts';
+import type { ExchangeSink } from '../harness/http.ts';
+import { Receiver } from '../harness/receiver.ts';
+import { Secrets } from '../harness/secrets.ts';
+import { ControlError, SkipSignal, StopCheck } from '../harness/signals.ts';
+import type { Attempt, CheckResult, Outcome } from './result.ts';
+import { isFailing } from './result.ts';
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+
+export interface RunOptions {
+  baseUrl: string;
+  controlUrl?: string;
+  controlSecret?: string;
+  token?: string;
+  seed: number;
+  runs: number;
+  slow: boolean;
+  fresh: boolean;
+  receiverHost?: string;
+  requestTimeoutMs: number;
+  /** Re-run a failed check once (default true). */
+  retry?: boolean;
+  /** Reset the target before each check when the Control API allows it (default true). */
+  reset?: boolean;
+  replay?: Record<string, { seed: number; path?: string }>;
+  replayHint?: (checkId: string) => string;
+}
+
+export type ProgressEvent =
+  | { type: 'setup'; message: string }
+  | { type: 'start'; check: Check; index: number; total: number }
+  | { type: 'retry'; check: Check; first: Outcome }
+  | { type: 'end'; result: CheckResult; index: number; total: number };
+
+/** The run could not start: the Control API did not answer, etc. */
+export class SetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SetupError';
+  }
+}
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+export interface Session {
+  env: Environment;
+  secrets: Secrets;
+  capabilities: string[] | undefined;
+  /** Exchanges of the setup (discovery, whoami of --token). */
+  setupLog: Exchange[];
+  /** Routes the shared Control API client's records into the running check. */
+  setCurrent(ctx: CheckContext | null): void;
+  close(): Promise<void>;
+}
+
+/** Connects to the target: Control API discovery, the --token's scopes, the receiver (lazily). */
+export async function openSession(options: RunOptions, progress: (e: ProgressEvent) => void = () => undefined): Promise<Session> {
+  const secrets = new Secrets();
+  if (options.controlSecret !== undefined) secrets.add(options.controlSecret, '$MAS_CONTROL_SECRET');
+  if (options.token !== undefined) secrets.add(options.token, '$MAS_TOKEN');
+  const setupLog: Exchange[] = [];
+  let seq = 0;
+  const setupSink: ExchangeSink = (x) => {
+    const e = { seq: ++seq, ...x };
+    setupLog.push(e);
+    return e;
+  };
+  let current: CheckContext | null = null;
+  const sink = (): ExchangeSink => current?.sink ?? setupSink;
+
+  const ready = async (): Promise<void> => {
+    const until = Date.now() + 20_000;
+    let last = '';
+    while (Date.now() < until) {
+      try {
+        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        // Any answer but a 5xx means the API is serving again (a target may guard /health).
+        if (res.status < 500) return;
+        last = `status ${res.status}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new ControlError(`the API did not answer GET /health within 20 s after a reset or restart (last: ${last})`);
+  };
+
+  let control: ControlDriver | null = null;
+  let controlMissing = 'no --control-url was given';
+  let controlClient: HttpClient | null = null;
+  if (options.controlUrl !== undefined) {
+    if (options.controlSecret === undefined) throw new SetupError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
+    controlClient = new HttpClient({ baseUrl: options.controlUrl, channel: 'control', secrets, sink, defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000) });
+    try {
+      const discovery = await ControlDriver.discover(controlClient, options.controlSecret);
+      control = new ControlDriver(controlClient, options.controlSecret, discovery, ready);
+      progress({ type: 'setup', message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}` });
+    } catch (err) {
+      const curl = err instanceof ControlError && err.curl !== undefined ? `\n  ${err.curl}` : '';
+      throw new SetupError(`the Control API at ${options.controlUrl} cannot be used: ${(err as Error).message}${curl}`);
+    }
+    controlMissing = '';
+  }
+
+  let userToken: Environment['userToken'] = null;
+  if (options.token !== undefined) {
+    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const res = await client.get('/v1/whoami', { token: options.token, label: 'setup: whoami of --token' });
+    if (res.status === 401 || res.status === 0) {
+      throw new SetupError(`--token cannot be used: GET /v1/whoami answered ${res.describe(160)} (a Control API reset erases every token, the startup one too)`);
+    }
+    const scopes = (res.body as { scopes?: unknown } | undefined)?.scopes;
+    userToken = { token: options.token, scopes: res.status === 200 && Array.isArray(scopes) ? scopes.map(String) : null };
+    progress({
+      type: 'setup',
+      message:
+        userToken.scopes === null
+          ? `--token: GET /v1/whoami answered ${res.describe(120)}; its scopes are unknown`
+          : `--token holds ${userToken.scopes.join(', ') || 'no scope'}`,
+    });
+  }
+
+  const local = isLoopbackUrl(options.baseUrl);
+  let receiver: Promise<Receiver | { missing: string }> | null = null;
+  const getReceiver = (): Promise<Receiver | { missing: string }> => {
+    if (receiver === null) {
+      if (options.receiverHost === undefined && !local) {
+        receiver = Promise.resolve({ missing: 'the target is not on this machine: give --receiver-host with an address of this machine that the target can reach' });
+      } else {
+        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: Error) => ({ missing: `the webhook receiver could not listen: ${err.message}` }));
+      }
+    }
+    return receiver;
+  };
+
+  const runLog: Exchange[] = [];
+  const env: Environment = {
+    baseUrl: options.baseUrl,
+    secrets,
+    control,
+    controlMissing,
+    controlClient,
+    userToken,
+    seed: options.seed,
+    runs: options.runs,
+    slow: options.slow,
+    fresh: options.fresh,
+    local,
+    requestTimeoutMs: options.requestTimeoutMs,
+    receiver: getReceiver,
+    runLog,
+    ...(options.replay === undefined ? {} : { replay: options.replay }),
+    replayHint: options.replayHint ?? ((id) => `--only ${id} --seed ${options.seed}`),
+  };
+  return {
+    env,
+    setCurrent: (c) => {
+      current = c;
+    },
+    secrets,
+    capabilities: control === null ? undefined : [...control.capabilities],
+    setupLog,
+    close: async () => {
+      if (receiver !== null) {
+        const r = await receiver;
+        if (r instanceof Receiver) await r.close();
+      }
+    },
+  };
+}
+
+/** Why a check cannot run here, or null. */
+export function missingNeed(need: Need, env: Environment): string | null {
+  switch (need) {
+    case 'token':
+      return env.control?.has('tokens') === true || env.userToken !== null ? null : "needs an API token: give --token, or --control-url with the 'tokens' capability";
+    case 'receiver':
+      return env.receiverHint ?? null;
+    case 'slow':
+      return env.slow ? null : 'a slow check (minutes of waiting): run with --slow';
+    case 'fresh':
+      return env.fresh ? null : 'needs a target started as a fresh installation (empty data folder, default settings): start one and run with --fresh';
+    case 'local':
+      return env.local ? null : 'needs the target on this machine (a loopback base URL)';
+    default:
+      if (env.control === null) return `needs the Control API capability '${need}': ${env.controlMissing}`;
+      return env.control.has(need) ? null : `needs the Control API capability '${need}' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'})`;
+  }
+}
+
+function outcomeOf(check: Check, attempt: Attempt): Outcome {
+  if (attempt.error !== undefined) return 'ERROR';
+  if (attempt.skipReason !== undefined) return 'SKIPPED';
+  if (check.level === 'gap') return 'INFORMATIONAL';
+  if (attempt.failures.some((f) => f.severity === 'fail')) return 'FAIL';
+  if (attempt.failures.length > 0) return 'NON_STRICT';
+  return 'PASS';
+}
+
+export async function runAttempt(check: Check, session: Session, resetFirst: boolean): Promise<Attempt> {
+  const env = session.env;
+  const ctx = new CheckContext(check, env);
+  session.setCurrent(ctx);
+  const started = Date.now();
+  const attempt = ctx.attempt;
+  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (resetFirst) {
+      try {
+        await env.control!.reset();
+      } catch (err) {
+        throw new ControlError(`could not reset the target before the check: ${(err as Error).message}`, err instanceof ControlError ? err.curl : undefined);
+      }
+    }
+    await Promise.race([
+      check.run(ctx),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the check did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
+    attempt.completed = true;
+  } catch (err) {
+    if (err instanceof SkipSignal) attempt.skipReason = err.reason;
+    else if (err instanceof StopCheck) {
+      /* the failure is recorded */
+    } else if (err instanceof PropertyMismatch) attempt.failures.push(err.failure);
+    else if (err instanceof ControlError) attempt.error = { message: err.message, ...(err.curl === undefined ? {} : { curl: err.curl }) };
+    else {
+      const e = err as Error;
+      attempt.error = { message: e.message ?? String(err), ...(e.stack === undefined ? {} : { stack: e.stack }) };
+    }
+  } finally {
+    clearTimeout(timer);
+    ctx.close();
+    session.setCurrent(null);
+  }
+  if (check.level === 'gap' && attempt.failures.length > 0) {
+    // A gap never fails: what was expected elsewhere is kept as an observation.
+    for (const f of attempt.failures) attempt.observations.push({ clause: f.clause, what: f.what, actual: `${f.actual} (expected elsewhere: ${f.expected.join(' or ')})`, ...(f.curl === undefined ? {} : { curl: f.curl }) });
+    attempt.failures = [];
+  }
+  attempt.durationMs = Date.now() - started;
+  attempt.outcome = outcomeOf(check, attempt);
+  return attempt;
+}
+
+function resultOf(check: Check, attempt: Attempt): CheckResult {
+  return {
+    id: check.id,
+    area: checkArea(check.id),
+    clauses: [...check.clauses],
+    level: check.level,
+    needs: [...check.needs],
+    description: check.description,
+    requirement: check.requirement,
+    ...attempt,
+  };
+}
+
+export function skippedResult(check: Check, reason: string): CheckResult {
+  return resultOf(check, {
+    outcome: 'SKIPPED',
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    completed: false,
+    failures: [],
+    observations: [],
+    notes: [],
+    skipReason: reason,
+    properties: [],
+    exchanges: [],
+    exchangesOmitted: 0,
+    deliveries: [],
+  });
+}
+
+export function brokenResult(b: { id: string; file: string; error: string }): CheckResult {
+  return {
+    id: b.id,
+    area: checkArea(b.id),
+    clauses: [],
+    level: 'requirement',
+    needs: [],
+    description: `the check file ${b.file} did not load`,
+    requirement: '',
+    outcome: 'ERROR',
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    completed: false,
+    failures: [],
+    observations: [],
+    notes: [],
+    error: { message: b.error.split('\n')[0] ?? b.error, stack: b.error },
+    properties: [],
+    exchanges: [],
+    exchangesOmitted: 0,
+    deliveries: [],
+  };
+}
+
+/** Orders checks: 'first' ones, then the rest by id, then 'last' ones. */
+export function orderChecks(checks: readonly Check[]): Check[] {
+  const rank = (c: Check): number => (c.order === 'first' ? 0 : c.order === 'last' ? 2 : 1);
+  return [...checks].sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export async function runChecks(
+  checks: readonly Check[],
+  session: Session,
+  options: Pick<RunOptions, 'retry' | 'reset'>,
+  progress: (e: ProgressEvent) => void = () => undefined,
+): Promise<CheckResult[]> {
+  const env = session.env;
+  const receiverState = checks.some((c) => c.needs.includes('receiver')) ? await env.receiver() : null;
+  env.receiverHint = receiverState !== null && 'missing' in receiverState ? receiverState.missing : null;
+  const resettable = options.reset !== false && env.control !== null && env.control.has('reset') && env.control.has('tokens');
+  const ordered = orderChecks(checks);
+  const results: CheckResult[] = [];
+  const runLog = env.runLog as Exchange[];
+  for (const [i, check] of ordered.entries()) {
+    progress({ type: 'start', check, index: i, total: ordered.length });
+    const missing = check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null);
+    let result: CheckResult;
+    if (missing !== undefined && missing !== null) {
+      result = skippedResult(check, missing);
+    } else {
+      const resetFirst = resettable && check.order !== 'first';
+      const first = await runAttempt(check, session, resetFirst);
+      runLog.push(...first.exchanges.filter((x) => x.channel === 'api'));
+      result = resultOf(check, first);
+      if (isFailing(first.outcome) && options.retry !== false) {
+        progress({ type: 'retry', check, first: first.outcome });
+        const second = await runAttempt(check, session, resetFirst);
+        runLog.push(...second.exchanges.filter((x) => x.channel === 'api'));
+        result.retry = {
+          outcome: second.outcome,
+          durationMs: second.durationMs,
+          failures: second.failures,
+          ...(second.error === undefined ? {} : { error: { message: second.error.message } }),
+        };
+        if (!isFailing(second.outcome) && second.outcome !== 'SKIPPED') result.outcome = 'FLAKY';
+      }
+    }
+    results.push(result);
+    progress({ type: 'end', result, index: i, total: ordered.length });
+  }
+  return results;
+}
