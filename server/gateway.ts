@@ -125,7 +125,9 @@ export class Gateway {
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
-    const apiServer = createServer({ requireHostHeader: false }, (req, res) => {
+    // requestTimeout 0: node's default (300 s for a whole request) would cut a 2 GB import slower than
+    // ~6.7 MB/s; a stalled upload is ended by its idle timeout instead (domain/import-upload.ts).
+    const apiServer = createServer({ requireHostHeader: false, requestTimeout: 0 }, (req, res) => {
       if (gateway === null) unavailable(res);
       else gateway.#handle(req, res);
     });

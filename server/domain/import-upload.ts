@@ -28,6 +28,9 @@ export class ClientGoneError extends Error {
   }
 }
 
+/** An upload that sends nothing for this long is given up, so it cannot hold its budget place forever. */
+export const UPLOAD_IDLE_MS = 60_000;
+
 export async function receiveUpload(
   req: IncomingMessage,
   opts: { uploadsDir: string; jobId: string; ext: ImportExtension; budget: ImportBudget },
@@ -39,6 +42,7 @@ export async function receiveUpload(
   // Throws 413 / 429 before a single byte is read.
   const reservation = opts.budget.reserve(opts.ext, declared);
   mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
+  req.setTimeout(UPLOAD_IDLE_MS, () => req.destroy());
   const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
   const final = `${opts.jobId}.${opts.ext}`;
   // Set by the counter when it refuses the upload; an object, so the catch below sees the write.

@@ -18,7 +18,7 @@ import type { TlsMaterial } from './self-signed-cert.ts';
 export const LAN_DEFAULTS = { host: '0.0.0.0', port: 8421 } as const;
 
 export function createLanServer(tls: TlsMaterial, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handle);
+  const server = createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2', requestTimeout: 0 }, handle); // as the loopback listener: see gateway.ts
   // The TLS socket is the one a request's req.socket points at.
   server.on('secureConnection', (socket: TLSSocket) => markLanSocket(socket));
   server.on('clientError', handleClientError);
