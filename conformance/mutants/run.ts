@@ -6,46 +6,63 @@
  * SURVIVED otherwise: a hole in the suite. The identity mutant runs every
  * check through the proxy and must change no outcome.
  *
- *   node conformance/mutants/run.ts --base-url URL --control-url URL --control-secret S [--only NAME,...]
+ *   node conformance/mutants/run.ts --base-url URL --control-url URL --control-secret S [--only NAME,...] [--shard K/N]
  *
- * Exit 1 when a mutant survived.
+ * --shard K/N keeps the K-th of N deterministic parts of the mutants (by a
+ * hash of the mutant's name). Exit 1 when a mutant survived.
  */
 import { parseArgs } from 'node:util';
 import { loadChecks } from '../runner/registry.ts';
 import { openSession, runChecks } from '../runner/run.ts';
 import type { Outcome } from '../runner/result.ts';
+import { inShard, parseShard } from '../runner/shard.ts';
+import type { Shard } from '../runner/shard.ts';
 import { MUTANTS } from './catalog.ts';
+import type { Mutant } from './proxy.ts';
 import { startProxy } from './proxy.ts';
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      'base-url': { type: 'string' },
-      'control-url': { type: 'string' },
-      'control-secret': { type: 'string' },
-      only: { type: 'string' },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-    },
-  });
-  if (values['base-url'] === undefined) {
-    process.stderr.write('usage: node conformance/mutants/run.ts --base-url URL [--control-url URL --control-secret S] [--only NAME,...]\n');
-    return 2;
-  }
+export interface MutantTarget {
+  baseUrl: string;
+  controlUrl?: string;
+  controlSecret?: string;
+  seed?: number;
+  runs?: number;
+}
+
+export interface MutantVerdict {
+  name: string;
+  killed: boolean;
+  /** Why it survived: a check that gave another outcome than the named one. */
+  wrong: string[];
+  durationMs: number;
+}
+
+/** The mutants named in `only` (all when empty), then the K-th of N parts by a hash of the name. */
+export function selectMutants(only: readonly string[], shard?: Shard, includeIdentity = true): Mutant[] {
+  const unknown = only.filter((n) => !MUTANTS.some((m) => m.name === n));
+  if (unknown.length > 0) throw new Error(`no such mutant: ${unknown.join(', ')}`);
+  const picked = MUTANTS.filter((m) => (only.length === 0 ? includeIdentity || Object.keys(m.expect).length > 0 : only.includes(m.name)));
+  return inShard(
+    picked.map((m) => ({ id: m.name, m })),
+    shard,
+  ).map((x) => x.m);
+}
+
+/** Runs each mutant's named checks through its proxy; writes one line per mutant. */
+export async function runMutants(target: MutantTarget, mutants: readonly Mutant[], write: (line: string) => void = (l) => process.stdout.write(l)): Promise<MutantVerdict[]> {
   const loaded = await loadChecks();
-  const only = values.only?.split(',').map((s) => s.trim()) ?? [];
-  const mutants = MUTANTS.filter((m) => only.length === 0 || only.includes(m.name));
   const baseline = new Map<string, Outcome>();
-  let survived = 0;
+  const verdicts: MutantVerdict[] = [];
   for (const mutant of mutants) {
-    const proxy = await startProxy(values['base-url'], mutant);
+    const started = Date.now();
+    const proxy = await startProxy(target.baseUrl, mutant);
     try {
       const session = await openSession({
         baseUrl: proxy.url,
-        ...(values['control-url'] === undefined ? {} : { controlUrl: values['control-url'] }),
-        ...(values['control-secret'] === undefined ? {} : { controlSecret: values['control-secret'] }),
-        seed: Number(values.seed ?? 1),
-        runs: Number(values.runs ?? 20),
+        ...(target.controlUrl === undefined ? {} : { controlUrl: target.controlUrl }),
+        ...(target.controlSecret === undefined ? {} : { controlSecret: target.controlSecret }),
+        seed: target.seed ?? 1,
+        runs: target.runs ?? 20,
         slow: false,
         fresh: false,
         requestTimeoutMs: 15_000,
@@ -69,14 +86,47 @@ async function main(): Promise<number> {
         }
       }
       const killed = wrong.length === 0;
-      if (!killed) survived += 1;
-      process.stdout.write(`${killed ? 'KILLED  ' : 'SURVIVED'} ${mutant.name.padEnd(32)} ${mutant.description}${killed ? '' : `\n         ${wrong.join('\n         ')}`}\n`);
+      const durationMs = Date.now() - started;
+      verdicts.push({ name: mutant.name, killed, wrong, durationMs });
+      write(`${killed ? 'KILLED  ' : 'SURVIVED'} ${mutant.name.padEnd(32)} ${`${(durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${mutant.description}${killed ? '' : `\n         ${wrong.join('\n         ')}`}\n`);
     } finally {
       await proxy.close();
     }
   }
-  process.stdout.write(`\n${mutants.length - survived}/${mutants.length} mutants killed\n`);
-  return survived > 0 ? 1 : 0;
+  return verdicts;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      'base-url': { type: 'string' },
+      'control-url': { type: 'string' },
+      'control-secret': { type: 'string' },
+      only: { type: 'string' },
+      shard: { type: 'string' },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  if (values['base-url'] === undefined) {
+    process.stderr.write('usage: node conformance/mutants/run.ts --base-url URL [--control-url URL --control-secret S] [--only NAME,...] [--shard K/N]\n');
+    return 2;
+  }
+  const only = values.only?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [];
+  const mutants = selectMutants(only, values.shard === undefined ? undefined : parseShard(values.shard));
+  const verdicts = await runMutants(
+    {
+      baseUrl: values['base-url'],
+      ...(values['control-url'] === undefined ? {} : { controlUrl: values['control-url'] }),
+      ...(values['control-secret'] === undefined ? {} : { controlSecret: values['control-secret'] }),
+      seed: Number(values.seed ?? 1),
+      runs: Number(values.runs ?? 20),
+    },
+    mutants,
+  );
+  const killed = verdicts.filter((v) => v.killed).length;
+  process.stdout.write(`\n${killed}/${verdicts.length} mutants killed\n`);
+  return killed < verdicts.length ? 1 : 0;
 }
 
 if (import.meta.main) {

@@ -3,7 +3,9 @@
  * area, the checks with filters by outcome, area and text, each expandable
  * to its failures (clause, requirement, expected, actual, curl, seed) and
  * its exchanges; and the per-clause table. Works without JavaScript (all
- * rows shown); the script only filters.
+ * rows shown); the script filters (applying the boxes' initial state, so a
+ * failing run opens without its PASS rows) and opens the check or clause a
+ * #check-… / #clause-… link points at, even when a filter hid its row.
  */
 import type { Clause } from '../catalog.ts';
 import type { Delivery, Exchange } from '../harness/exchange.ts';
@@ -123,10 +125,18 @@ const SCRIPT = `
       tr.style.display=ok?'':'none';
     });
   }
+  function reveal(){
+    if(location.hash.indexOf('#check-')!==0&&location.hash.indexOf('#clause-')!==0)return;
+    var el=document.getElementById(decodeURIComponent(location.hash.slice(1)));if(!el)return;
+    var tr=el.closest('tr');if(tr)tr.style.display='';
+    if(el.tagName==='DETAILS')el.open=true;
+    el.scrollIntoView();
+  }
   boxes.forEach(function(b){b.addEventListener('change',apply);});
   area.addEventListener('change',apply);q.addEventListener('input',apply);
   document.getElementById('cstatus').addEventListener('change',apply);
-  if(location.hash.indexOf('#check-')===0){var d=document.getElementById(decodeURIComponent(location.hash.slice(1)));if(d){d.open=true;d.scrollIntoView();}}
+  window.addEventListener('hashchange',reveal);
+  apply();reveal();
 })();`;
 
 export function htmlReport(report: RunReport, catalog: readonly Clause[]): string {
