@@ -37,20 +37,28 @@ export function toneWav(opts: ToneOptions = {}): Buffer {
 
 /** Wraps raw 16 kHz mono 16-bit PCM in a RIFF/WAVE header. */
 export function wavFromPcm16(pcm: Buffer): Buffer {
+  return Buffer.concat([wavHeader(pcm.length), pcm]);
+}
+
+/**
+ * The canonical 44-byte header of mono 16-bit PCM holding `dataBytes` bytes
+ * of samples: fixture recordings, the recorder's file, the recognizer's input.
+ */
+export function wavHeader(dataBytes: number, sampleRate = WAV_SAMPLE_RATE): Buffer {
   const blockAlign = (CHANNELS * BITS_PER_SAMPLE) / 8;
   const header = Buffer.alloc(HEADER_BYTES);
   header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(HEADER_BYTES - 8 + pcm.length, 4);
+  header.writeUInt32LE(HEADER_BYTES - 8 + dataBytes, 4);
   header.write('WAVE', 8, 'ascii');
   header.write('fmt ', 12, 'ascii');
   header.writeUInt32LE(16, 16); // size of the fmt chunk
   header.writeUInt16LE(1, 20); // audio format 1 = PCM
   header.writeUInt16LE(CHANNELS, 22);
-  header.writeUInt32LE(WAV_SAMPLE_RATE, 24);
-  header.writeUInt32LE(WAV_SAMPLE_RATE * blockAlign, 28); // byte rate
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * blockAlign, 28); // byte rate
   header.writeUInt16LE(blockAlign, 32);
   header.writeUInt16LE(BITS_PER_SAMPLE, 34);
   header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
 }

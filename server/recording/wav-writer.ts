@@ -8,27 +8,12 @@
  * close lets shutdown (which cannot wait) complete the file.
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { wavHeader } from '../audio/wav.ts';
 
 export const RECORDING_SAMPLE_RATE = 16_000;
 const HEADER_BYTES = 44;
 
-export function wavHeader(dataBytes: number, sampleRate = RECORDING_SAMPLE_RATE): Buffer {
-  const h = Buffer.alloc(HEADER_BYTES);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVE', 8, 'ascii');
-  h.write('fmt ', 12, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20); // PCM
-  h.writeUInt16LE(1, 22); // mono
-  h.writeUInt32LE(sampleRate, 24);
-  h.writeUInt32LE(sampleRate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
-}
+export { wavHeader };
 
 export class WavWriter {
   #fd: number | null;

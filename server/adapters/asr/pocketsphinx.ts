@@ -30,6 +30,7 @@ import { access, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { wavHeader } from '../../audio/wav.ts';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -400,23 +401,6 @@ export async function writeSpansAsWav(audio: PcmAudio, plan: DecodePlan, file: s
   } finally {
     await fh.close();
   }
-}
-
-function wavHeader(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20); // PCM
-  h.writeUInt16LE(1, 22); // mono
-  h.writeUInt32LE(PIPELINE_SAMPLE_RATE, 24);
-  h.writeUInt32LE(PIPELINE_SAMPLE_RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
 }
 
 /** Maps file times back to the recording: each word to the span holding its middle, clamped inside it; times never go backwards. */
