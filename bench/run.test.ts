@@ -100,7 +100,8 @@ test('a tiny recording run through run.ts writes bench-recording.json', { timeou
     } catch (err) {
       const agg = JSON.parse(readFileSync(join(outDir, 'bench.json'), 'utf8')) as { parts: Record<string, { error?: string }> };
       const error = agg.parts['recording']?.error ?? '';
-      if (/PulseAudio is not available/.test(error)) return t.skip(error);
+      // Off CI a machine may lack PulseAudio; CI installs it, so there a missing real path fails.
+      if (/PulseAudio is not available/.test(error) && (process.env['CI'] ?? '') === '') return t.skip(error);
       throw err;
     }
     assert.match(stdout, /bench recording/);

@@ -7,42 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Gateway, GatewayStartError, type GatewayOptions } from './gateway.ts';
 import { openDatabase } from './store/database.ts';
 import { RESET_SETTINGS, SettingsRepo } from './store/settings-repo.ts';
+import { call, type CallReply as Reply } from './http/test-call.ts';
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-function call(url: string, opts: { method?: string; bearer?: string; body?: unknown } = {}): Promise<Reply> {
-  return new Promise((resolvePromise, reject) => {
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = {};
-    if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
-    const req = httpRequest(url, { method: opts.method ?? 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'mas-gateway-'));

@@ -72,9 +72,9 @@ export function testCheck(partial: Partial<Check> & Pick<Check, 'run'>): Check {
 
 const nasty = `</script><script>alert(1)</script> & <b>bold</b> ]]> "quotes" 'apos' \u0001 emoji 🚀 \`\`\` fence`;
 
-/** A result set with every outcome, nasty text included, for the reporter tests. */
-export function syntheticReport(): RunReport {
-  const base = {
+/** The fields every synthetic CheckResult shares (reporter tests override what they need). */
+export function resultBase() {
+  return {
     level: 'requirement' as const,
     needs: [],
     startedAt: '2026-11-20T09:00:00.000Z',
@@ -88,13 +88,25 @@ export function syntheticReport(): RunReport {
     exchangesOmitted: 0,
     deliveries: [],
   };
-  const exchange = {
+}
+
+/** One recorded PATCH of a meeting, with the given request and response bodies. */
+export function sampleExchange(requestBody: string, responseBody: string) {
+  return {
     seq: 1,
     channel: 'api' as const,
     startedAt: '2026-11-20T09:00:00.000Z',
     durationMs: 3,
-    request: { method: 'PATCH', url: 'http://127.0.0.1:8420/v1/meetings/m1', headers: { authorization: 'Bearer $MAS_TOKEN' }, body: JSON.stringify({ title: nasty }) },
-    response: { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: nasty }), bodyBytes: 40 },
+    request: { method: 'PATCH', url: 'http://127.0.0.1:8420/v1/meetings/m1', headers: { authorization: 'Bearer $MAS_TOKEN' }, body: requestBody },
+    response: { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: responseBody, bodyBytes: 40 },
+  };
+}
+
+/** A result set with every outcome, nasty text included, for the reporter tests. */
+export function syntheticReport(): RunReport {
+  const base = resultBase();
+  const exchange = {
+    ...sampleExchange(JSON.stringify({ title: nasty }), JSON.stringify({ title: nasty })),
     curl: `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' --data-binary '${nasty}'`,
   };
   const results: CheckResult[] = [

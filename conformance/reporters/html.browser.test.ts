@@ -22,6 +22,7 @@ import { loadClauses } from '../catalog.ts';
 import type { CheckResult, Outcome, RunReport } from '../runner/result.ts';
 import { OUTCOMES } from '../runner/result.ts';
 import { htmlReport } from './html.ts';
+import { resultBase, sampleExchange } from '../harness/testing.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../reports/conformance-html/', import.meta.url));
@@ -39,27 +40,9 @@ const CURL = `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' -H 'au
 const NASTY = `</script><script>window.__injected=1</script> & <b>bold</b> "quotes" 'apos' 🚀`;
 
 function syntheticRun(): RunReport {
-  const base = {
-    level: 'requirement' as const,
-    needs: [],
-    startedAt: '2026-11-20T09:00:00.000Z',
-    durationMs: 12,
-    completed: true,
-    failures: [],
-    observations: [],
-    notes: [],
-    properties: [],
-    exchanges: [],
-    exchangesOmitted: 0,
-    deliveries: [],
-  };
+  const base = resultBase();
   const exchange = {
-    seq: 1,
-    channel: 'api' as const,
-    startedAt: '2026-11-20T09:00:00.000Z',
-    durationMs: 3,
-    request: { method: 'PATCH', url: 'http://127.0.0.1:8420/v1/meetings/m1', headers: { authorization: 'Bearer $MAS_TOKEN' }, body: '{"title":"aaaa"}' },
-    response: { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: `{"id":"m1","title":"${NASTY}"}`, bodyBytes: 40 },
+    ...sampleExchange('{"title":"aaaa"}', `{"id":"m1","title":"${NASTY}"}`),
     curl: CURL,
   };
   const pass = (id: string, area: string, clause: string, description: string): CheckResult => ({ ...base, id, area, clauses: [clause], description, requirement: 'r', outcome: 'PASS', exchanges: [exchange] });

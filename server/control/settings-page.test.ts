@@ -13,13 +13,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { Gateway } from '../gateway.ts';
+import { call } from '../http/test-call.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'settings-page-browser-secret-0123456789';
@@ -32,40 +33,6 @@ const skip =
     ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and runs this test`
     : false;
 
-interface Reply {
-  status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-/** One HTTP call on its own connection (a restart closes the API's connections; a pooled one would break). */
-function call(url: string, opts: { method?: string; bearer?: string; body?: unknown } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = {};
-    if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
-    const req = httpRequest(url, { method: opts.method ?? 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /** Polls until `ok` holds, or fails naming `what`. */
 async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms = 5000): Promise<T> {
