@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { LocalServer } from './harness/testing.ts';
 import { localServer } from './harness/testing.ts';
+import { nodeTooOld } from './cli.ts';
 
 const CLI = join(import.meta.dirname, 'cli.ts');
 
@@ -39,6 +40,16 @@ test('--help and --list need no target and exit 0', async () => {
   assert.match(list.out, /health\/no-auth/);
   assert.match(list.out, /checks over \d+ clauses/);
   assert.doesNotMatch(list.out, /meetings\//);
+  const version = await run(['--version']);
+  assert.equal(version.code, 0);
+  assert.match(version.out, /^mas-conformance \d+\.\d+\.\d+\n$/);
+});
+
+test('a Node older than the suite needs is named, not silently ignored', () => {
+  assert.equal(nodeTooOld('v20.20.2'), true);
+  assert.equal(nodeTooOld('v24.1.0'), true);
+  assert.equal(nodeTooOld('v24.2.0'), false);
+  assert.equal(nodeTooOld('v25.0.0'), false);
 });
 
 test('bad usage exits 2 with the usage text', async () => {

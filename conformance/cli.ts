@@ -6,7 +6,7 @@
  * Exit codes: 0 nothing FAILed or ERRORed; 1 a check FAILed or ERRORed, or the
  * run could not start; 2 bad usage.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadClauses } from './catalog.ts';
@@ -67,6 +67,7 @@ Other:
   --no-retry              do not run a FAILed or ERRORed check a second time
   --no-reset              never reset the target between checks
   -h, --help              this text
+  --version               print the suite's name and version
 
 Exit status: 0 when no check FAILed or ERRORed (PASS, NON_STRICT, INFORMATIONAL,
 SKIPPED and FLAKY do not fail a run), 1 otherwise or when the run cannot start,
@@ -96,6 +97,7 @@ const OPTIONS = {
   'no-retry': { type: 'boolean' },
   'no-reset': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 class UsageError extends Error {}
@@ -166,6 +168,10 @@ export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help === true) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version === true) {
+    process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}\n`);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (the only subcommand is merge)`);
@@ -297,7 +303,30 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
+/** The oldest Node the suite is built for (import.meta.main arrived in 24.2). */
+const MIN_NODE = [24, 2] as const;
+
+export function nodeTooOld(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  return major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1]);
+}
+
+// import.meta.main is undefined before Node 24.2, so an older Node would do nothing at all;
+// the process.argv comparison catches that case and says why instead.
+const invokedDirectly = (import.meta.main as boolean | undefined) ?? isEntryScript(process.argv[1]);
+
+function isEntryScript(argv1: string | undefined): boolean {
+  if (argv1 === undefined) return false;
+  try {
+    return realpathSync(argv1) === realpathSync(import.meta.filename); // the npx bin is a symlink
+  } catch {
+    return false;
+  }
+}
+if (invokedDirectly && nodeTooOld(process.version)) {
+  process.stderr.write(`conformance: Node ${MIN_NODE.join('.')} or later is needed; this is ${process.version}\n`);
+  process.exitCode = 1;
+} else if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -1,5 +1,6 @@
 /**
- * Finds the checks: every checks/<area>/<behaviour>.check.ts exports `check`.
+ * Finds the checks: every checks/<area>/<behaviour>.check.ts exports `check`
+ * (.check.js in the compiled copy an installed package runs, dist/conformance/).
  * Adding a behaviour is adding a file; nothing else lists them. A file that
  * fails to load becomes an ERROR result of its own, so one broken check does
  * not take the suite down.
@@ -10,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 import type { Check } from '../harness/check.ts';
 
 export const CHECKS_DIR = join(import.meta.dirname, '..', 'checks');
+/** A check file: TypeScript in the checkout, JavaScript in the built package (docs/decisions/021-conformance-package.md). */
+const CHECK_FILE = /\.check\.[tj]s$/;
 
 export interface LoadedChecks {
   checks: Check[];
@@ -20,12 +23,12 @@ export interface LoadedChecks {
 }
 
 export function idFromFile(file: string): string {
-  return relative(CHECKS_DIR, file).split(sep).join('/').replace(/\.check\.ts$/, '');
+  return relative(CHECKS_DIR, file).split(sep).join('/').replace(CHECK_FILE, '');
 }
 
 export function checkFiles(dir = CHECKS_DIR): string[] {
   return (readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.check.ts'))
+    .filter((f) => CHECK_FILE.test(f))
     .map((f) => join(dir, f))
     .sort();
 }

@@ -1,0 +1,44 @@
+/**
+ * Builds the installable copy of the conformance suite into dist/ (run by
+ * `npm run build:conformance` and by `npm pack` through prepack).
+ *
+ * Node does not strip types from files under node_modules, so an installed
+ * package cannot run conformance/cli.ts; it runs dist/conformance/cli.js.
+ * dist/ mirrors the repository's layout for everything the suite touches at
+ * run time: tsc emits conformance/ and the simulator modules it imports, and
+ * this script copies the data files next to them. Every lookup relative to
+ * import.meta (catalog.ts → clauses.json, runner/registry.ts → checks/,
+ * simulator/scripts/load-script.ts → fixtures/meetings/) then finds the same
+ * relative path in both layouts, with no "am I installed?" logic
+ * (docs/decisions/021-conformance-package.md).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const DIST = path.join(ROOT, 'dist');
+
+/** Data the suite reads at run time, relative to the repository root; copied to the same place under dist/. */
+export const RUNTIME_DATA = ['conformance/clauses.json', 'fixtures/meetings'] as const;
+
+export function buildPackage(): void {
+  // A clean folder: a check deleted from the sources must not linger as a stale .check.js the registry would load.
+  rmSync(DIST, { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${result.status ?? result.signal})`);
+  for (const rel of RUNTIME_DATA) {
+    const to = path.join(DIST, rel);
+    mkdirSync(path.dirname(to), { recursive: true });
+    // Folders and .json files only: the scripts, not anything a local run left beside them.
+    cpSync(path.join(ROOT, rel), to, { recursive: true, filter: (src) => path.extname(src) === '' || src.endsWith('.json') });
+  }
+}
+
+if (import.meta.main) {
+  buildPackage();
+  const checks = (readdirSync(path.join(DIST, 'conformance', 'checks'), { recursive: true }) as string[]).filter((f) => f.endsWith('.check.js'));
+  process.stdout.write(`dist/: ${checks.length} checks built, data copied: ${RUNTIME_DATA.join(', ')}\n`);
+}

@@ -1,0 +1,126 @@
+/**
+ * The suite as a third-party implementer gets it: `npm pack` (prepack builds
+ * dist/), the tarball installed into a fresh project, and its
+ * `mas-conformance` bin run through npx: --help, --list (every check file of
+ * the sources loads from the compiled copy), then a few real checks against
+ * the reference gateway started as its own process: one seeds a meeting from
+ * fixtures/meetings (the copied data files), one renders speech with the
+ * compiled simulator modules, one validates /openapi.json with
+ * @seriousme/openapi-schema-validator (a declared dependency, not a
+ * devDependency). See docs/decisions/021-conformance-package.md.
+ *
+ * Side effect on the checkout: `npm pack` rebuilds dist/ (gitignored), as it
+ * would for anyone packing. The temporary folder is removed at the end.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { detailPath } from './reporters/json.ts';
+import type { DetailFile } from './reporters/json.ts';
+import { ROOT, startReference } from './reference.ts';
+import { checkFiles } from './runner/registry.ts';
+
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/** npm settings that may come from a surrounding `npm run` and are harmless to keep; every other npm_* variable is dropped so the child npm acts as if typed in a shell. */
+const KEEP_NPM = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'npm_config_globalconfig']);
+/** The target comes from the command line only, never from the surrounding shell. */
+const TARGET_VARIABLES = new Set(['MAS_BASE_URL', 'MAS_CONTROL_URL', 'MAS_CONTROL_SECRET', 'MAS_TOKEN']);
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (TARGET_VARIABLES.has(k)) continue;
+    if (!k.toLowerCase().startsWith('npm_') || KEEP_NPM.has(k.toLowerCase())) env[k] = v;
+  }
+  // The bin's `#!/usr/bin/env node` must find this Node (24, the devDependency), not an older system one first on PATH.
+  env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`;
+  return env;
+}
+
+/** Runs a command without blocking the event loop (the reference gateway writes to pipes this process must keep draining). */
+function run(cmd: string, args: string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+function show(r: Ran): string {
+  return `exit ${r.code}\n--- stdout\n${r.out.slice(-4000)}\n--- stderr\n${r.err.slice(-4000)}`;
+}
+
+let tmp: string;
+let project: string;
+const mas = (args: string[]): Promise<Ran> => run('npx', ['--no-install', 'mas-conformance', ...args], project);
+
+before(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'mas-conformance-package-'));
+  const packed = await run('npm', ['pack', '--pack-destination', tmp], ROOT);
+  assert.equal(packed.code, 0, `npm pack\n${show(packed)}`);
+  const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball !== undefined, `no .tgz in ${tmp}\n${show(packed)}`);
+
+  project = path.join(tmp, 'implementer');
+  mkdirSync(project);
+  writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'implementer-gateway', version: '1.0.0', private: true }, null, 2)}\n`);
+  // --prefer-offline: the dependencies come from npm's cache when it has them (a CI runner after `npm ci` does), the registry otherwise.
+  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(tmp, tarball)], project);
+  assert.equal(installed.code, 0, `npm install of the tarball\n${show(installed)}`);
+});
+
+after(() => {
+  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the installed bin answers --help and lists every check of the sources', async () => {
+  const help = await mas(['--help']);
+  assert.equal(help.code, 0, show(help));
+  assert.match(help.out, /--base-url URL/);
+
+  const list = await mas(['--list']);
+  assert.equal(list.code, 0, show(list));
+  assert.doesNotMatch(list.out, / BROKEN /, 'every compiled check loads');
+  for (const id of ['health/no-auth', 'identity/whoami-fields', 'meetings/transcript-shape', 'openapi/version-3-1']) {
+    assert.match(list.out, new RegExp(`^${id} `, 'm'), `--list names ${id}`);
+  }
+  // The same number of checks as check files in the sources: none was left out of the build.
+  const listed = /^(\d+) checks over \d+ clauses$/m.exec(list.out);
+  assert.ok(listed !== null, list.out);
+  assert.equal(Number(listed[1]), checkFiles().length);
+
+  const bad = await mas(['--bogus']);
+  assert.equal(bad.code, 2, show(bad));
+});
+
+test('the installed bin passes real checks against the reference gateway', async () => {
+  const ref = await startReference();
+  try {
+    const json = path.join(tmp, 'report');
+    const only = 'health/,identity/whoami-fields,meetings/transcript-shape,openapi/version-3-1,jobs/import-no-source-path';
+    const r = await mas(['--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--only', only, '--seed', '1', '--runs', '5', '--no-retry', '--json', json]);
+    assert.equal(r.code, 0, `${show(r)}\n--- gateway\n${ref.log().slice(-2000)}`);
+    // jobs/import-no-source-path renders a WAV with the compiled simulator (espeak-ng) into the package's dist/.tmp/: PASS, not SKIPPED.
+    for (const id of ['health/no-auth', 'identity/whoami-fields', 'meetings/transcript-shape', 'openapi/version-3-1', 'jobs/import-no-source-path']) {
+      assert.match(r.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes\n${r.out}`);
+    }
+    // The OpenAPI schema validator is a runtime dependency: the check validated the document instead of noting it missing.
+    const openapi = JSON.parse(readFileSync(path.join(json, detailPath('openapi/version-3-1')), 'utf8')) as DetailFile;
+    assert.equal(openapi.outcome, 'PASS');
+    assert.deepEqual(openapi.notes.filter((n) => n.includes('not installed')), []);
+  } finally {
+    await ref.stop();
+  }
+});
