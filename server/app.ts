@@ -10,6 +10,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorize, type Caller } from './auth.ts';
 import { ApiError, sendError, toApiError } from './errors.ts';
+import { hostOriginGuard } from './http/host-origin.ts';
 import { readJsonBody } from './http/json-body.ts';
 import { expressPath, OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
 import type { HealthCounters } from './health-counters.ts';
@@ -105,6 +106,11 @@ export function createApp(deps: AppDeps): express.Express {
     }
     next();
   });
+
+  // DNS rebinding and cross-site requests are refused before any route, the
+  // unauthenticated pairing routes, OPTIONS and HEAD included (http/host-origin.ts,
+  // docs/decisions/022-host-origin-and-secrets.md).
+  app.use(hostOriginGuard());
 
   // OPTIONS is answered here, before the router, whose automatic OPTIONS
   // reply would be a 200 with a text body.

@@ -6,6 +6,11 @@
  *   "decoder failed on /home/alice/Music/x.wav" → "decoder failed on ~/Music/x.wav"
  *   "cannot open /var/lib/app/uploads/u1.mp3"   → "cannot open u1.mp3"
  *   "C:\Users\bob\Desktop\a.m4a is broken"      → "~\Desktop\a.m4a is broken"
+ *   "cannot write file:///tmp (read-only)"        → "cannot write tmp (read-only)"
+ *
+ * docs/decisions/022-host-origin-and-secrets.md: every '/'-rooted path is
+ * redacted, one segment long or more, and file: URLs too (found by the
+ * property test in server/security/no-paths-in-errors.test.ts).
  */
 const HOME_PATTERNS: readonly RegExp[] = [
   /(?<![\w.~-])\/(?:home|Users)\/[^/\s'"`]+(?=\/|\b)/g, // /home/alice, /Users/alice
@@ -13,11 +18,19 @@ const HOME_PATTERNS: readonly RegExp[] = [
   /\b[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\\\s'"`]+(?=\\|\b)/g,
 ];
 
-/** An absolute POSIX path (2+ segments) or a Windows drive path, up to white space or a quote. */
-const ABSOLUTE_PATH = /(?<![\w.~:/-])(?:\/[^/\s'"`:]+){2,}\/?|\b[A-Za-z]:\\(?:[^\\\s'"`]+\\)*[^\\\s'"`]*/g;
+/**
+ * An absolute POSIX path (one segment or more: "/tmp" and "/usr:12" name this
+ * machine as much as a long path does) or a Windows drive path, up to white
+ * space, a quote or a colon. The look-behind keeps URL paths ("http://h/p",
+ * "a/b") and "~/…" out.
+ */
+const ABSOLUTE_PATH = /(?<![\w.~:/-])(?:\/[^/\s'"`:]+)+\/?|\b[A-Za-z]:\\(?:[^\\\s'"`]+\\)*[^\\\s'"`]*/g;
+
+/** A file: URL's scheme before an absolute path: dropped, so the path behind it is redacted like any other. */
+const FILE_URL = /\bfile:\/\/(?=\/|[A-Za-z]:)/gi;
 
 export function redactPaths(text: string, extraHomes: readonly string[] = []): string {
-  let out = text;
+  let out = text.replace(FILE_URL, '');
   for (const home of extraHomes) {
     if (home.length > 1) out = out.split(home).join('~');
   }

@@ -14,9 +14,15 @@
  * Expiry and forgetting happen lazily, on each call, from the clock: no timer
  * to stop at restart.
  *
- * Abuse limits (the request route needs no token): at most 10 requests per
- * minute from one remote address, and at most 20 pending requests in all;
- * past either, 429 too_many_requests with Retry-After.
+ * Abuse limits (both routes need no token): at most 10 requests per minute
+ * from one remote address, and at most 20 pending requests in all; and at
+ * most 30 polls of unknown ids per minute from one address, after which
+ * every poll from it is refused until the window frees a place (answering a
+ * known id then would tell a guesser which guess was right). Past any of
+ * them, 429 too_many_requests with Retry-After. An IPv6 address counts by
+ * its /64, the block one machine or one LAN gets, so rotating through
+ * addresses of one network does not multiply the allowance.
+ * Decisions: 015-pairing.md, 022-host-origin-and-secrets.md.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../adapters/clock.ts';
@@ -37,6 +43,8 @@ export const PAIRING_LIMITS = {
   windowMs: 60_000,
   /** Pending requests in all. */
   maxPending: 20,
+  /** Polls of unknown ids per remote address per window (a legitimate device polls only its own id). */
+  pollMissesPerAddress: 30,
   /** Records kept at most (ended ones are forgotten oldest first past this). */
   maxRecords: 1000,
 } as const;
@@ -77,6 +85,8 @@ export class PairingService {
   readonly #records = new Map<string, PairingRecord>();
   /** Request times per remote address, within the window. */
   readonly #recent = new Map<string, number[]>();
+  /** Times of polls of unknown ids per remote address, within the window. */
+  readonly #misses = new Map<string, number[]>();
 
   constructor(opts: { clock: Clock; tokens: TokensRepo }) {
     this.#clock = opts.clock;
@@ -121,11 +131,26 @@ export class PairingService {
     return record;
   }
 
-  /** GET /v1/pair/{id}: 404 when unknown or forgotten. Hands out the raw token once. */
-  poll(id: string): PollResult {
-    this.#sweep(this.#clock.now().getTime());
+  /**
+   * GET /v1/pair/{id}: 404 when unknown or forgotten. Hands out the raw token
+   * once. An address that has polled too many unknown ids is refused (429)
+   * whatever it polls, before the id is looked at.
+   */
+  poll(id: string, remoteAddress = 'unknown'): PollResult {
+    const now = this.#clock.now().getTime();
+    this.#sweep(now);
+    const address = normaliseAddress(remoteAddress);
+    const misses = this.#misses.get(address) ?? [];
+    if (misses.length >= PAIRING_LIMITS.pollMissesPerAddress) {
+      const wait = Math.ceil(((misses[0] ?? now) + PAIRING_LIMITS.windowMs - now) / 1000);
+      throw tooMany(`at most ${PAIRING_LIMITS.pollMissesPerAddress} polls of unknown pairing ids per minute from one address`, wait);
+    }
     const record = this.#records.get(id);
-    if (record === undefined) throw new ApiError('not_found', 'no pairing request with this id (it may have been forgotten after it ended)');
+    if (record === undefined) {
+      misses.push(now);
+      this.#misses.set(address, misses);
+      throw new ApiError('not_found', 'no pairing request with this id (it may have been forgotten after it ended)');
+    }
     const token = record.rawToken;
     record.rawToken = null;
     return { record, token };
@@ -194,10 +219,12 @@ export class PairingService {
         if (record.state !== 'pending') this.#forget(id, record);
       }
     }
-    for (const [address, times] of this.#recent) {
-      const kept = times.filter((t) => t > now - PAIRING_LIMITS.windowMs);
-      if (kept.length === 0) this.#recent.delete(address);
-      else this.#recent.set(address, kept);
+    for (const window of [this.#recent, this.#misses]) {
+      for (const [address, times] of window) {
+        const kept = times.filter((t) => t > now - PAIRING_LIMITS.windowMs);
+        if (kept.length === 0) window.delete(address);
+        else window.set(address, kept);
+      }
     }
   }
 
@@ -208,8 +235,28 @@ export class PairingService {
   }
 }
 
-function normaliseAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+/** The key a remote address is limited under: IPv4 as is (IPv4-mapped IPv6 folded), IPv6 by its /64. */
+export function normaliseAddress(address: string): string {
+  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
+  if (!address.includes(':')) return address;
+  const groups = expandIpv6(address.split('%')[0] ?? address);
+  if (groups === null) return address;
+  if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return '::1';
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
+function expandIpv6(text: string): number[] | null {
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string | undefined) => (part === undefined || part === '' ? [] : part.split(':'));
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const all = [...head, ...Array.from({ length: halves.length === 1 ? 0 : missing }, () => '0'), ...tail];
+  if (!all.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return null;
+  return all.map((g) => parseInt(g, 16));
 }
 
 function tooMany(message: string, retryAfterSeconds: number): ApiError {

@@ -17,6 +17,7 @@ import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certifica
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { tightenDir } from '../store/owner-only.ts';
 
 export interface TlsMaterial {
   /** PEM, PKCS#8. */
@@ -41,6 +42,7 @@ export function tlsPaths(dataDir: string) {
 export function loadOrCreateTlsMaterial(dataDir: string, now: Date = new Date()): TlsMaterial {
   const paths = tlsPaths(dataDir);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  tightenDir(paths.dir); // a folder made by an older build or by hand keeps its mode otherwise
   const existing = readUsable(paths, now);
   if (existing !== null) return existing;
   const fresh = createSelfSignedCertificate({ now });

@@ -26,8 +26,8 @@ export const pairingHandlers = {
     return { status: 202, json: { ...statusFields(record), poll_url: pollUrl(record.id) } };
   },
 
-  getPairing: ({ params, deps }) => {
-    const { record, token } = deps.pairing.poll(params['id'] ?? '');
+  getPairing: ({ params, deps, req }) => {
+    const { record, token } = deps.pairing.poll(params['id'] ?? '', req.socket.remoteAddress ?? 'unknown');
     return {
       status: 200,
       json: {

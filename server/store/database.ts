@@ -9,13 +9,20 @@
  * transcript, labels and summary in the same transaction.
  */
 import { DatabaseSync } from 'node:sqlite';
+import { failpoint } from '../faults/failpoints.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
+import { prepareDatabaseFile, tightenDatabaseFiles } from './owner-only.ts';
 
 export type Database = DatabaseSync;
 
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Database {
+  // Owner-only before SQLite creates anything: it holds token hashes and webhook secrets (owner-only.ts).
+  if (file !== ':memory:') prepareDatabaseFile(file);
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true });
-  if (file !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
+  if (file !== ':memory:') {
+    db.exec('PRAGMA journal_mode = WAL');
+    tightenDatabaseFiles(file); // -wal and -shm now exist (or existed, from an older start)
+  }
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 5000');
   migrate(db, migrations);
@@ -47,6 +54,8 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
         m.name,
         new Date().toISOString(),
       );
+      // Inert unless MAS_FAILPOINTS names it: lets the fault tests kill the process mid-migration.
+      failpoint('migration.before-commit');
     });
   }
 }
@@ -63,7 +72,10 @@ export function transaction<T>(db: Database, work: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (err) {
-    db.exec('ROLLBACK');
+    // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR …): a second
+    // ROLLBACK would throw "no transaction is active" and hide the real error (found by the
+    // disk-full fault test, decision 024).
+    if (db.isTransaction) db.exec('ROLLBACK');
     throw err;
   }
 }

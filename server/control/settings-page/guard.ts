@@ -27,22 +27,10 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../errors.ts';
+import { hostName, isLoopbackHostName } from '../../http/host-origin.ts';
 
-/** The host part of a Host header value (lower case, brackets kept for IPv6), or null when it is not one. */
-export function hostName(hostHeader: string): string | null {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
-  if (match === null) return null;
-  return (match[1] ?? '').toLowerCase();
-}
-
-/** True for the names a browser can only reach on this machine. */
-export function isLoopbackHostName(name: string): boolean {
-  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (bare === '[::1]') return true;
-  const v4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(bare);
-  return v4 !== null && v4.slice(1).every((octet) => Number(octet) <= 255 && !/^0\d/.test(octet));
-}
+// One definition of "a name of this machine" for every listener (http/host-origin.ts, decision 022).
+export { hostName, isLoopbackHostName };
 
 /** Builds the guard; `isPageNavigation` says which requests are top-level navigations to the page. */
 export function browserGuard(isPagePath: (path: string) => boolean) {
