@@ -24,8 +24,16 @@ import { loadOrCreateSecret } from './control/secret.ts';
 import { createDeps, dataPaths } from './deps.ts';
 import { ApiError, sendError } from './errors.ts';
 import { handleClientError } from './http/client-error.ts';
+import {
+  applyConnectionLimits,
+  CONTROL_MAX_CONNECTIONS,
+  resolveLimits,
+  serverOptions,
+  type ConnectionLimits,
+} from './http/connection-limits.ts';
 import type { ControlOptions } from './options.ts';
 import { openDatabase, type Database } from './store/database.ts';
+import { tightenDir } from './store/owner-only.ts';
 import type { Server as HttpsServer } from 'node:https';
 import { createLanServer, LAN_DEFAULTS } from './lan/lan-listener.ts';
 import { loadOrCreateTlsMaterial, tlsPaths, type TlsMaterial } from './lan/self-signed-cert.ts';
@@ -50,6 +58,11 @@ export interface GatewayOptions {
   lanHost?: string;
   /** LAN listener port (default 8421; 0 picks a free one). */
   lanPort?: number;
+  /**
+   * Slow-client timeouts and caps of every listener (docs/decisions/023-slow-clients.md);
+   * each one missing takes its production default (CONNECTION_DEFAULTS). Tests use short ones.
+   */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export interface BoundAddress {
@@ -118,6 +131,12 @@ export class Gateway {
   /** Opens the data folder and starts listening. Failures are GatewayStartErrors with a one-line message. */
   static async start(opts: GatewayOptions): Promise<Gateway> {
     const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    let limits: ConnectionLimits;
+    try {
+      limits = resolveLimits(opts.limits);
+    } catch (err) {
+      throw new GatewayStartError(err instanceof Error ? err.message : String(err), { cause: err });
+    }
     const paths = dataPaths(opts.dataDir);
     prepareDataDir(opts.dataDir);
 
@@ -125,12 +144,13 @@ export class Gateway {
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
-    // requestTimeout 0: node's default (300 s for a whole request) would cut a 2 GB import slower than
-    // ~6.7 MB/s; a stalled upload is ended by its idle timeout instead (domain/import-upload.ts).
-    const apiServer = createServer({ requireHostHeader: false, requestTimeout: 0 }, (req, res) => {
+    // requestTimeout 0 (serverOptions): node's default (300 s for a whole request) would cut a 2 GB import
+    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (http/connection-limits.ts).
+    const apiServer = createServer({ ...serverOptions(limits), requireHostHeader: false }, (req, res) => {
       if (gateway === null) unavailable(res);
       else gateway.#handle(req, res);
     });
+    applyConnectionLimits(apiServer, limits);
     apiServer.on('clientError', handleClientError);
     let controlServer: Server | null = null;
     try {
@@ -154,7 +174,8 @@ export class Gateway {
           restart: () => (gateway as Gateway).restart(),
           logError: (err, req) => log(describeFailure('control', err, req)),
         });
-        controlServer = createServer(controlApp);
+        controlServer = createServer(serverOptions(limits), controlApp);
+        applyConnectionLimits(controlServer, limits, CONTROL_MAX_CONNECTIONS);
         controlServer.on('clientError', handleClientError);
       }
 
@@ -270,7 +291,7 @@ export class Gateway {
     } catch (err) {
       throw new GatewayStartError(`cannot prepare the LAN certificate in ${tlsPaths(this.dataDir).dir}: ${errnoText(err)}`, { cause: err });
     }
-    const server = createLanServer(tls, (req, res) => this.#handle(req, res));
+    const server = createLanServer(tls, (req, res) => this.#handle(req, res), resolveLimits(this.#opts.limits));
     this.#lanServer = server;
     try {
       await listen(server, this.#opts.lanHost ?? LAN_DEFAULTS.host, this.#opts.lanPort ?? LAN_DEFAULTS.port, 'the LAN listener');
@@ -329,6 +350,7 @@ function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, l
 function prepareDataDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    tightenDir(dir); // an existing folder keeps its mode otherwise; it holds the secrets (decision 022)
   } catch (err) {
     throw new GatewayStartError(`cannot create the data folder ${dir}: ${errnoText(err)}`, { cause: err });
   }
@@ -356,6 +378,9 @@ function readSecret(file: string): { secret: string; file: string } {
   }
 }
 
+/** The kernel caps it at net.core.somaxconn. */
+const LISTEN_BACKLOG = 4_096;
+
 function listen(server: Server, host: string, port: number, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
@@ -368,7 +393,8 @@ function listen(server: Server, host: string, port: number, what: string): Promi
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen({ host, port, exclusive: true });
+    // A deeper accept queue than node's 511: a burst of a thousand connections should queue, not wait for SYN retries.
+    server.listen({ host, port, exclusive: true, backlog: LISTEN_BACKLOG });
   });
 }
 

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       control: options.control,
       enableApi: options.enableApi,
       lanPort: options.lanPort,
+      limits: options.limits,
     });
   } catch (err) {
     const message = err instanceof GatewayStartError || err instanceof Error ? err.message : String(err);

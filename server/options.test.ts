@@ -30,6 +30,7 @@ test('no options: loopback 8420, ./data, control off, API switch untouched', () 
     dataDir: resolve('./data'),
     enableApi: false,
     lanPort: 8421,
+    limits: {},
   });
 });
 
@@ -55,6 +56,7 @@ test('every flag is read', () => {
     dataDir: '/tmp/mas-x',
     enableApi: true,
     lanPort: 9421,
+    limits: {},
   });
 });
 
@@ -141,4 +143,19 @@ test('main.ts: --help prints usage and exits 0; an unknown flag exits 2 with one
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^mas: unknown option --frobnicate\n/);
   assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
+});
+
+test('slow-client limits: seconds for the timeouts, a count for connections, flag over variable', () => {
+  assert.deepEqual(
+    opts(['--headers-timeout', '5', '--body-timeout', '2.5', '--idle-timeout', '90', '--max-connections', '0']).limits,
+    { headersTimeoutMs: 5_000, bodyTimeoutMs: 2_500, idleTimeoutMs: 90_000, maxConnections: 0 },
+  );
+  assert.deepEqual(
+    opts(['--idle-timeout', '30'], { MAS_IDLE_TIMEOUT: '60', MAS_HEADERS_TIMEOUT: '10', MAS_MAX_CONNECTIONS: '500' }).limits,
+    { headersTimeoutMs: 10_000, idleTimeoutMs: 30_000, maxConnections: 500 },
+  );
+  assert.match(refused(['--headers-timeout', '0']), /--headers-timeout must be a number of seconds above 0/);
+  assert.match(refused(['--body-timeout', 'soon']), /--body-timeout must be a number of seconds/);
+  assert.match(refused([], { MAS_IDLE_TIMEOUT: '-1' }), /MAS_IDLE_TIMEOUT must be a number of seconds/);
+  assert.match(refused(['--max-connections', '1e3']), /--max-connections must be a whole number/);
 });

@@ -10,6 +10,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CONNECTION_DEFAULTS, type ConnectionLimits } from './http/connection-limits.ts';
 
 export interface ControlOptions {
   /** Always a loopback address. */
@@ -30,6 +31,8 @@ export interface StartOptions {
   enableApi: boolean;
   /** Port of the LAN listener (a later feature); parsed, not used yet. */
   lanPort: number;
+  /** Slow-client limits given at start (docs/decisions/023-slow-clients.md); the rest keep their defaults. */
+  limits: Partial<ConnectionLimits>;
 }
 
 export type ParsedOptions = { help: true } | { help: false; options: StartOptions; warnings: string[] };
@@ -73,6 +76,15 @@ Options (each has an environment variable; a flag wins over its variable):
   --lan-port L          port of the LAN listener (HTTPS on 0.0.0.0 while the
                         lan_enabled setting is on)
                                                       MAS_LAN_PORT      (default ${DEFAULTS.lanPort})
+  --headers-timeout S   seconds a client has to send its request headers
+                                                      MAS_HEADERS_TIMEOUT (default ${CONNECTION_DEFAULTS.headersTimeoutMs / 1000})
+  --body-timeout S      seconds a client has to send a whole JSON body
+                                                      MAS_BODY_TIMEOUT  (default ${CONNECTION_DEFAULTS.bodyTimeoutMs / 1000})
+  --idle-timeout S      seconds a connection may stay silent while the
+                        server waits for the client (SSE waits exempt)
+                                                      MAS_IDLE_TIMEOUT  (default ${CONNECTION_DEFAULTS.idleTimeoutMs / 1000})
+  --max-connections N   open connections per API listener, 0 for no cap
+                                                      MAS_MAX_CONNECTIONS (default ${CONNECTION_DEFAULTS.maxConnections})
   -h, --help            print this help
 `;
 
@@ -86,6 +98,10 @@ const OPTION_SPEC = {
   'control-host': { type: 'string' },
   'control-secret': { type: 'string' },
   'lan-port': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'body-timeout': { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -138,7 +154,17 @@ export function parseOptions(argv: readonly string[], env: Env = process.env): P
     warnings.push(`${controlHostPick.from} has no effect: the Control API is off (add --control)`);
   }
 
-  return { help: false, options: { host, port, control, dataDir, enableApi, lanPort }, warnings };
+  const limits: Partial<ConnectionLimits> = {};
+  const headersTimeout = secondsOf(pick(values['headers-timeout'], 'MAS_HEADERS_TIMEOUT'));
+  if (headersTimeout !== null) limits.headersTimeoutMs = headersTimeout;
+  const bodyTimeout = secondsOf(pick(values['body-timeout'], 'MAS_BODY_TIMEOUT'));
+  if (bodyTimeout !== null) limits.bodyTimeoutMs = bodyTimeout;
+  const idleTimeout = secondsOf(pick(values['idle-timeout'], 'MAS_IDLE_TIMEOUT'));
+  if (idleTimeout !== null) limits.idleTimeoutMs = idleTimeout;
+  const maxConnections = countOf(pick(values['max-connections'], 'MAS_MAX_CONNECTIONS'));
+  if (maxConnections !== null) limits.maxConnections = maxConnections;
+
+  return { help: false, options: { host, port, control, dataDir, enableApi, lanPort, limits }, warnings };
 }
 
 function parseFlags(argv: readonly string[]) {
@@ -177,6 +203,27 @@ function portOf(picked: { value: string; from: string } | null, fallback: number
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
     throw new OptionsError(`${picked.from} must be a port number from 0 to 65535, got "${clip(picked.value)}"`);
   }
+  return Number(text);
+}
+
+/**
+ * A timeout in seconds (fractions allowed), returned in milliseconds. Zero is
+ * refused: it would switch the protection off, which no flag should do quietly.
+ */
+function secondsOf(picked: { value: string; from: string } | null): number | null {
+  if (picked === null) return null;
+  const text = picked.value.trim();
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > 86_400) {
+    throw new OptionsError(`${picked.from} must be a number of seconds above 0 and at most 86400, got "${clip(picked.value)}"`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+function countOf(picked: { value: string; from: string } | null): number | null {
+  if (picked === null) return null;
+  const text = picked.value.trim();
+  if (!/^\d{1,7}$/.test(text)) throw new OptionsError(`${picked.from} must be a whole number from 0 to 9999999, got "${clip(picked.value)}"`);
   return Number(text);
 }
 

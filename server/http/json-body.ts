@@ -7,9 +7,18 @@
  * must say Content-Type application/json (any +json type and a charset of
  * utf-8 are accepted) → otherwise 400 bad_request; above the cap → 413
  * payload_too_large; invalid UTF-8 or JSON → 400 bad_request.
+ *
+ * A body that has not arrived whole within the listener's bodyTimeoutMs
+ * (docs/decisions/023-slow-clients.md; 30 s by default, so at least ~35 kB/s
+ * for a full 1 MiB body) → 400 bad_request and the connection is closed: a
+ * body trickled a byte at a time would otherwise keep the request, and its
+ * connection, open for ever (node's whole-request timeout is off for imports).
+ * 408 is not in API.md's error registry; 400 is what client-error.ts answers
+ * for slow headers too.
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { requestLimitsOf } from './connection-limits.ts';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -33,7 +42,7 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_BODY_LIMIT
     throw new ApiError('bad_request', 'compressed request bodies are not accepted');
   }
 
-  const body = await collect(req, limit);
+  const body = await collect(req, limit, requestLimitsOf(req).bodyTimeoutMs);
   if (body === null) throw tooLarge(req, limit, Infinity);
   if (body.length === 0) return undefined;
 
@@ -53,34 +62,46 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_BODY_LIMIT
 /**
  * Reads the body with plain 'data' events (an async iterator would destroy
  * the socket when abandoned). Resolves null as soon as the cap is passed; the
- * rest keeps flowing into nowhere.
+ * rest keeps flowing into nowhere (connection-limits.ts bounds how long).
+ * Rejects when the body has not ended within timeoutMs.
  */
-function collect(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+function collect(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      chunks.length = 0;
+      // Close: the rest of a trickled body is not worth waiting for.
+      settle(() => reject(new ApiError('bad_request', `the request body did not arrive within ${seconds(timeoutMs)}`, { Connection: 'close' })));
+    }, timeoutMs);
+    timer.unref();
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (over) {
+      if (settled) {
         if (size > DISCARD_LIMIT) req.socket.destroy();
         return;
       }
       if (size > limit) {
-        over = true;
         chunks.length = 0;
-        resolve(null);
+        settle(() => resolve(null));
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks, size));
-    });
-    req.on('error', (err) => {
-      if (!over) reject(Object.assign(err, { status: 400 }));
-    });
+    req.on('end', () => settle(() => resolve(Buffer.concat(chunks, size))));
+    req.on('error', (err) => settle(() => reject(Object.assign(err, { status: 400 }))));
   });
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function tooLarge(req: IncomingMessage, limit: number, declared: number): ApiError {

@@ -13,12 +13,29 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { markLanSocket } from '../auth.ts';
 import { handleClientError } from '../http/client-error.ts';
+import { applyConnectionLimits, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from '../http/connection-limits.ts';
 import type { TlsMaterial } from './self-signed-cert.ts';
 
 export const LAN_DEFAULTS = { host: '0.0.0.0', port: 8421 } as const;
 
-export function createLanServer(tls: TlsMaterial, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2', requestTimeout: 0 }, handle); // as the loopback listener: see gateway.ts
+/** The same slow-client limits as the loopback listener (docs/decisions/023-slow-clients.md). */
+export function createLanServer(
+  tls: TlsMaterial,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  limits: ConnectionLimits = CONNECTION_DEFAULTS,
+): Server {
+  const server = createServer(
+    {
+      key: tls.key,
+      cert: tls.cert,
+      minVersion: 'TLSv1.2',
+      ...serverOptions(limits),
+      // Before the HTTP parser exists (it starts once TLS is up), only this bounds a client that connects and stalls.
+      handshakeTimeout: limits.headersTimeoutMs,
+    },
+    handle,
+  );
+  applyConnectionLimits(server, limits);
   // The TLS socket is the one a request's req.socket points at.
   server.on('secureConnection', (socket: TLSSocket) => markLanSocket(socket));
   server.on('clientError', handleClientError);
