@@ -109,5 +109,17 @@ export function toApiError(err: unknown): ApiError {
     if (status === 413) return new ApiError('payload_too_large', 'the request body is too large');
     return new ApiError('bad_request', 'the request could not be read');
   }
+  // A full disk is a dependency that is unavailable, not a bug: 503, and writes work again once
+  // space is freed (docs/decisions/024-faults.md). ENOSPC/EDQUOT from node:fs, SQLITE_FULL (13) from node:sqlite.
+  if (isDiskFull(err)) return new ApiError('service_unavailable', DISK_FULL_MESSAGE);
   return new ApiError('internal', 'the service failed to handle the request');
+}
+
+export const DISK_FULL_MESSAGE = 'no space is left on the disk that holds the data folder; free some space and try again';
+
+/** Whether an error says the disk (or the user's quota) is full. */
+export function isDiskFull(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, errcode } = err as { code?: unknown; errcode?: unknown };
+  return code === 'ENOSPC' || code === 'EDQUOT' || (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && (errcode & 0xff) === 13);
 }

@@ -10,9 +10,10 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../errors.ts';
+import { ApiError, DISK_FULL_MESSAGE, isDiskFull } from '../errors.ts';
 import type { ImportExtension } from '../pipeline/types.ts';
 import type { ImportBudget } from './import-budget.ts';
+import { requestLimitsOf } from '../http/connection-limits.ts';
 
 export interface ReceivedUpload {
   /** File name inside the uploads folder. */
@@ -29,7 +30,7 @@ export class ClientGoneError extends Error {
 }
 
 /** An upload that sends nothing for this long is given up, so it cannot hold its budget place forever. */
-export const UPLOAD_IDLE_MS = 60_000;
+export const UPLOAD_IDLE_MS = 60_000; // = CONNECTION_DEFAULTS.uploadIdleMs (http/connection-limits.ts), which a listener may change
 
 export async function receiveUpload(
   req: IncomingMessage,
@@ -42,7 +43,7 @@ export async function receiveUpload(
   // Throws 413 / 429 before a single byte is read.
   const reservation = opts.budget.reserve(opts.ext, declared);
   mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
-  req.setTimeout(UPLOAD_IDLE_MS, () => req.destroy());
+  req.setTimeout(requestLimitsOf(req).uploadIdleMs, () => req.destroy()); // the listener's limit; UPLOAD_IDLE_MS by default
   const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
   const final = `${opts.jobId}.${opts.ext}`;
   // Set by the counter when it refuses the upload; an object, so the catch below sees the write.
@@ -71,6 +72,8 @@ export async function receiveUpload(
     return { file: final, bytes: state.bytes };
   } catch (err) {
     rmSync(partial, { force: true });
+    // A full disk is not the client leaving (the failed write destroys the request stream too): answer 503.
+    if (isDiskFull(err)) throw new ApiError('service_unavailable', DISK_FULL_MESSAGE, { Connection: 'close' });
     if (state.refusal !== null) {
       // The rest of the body is not wanted: answer, then close the connection.
       const { code, message, headers } = state.refusal;

@@ -23,7 +23,18 @@ import type { JobParams, JobRecord, JobsRepo } from '../store/jobs-repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './job-states.ts';
 
 /** What a kind of job does. It reports stages through `stage()` and returns the meeting it produced or changed. */
-export type JobWork = (job: JobRecord, control: StageControl, stage: (stage: JobStage) => void) => Promise<{ meetingId: string }>;
+/**
+ * One job kind's work. `linkMeeting` records the meeting the work made on the job as soon as it is
+ * saved, so that a stop between saving it and finishing (summarizing) leaves a job that names its
+ * meeting, and recover() can settle that job as succeeded instead of offering a retry that would
+ * import the same file twice (docs/decisions/024-faults.md).
+ */
+export type JobWork = (
+  job: JobRecord,
+  control: StageControl,
+  stage: (stage: JobStage) => void,
+  linkMeeting: (meetingId: string) => void,
+) => Promise<{ meetingId: string }>;
 
 export type JobRunners = Record<JobKind, JobWork>;
 
@@ -241,13 +252,19 @@ export class JobsService {
   /**
    * At startup: jobs that were in flight when the application stopped cannot
    * continue where they were (their process is gone), so they fail as
-   * interrupted and may be retried; queued jobs run again.
+   * interrupted and may be retried; queued jobs run again. An import whose
+   * meeting was already saved (linkMeeting) made what it was asked for: it
+   * succeeds, naming the meeting (whose summary can be regenerated).
    */
   recover(): void {
     for (const job of this.#o.repo.inStates(['running', 'pausing', 'paused', 'resuming', 'cancelling'])) {
       if (job.hold) continue;
       if (job.state === 'cancelling') {
         this.#move(job, 'cancelled');
+        continue;
+      }
+      if (job.kind === 'import' && job.meeting_id !== null && job.state !== 'paused') {
+        this.#move(job, 'succeed', { stage: 'done', progress: 1, finished_at: this.#now() });
         continue;
       }
       this.#move(job, 'interrupt', {
@@ -318,7 +335,10 @@ export class JobsService {
       if (current !== null && !isTerminal(current.state)) this.#o.repo.update(job.id, { stage: s }, this.#now());
     };
     try {
-      const { meetingId } = await this.#o.runners[job.kind](job, control, setStage);
+      const linkMeeting = (meetingId: string) => {
+        if (!this.#stopped) this.#o.repo.update(job.id, { meeting_id: meetingId }, this.#now());
+      };
+      const { meetingId } = await this.#o.runners[job.kind](job, control, setStage, linkMeeting);
       if (this.#stopped) return; // the store is closing; recover() settles the job at the next start
       const current = this.#o.repo.get(job.id);
       if (current === null || isTerminal(current.state)) return;

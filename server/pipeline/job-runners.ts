@@ -137,7 +137,7 @@ function extOf(job: JobRecord): ImportExtension {
 }
 
 export function createJobRunners(deps: PipelineDeps): JobRunners {
-  const importRunner: JobWork = async (job, control, stage) => {
+  const importRunner: JobWork = async (job, control, stage, linkMeeting) => {
     const file = deps.uploadPath(job);
     if (file === null) throw new StageError('the uploaded file of this import is gone', { retryable: false });
     const language = job.params.language ?? 'en';
@@ -155,6 +155,7 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
       recording: { path: file, ext: extOf(job) },
       duration_seconds: audio.durationSeconds,
     });
+    linkMeeting(meeting.id);
     control.progress(0.95);
     deps.bus.publish('transcript.updated', { kind: 'meeting', id: meeting.id });
 

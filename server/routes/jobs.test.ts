@@ -376,6 +376,25 @@ test('after a restart, jobs that were in flight fail as interrupted and may be r
   }
 });
 
+test('after a restart, an import whose meeting was already saved succeeds naming it, not offered for a second import', async () => {
+  const h = await harness({ words: SAMPLE_WORDS });
+  try {
+    const meetingId = seedMeeting(h.gw);
+    const jobs = h.gw.deps.jobs;
+    // Killed while summarizing: the meeting is saved and linked, the job still running.
+    const linked = jobs.createFixture({ kind: 'import', state: 'running', meeting_id: meetingId, is_retryable: false, source_gone: false, error: null, hold: false });
+    const unlinked = jobs.createFixture({ kind: 'import', state: 'running', meeting_id: null, is_retryable: false, source_gone: false, error: null, hold: false });
+    jobs.recover();
+    const done = jobs.get(linked.id);
+    assert.equal(done.state, 'succeeded');
+    assert.equal(done.meeting_id, meetingId);
+    assert.equal(done.error, null);
+    assert.equal(jobs.get(unlinked.id).state, 'failed');
+  } finally {
+    await h.close();
+  }
+});
+
 test('deleting a meeting cancels its unfinished jobs', async () => {
   const gate = new Gate();
   const h = await harness({ words: SAMPLE_WORDS, diarizeGate: gate });

@@ -1,8 +1,8 @@
 /**
  * Summaries written by a language model behind an OpenAI-compatible
  * `POST <base_url>/v1/chat/completions` (OpenAI, or a local llama.cpp /
- * vLLM / Ollama server). Configured by MAS_SUMMARY_URL, MAS_SUMMARY_API_KEY
- * and MAS_SUMMARY_MODEL; decision 011.
+ * vLLM / Ollama server). Configured by MAS_SUMMARY_URL, MAS_SUMMARY_API_KEY,
+ * MAS_SUMMARY_MODEL and MAS_SUMMARY_TIMEOUT_MS (per request, default 5 min); decisions 011, 024.
  *
  * The model is told the template's sections and what goes in each, gets the
  * transcript as "Speaker: text" lines, and is asked for a JSON object

@@ -39,7 +39,10 @@ export interface Summarizers {
 export function createSummarizers(env: NodeJS.ProcessEnv): Summarizers {
   const extractive = new ExtractiveSummarizer();
   const configured = normalizeBaseUrl(env.MAS_SUMMARY_URL) !== null;
-  const chat = (model: string) => new OpenAiChatSummarizer({ baseUrl: env.MAS_SUMMARY_URL, apiKey: nonEmpty(env.MAS_SUMMARY_API_KEY), model });
+  // MAS_SUMMARY_TIMEOUT_MS: how long one request may take (default 5 min); the fault tests set it short (decision 024).
+  const timeout = timeoutMs(env.MAS_SUMMARY_TIMEOUT_MS);
+  const chat = (model: string) =>
+    new OpenAiChatSummarizer({ baseUrl: env.MAS_SUMMARY_URL, apiKey: nonEmpty(env.MAS_SUMMARY_API_KEY), model, ...(timeout === undefined ? {} : { requestTimeoutMs: timeout }) });
   return {
     default: extractive,
     byModel(modelParam, modelNameParam) {
@@ -58,4 +61,10 @@ export function createSummarizers(env: NodeJS.ProcessEnv): Summarizers {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** A positive whole number of milliseconds, or undefined (unset or not a number: the default applies). */
+function timeoutMs(value: string | undefined): number | undefined {
+  const n = Number(nonEmpty(value));
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
