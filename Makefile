@@ -19,12 +19,13 @@ ARGS ?=
 SYSTEM_PACKAGES := ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us pulseaudio pulseaudio-utils chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 
-.PHONY: help setup system-packages run test bench typecheck lint clean
+.PHONY: help setup system-packages run test bench soak typecheck lint clean
 
 help:
 	@echo "make run        start the gateway on 127.0.0.1:8420, the Control API on 127.0.0.1:8429"
 	@echo "make test       type check, lint and all tests"
-	@echo "make bench      benchmarks"
+	@echo "make bench      benchmarks: reports/bench.md (+ bench.json, bench.html, charts/)"
+	@echo "make soak       20-minute soak of the gateway: reports/bench-soak-20min.json (make bench shows it)"
 	@echo "make typecheck  tsc --noEmit"
 	@echo "make lint       eslint, zero warnings"
 	@echo "make setup      install dependencies (npm ci) when package-lock.json changed"
@@ -61,6 +62,10 @@ test: setup
 
 bench: setup
 	$(NPM) run bench
+
+## soak: 20 minutes of mixed work against the gateway (bench/soak.ts); `make bench` includes the report.
+soak: setup
+	$(NPM) run soak
 
 typecheck: setup
 	$(NPM) run typecheck

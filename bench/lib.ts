@@ -59,6 +59,18 @@ export interface BenchModule {
   table(report: BenchReport): string;
   /** The figures as Markdown tables for reports/bench.md; without it the text table goes in a code block. */
   markdown?(report: BenchReport): string;
+  /**
+   * Charts of the report (bench/charts.ts). run.ts writes each to
+   * reports/charts/<benchmark>-<name>.svg and links it from bench.md.
+   */
+  charts?(report: BenchReport): Chart[];
+}
+
+export interface Chart {
+  /** File-name part: lowercase letters, digits and dashes. */
+  name: string;
+  title: string;
+  svg: string;
 }
 
 export function machine(): Machine {

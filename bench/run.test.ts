@@ -6,13 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { machine, type BenchModule, type BenchReport } from './lib.ts';
-import { aggregate, baselineOf, BENCHMARKS, commandFor, parseArgs, recordingModule, renderMarkdown, RECORDING_CONFIG } from './run.ts';
+import { aggregate, baselineOf, BENCHMARKS, commandFor, findLongSoak, OVERVIEW, overviewChart, parseArgs, recordingModule, renderHtml, renderMarkdown, RECORDING_CONFIG, writeCharts } from './run.ts';
 
 const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));
 const RECORDING = fileURLToPath(new URL('./recording.ts', import.meta.url));
@@ -110,6 +110,54 @@ test('a tiny recording run through run.ts writes bench-recording.json', { timeou
     assert.equal(report.config['tiny'], true);
     assert.ok(Object.keys(report.benchmarks).length > 0);
     assert.match(readFileSync(join(outDir, 'bench.md'), 'utf8'), /## recording/);
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+});
+
+test('load, sse-waits and soak are listed; slow-clients while bench/slow-clients.ts exists', () => {
+  const names = Object.keys(BENCHMARKS);
+  for (const n of ['load', 'sse-waits', 'soak']) assert.ok(names.includes(n), n);
+  assert.equal(names.includes('slow-clients'), existsSync(fileURLToPath(new URL('./slow-clients.ts', import.meta.url))));
+});
+
+test('charts: written under charts/, linked from bench.md, inlined in bench.html; the overview charts every ratio', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-charts-'));
+  try {
+    const reports = { core: fakeReport() };
+    const agg = aggregate(parseArgs(['--only', 'core']), { core: { seconds: 1, ok: true, report_file: 'bench-core.json' } }, reports, 1);
+    const mod: BenchModule = {
+      run: () => Promise.resolve(fakeReport()),
+      table: () => 'T',
+      charts: () => [{ name: 'latency', title: 'Latency <ms>', svg: '<svg xmlns="http://www.w3.org/2000/svg"><title>x</title></svg>' }],
+    };
+    const files = writeCharts(outDir, agg, reports, { core: mod });
+    assert.deepEqual(files['core'], [{ file: 'charts/core-latency.svg', title: 'Latency <ms>' }]);
+    assert.equal(files[OVERVIEW]?.[0]?.file, 'charts/overview-ratios.svg');
+    assert.ok(existsSync(join(outDir, 'charts', 'core-latency.svg')));
+    assert.match(readFileSync(join(outDir, 'charts', 'overview-ratios.svg'), 'utf8'), /core: a \/ b/);
+    const md = renderMarkdown(agg, reports, { core: mod }, files);
+    assert.match(md, /^Reproduce the whole report with `make bench`/m);
+    assert.match(md, /Machine: \d+ cores/);
+    assert.match(md, /!\[Latency <ms>\]\(charts\/core-latency\.svg\)/);
+    assert.match(md, /!\[[^\]]+\]\(charts\/overview-ratios\.svg\)/);
+    const html = renderHtml(md, outDir);
+    assert.match(html, /^<!doctype html>/);
+    assert.match(html, /<figure><svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"><title>x<\/title><\/svg>/);
+    assert.match(html, /<table><thead><tr><th>benchmark<\/th>/);
+    assert.equal(overviewChart(aggregate(parseArgs(['--only', 'core']), {}, {}, 1)), null, 'no ratios, no overview chart');
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+});
+
+test('the longest soak report left by make soak is found by its file name', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-soaks-'));
+  try {
+    assert.equal(findLongSoak(outDir), null);
+    for (const f of ['bench-soak.json', 'bench-soak-2min.json', 'bench-soak-20min.json', 'bench-soak-0_5min.json']) writeFileSync(join(outDir, f), '{}');
+    assert.deepEqual(findLongSoak(outDir), { name: 'soak-20min', file: 'bench-soak-20min.json', minutes: 20 });
+    assert.equal(findLongSoak(join(outDir, 'missing')), null);
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }

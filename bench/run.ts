@@ -9,26 +9,39 @@
  *   node bench/run.ts --tiny            a tiny run that only proves the machinery
  *   node bench/run.ts --out-dir DIR     write the reports somewhere else
  *
+ * `make bench` runs every benchmark: core, pipeline, webhooks, recording,
+ * load (1,000 connections), sse-waits (10,000 waits), a 2.5-minute soak, and
+ * slow-clients. A long soak written by `make soak` (reports/bench-soak-<N>min.json)
+ * is included in bench.md as it is, with its charts.
+ *
+ * Charts: a module's charts(report) (bench/charts.ts) are written to
+ * reports/charts/<benchmark>-<name>.svg and linked from bench.md; bench.html
+ * is the same report with the charts inlined.
+ *
  * A benchmark is a module exporting run(opts) and table(report), optionally
  * markdown(report) (BenchModule in lib.ts). Add one by adding a line to
  * BENCHMARKS. bench/recording.ts has its own shape (benchRecording); it is
- * wrapped here, and listed only while the file exists.
+ * wrapped here.
  *
  * A benchmark that throws is recorded as failed in the aggregate, the others
  * still run, and the process exits with 1.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, formatRows, machine, round, type BenchModule, type BenchReport, type BenchRunOptions, type Machine, type Target } from './lib.ts';
+import { barChart, escapeXml } from './charts.ts';
+import { fmt, formatRows, machine, round, type BenchModule, type BenchReport, type BenchRunOptions, type Chart, type Machine, type Target } from './lib.ts';
 
-const RECORDING = fileURLToPath(new URL('./recording.ts', import.meta.url));
 
 export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   core: () => import('./core.ts'),
   pipeline: () => import('./pipeline.ts'),
   webhooks: () => import('./webhooks.ts'),
-  ...(existsSync(RECORDING) ? { recording: loadRecording } : {}),
+  recording: loadRecording,
+  load: () => import('./load.ts'),
+  'sse-waits': () => import('./sse-waits.ts'),
+  soak: () => import('./soak.ts'),
+  'slow-clients': () => import('./slow-clients.ts'),
 };
 
 export interface RunArgs {
@@ -68,10 +81,7 @@ export function commandFor(name: string, tiny: boolean): string {
 type BenchRecording = (opts: { minutes?: number; baselineSeconds?: number; log?: (line: string) => void }) => Promise<Record<string, unknown>>;
 
 async function loadRecording(): Promise<BenchModule> {
-  // A computed specifier: the file is someone else's and may change shape; it is checked when loaded.
-  const mod = (await import(new URL('./recording.ts', import.meta.url).href)) as { benchRecording?: unknown };
-  if (typeof mod.benchRecording !== 'function') throw new Error('bench/recording.ts does not export benchRecording');
-  return recordingModule(mod.benchRecording as BenchRecording);
+  return recordingModule((await import('./recording.ts')).benchRecording);
 }
 
 /** Minutes recorded and seconds of the no-recording baseline, full and tiny. */
@@ -129,6 +139,8 @@ export interface PartResult {
   ok: boolean;
   report_file: string | null;
   error?: string;
+  /** The command that reproduces this part, when it is not `npm run bench -- --only <name>` (a long soak from `make soak`). */
+  command?: string;
 }
 
 export interface Aggregate {
@@ -171,6 +183,17 @@ function textFigures(table: string): string {
     .trimEnd();
 }
 
+/** What reproduces a part of the report. */
+function reproduce(name: string, p: PartResult, tiny: boolean): string {
+  return p.command ?? commandFor(name, tiny);
+}
+
+/** A chart written next to the report: its path relative to bench.md. */
+export interface ChartFile {
+  file: string;
+  title: string;
+}
+
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
@@ -179,13 +202,18 @@ function duration(seconds: number): string {
   return seconds >= 90 ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s` : `${fmt(seconds, 1)} s`;
 }
 
-export function renderMarkdown(agg: Aggregate, reports: Record<string, BenchReport>, modules: Record<string, BenchModule>): string {
+export function renderMarkdown(
+  agg: Aggregate,
+  reports: Record<string, BenchReport>,
+  modules: Record<string, BenchModule>,
+  charts: Record<string, ChartFile[]> = {},
+): string {
   const m = agg.machine;
   const out: string[] = [
     '# Benchmarks',
     '',
-    `Generated ${agg.generated_at} by \`${agg.command}\` in ${duration(agg.total_seconds)}${agg.tiny ? ' (tiny run: proves the machinery; the figures mean nothing)' : ''}.`,
-    `Machine: ${m.cpus} × ${m.cpu_model}, ${m.total_mem_mb} MB, Node ${m.node}, ${m.platform}/${m.arch}. ` +
+    `Reproduce the whole report with \`make bench\` (\`npm run bench\`). This one was generated ${agg.generated_at} by \`${agg.command}\` in ${duration(agg.total_seconds)}${agg.tiny ? ' (tiny run: proves the machinery; the figures mean nothing)' : ''}.`,
+    `Machine: ${m.cpus} cores (${m.cpu_model}), ${m.total_mem_mb} MB, Node ${m.node}, ${m.platform}/${m.arch}. ` +
       'Every ratio is against a baseline measured in the same run; targets are reported, never asserted.',
     '',
     '| benchmark | took | targets met | report | reproduce |',
@@ -194,14 +222,15 @@ export function renderMarkdown(agg: Aggregate, reports: Record<string, BenchRepo
   for (const [name, p] of Object.entries(agg.parts)) {
     const ts = agg.targets.filter((t) => t.benchmark === name);
     const met = p.ok ? `${ts.filter((t) => t.met).length} of ${ts.length}` : `failed: ${cell(p.error ?? '')}`;
-    out.push(`| ${name} | ${duration(p.seconds)} | ${met} | ${p.report_file ?? '–'} | \`${commandFor(name, agg.tiny)}\` |`);
+    out.push(`| ${name} | ${duration(p.seconds)} | ${met} | ${p.report_file ?? '–'} | \`${reproduce(name, p, agg.tiny)}\` |`);
   }
+  for (const c of charts[OVERVIEW] ?? []) out.push('', `![${c.title}](${c.file})`);
   if (agg.targets.length > 0) {
     out.push('', '## Targets', '', '| benchmark | target | rule | value | met |', '|---|---|---|---:|---|');
     for (const t of agg.targets) out.push(`| ${t.benchmark} | ${t.name} | ${cell(t.target)} | ${fmt(t.value, 3)} | ${t.met ? 'yes' : '**no**'} |`);
   }
   for (const [name, p] of Object.entries(agg.parts)) {
-    out.push('', `## ${name}`, '', `Reproduce: \`${commandFor(name, agg.tiny)}\` (took ${duration(p.seconds)}).`, '');
+    out.push('', `## ${name}`, '', `Reproduce: \`${reproduce(name, p, agg.tiny)}\` (took ${duration(p.seconds)}).`, '');
     const report = reports[name];
     if (report === undefined) {
       out.push(`**Failed:** ${p.error ?? 'no report'}`);
@@ -211,6 +240,11 @@ export function renderMarkdown(agg: Aggregate, reports: Record<string, BenchRepo
     out.push('### Figures', '');
     if (mod?.markdown !== undefined) out.push(mod.markdown(report));
     else if (mod !== undefined) out.push('```', textFigures(mod.table(report)), '```');
+    const files = charts[name] ?? [];
+    if (files.length > 0) {
+      out.push('', '### Charts', '');
+      for (const c of files) out.push(`![${c.title}](${c.file})`, '');
+    }
     const ratios = agg.ratios.filter((r) => r.benchmark === name);
     if (ratios.length > 0) {
       out.push('', '### Ratios', '', '| ratio | value | baseline |', '|---|---:|---|');
@@ -223,6 +257,125 @@ export function renderMarkdown(agg: Aggregate, reports: Record<string, BenchRepo
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+// ── Charts, the long soak, bench.html ──────────────────────────────────────
+
+/** The key of the report-wide charts (drawn from every ratio), shown under the summary table. */
+export const OVERVIEW = '_overview';
+
+/** The overview chart: every ratio of the run against its baseline (1 = as fast, as big, … as the baseline). */
+export function overviewChart(agg: Aggregate): Chart | null {
+  const rs = agg.ratios.filter((r) => r.value !== null && Number.isFinite(r.value));
+  if (rs.length === 0) return null;
+  return {
+    name: 'ratios',
+    title: 'Every ratio against its baseline, same run (see each section for what the baseline is)',
+    svg: barChart({
+      title: 'Ratios against baselines measured in the same run',
+      yLabel: 'ratio (figure / baseline)',
+      categories: rs.map((r) => `${r.benchmark}: ${r.name}`.replace(/_vs_/g, ' / ').replace(/_/g, ' ')),
+      series: [{ name: 'ratio', values: rs.map((r) => r.value) }],
+      width: Math.max(720, rs.length * 70),
+      height: 380,
+    }),
+  };
+}
+
+/** Writes the charts of every report (and the overview) to <outDir>/charts/ and returns the files per part. */
+export function writeCharts(outDir: string, agg: Aggregate, reports: Record<string, BenchReport>, modules: Record<string, BenchModule>): Record<string, ChartFile[]> {
+  const dir = join(outDir, 'charts');
+  mkdirSync(dir, { recursive: true });
+  const files: Record<string, ChartFile[]> = {};
+  const put = (part: string, prefix: string, c: Chart): void => {
+    const file = `charts/${prefix}-${c.name}.svg`;
+    writeFileSync(join(outDir, file), c.svg);
+    (files[part] ??= []).push({ file, title: c.title });
+  };
+  const overview = overviewChart(agg);
+  if (overview !== null) put(OVERVIEW, 'overview', overview);
+  for (const [name, report] of Object.entries(reports)) {
+    let list: Chart[] = [];
+    try {
+      list = modules[name]?.charts?.(report) ?? [];
+    } catch (err) {
+      console.error(`charts of ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    for (const c of list) put(name, name, c);
+  }
+  return files;
+}
+
+/**
+ * The longest soak report `make soak` left in the reports folder
+ * (bench-soak-<N>min.json), to show next to the short one of this run.
+ */
+export function findLongSoak(outDir: string): { name: string; file: string; minutes: number } | null {
+  let best: { name: string; file: string; minutes: number } | null = null;
+  let entries: string[];
+  try {
+    entries = readdirSync(outDir);
+  } catch {
+    return null;
+  }
+  for (const f of entries) {
+    const m = /^bench-soak-(\d+(?:_\d+)?)min\.json$/.exec(f);
+    if (m === null) continue;
+    const minutes = Number(m[1]!.replace('_', '.'));
+    if (best === null || minutes > best.minutes) best = { name: `soak-${m[1]!}min`, file: f, minutes };
+  }
+  return best;
+}
+
+/** bench.md as a standalone HTML page with the charts inlined (for a browser, or an attachment). */
+export function renderHtml(markdown: string, outDir: string): string {
+  const inline = (text: string): string =>
+    escapeXml(text)
+      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+  const body: string[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const image = /^!\[(.*)\]\((charts\/[\w.-]+\.svg)\)$/.exec(line);
+    if (image !== null) {
+      let svg: string;
+      try {
+        svg = readFileSync(join(outDir, image[2]!), 'utf8');
+      } catch {
+        svg = `<p>(missing chart ${escapeXml(image[2]!)})</p>`;
+      }
+      body.push(`<figure>${svg}<figcaption>${inline(image[1]!)}</figcaption></figure>`);
+    } else if (line.startsWith('```')) {
+      const block: string[] = [];
+      while (++i < lines.length && !lines[i]!.startsWith('```')) block.push(lines[i]!);
+      body.push(`<pre>${escapeXml(block.join('\n'))}</pre>`);
+    } else if (line.startsWith('|')) {
+      const rows: string[] = [];
+      for (; i < lines.length && lines[i]!.startsWith('|'); i++) rows.push(lines[i]!);
+      i--;
+      const cells = (r: string): string[] => r.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+      const head = cells(rows[0]!);
+      body.push(
+        `<table><thead><tr>${head.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>` +
+          rows.slice(2).map((r) => `<tr>${cells(r).map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('') +
+          '</tbody></table>',
+      );
+    } else if (/^#{1,3} /.test(line)) {
+      const level = line.indexOf(' ');
+      body.push(`<h${level}>${inline(line.slice(level + 1))}</h${level}>`);
+    } else if (line.startsWith('- ')) body.push(`<li>${inline(line.slice(2))}</li>`);
+    else if (line.trim() !== '') body.push(`<p>${inline(line)}</p>`);
+  }
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>Benchmarks</title>',
+    '<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}pre{background:#f6f6f6;padding:8px;overflow:auto}figure{margin:1em 0}svg{max-width:100%;height:auto}</style>',
+    '</head><body>',
+    ...body,
+    '</body></html>',
+    '',
+  ].join('\n');
 }
 
 // ── Main ───────────────────────────────────────────────────────────────────
@@ -253,11 +406,28 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
       console.error(`\n== bench ${name} FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${err instanceof Error ? (err.stack ?? message) : message}`);
     }
   }
+  // A long soak from `make soak` is shown as it is (not re-run), after this run's parts.
+  const longSoak = args.tiny || !args.only.includes('soak') ? null : findLongSoak(args.outDir);
+  if (longSoak !== null) {
+    try {
+      const report = JSON.parse(readFileSync(join(args.outDir, longSoak.file), 'utf8')) as BenchReport;
+      const soak = await BENCHMARKS['soak']!();
+      reports[longSoak.name] = report;
+      modules[longSoak.name] = soak;
+      const seconds = Number((report.benchmarks['soak'] as { duration_s?: unknown } | undefined)?.duration_s ?? 0);
+      parts[longSoak.name] = { seconds, ok: true, report_file: longSoak.file, command: `node bench/soak.ts --minutes ${longSoak.minutes} (make soak: 20 minutes; written ${report.generated_at})` };
+    } catch (err) {
+      parts[longSoak.name] = { seconds: 0, ok: false, report_file: longSoak.file, error: `cannot read ${longSoak.file}: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
   const agg = aggregate(args, parts, reports, (Date.now() - runStarted) / 1000);
-  writeFileSync(join(args.outDir, 'bench.json'), `${JSON.stringify(agg, null, 2)}\n`);
-  writeFileSync(join(args.outDir, 'bench.md'), renderMarkdown(agg, reports, modules));
+  const charts = writeCharts(args.outDir, agg, reports, modules);
+  const md = renderMarkdown(agg, reports, modules, charts);
+  writeFileSync(join(args.outDir, 'bench.json'), `${JSON.stringify({ ...agg, charts }, null, 2)}\n`);
+  writeFileSync(join(args.outDir, 'bench.md'), md);
+  writeFileSync(join(args.outDir, 'bench.html'), renderHtml(md, args.outDir));
   console.log(`\n== ${Object.keys(parts).length} benchmark(s) in ${duration(agg.total_seconds)}: ${Object.entries(parts).map(([n, p]) => `${n} ${duration(p.seconds)}${p.ok ? '' : ' FAILED'}`).join(', ')}`);
-  console.log(`→ ${join(args.outDir, 'bench.json')}, ${join(args.outDir, 'bench.md')}`);
+  console.log(`→ ${join(args.outDir, 'bench.json')}, ${join(args.outDir, 'bench.md')}, ${join(args.outDir, 'bench.html')}, charts in ${join(args.outDir, 'charts')}`);
   return { reports, aggregate: agg };
 }
 
