@@ -14,25 +14,14 @@ import { Gateway, GatewayStartError, type GatewayOptions } from './gateway.ts';
 import { openDatabase } from './store/database.ts';
 import { RESET_SETTINGS, SettingsRepo } from './store/settings-repo.ts';
 import { call, type CallReply as Reply } from './http/test-call.ts';
+import { listenerTestOptions } from './test-support.ts';
 
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'mas-gateway-'));
 }
 
-function startOpts(dataDir: string, extra: Partial<GatewayOptions> = {}): GatewayOptions {
-  return {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    control: { host: '127.0.0.1', port: 0, secret: null },
-    enableApi: true,
-    validateResponses: true,
-    pocketsphinxRoots: [],
-    log: () => {},
-    ...extra,
-  };
-}
+const startOpts = listenerTestOptions;
 
 async function withGateway(run: (g: Gateway, dataDir: string) => Promise<void>, extra: Partial<GatewayOptions> = {}): Promise<void> {
   const dataDir = tempDir();

@@ -15,6 +15,7 @@ import type { ImportLimits } from './domain/import-budget.ts';
 import { openDatabase, type Database } from './store/database.ts';
 import { RESET_SETTINGS } from './store/settings-repo.ts';
 import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
+import type { GatewayOptions } from './gateway.ts';
 
 export interface TestGateway {
   app: Express;
@@ -74,3 +75,23 @@ export function testGateway(opts: TestGatewayOptions = {}): TestGateway {
 }
 
 export const ALL_SCOPES = ['read', 'record', 'write', 'delete'] as const;
+
+/**
+ * Options for a real Gateway.start in a test: loopback and ephemeral ports,
+ * the Control API on with a generated secret, the Automation API switched on,
+ * every reply checked against its schema, no recognizer models, nothing
+ * logged. `extra` overrides any of them (a secret, limits, a LAN listener…).
+ */
+export function listenerTestOptions(dataDir: string, extra: Partial<GatewayOptions> = {}): GatewayOptions {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    control: { host: '127.0.0.1', port: 0, secret: null },
+    enableApi: true,
+    validateResponses: true,
+    pocketsphinxRoots: [],
+    log: () => {},
+    ...extra,
+  };
+}

@@ -12,26 +12,22 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../test-browser.ts';
 import { Gateway } from '../gateway.ts';
 import { call } from '../http/test-call.ts';
+import { listenerTestOptions } from '../test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'settings-page-browser-secret-0123456789';
 const SHOTS = fileURLToPath(new URL('../../reports/settings-page/', import.meta.url));
-/** A name the browser resolves to loopback, as a DNS rebinding attack would make it. */
-const REBOUND_NAME = 'rebound.example';
 
-const skip =
-  !existsSync(CHROMIUM) && (process.env.CI ?? '') === ''
-    ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and runs this test`
-    : false;
+const skip = browserSkip;
 
 
 /** Polls until `ok` holds, or fails naming `what`. */
@@ -92,16 +88,9 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), 'mas-settings-page-'));
-    gateway = await Gateway.start({
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      control: { host: '127.0.0.1', port: 0, secret: SECRET },
-      enableApi: true,
-      validateResponses: true,
-      pocketsphinxRoots: [],
-      log: (line) => gatewayLog.push(line),
-    });
+    gateway = await Gateway.start(
+      listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, log: (line) => gatewayLog.push(line) }),
+    );
     api = gateway.api.url;
     control = gateway.control!.url; // control was asked for at start
     pageUrl = `${control}/settings`;
@@ -116,21 +105,7 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     });
     await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // The DNS rebinding check: a foreign name that resolves to this machine.
-        `--host-resolver-rules=MAP ${REBOUND_NAME} 127.0.0.1`,
-      ],
-    });
+    browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     page = await context.newPage();
     page.setDefaultTimeout(5000);

@@ -14,20 +14,12 @@ import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
 import { fails, httpGet, httpsGet } from './tls-test-client.ts';
 import { tlsPaths } from './self-signed-cert.ts';
+import { listenerTestOptions } from '../test-support.ts';
 
 async function withGateway(run: (g: Gateway, dataDir: string) => Promise<void>, dataDir = mkdtempSync(join(tmpdir(), 'mas-lan-'))): Promise<void> {
-  const gateway = await Gateway.start({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    control: { host: '127.0.0.1', port: 0, secret: 'lan-test-control-secret-0123456789' },
-    enableApi: true,
-    validateResponses: true,
-    pocketsphinxRoots: [],
-    log: () => {},
-    lanHost: '127.0.0.1',
-    lanPort: 0,
-  });
+  const gateway = await Gateway.start(
+    listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: 'lan-test-control-secret-0123456789' }, lanHost: '127.0.0.1', lanPort: 0 }),
+  );
   try {
     await run(gateway, dataDir);
   } finally {

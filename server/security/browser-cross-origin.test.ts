@@ -18,24 +18,21 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../test-browser.ts';
 import { Gateway } from '../gateway.ts';
 import { call } from '../http/test-call.ts';
+import { listenerTestOptions } from '../test-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'browser-cross-origin-secret-0123456789';
-const REBOUND_NAME = 'rebound.example';
 const PAIR_BODY = JSON.stringify({ client_name: 'hostile page', scopes: ['read', 'write'] });
 
-const skip =
-  !existsSync(CHROMIUM) && (process.env.CI ?? '') === ''
-    ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and runs this test`
-    : false;
+const skip = browserSkip;
 
 describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
   let dataDir: string;
@@ -57,15 +54,7 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'mas-browser-xo-'));
-    gateway = await Gateway.start({
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      control: { host: '127.0.0.1', port: 0, secret: SECRET },
-      enableApi: true,
-      pocketsphinxRoots: [],
-      log: () => {},
-    });
+    gateway = await Gateway.start(listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET } }));
     api = gateway.api.url;
     apiPort = String(gateway.api.port);
     evilServer = createServer((_req, res) => {
@@ -73,18 +62,7 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
     });
     await new Promise<void>((resolve) => evilServer.listen(0, '127.0.0.1', resolve));
     evilOrigin = `http://127.0.0.1:${(evilServer.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-quic',
-        `--host-resolver-rules=MAP ${REBOUND_NAME} 127.0.0.1`,
-      ],
-    });
+    browser = await launchTestBrowser();
     page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(10_000);
     page.on('response', (res) => {

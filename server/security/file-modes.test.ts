@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
 import { tlsPaths } from '../lan/self-signed-cert.ts';
+import { listenerTestOptions } from '../test-support.ts';
 
 function mode(path: string): string {
   return (statSync(path).mode & 0o777).toString(8).padStart(4, '0');
@@ -34,17 +35,7 @@ const EXPECTED: Record<string, string> = {
 
 async function modesAfterStart(dataDir: string): Promise<Record<string, string>> {
   const start = () =>
-    Gateway.start({
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      control: { host: '127.0.0.1', port: 0, secret: null },
-      enableApi: true,
-      pocketsphinxRoots: [],
-      log: () => {},
-      lanHost: '127.0.0.1',
-      lanPort: 0,
-    });
+    Gateway.start(listenerTestOptions(dataDir, { lanHost: '127.0.0.1', lanPort: 0 }));
   const gateway = await start();
   try {
     // LAN mode is read at start: switch it on, restart, wait for the listener (it makes the TLS key).

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
 import { normaliseAddress, PAIRING_LIMITS } from '../domain/pairing-service.ts';
+import { listenerTestOptions } from '../test-support.ts';
 
 interface Reply {
   status: number;
@@ -69,7 +70,7 @@ describe('pairing under abuse on a real listener', () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'mas-pair-abuse-'));
-    gateway = await Gateway.start({ host: '127.0.0.1', port: 0, dataDir, control: null, enableApi: true, pocketsphinxRoots: [], log: () => {} });
+    gateway = await Gateway.start(listenerTestOptions(dataDir, { control: null }));
     base = gateway.api.url;
   });
 
