@@ -13,9 +13,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Gateway, type GatewayOptions } from './gateway.ts';
+import { Gateway } from './gateway.ts';
 import type { ConnectionLimits } from './http/connection-limits.ts';
 import { call } from './http/test-call.ts';
+import { listenerTestOptions } from './test-support.ts';
 
 /** Short limits: every protection fires within a second or so. */
 const SHORT: Partial<ConnectionLimits> = {
@@ -28,18 +29,7 @@ const SHORT: Partial<ConnectionLimits> = {
 
 async function withGateway(limits: Partial<ConnectionLimits>, run: (g: Gateway) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-slow-'));
-  const opts: GatewayOptions = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    control: { host: '127.0.0.1', port: 0, secret: null },
-    enableApi: true,
-    validateResponses: true,
-    pocketsphinxRoots: [],
-    log: () => {},
-    limits,
-  };
-  const gateway = await Gateway.start(opts);
+  const gateway = await Gateway.start(listenerTestOptions(dataDir, { limits }));
   try {
     await run(gateway);
   } finally {
@@ -218,7 +208,8 @@ test('(e) an oversized JSON body is refused 413 payload_too_large without being 
   }));
 
 test('(f) a trickled import that stalls is ended by the upload idle timeout and releases its budget place', { timeout: 30_000 }, () =>
-  withGateway(SHORT, async (g) => {
+  // Idleness alone (any byte keeps the upload): the minimum rate has its own test below.
+  withGateway({ ...SHORT, uploadMinBytesPerWindow: 1 }, async (g) => {
     const conn = await raw(g.api.port);
     conn.socket.write(
       'POST /v1/jobs/import?filename=slow.wav HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
@@ -241,6 +232,38 @@ test('(f) a trickled import that stalls is ended by the upload idle timeout and 
     assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
     const jobs = await call(`${g.api.url}/v1/jobs`, { bearer: g.startupToken });
     assert.deepEqual(jobs.body.jobs, []);
+  }));
+
+test('(f2) an import trickled faster than the idle limit but under the minimum rate is ended and releases its place', { timeout: 30_000 }, () =>
+  withGateway({ ...SHORT, uploadIdleMs: 1_000, uploadMinBytesPerWindow: 50_000 }, async (g) => {
+    const conn = await raw(g.api.port);
+    conn.socket.write(
+      'POST /v1/jobs/import?filename=trickle.wav HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        `Authorization: Bearer ${g.startupToken}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n`,
+    );
+    // 100 bytes every 100 ms: never idle for the 1 s limit, but about 1 kB a window against the 50 kB asked.
+    let sent = 0;
+    const uploading = (): number => g.deps.importBudget.inFlight.uploads;
+    let sawHeld = false;
+    while (!conn.ended) {
+      conn.socket.write(Buffer.alloc(100));
+      sent += 100;
+      await new Promise((r) => setTimeout(r, 100));
+      sawHeld ||= uploading() === 1;
+      assert.ok(sent < 1_000_000, 'the trickle was never ended');
+    }
+    assert.ok(sawHeld, 'the upload held a budget place while it trickled');
+    while (uploading() !== 0) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(g.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
+    const uploads = g.deps.uploadsDir;
+    assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
+    // The same file sent at an honest speed is accepted.
+    const honest = await call(`${g.api.url}/v1/jobs/import?filename=fast.wav`, {
+      method: 'POST',
+      bearer: g.startupToken,
+      body: Buffer.alloc(200_000),
+    });
+    assert.equal(honest.status, 202);
   }));
 
 test('(g) an SSE wait held open longer than the idle timeout is not cut', { timeout: 30_000 }, () =>

@@ -43,7 +43,8 @@ export async function receiveUpload(
   // Throws 413 / 429 before a single byte is read.
   const reservation = opts.budget.reserve(opts.ext, declared);
   mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
-  req.setTimeout(requestLimitsOf(req).uploadIdleMs, () => req.destroy()); // the listener's limit; UPLOAD_IDLE_MS by default
+  const limits = requestLimitsOf(req); // the listener's limits; UPLOAD_IDLE_MS and 64 KiB a window by default
+  req.setTimeout(limits.uploadIdleMs, () => req.destroy());
   const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
   const final = `${opts.jobId}.${opts.ext}`;
   // Set by the counter when it refuses the upload; an object, so the catch below sees the write.
@@ -65,6 +66,14 @@ export async function receiveUpload(
     },
   });
 
+  // The minimum rate: each full window must bring enough bytes, or the upload is given up like a stalled one.
+  let bytesAtWindowStart = 0;
+  const rateCheck = setInterval(() => {
+    if (state.bytes - bytesAtWindowStart < limits.uploadMinBytesPerWindow) req.destroy();
+    bytesAtWindowStart = state.bytes;
+  }, limits.uploadIdleMs);
+  rateCheck.unref();
+
   try {
     await pipeline(req, counter, createWriteStream(partial, { mode: 0o600 }));
     if (declared !== null && state.bytes !== declared) throw new ClientGoneError();
@@ -84,6 +93,7 @@ export async function receiveUpload(
     }
     throw err;
   } finally {
+    clearInterval(rateCheck);
     reservation.release();
   }
 }

@@ -15,8 +15,10 @@
  *   JSON body    must arrive whole within bodyTimeoutMs (json-body.ts);
  *                a body the app did not read (a refusal answered early)
  *                gets the same time after the answer, then the connection closes
- *   import       a stalled upload ends after uploadIdleMs without a byte
- *                (domain/import-upload.ts); an honest slow one is never cut
+ *   import       a stalled upload ends after uploadIdleMs without a byte, and
+ *                a trickle ends when a whole uploadIdleMs window brings fewer
+ *                than uploadMinBytesPerWindow bytes (domain/import-upload.ts);
+ *                an honest slow one (above ~1 KiB/s by default) is never cut
  *   header size  maxHeaderBytes (node's parser; above it → 400 envelope)
  *   connections  maxConnections per listener; past it node closes new
  *                connections at once (there is no HTTP to answer yet)
@@ -39,6 +41,11 @@ export interface ConnectionLimits {
   bodyTimeoutMs: number;
   /** An import upload that sends nothing for this long is given up and its budget place released. */
   uploadIdleMs: number;
+  /**
+   * The least an import upload must deliver in each uploadIdleMs window, so a trickle just
+   * faster than the idle limit cannot hold a budget place for days (1 = idleness only).
+   */
+  uploadMinBytesPerWindow: number;
   /** Largest request line + header block accepted (node's maxHeaderSize). */
   maxHeaderBytes: number;
   /** Open connections per listener; beyond it new connections are closed at once. 0: no cap. */
@@ -57,6 +64,8 @@ export const CONNECTION_DEFAULTS: Readonly<ConnectionLimits> = {
   idleTimeoutMs: 120_000,
   bodyTimeoutMs: 30_000,
   uploadIdleMs: 60_000,
+  // 64 KiB a minute, about 1 KiB/s: a 2 GB file at that rate would take weeks, so nothing honest is near it.
+  uploadMinBytesPerWindow: 64 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxConnections: 16_000,
 };
@@ -93,6 +102,7 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
 export interface RequestLimits {
   bodyTimeoutMs: number;
   uploadIdleMs: number;
+  uploadMinBytesPerWindow: number;
 }
 
 const requestLimits = new WeakMap<IncomingMessage, RequestLimits>();
@@ -101,7 +111,13 @@ const inFlight = new WeakMap<Socket, Set<ServerResponse>>();
 
 /** The limits the listener gave this request; the defaults for a request that came another way (supertest). */
 export function requestLimitsOf(req: IncomingMessage): RequestLimits {
-  return requestLimits.get(req) ?? { bodyTimeoutMs: CONNECTION_DEFAULTS.bodyTimeoutMs, uploadIdleMs: CONNECTION_DEFAULTS.uploadIdleMs };
+  return (
+    requestLimits.get(req) ?? {
+      bodyTimeoutMs: CONNECTION_DEFAULTS.bodyTimeoutMs,
+      uploadIdleMs: CONNECTION_DEFAULTS.uploadIdleMs,
+      uploadMinBytesPerWindow: CONNECTION_DEFAULTS.uploadMinBytesPerWindow,
+    }
+  );
 }
 
 /** Whether a response on this connection has already sent its status line (a raw error reply would corrupt it). */
@@ -144,7 +160,7 @@ function waitingOnServer(socket: Socket): boolean {
 }
 
 function track(req: IncomingMessage, res: ServerResponse, limits: ConnectionLimits): void {
-  requestLimits.set(req, { bodyTimeoutMs: limits.bodyTimeoutMs, uploadIdleMs: limits.uploadIdleMs });
+  requestLimits.set(req, { bodyTimeoutMs: limits.bodyTimeoutMs, uploadIdleMs: limits.uploadIdleMs, uploadMinBytesPerWindow: limits.uploadMinBytesPerWindow });
   const socket = req.socket;
   let responses = inFlight.get(socket);
   if (responses === undefined) {

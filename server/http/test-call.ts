@@ -13,11 +13,13 @@ export interface CallReply {
 
 export function call(url: string, opts: { method?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<CallReply> {
   return new Promise((resolve, reject) => {
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    // A Buffer goes as raw bytes (an import); anything else as JSON.
+    const raw = Buffer.isBuffer(opts.body);
+    const payload = opts.body === undefined ? undefined : raw ? (opts.body as Buffer) : JSON.stringify(opts.body);
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
     if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] ??= raw ? 'application/octet-stream' : 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const req = httpRequest(url, { method: opts.method ?? 'GET', headers, agent: false }, (res) => {
