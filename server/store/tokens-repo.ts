@@ -64,10 +64,21 @@ export function effectiveScopes(requested: readonly unknown[], origin: TokenOrig
   return origin === 'paired' ? parsed.filter((s) => s !== 'delete') : parsed;
 }
 
+/** Bound on the cache of known tokens (there are a handful in practice). */
+const KNOWN_TOKENS_MAX = 1024;
+
 export class TokensRepo {
   readonly #db: Database;
   /** Prepared once: authenticate() runs on every request. */
   readonly #byHash: StatementSync;
+  /**
+   * Tokens already found, by hash: authenticate() runs on every request, and a
+   * SQLite lookup plus a JSON parse of the scopes was the largest cost of an
+   * authenticated call. Only hits are kept (unknown bearer values cannot fill
+   * it); every write below clears it, and this repo is the only writer of the
+   * table (a restart builds a new repo).
+   */
+  readonly #known = new Map<string, { row: TokenRow; record: TokenRecord }>();
 
   constructor(db: Database) {
     this.#db = db;
@@ -90,16 +101,23 @@ export class TokensRepo {
     this.#db
       .prepare('INSERT INTO tokens (id, hash, name, scopes, origin, kind, enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)')
       .run(record.id, hashToken(raw), record.name, JSON.stringify(record.scopes), origin, kind, record.created_at);
+    this.#known.clear();
     return { token: raw, record };
   }
 
   /** The token a raw bearer value stands for, or null. */
   authenticate(raw: string): TokenRecord | null {
     const presented = hashToken(raw);
-    const row = this.#byHash.get(presented) as TokenRow | undefined;
-    if (row === undefined) return null;
-    const same = timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(presented, 'hex'));
-    return same ? toRecord(row) : null;
+    let known = this.#known.get(presented);
+    if (known === undefined) {
+      const row = this.#byHash.get(presented) as TokenRow | undefined;
+      if (row === undefined) return null;
+      known = { row, record: toRecord(row) };
+      if (this.#known.size >= KNOWN_TOKENS_MAX) this.#known.clear();
+      this.#known.set(presented, known);
+    }
+    const same = timingSafeEqual(Buffer.from(known.row.hash, 'hex'), Buffer.from(presented, 'hex'));
+    return same ? { ...known.record, scopes: [...known.record.scopes] } : null;
   }
 
   get(id: string): TokenRecord | null {
@@ -113,19 +131,24 @@ export class TokensRepo {
 
   setEnabled(id: string, enabled: boolean): TokenRecord | null {
     this.#db.prepare('UPDATE tokens SET enabled = ? WHERE id = ?').run(enabled ? 1 : 0, id);
+    this.#known.clear();
     return this.get(id);
   }
 
   delete(id: string): boolean {
-    return Number(this.#db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes) > 0;
+    const deleted = Number(this.#db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes) > 0;
+    this.#known.clear();
+    return deleted;
   }
 
   deleteAll(): void {
     this.#db.prepare('DELETE FROM tokens').run();
+    this.#known.clear();
   }
 
   deleteByName(name: string): void {
     this.#db.prepare('DELETE FROM tokens WHERE name = ?').run(name);
+    this.#known.clear();
   }
 }
 
