@@ -244,7 +244,10 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     writeFileSync(uploads, '');
     const failed = await raw(`${api}/v1/jobs/import?filename=a.wav`, 'POST', { authorization: `Bearer ${startupToken}`, 'content-type': 'application/octet-stream' }, 'RIFF....WAVE');
     assert.equal(failed, 500, 'the import fails on the service side');
-    assert.match(output, /\[gateway\] POST \/v1\/jobs\/import failed/, 'and the failure was logged');
+    // The child writes its log line around the time it answers; the pipe may deliver it just after the reply.
+    const logged = /\[gateway\] POST \/v1\/jobs\/import failed/;
+    for (let i = 0; i < 200 && !logged.test(output); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(output, logged, 'and the failure was logged');
     rmSync(uploads, { force: true });
 
     child.kill('SIGTERM');
