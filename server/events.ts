@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from './adapters/clock.ts';
 
-export const EVENT_NAMES = [
+/** API.md's nine named events: all subscribable, all carried by this bus. */
+export const API_EVENT_NAMES = [
   'job.completed',
   'job.failed',
   'job.cancelled',
@@ -19,8 +20,10 @@ export const EVENT_NAMES = [
   'recording.stopped',
   'summary.completed',
   'transcript.updated',
-  'webhook.test',
 ] as const;
+
+/** What the bus carries: API.md's nine, and webhook.test (sent to one webhook, never subscribable). */
+export const EVENT_NAMES = [...API_EVENT_NAMES, 'webhook.test'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 export interface DomainEvent {

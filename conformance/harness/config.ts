@@ -15,7 +15,35 @@ export function togglableField(config: Record<string, unknown>): string | null {
   return Object.entries(config).find(([k, v]) => typeof v === 'boolean' && !ARMING.test(k))?.[0] ?? null;
 }
 
+/** Each section of `sections` that reads as a config object with a boolean field safe to flip, with that field. */
+export async function* togglableSections(
+  api: BoundClient,
+  sections: readonly string[],
+): AsyncGenerator<{ section: string; original: Record<string, unknown>; field: string }> {
+  for (const section of sections) {
+    const original = await readSection(api, section);
+    if (original === null) continue;
+    const field = togglableField(original);
+    if (field !== null) yield { section, original, field };
+  }
+}
+
 /** The field of meeting-detection that arms auto-record, when the target has one. */
 export function armingField(config: Record<string, unknown>): string | null {
   return Object.entries(config).find(([k, v]) => typeof v === 'boolean' && /auto[_-]?record/i.test(k))?.[0] ?? null;
+}
+
+/**
+ * What the auto-record checks start from: the meeting-detection section and
+ * its arming field, or the reason they cannot run on this target (the spec
+ * does not name the field, so a target may not have one).
+ */
+export async function armingSection(api: BoundClient): Promise<{ original: Record<string, unknown>; field: string } | { skip: string }> {
+  const original = await readSection(api, 'meeting-detection');
+  if (original === null) return { skip: 'GET /v1/config/meeting-detection did not answer a config object' };
+  const field = armingField(original);
+  if (field === null) {
+    return { skip: `meeting-detection has no boolean auto-record field (fields: ${Object.keys(original).join(', ')}); the arming field is not named by the spec` };
+  }
+  return { original, field };
 }

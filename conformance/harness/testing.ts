@@ -3,39 +3,12 @@
  * Environment without a target, and a synthetic result set covering every
  * outcome. Not used by the checks.
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Check } from './check.ts';
 import type { Environment } from './context.ts';
 import { Secrets } from './secrets.ts';
 import type { CheckResult, RunReport } from '../runner/result.ts';
 
-export interface LocalServer {
-  url: string;
-  server: Server;
-  close(): Promise<void>;
-}
-
-export async function localServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<LocalServer> {
-  const server = createServer(handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const a = server.address();
-  const port = typeof a === 'object' && a !== null ? a.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
+export { localServer, type LocalServer } from './local-server.ts';
 
 export function testEnv(baseUrl: string, overrides: Partial<Environment> = {}): Environment {
   return {
@@ -152,6 +125,11 @@ export function syntheticReport(): RunReport {
     { ...base, id: 'auth/api-disabled', area: 'auth', clauses: ['auth.api-disabled.403'], description: 'error', requirement: 'r', outcome: 'ERROR', completed: false, error: { message: `Control API PATCH answered 500 ${nasty}`, stack: 'Error: x\n    at y' } },
     { ...base, id: 'search/no-total', area: 'search', clauses: ['search.no-total'], description: 'flaky', requirement: 'r', outcome: 'FLAKY', retry: { outcome: 'PASS', durationMs: 5, failures: [] } },
   ];
+  return syntheticRun(results);
+}
+
+/** A run report around the given results, with fixed run details (tests of the reporters). */
+export function syntheticRun(results: CheckResult[]): RunReport {
   return {
     meta: {
       suite: 'mas-conformance',

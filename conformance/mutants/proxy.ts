@@ -5,9 +5,9 @@
  * the suite lets through is a hole in the suite (mutation testing of the
  * conformance suite, without touching the target's code).
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { localServer } from '../harness/local-server.ts';
 
 export interface ProxyRequest {
   method: string;
@@ -127,7 +127,6 @@ export async function startProxy(target: string, mutant: Mutant): Promise<Runnin
     const res = await forward(req);
     return mutant.response === undefined ? res : mutant.response(req, res, tools);
   };
-  const sockets = new Set<Socket>();
   /** Streams an upload through, both ways, as it arrives (no buffering of a body that may never end). */
   const streamUpload = (incoming: IncomingMessage, out: ServerResponse): void => {
     const headers: Record<string, string> = {};
@@ -146,7 +145,7 @@ export async function startProxy(target: string, mutant: Mutant): Promise<Runnin
     });
     incoming.pipe(upstream);
   };
-  const server: Server = createServer((incoming, out) => {
+  return localServer((incoming, out) => {
     if (incoming.method === 'POST' && (incoming.url ?? '').split('?')[0] === '/v1/jobs/import') {
       streamUpload(incoming, out);
       return;
@@ -177,18 +176,4 @@ export async function startProxy(target: string, mutant: Mutant): Promise<Runnin
       },
     );
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const a = server.address();
-  const port = typeof a === 'object' && a !== null ? a.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }

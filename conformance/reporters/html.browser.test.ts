@@ -22,7 +22,7 @@ import { loadClauses } from '../catalog.ts';
 import type { CheckResult, Outcome, RunReport } from '../runner/result.ts';
 import { OUTCOMES } from '../runner/result.ts';
 import { htmlReport } from './html.ts';
-import { resultBase, sampleExchange } from '../harness/testing.ts';
+import { resultBase, sampleExchange, syntheticRun } from '../harness/testing.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../reports/conformance-html/', import.meta.url));
@@ -39,7 +39,7 @@ const CURL = `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' -H 'au
 /** Text that would run as script, or break the page, if the reporter did not escape it. */
 const NASTY = `</script><script>window.__injected=1</script> & <b>bold</b> "quotes" 'apos' 🚀`;
 
-function syntheticRun(): RunReport {
+function browserRun(): RunReport {
   const base = resultBase();
   const exchange = {
     ...sampleExchange('{"title":"aaaa"}', `{"id":"m1","title":"${NASTY}"}`),
@@ -91,26 +91,11 @@ function syntheticRun(): RunReport {
     { ...base, id: 'webhooks/hmac-secret-once', area: 'webhooks', clauses: ['webhooks.create.hmac-secret-once'], description: 'the secret is shown once', requirement: 'r', outcome: 'SKIPPED', completed: false, skipReason: 'needs a receiver: no --receiver-host' },
     { ...base, id: 'webhooks/feature-toggle', area: 'webhooks', clauses: ['webhooks.feature-toggle'], description: 'the feature toggle', requirement: 'r', outcome: 'ERROR', completed: false, error: { message: 'Control API PATCH /settings answered 500', curl: 'curl -sS -i http://127.0.0.1:8429/settings' } },
   ];
-  return {
-    meta: {
-      suite: 'mas-conformance',
-      suiteVersion: '0.0.0-test',
-      target: { baseUrl: 'http://127.0.0.1:8420', controlUrl: 'http://127.0.0.1:8429', capabilities: ['reset', 'tokens'] },
-      startedAt: '2026-11-20T09:00:00.000Z',
-      finishedAt: '2026-11-20T09:00:03.000Z',
-      seed: 42,
-      runs: 20,
-      slow: false,
-      placeholders: ['$MAS_TOKEN'],
-      nodeVersion: 'v24.0.0',
-    },
-    results,
-    suite: results.map((r) => ({ id: r.id, clauses: r.clauses })),
-  };
+  return syntheticRun(results);
 }
 
 describe('the HTML report in a browser', { skip, timeout: 60_000 }, () => {
-  const report = syntheticRun();
+  const report = browserRun();
   const dir = mkdtempSync(join(tmpdir(), 'conf-html-'));
   const file = join(dir, 'report.html');
   let browser: Browser | null = null;

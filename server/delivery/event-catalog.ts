@@ -15,20 +15,11 @@
  * to that one webhook whatever it subscribes to. meeting.* and
  * transcription.completed are refused at registration with 400.
  */
-import { EVENT_NAMES } from '../events.ts';
+import { API_EVENT_NAMES, EVENT_NAMES } from '../events.ts';
 import type { Scope } from '../scopes.ts';
 
 export const SUBSCRIBABLE_EVENTS = [
-  // API.md's nine.
-  'job.completed',
-  'job.failed',
-  'job.cancelled',
-  'job.paused',
-  'job.resumed',
-  'recording.started',
-  'recording.stopped',
-  'summary.completed',
-  'transcript.updated',
+  ...API_EVENT_NAMES,
   // Decided here (dormant in this build).
   'job.started',
   'job.retried',

@@ -1,5 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
-import { armingField, readSection } from '../../harness/config.ts';
+import { armingSection, readSection } from '../../harness/config.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -12,10 +12,9 @@ export const check = defineCheck({
     'Arming auto-record through a config PUT additionally requires pre-arming, so without it the arming is refused.',
   async run(ctx) {
     const admin = ctx.as(await ctx.token());
-    const original = await readSection(admin, 'meeting-detection');
-    if (original === null) return ctx.skip('GET /v1/config/meeting-detection did not answer a config object');
-    const field = armingField(original);
-    if (field === null) return ctx.skip(`meeting-detection has no boolean auto-record field (fields: ${Object.keys(original).join(', ')}); the arming field is not named by the spec`);
+    const arming = await armingSection(admin);
+    if ('skip' in arming) return ctx.skip(arming.skip);
+    const { original, field } = arming;
     const before = await ctx.control.settings();
     const api = ctx.as((await ctx.mint({ scopes: ['read', 'write', 'record'] })).token);
     try {

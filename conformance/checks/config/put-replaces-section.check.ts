@@ -1,5 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
-import { readSection, togglableField } from '../../harness/config.ts';
+import { togglableSections } from '../../harness/config.ts';
 import * as x from '../../harness/expect.ts';
 import { CONFIG_SECTIONS } from '../../spec/constants.ts';
 
@@ -15,11 +15,7 @@ export const check = defineCheck({
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     let tried = 0;
-    for (const section of CONFIG_SECTIONS) {
-      const original = await readSection(api, section);
-      if (original === null) continue;
-      const field = togglableField(original);
-      if (field === null) continue;
+    for await (const { section, original, field } of togglableSections(api, CONFIG_SECTIONS)) {
       tried += 1;
       const { [field]: _omitted, ...rest } = original;
       const afterOmitting = async (value: boolean): Promise<unknown> => {
