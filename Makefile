@@ -13,10 +13,14 @@ NODE := node_modules/.bin/node
 ARGS ?=
 
 # Debian packages the real parts need, installed (apt-get) only when missing:
-# ffmpeg decodes and encodes audio, espeak-ng speaks the synthetic meetings,
-# pocketsphinx recognizes speech, pulseaudio and pulseaudio-utils (pacat,
-# parec, pactl) carry the virtual devices live recording captures from.
-SYSTEM_PACKAGES := ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us pulseaudio pulseaudio-utils chromium
+# ffmpeg decodes and encodes audio; flite and festival (with its HTS voice)
+# speak the synthetic meetings in natural voices, espeak-ng on request and for
+# pronunciations; pocketsphinx recognizes speech, sphinxbase-utils converts
+# its language model for vocabulary bias; sctk holds NIST's scorers (sclite,
+# md-eval) the project's own scorers are tested against; pulseaudio and
+# pulseaudio-utils (pacat, parec, pactl) carry the virtual devices live
+# recording captures from; chromium runs the browser tests.
+SYSTEM_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils sctk pulseaudio pulseaudio-utils chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 
 .PHONY: help setup system-packages run test bench soak typecheck lint clean
