@@ -5,9 +5,8 @@
  *   scripts     2, 3, 4 and 6 speakers (two-person-call, three-person-design-review,
  *               four-person-standup, six-person-incident-review); with --long
  *               the 38-minute long-planning-session too, once, clean, natural voices;
- *   voice sets  the renderer's voice sets (VOICE_SETS: natural is the default
- *               voice set once the voice registry is there; espeak is the
- *               reference row, clean only);
+ *   voice sets  the renderer's voice sets (VOICE_SETS: natural, the default;
+ *               espeak, the reference row, clean only);
  *   scenes      clean, office, hard, noise-only, reverb-only (simulator/scenes).
  *
  * Every cell is a real import through the real gateway (server/main.ts in a
@@ -57,12 +56,14 @@ import { fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions
 export const QUALITY_SEED = 1;
 
 /**
- * The renderer's voice sets: name → what to pass to renderScript. "natural"
- * is absent until the renderer has a voice registry; a cell asking for a
- * voice set that is not here is reported as not run, with the reason.
+ * The renderer's voice sets (simulator/synth/voices.ts): name → what to pass
+ * to renderScript. natural (Flite and Festival) is the default; espeak is the
+ * reference row. A cell asking for a voice set not here is reported as not
+ * run, with the reason.
  */
 export const VOICE_SETS: Record<string, Partial<RenderOptions>> = {
-  espeak: {},
+  natural: { voiceSet: 'natural' },
+  espeak: { voiceSet: 'espeak' },
 };
 
 export interface QualityConfig {

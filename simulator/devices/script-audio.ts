@@ -1,7 +1,8 @@
 /**
  * A fixture meeting script as the samples a virtual device plays: rendered by
- * simulator/synth (espeak-ng voices on one timeline, 16 kHz mono 16-bit) with
- * its ground truth, kept in memory per script name and scene for this process.
+ * simulator/synth (the voice registry's voices on one timeline, 16 kHz mono
+ * 16-bit) with its ground truth, kept in memory per script name, voice set
+ * and scene for this process.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { loadScript } from '../scripts/load-script.ts';
 import { renderScript, type MeetingTruth } from '../synth/render-script.ts';
 import type { ResolvedScene } from '../scenes/scene.ts';
+import type { VoiceSet } from '../synth/voices.ts';
 import { parseWav } from '../synth/wav.ts';
 import { DEVICE_SAMPLE_RATE } from './timeline.ts';
 
@@ -25,12 +27,14 @@ const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 export interface ScriptAudioOptions {
   cacheDir?: string;
+  /** Default "natural" (simulator/synth/voices.ts). */
+  voiceSet?: VoiceSet;
   /** The scene to play the script in; default the script's own, else clean. */
   scene?: ResolvedScene;
 }
 
 export function loadScriptAudio(name: string, opts: ScriptAudioOptions = {}): Promise<ScriptAudio> {
-  const key = opts.scene === undefined ? name : `${name}\n${JSON.stringify(opts.scene)}`;
+  const key = `${opts.voiceSet ?? 'natural'}/${name}${opts.scene === undefined ? '' : `\n${JSON.stringify(opts.scene)}`}`;
   let pending = rendered.get(key);
   if (pending === undefined) {
     pending = render(name, opts);
@@ -48,6 +52,7 @@ async function render(name: string, opts: ScriptAudioOptions): Promise<ScriptAud
     const result = await renderScript(script, path.join(dir, 'script.wav'), {
       ...(opts.cacheDir !== undefined ? { cacheDir: opts.cacheDir } : {}),
       ...(opts.scene !== undefined ? { scene: opts.scene, seed: opts.scene.seed } : {}),
+      ...(opts.voiceSet !== undefined ? { voiceSet: opts.voiceSet } : {}),
     });
     const pcm = parseWav(await readFile(result.wav));
     if (pcm.sampleRate !== DEVICE_SAMPLE_RATE || pcm.channels !== 1) throw new Error(`the renderer gave ${pcm.sampleRate} Hz, ${pcm.channels} channels; expected 16 kHz mono`);
