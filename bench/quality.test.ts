@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArgs } from './run.ts';
+import { optionFlags, parseArgs } from './run.ts';
 import { DEFAULT_SCENES, DEFAULT_SCRIPTS, LONG_SCRIPT, charts, markdown, matrix, qualityConfig, summaryText, table, targetsFor, type Cell } from './quality.ts';
 import { machine, type BenchReport } from './lib.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
@@ -10,6 +10,7 @@ test('the quality options pass through run.ts: --scripts, --scenes, --voices, --
   assert.deepEqual(args.only, ['quality']);
   assert.deepEqual(args.options, { scripts: 'two-person-call', scenes: 'clean,office', long: 'true' });
   assert.throws(() => parseArgs(['--bogus']), /quality: --scripts/);
+  assert.deepEqual(optionFlags(args.options), ['--scripts', 'two-person-call', '--scenes', 'clean,office', '--long']);
 });
 
 test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long session only with --long; a subset by option', async () => {

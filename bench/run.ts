@@ -59,6 +59,11 @@ export interface RunArgs {
 const PASS_THROUGH = ['scripts', 'scenes', 'voices'];
 const PASS_THROUGH_SWITCHES = ['long'];
 
+/** The pass-through options as command-line flags again, for the reproduce lines. */
+export function optionFlags(options: Record<string, string>): string[] {
+  return Object.entries(options).flatMap(([k, v]) => (PASS_THROUGH_SWITCHES.includes(k) ? [`--${k}`] : [`--${k}`, v]));
+}
+
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunArgs {
@@ -171,7 +176,7 @@ export function aggregate(args: RunArgs, parts: Record<string, PartResult>, repo
   const flags = [
     ...(all ? [] : ['--only', args.only.join(',')]),
     ...(args.tiny ? ['--tiny'] : []),
-    ...Object.entries(args.options).flatMap(([k, v]) => (PASS_THROUGH_SWITCHES.includes(k) ? [`--${k}`] : [`--${k}`, v])),
+    ...optionFlags(args.options),
   ];
   const command = flags.length === 0 ? 'npm run bench' : `npm run bench -- ${flags.join(' ')}`;
   return {
@@ -411,7 +416,13 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
       const file = join(args.outDir, `bench-${name}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
       reports[name] = report;
-      parts[name] = { seconds: round((Date.now() - started) / 1000, 1), ok: true, report_file: `bench-${name}.json` };
+      const options = optionFlags(args.options);
+      parts[name] = {
+        seconds: round((Date.now() - started) / 1000, 1),
+        ok: true,
+        report_file: `bench-${name}.json`,
+        ...(options.length > 0 ? { command: `${commandFor(name, args.tiny)} ${options.join(' ')}` } : {}),
+      };
       console.log(`\n== bench ${name} (${((Date.now() - started) / 1000).toFixed(1)} s) → ${file}`);
       console.log(`machine: ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, ${report.machine.platform}/${report.machine.arch}`);
       console.log(mod.table(report));
