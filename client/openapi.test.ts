@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { testGateway } from '../server/test-support.ts';
 import { SUBSCRIBABLE_EVENTS } from '../server/delivery/event-catalog.ts';
-import { DOCUMENT_PATH, TYPES_PATH, documentText, typesText } from './generate.ts';
+import { DOCUMENT_PATH, ROUTES_PATH, TYPES_PATH, documentText, routesText, typesText } from './generate.ts';
 
 const committed = readFileSync(DOCUMENT_PATH, 'utf8');
 
@@ -27,6 +27,7 @@ test('docs/openapi.json is what GET /openapi.json serves', async () => {
 
 test('client/openapi-types.ts is what openapi-typescript generates from the committed document', async () => {
   assert.equal(readFileSync(TYPES_PATH, 'utf8'), await typesText(committed), 'client/openapi-types.ts is stale: run npm run openapi:generate');
+  assert.equal(readFileSync(ROUTES_PATH, 'utf8'), routesText(committed), 'client/routes.ts is stale: run npm run openapi:generate');
 });
 
 interface Doc {
