@@ -6,6 +6,7 @@
  * the simulator. Imported by *.test.ts files only.
  */
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,15 +30,7 @@ export async function startStage(): Promise<Stage> {
   const rendered = spawnSync(process.execPath, [path.join(ROOT, 'simulator', 'cli.ts'), 'render', 'tiny', '--format', 'mp3', '--out', audio], { encoding: 'utf8' });
   if (rendered.status !== 0) throw new Error(`simulator render failed: ${rendered.stderr}`);
   const ref = await startReference();
-  const control: Stage['control'] = async (method, route, body) => {
-    const res = await fetch(`${ref.controlUrl}${route}`, {
-      method,
-      headers: { Authorization: `Bearer ${ref.controlSecret}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
+  const control: Stage['control'] = (method, route, body) => httpJson(method, `${ref.controlUrl}${route}`, ref.controlSecret, body);
   return {
     ref,
     tmp,
@@ -55,11 +48,41 @@ export async function startStage(): Promise<Stage> {
   };
 }
 
+/**
+ * One request on a connection of its own. The tests wait seconds between
+ * calls (child processes run in between), longer than the gateway keeps an
+ * idle connection, so a pooled connection could be closed under a request.
+ */
+export function httpJson(method: string, url: string, bearer?: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = http.request(url, {
+      method,
+      agent: false,
+      headers: {
+        ...(bearer !== undefined ? { Authorization: `Bearer ${bearer}` } : {}),
+        ...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
+      },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, json: text === '' ? null : (JSON.parse(text) as unknown) });
+      });
+    });
+    req.end(payload);
+  });
+}
+
 /** Polls /health until the gateway answers again (after a Control API restart). */
 export async function healthy(baseUrl: string): Promise<void> {
   for (let i = 0; i < 300; i += 1) {
     try {
-      if ((await fetch(`${baseUrl}/health`)).status === 200) return;
+      if ((await httpJson('GET', `${baseUrl}/health`)).status === 200) return;
     } catch {
       // restarting
     }
