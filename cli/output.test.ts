@@ -33,7 +33,9 @@ test('an enabled progress line rewrites one line, holds back redraws within 100 
   const q = new ProgressLine(t.out, true, () => 0);
   q.update('x');
   q.clear();
-  assert.equal(t.text(), '\r\x1b[2Kx\r\x1b[2K');
+  q.update('y');
+  q.done('y'); // already on screen: only the newline
+  assert.equal(t.text(), '\r\x1b[2Kx\r\x1b[2K\r\x1b[2Ky\n');
 });
 
 test('progress texts: bytes, rate, job stage', () => {

@@ -571,16 +571,19 @@ async function importFile(c: Context, file: string, o: { filename?: string; titl
   const total = fromStdin ? null : statSync(file).size;
   const started = performance.now();
   let last = { sent: 0, total };
+  let answered = false;
   const r = await c.client.importAudio(fromStdin ? (c.io.stdin as NodeJS.ReadableStream & AsyncIterable<Uint8Array>) : createReadStream(file, { highWaterMark: 256 * 1024 }), {
     filename: name,
     ...(total !== null ? { size: total } : {}),
     ...dropUndefined({ title: o.title, language: o.language, model: o.model, provider: o.provider }),
     onProgress: (p) => {
+      if (answered) return; // a last callback after an early answer (413, 429) must not draw over it
       last = p;
       c.progress.update(uploadLine(name, p.sent, p.total, performance.now() - started));
     },
     signal: c.io.signal,
   });
+  answered = true;
   c.progress.done(uploadLine(name, last.sent, last.total, performance.now() - started));
   if (!r.ok) fail(c, r);
   const jobId = r.data.job_id;
@@ -603,7 +606,7 @@ async function importFile(c: Context, file: string, o: { filename?: string; titl
 async function followJob(c: Context, id: string, timeoutSeconds: number | undefined): Promise<Schemas['JobDto']> {
   const stopPolling = poll(c, async () => {
     const j = await c.client.call('getJob', { path: { id }, signal: c.io.signal });
-    if (j.ok) c.progress.update(jobLine(j.data));
+    return j.ok ? jobLine(j.data) : undefined;
   });
   try {
     await untilEvent(c, timeoutSeconds, (seconds) => c.client.wait('waitJob', { path: { id }, query: { timeout: seconds }, signal: c.io.signal }), `job ${id}`);
@@ -620,7 +623,7 @@ async function followSummary(c: Context, id: string, operationId: string, timeou
   const path = { id, operation_id: operationId };
   const stopPolling = poll(c, async () => {
     const s = await c.client.call('getSummaryOperation', { path, signal: c.io.signal });
-    if (s.ok) c.progress.update(`Summary ${operationId}  ${s.data.state}`);
+    return s.ok ? `Summary ${operationId}  ${s.data.state}` : undefined;
   });
   let event: string;
   try {
@@ -664,12 +667,23 @@ async function untilEvent<O extends WaitOperation>(c: Context, timeoutSeconds: n
   }
 }
 
-/** Redraws the progress line once a second while a terminal watches; nothing otherwise. Returns the stop function. */
-function poll(c: Context, tick: () => Promise<void>): () => void {
+/**
+ * Redraws the progress line once a second while a terminal watches; nothing
+ * otherwise. `line` fetches the text to show (undefined: keep the last). A
+ * fetch still in flight when polling stops is dropped, so no stale line lands
+ * after the final one. Returns the stop function.
+ */
+function poll(c: Context, line: () => Promise<string | undefined>): () => void {
   if (!c.progress.enabled) return () => undefined;
   let stopped = false;
   const run = () => {
-    if (!stopped) tick().catch(() => undefined);
+    if (stopped) return;
+    line().then(
+      (text) => {
+        if (!stopped && text !== undefined) c.progress.update(text);
+      },
+      () => undefined,
+    );
   };
   run();
   const timer = setInterval(run, 1000);

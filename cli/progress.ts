@@ -51,7 +51,7 @@ export class ProgressLine {
   done(text?: string): void {
     if (!this.#enabled) return;
     const final = text ?? this.#pending;
-    if (final !== null) this.#out.write(`\r\x1b[2K${final}`);
+    if (final !== null && !(this.#shown && final === this.#text)) this.#out.write(`\r\x1b[2K${final}`);
     if (this.#shown || final !== null) this.#out.write('\n');
     this.#shown = false;
     this.#pending = null;
