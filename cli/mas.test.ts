@@ -257,6 +257,13 @@ test('jobs pause/resume/cancel/retry/wait/diarization; sub-codes on one line; ex
 });
 
 test('recording start/pause/resume/stop with --wait, status and wait', async () => {
+  const devices = (JSON.parse(ok(['--json', 'devices']).stdout) as { devices: { device_type: string }[] }).devices;
+  if (!devices.some((d) => d.device_type === 'input')) {
+    // No microphone and nothing plugged in: the service lacks a dependency, a 5xx, so exit 3.
+    const none = mas(['recording', 'start']);
+    assert.equal(none.code, 3, none.stderr);
+    assert.match(none.stderr, /^mas: HTTP 503 service_unavailable: no capture device/);
+  }
   assert.equal((await stage.control('POST', '/control/devices', { name: 'Test Mic', device_type: 'input' })).status, 201);
   await sameAsApi(['recording', 'status'], '/v1/recording');
   assert.match(ok(['recording', 'start', '--name', 'Standup', '--mic', 'Test Mic', '--wait']).stdout, /^state: +recording$/m);

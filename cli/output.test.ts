@@ -1,8 +1,11 @@
-/** The progress renderer and the plain-text printers of `mas`, alone. */
+/** The progress renderer, the plain-text printers and the exit code classes of `mas`, without a gateway. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProgressLine, formatBytes, jobLine, uploadLine } from './progress.ts';
 import { cell, errorLine, fields, table } from './output.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { main, type Io } from './program.ts';
 
 function sink() {
   let text = '';
@@ -55,4 +58,26 @@ test('errors on one line with the sub-code under its code; tables and fields in 
   assert.equal(table([], ['id']), '(none)\n');
   assert.equal(fields({ state: 'idle', error: null }), 'state: idle\nerror: -\n');
   assert.equal(cell({ a: 1 }), '{"a":1}');
+});
+
+test('exit codes by class: a 5xx answer is 3, a 4xx is 1 (a stub server standing in for the gateway)', async () => {
+  let status = 500;
+  const server = createServer((_req, res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: status === 500 ? 'internal' : 'not_found', message: 'stubbed' } }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const run = async () => {
+      const err = sink();
+      const io: Io = { stdout: sink().out, stderr: err.out, stdin: process.stdin, env: { XDG_CONFIG_HOME: '/nonexistent' }, signal: new AbortController().signal, version: '0' };
+      const code = await main(['--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--token', 't', 'whoami'], io);
+      return { code, err: err.text() };
+    };
+    assert.deepEqual(await run(), { code: 3, err: 'mas: HTTP 500 internal: stubbed\n' });
+    status = 404;
+    assert.deepEqual(await run(), { code: 1, err: 'mas: HTTP 404 not_found: stubbed\n' });
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });
