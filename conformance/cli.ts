@@ -22,6 +22,9 @@ import { clauseRows, coverage, isFailing } from './runner/result.ts';
 import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
 import { parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
+import { redactReport } from './runner/redact.ts';
+import { Secrets } from './harness/secrets.ts';
+import type { Writer } from './reporters/console.ts';
 import type { Shard } from './runner/shard.ts';
 import { SUITE_NAME, SUITE_VERSION } from './version.ts';
 
@@ -101,6 +104,15 @@ const OPTIONS = {
 } as const;
 
 class UsageError extends Error {}
+
+/** A writer that redacts the operator's secrets from everything printed. */
+export function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
+  return {
+    write: (text: string) => out.write(secrets.redact(text)),
+    ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }),
+    ...(out.columns === undefined ? {} : { columns: out.columns }),
+  };
+}
 
 function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -229,7 +241,12 @@ export async function main(argv: string[]): Promise<number> {
   if (controlUrl !== undefined && controlSecret === undefined) throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
   if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined) throw new UsageError('--control-secret needs --control-url');
 
-  const consoleReporter = new ConsoleReporter(process.stdout);
+  // Everything printed goes through the redactor; the values the checks read never do.
+  const secrets = new Secrets();
+  if (controlSecret !== undefined) secrets.add(controlSecret, '$MAS_CONTROL_SECRET');
+  if (token !== undefined) secrets.add(token, '$MAS_TOKEN');
+  const stdout = redactingWriter(process.stdout, secrets);
+  const consoleReporter = new ConsoleReporter(stdout);
   const startedAt = new Date().toISOString();
   const reportArgs = (id: string): string => {
     const parts = ['npm run conformance --', '--base-url', baseUrl];
@@ -257,12 +274,13 @@ export async function main(argv: string[]): Promise<number> {
         requestTimeoutMs: timeout,
         ...(replay === undefined ? {} : { replay }),
         replayHint: reportArgs,
+        secrets,
       },
       consoleReporter.handle,
     );
   } catch (err) {
     if (err instanceof SetupError) {
-      process.stderr.write(`conformance: ${err.message}\n`);
+      process.stderr.write(`conformance: ${secrets.redact(err.message)}\n`);
       return 1;
     }
     throw err;
@@ -275,7 +293,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   results.push(...brokenSelected.map(brokenResult));
 
-  const report: RunReport = {
+  const report: RunReport = redactReport({
     meta: {
       suite: SUITE_NAME,
       suiteVersion: SUITE_VERSION,
@@ -293,7 +311,7 @@ export async function main(argv: string[]): Promise<number> {
     },
     results,
     suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
-  };
+  }, secrets);
   const files = writeReports(report, values);
   consoleReporter.summary(results, coverage(clauseRows(loadClauses(), report)), files);
   if (results.some((r) => isFailing(r.outcome))) {

@@ -131,7 +131,7 @@ export function stalledImport(ctx: CheckContext, token: string, contentLength: n
     label: label ?? `stalled upload: Content-Length ${contentLength}, ${sendBytes} bytes sent`,
     startedAt: new Date(started).toISOString(),
     durationMs: 0,
-    request: { method: 'POST', url: url.toString(), headers: shownHeaders, bodyBytes: sendBytes },
+    request: { method: 'POST', url: url.toString(), headers: { ...headers }, bodyBytes: sendBytes },
     curl: `${curlLine({ method: 'POST', url: url.toString(), headers: shownHeaders, body: { binaryBytes: sendBytes } })}  # announce ${contentLength} bytes, send ${sendBytes}, keep the connection open`,
   });
   const answer = new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve) => {

@@ -43,6 +43,8 @@ export interface RunOptions {
   reset?: boolean;
   replay?: Record<string, { seed: number; path?: string }>;
   replayHint?: (checkId: string) => string;
+  /** The redactor of the run's output (the caller may already print through it); made here when absent. */
+  secrets?: Secrets;
 }
 
 export type ProgressEvent =
@@ -81,7 +83,7 @@ export interface Session {
 
 /** Connects to the target: Control API discovery, the --token's scopes, the receiver (lazily). */
 export async function openSession(options: RunOptions, progress: (e: ProgressEvent) => void = () => undefined): Promise<Session> {
-  const secrets = new Secrets();
+  const secrets = options.secrets ?? new Secrets();
   if (options.controlSecret !== undefined) secrets.add(options.controlSecret, '$MAS_CONTROL_SECRET');
   if (options.token !== undefined) secrets.add(options.token, '$MAS_TOKEN');
   const setupLog: Exchange[] = [];
