@@ -42,6 +42,8 @@ Target:
   --token T               an API token, used when no Control API mints tokens (MAS_TOKEN)
   --receiver-host H       address of this machine the target can reach for webhook
                           deliveries (default: loopback, for a target on this machine)
+  --lan-host H            an address of the target's machine the LAN checks may reach; without
+                          it the suite sends traffic to loopback addresses only
 
 Selection:
   --only SEL[,SEL...]     check ids or prefixes (meetings/, auth/scope-matrix) or clause-id
@@ -83,6 +85,7 @@ const OPTIONS = {
   'control-secret': { type: 'string' },
   token: { type: 'string' },
   'receiver-host': { type: 'string' },
+  'lan-host': { type: 'string' },
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
   shard: { type: 'string' },
@@ -271,6 +274,7 @@ export async function main(argv: string[]): Promise<number> {
         slow: values.slow === true,
         fresh: values.fresh === true,
         ...(values['receiver-host'] === undefined ? {} : { receiverHost: values['receiver-host'] }),
+        ...(values['lan-host'] === undefined ? {} : { lanHost: values['lan-host'] }),
         requestTimeoutMs: timeout,
         ...(replay === undefined ? {} : { replay }),
         replayHint: reportArgs,

@@ -41,6 +41,8 @@ export interface Environment {
   fresh: boolean;
   /** The target's base URL is a loopback address (it runs on this machine). */
   local: boolean;
+  /** --lan-host: the one non-loopback address the user allows the LAN checks to reach. */
+  lanHost?: string;
   requestTimeoutMs: number;
   /** Why the receiver cannot be used (set by the runner), or null/undefined. */
   receiverHint?: string | null;

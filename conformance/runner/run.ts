@@ -36,6 +36,8 @@ export interface RunOptions {
   slow: boolean;
   fresh: boolean;
   receiverHost?: string;
+  /** --lan-host: the only non-loopback address the suite may send traffic to (the LAN checks). */
+  lanHost?: string;
   requestTimeoutMs: number;
   /** Re-run a failed check once (default true). */
   retry?: boolean;
@@ -175,6 +177,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     slow: options.slow,
     fresh: options.fresh,
     local,
+    ...(options.lanHost === undefined ? {} : { lanHost: options.lanHost }),
     requestTimeoutMs: options.requestTimeoutMs,
     receiver: getReceiver,
     runLog,
