@@ -26,11 +26,15 @@ import { redactReport } from './runner/redact.ts';
 import { Secrets } from './harness/secrets.ts';
 import type { Writer } from './reporters/console.ts';
 import type { Shard } from './runner/shard.ts';
-import { SUITE_NAME, SUITE_VERSION } from './version.ts';
+import { SUITE_NAME, SUITE_VERSION, USER_AGENT } from './version.ts';
+import { UsageError, applyTls, gateReasons, invocation, parseFailOn, parsePercent, readConfig, waitForTarget as waitForTarget_ } from './gate.ts';
+import { githubAnnotations } from './reporters/github.ts';
 
-export const USAGE = `Usage:
-  npm run conformance -- --base-url URL [options]
-  node conformance/cli.ts merge DIR... --json OUT [--junit FILE] [--html FILE] [--md FILE]
+/** The usage text, naming the command the suite was started with (gate.ts, invocation). */
+export function usage(prefix: string = invocation()): string {
+  return `Usage:
+  ${prefix} --base-url URL [options]
+  ${prefix} merge DIR... --json OUT [--junit FILE] [--html FILE] [--md FILE]
 
 Runs the Meeting Automation Service conformance suite against a target and
 reports per clause of conformance/clauses.json.
@@ -67,6 +71,20 @@ Reports:
   --html FILE             a self-contained HTML report
   --md FILE               Markdown (e.g. --md "$GITHUB_STEP_SUMMARY")
 
+Gate:
+  --fail-on LIST          also fail the run (exit 1) on these outcomes: skipped, flaky,
+                          non_strict, informational (comma-separated; repeatable)
+  --min-coverage P        fail the run (exit 1) when fewer than P % of the checkable clauses
+                          were exercised
+  --wait-for-target S     poll GET /health for up to S seconds before starting
+  --reporter NAME         also print github (workflow annotations) after the run; repeatable
+  --config FILE           options as JSON (default: ./mas-conformance.config.json when present);
+                          keys are option names ("base-url" or "baseUrl"); flags win
+
+TLS (an https:// target):
+  --ca FILE               trust this PEM certificate too (e.g. the LAN listener's self-signed one)
+  --insecure              do not verify the target's certificate
+
 Other:
   --timeout MS            per-request timeout (default 15000)
   --no-retry              do not run a FAILed or ERRORed check a second time
@@ -75,9 +93,13 @@ Other:
   --version               print the suite's name and version
 
 Exit status: 0 when no check FAILed or ERRORed (PASS, NON_STRICT, INFORMATIONAL,
-SKIPPED and FLAKY do not fail a run), 1 otherwise or when the run cannot start,
-2 for bad usage.
+SKIPPED and FLAKY do not fail a run unless --fail-on names them) and the gate
+holds; 1 otherwise or when the run cannot start; 2 for bad usage, or when
+--only/--skip select no check.
 `;
+}
+
+export const USAGE = usage('npm run conformance --');
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -86,6 +108,13 @@ const OPTIONS = {
   token: { type: 'string' },
   'receiver-host': { type: 'string' },
   'lan-host': { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  'min-coverage': { type: 'string' },
+  'wait-for-target': { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+  config: { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean' },
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
   shard: { type: 'string' },
@@ -106,7 +135,6 @@ const OPTIONS = {
   version: { type: 'boolean' },
 } as const;
 
-class UsageError extends Error {}
 
 /** A writer that redacts the operator's secrets from everything printed. */
 export function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
@@ -161,7 +189,7 @@ async function merge(args: string[]): Promise<number> {
     strict: true,
   });
   if (values.help === true) {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage());
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('merge needs at least one report folder (written with --json)');
@@ -180,11 +208,15 @@ async function merge(args: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  if (values.help === true) {
-    process.stdout.write(USAGE);
+  const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { positionals } = parsed;
+  if (parsed.values.help === true) {
+    process.stdout.write(usage());
     return 0;
   }
+  // The config file holds any option; a flag given on the command line wins over it.
+  const config = readConfig(parsed.values.config, OPTIONS);
+  const values = { ...config.values, ...parsed.values } as typeof parsed.values;
   if (values.version === true) {
     process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}\n`);
     return 0;
@@ -219,9 +251,20 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
+  const failOn = parseFailOn(values['fail-on']);
+  const minCoverage = parsePercent(values['min-coverage']);
+  const waitForTarget = values['wait-for-target'] === undefined ? undefined : integer('wait-for-target', values['wait-for-target'], 0, 0, 3600);
+  const reporters = (values.reporter ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter((r) => r !== '');
+  for (const r of reporters) if (r !== 'github' && r !== 'console') throw new UsageError(`--reporter takes github or console, got ${JSON.stringify(r)}`);
+
   const loaded = await loadChecks();
   const selected = inShard(select(loaded.checks, only, skip), shard);
   const brokenSelected = loaded.broken.filter((b) => only.length === 0 || only.some((s) => b.id.startsWith(s)));
+  if (selected.length === 0 && brokenSelected.length === 0) {
+    // A gate that checks nothing must not pass: say what selected nothing.
+    const how = [only.length > 0 ? `--only ${only.join(',')}` : '', skip.length > 0 ? `--skip ${skip.join(',')}` : '', shard === undefined ? '' : `--shard ${shard.index}/${shard.count}`].filter(Boolean).join(' with ');
+    throw new UsageError(`${how || 'the selection'} selects no check of the ${loaded.checks.length} (see --list for their ids)`);
+  }
 
   if (values.list === true) {
     const ordered = orderChecks(selected);
@@ -251,15 +294,27 @@ export async function main(argv: string[]): Promise<number> {
   const stdout = redactingWriter(process.stdout, secrets);
   const consoleReporter = new ConsoleReporter(stdout);
   const startedAt = new Date().toISOString();
+  const userAgent = USER_AGENT;
+  applyTls({ ...(values.insecure === true ? { insecure: true } : {}), ...(values.ca === undefined ? {} : { ca: values.ca }) });
   const reportArgs = (id: string): string => {
-    const parts = ['npm run conformance --', '--base-url', baseUrl];
-    if (controlUrl !== undefined) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
+    const command = invocation();
+    // run-reference.ts starts a gateway of its own each time: its hint names no target.
+    const parts = command.includes('conformance:reference') ? [command] : [command, '--base-url', baseUrl];
+    if (controlUrl !== undefined && parts.length > 1) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
     if (token !== undefined) parts.push('--token "$MAS_TOKEN"');
     if (values.json !== undefined) parts.push('--replay', join(values.json, detailPath(id)));
     else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
     return parts.join(' ');
   };
   process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}: ${selected.length} check${selected.length === 1 ? '' : 's'} against ${baseUrl}, seed ${seed}${shard === undefined ? '' : `, shard ${shard.index}/${shard.count}`}\n`);
+
+  if (waitForTarget !== undefined) {
+    const why = await waitForTarget_(baseUrl, waitForTarget, userAgent);
+    if (why !== null) {
+      process.stderr.write(`conformance: ${why}\n`);
+      return 1;
+    }
+  }
 
   let session;
   try {
@@ -317,12 +372,14 @@ export async function main(argv: string[]): Promise<number> {
     suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
   }, secrets);
   const files = writeReports(report, values);
-  consoleReporter.summary(results, coverage(clauseRows(loadClauses(), report)), files);
-  if (results.some((r) => isFailing(r.outcome))) {
-    process.stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
-    return 1;
-  }
-  return 0;
+  const cov = coverage(clauseRows(loadClauses(), report));
+  consoleReporter.summary(results, cov, files);
+  if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));
+  const failing = results.some((r) => isFailing(r.outcome));
+  if (failing) stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
+  const reasons = gateReasons(results, cov, { failOn, minCoverage });
+  for (const r of reasons) stdout.write(`Gate: ${r}\n`);
+  return failing || reasons.length > 0 ? 1 : 0;
 }
 
 /** The oldest Node the suite is built for (import.meta.main arrived in 24.2). */
@@ -355,7 +412,7 @@ if (invokedDirectly && nodeTooOld(process.version)) {
     },
     (err: unknown) => {
       if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
-        process.stderr.write(`conformance: ${(err as Error).message}\n\n${USAGE}`);
+        process.stderr.write(`conformance: ${(err as Error).message}\n\n${usage()}`);
         process.exitCode = 2;
         return;
       }

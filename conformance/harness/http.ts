@@ -8,6 +8,7 @@ import { curlLine } from './curl.ts';
 import type { Channel, Exchange, RecordedRequest, RecordedResponse } from './exchange.ts';
 import { cut } from './exchange.ts';
 import type { Secrets } from './secrets.ts';
+import { USER_AGENT } from '../version.ts';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -209,6 +210,9 @@ export class HttpClient {
       if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     } else if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     for (const [k, v] of Object.entries(options.headers ?? {})) headers[k.toLowerCase()] = v;
+    // The curl line repeats what matters to the target, not the suite's User-Agent.
+    const curlHeaders = this.#secrets.redactHeaders(headers);
+    headers['user-agent'] ??= USER_AGENT;
 
     const recorded: RecordedRequest = { method, url, headers: { ...headers } };
     let curlBody: { text: string } | { binaryBytes: number } | undefined;
@@ -223,7 +227,7 @@ export class HttpClient {
     }
     const init: RequestInit = { method, headers, redirect: 'manual' };
     if (body !== undefined) init.body = body;
-    return { url, init, recorded, curlHeaders: this.#secrets.redactHeaders(headers), ...(curlBody === undefined ? {} : { curlBody }) };
+    return { url, init, recorded, curlHeaders, ...(curlBody === undefined ? {} : { curlBody }) };
   }
 
   /** Records an exchange made outside request() (the SSE reader uses it). */

@@ -23,6 +23,7 @@ import { Secrets } from '../harness/secrets.ts';
 import { ControlError, SkipSignal, StopCheck } from '../harness/signals.ts';
 import type { Attempt, CheckResult, Outcome } from './result.ts';
 import { isFailing } from './result.ts';
+import { USER_AGENT } from '../version.ts';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
@@ -103,7 +104,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     let last = '';
     while (Date.now() < until) {
       try {
-        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000), headers: { 'user-agent': USER_AGENT } });
         await res.arrayBuffer();
         // Any answer but a 5xx means the API is serving again (a target may guard /health).
         if (res.status < 500) return;
