@@ -153,6 +153,18 @@ export class CheckContext {
     throw new SkipSignal(reason);
   }
 
+  /**
+   * A premise of the verdict: a setup step, or a behaviour the spec does not
+   * fix (or another check grades). When it does not hold the check is
+   * SKIPPED with the reason, never FAILed under a clause it does not test
+   * (docs/decisions/040-conformance-premises.md).
+   */
+  premise(what: string, v: Verdict, source?: Source): void {
+    if (v.ok) return;
+    const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
+    this.skip(`premise not met: ${what}: expected ${v.expected.join(' or ')}, got ${v.actual}${exchange === undefined ? '' : ` (exchange ${exchange.seq})`}`);
+  }
+
   /** The Control API driver, or SKIPPED when there is none. */
   get control(): ControlDriver {
     if (this.env.control === null) this.skip(`needs the Control API: ${this.env.controlMissing}`);

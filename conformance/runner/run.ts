@@ -223,9 +223,10 @@ export function missingNeed(need: Need, env: Environment): string | null {
 
 function outcomeOf(check: Check, attempt: Attempt): Outcome {
   if (attempt.error !== undefined) return 'ERROR';
+  // A failure graded before a premise gave way stays a failure: the skip only ends the check.
+  if (check.level !== 'gap' && attempt.failures.some((f) => f.severity === 'fail')) return 'FAIL';
   if (attempt.skipReason !== undefined) return 'SKIPPED';
   if (check.level === 'gap') return 'INFORMATIONAL';
-  if (attempt.failures.some((f) => f.severity === 'fail')) return 'FAIL';
   if (attempt.failures.length > 0) return 'NON_STRICT';
   return 'PASS';
 }
