@@ -87,6 +87,8 @@ TLS (an https:// target):
 
 Other:
   --timeout MS            per-request timeout (default 15000)
+  --jobs N                run up to N checks at once among those that touch only their own
+                          target state (Check.touches); the rest run alone (default 1)
   --no-retry              do not run a FAILed or ERRORed check a second time
   --no-reset              never reset the target between checks
   -h, --help              this text
@@ -113,6 +115,7 @@ const OPTIONS = {
   'wait-for-target': { type: 'string' },
   reporter: { type: 'string', multiple: true },
   config: { type: 'string' },
+  jobs: { type: 'string' },
   ca: { type: 'string' },
   insecure: { type: 'boolean' },
   only: { type: 'string', multiple: true },
@@ -229,6 +232,7 @@ export async function main(argv: string[]): Promise<number> {
   let seed = integer('seed', values.seed, Math.floor(Math.random() * 2 ** 31), -(2 ** 31), 2 ** 31 - 1);
   const runs = integer('runs', values.runs, 50, 1, 100_000);
   const timeout = integer('timeout', values.timeout, 15_000, 100, 3_600_000);
+  const jobs = integer('jobs', values.jobs, 1, 1, 32);
   let shard: Shard | undefined;
   if (values.shard !== undefined) {
     try {
@@ -346,7 +350,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let results;
   try {
-    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true }, consoleReporter.handle);
+    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs }, consoleReporter.handle);
   } finally {
     await session.close();
   }

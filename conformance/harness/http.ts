@@ -167,6 +167,11 @@ export class HttpClient {
     this.#timeout = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
+  /** The default per-request timeout of this client. */
+  get timeoutMs(): number {
+    return this.#timeout;
+  }
+
   url(path: string, query?: Query): string {
     return joinUrl(this.baseUrl, path, query);
   }

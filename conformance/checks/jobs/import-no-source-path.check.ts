@@ -17,6 +17,7 @@ export const check = defineCheck({
   id: 'jobs/import-no-source-path',
   clauses: ['jobs.import.no-source-path'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'local'],
   timeoutMs: 150_000,
   description:

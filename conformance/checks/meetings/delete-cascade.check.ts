@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/delete-cascade',
   clauses: ['meetings.delete.cascade'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'After deleting a meeting that had a transcript and a summary, GET …/transcript and …/summary answer 404 not_found.',
   requirement:

@@ -11,6 +11,7 @@ export const check = defineCheck({
   id: 'webhooks/retry-schedule-start',
   clauses: ['webhooks.delivery.retry.backoff'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 45_000,
   description:
@@ -22,7 +23,7 @@ export const check = defineCheck({
     const m = await ctx.fixtures.meeting();
     const job = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
     await ctx.control.finishJob(job, 'succeeded');
-    const attempts = (): typeof endpoint.deliveries => endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'job.completed');
+    const attempts = (): typeof endpoint.deliveries => endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'job.completed' && envelopeOf(d)?.resource?.id === job);
     // The first attempt: no timing is asserted on it (the finish → delivery latency is the target's own).
     await endpoint.waitFor(1, 15_000);
     const first = attempts()[0];
