@@ -22,12 +22,19 @@ import { clauseRows, coverage, isFailing } from './runner/result.ts';
 import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
 import { parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
+import { redactReport } from './runner/redact.ts';
+import { Secrets } from './harness/secrets.ts';
+import type { Writer } from './reporters/console.ts';
 import type { Shard } from './runner/shard.ts';
-import { SUITE_NAME, SUITE_VERSION } from './version.ts';
+import { SUITE_NAME, SUITE_VERSION, USER_AGENT } from './version.ts';
+import { UsageError, applyTls, gateReasons, invocation, parseFailOn, parsePercent, readConfig, waitForTarget as waitForTarget_ } from './gate.ts';
+import { githubAnnotations } from './reporters/github.ts';
 
-export const USAGE = `Usage:
-  npm run conformance -- --base-url URL [options]
-  node conformance/cli.ts merge DIR... --json OUT [--junit FILE] [--html FILE] [--md FILE]
+/** The usage text, naming the command the suite was started with (gate.ts, invocation). */
+export function usage(prefix: string = invocation()): string {
+  return `Usage:
+  ${prefix} --base-url URL [options]
+  ${prefix} merge DIR... --json OUT [--junit FILE] [--html FILE] [--md FILE]
 
 Runs the Meeting Automation Service conformance suite against a target and
 reports per clause of conformance/clauses.json.
@@ -39,6 +46,8 @@ Target:
   --token T               an API token, used when no Control API mints tokens (MAS_TOKEN)
   --receiver-host H       address of this machine the target can reach for webhook
                           deliveries (default: loopback, for a target on this machine)
+  --lan-host H            an address of the target's machine the LAN checks may reach; without
+                          it the suite sends traffic to loopback addresses only
 
 Selection:
   --only SEL[,SEL...]     check ids or prefixes (meetings/, auth/scope-matrix) or clause-id
@@ -62,17 +71,37 @@ Reports:
   --html FILE             a self-contained HTML report
   --md FILE               Markdown (e.g. --md "$GITHUB_STEP_SUMMARY")
 
+Gate:
+  --fail-on LIST          also fail the run (exit 1) on these outcomes: skipped, flaky,
+                          non_strict, informational (comma-separated; repeatable)
+  --min-coverage P        fail the run (exit 1) when fewer than P % of the checkable clauses
+                          were exercised
+  --wait-for-target S     poll GET /health for up to S seconds before starting
+  --reporter NAME         also print github (workflow annotations) after the run; repeatable
+  --config FILE           options as JSON (default: ./mas-conformance.config.json when present);
+                          keys are option names ("base-url" or "baseUrl"); flags win
+
+TLS (an https:// target):
+  --ca FILE               trust this PEM certificate too (e.g. the LAN listener's self-signed one)
+  --insecure              do not verify the target's certificate
+
 Other:
   --timeout MS            per-request timeout (default 15000)
+  --jobs N                run up to N checks at once among those that touch only their own
+                          target state (Check.touches); the rest run alone (default 1)
   --no-retry              do not run a FAILed or ERRORed check a second time
   --no-reset              never reset the target between checks
   -h, --help              this text
   --version               print the suite's name and version
 
 Exit status: 0 when no check FAILed or ERRORed (PASS, NON_STRICT, INFORMATIONAL,
-SKIPPED and FLAKY do not fail a run), 1 otherwise or when the run cannot start,
-2 for bad usage.
+SKIPPED and FLAKY do not fail a run unless --fail-on names them) and the gate
+holds; 1 otherwise or when the run cannot start; 2 for bad usage, or when
+--only/--skip select no check.
 `;
+}
+
+export const USAGE = usage('npm run conformance --');
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -80,6 +109,15 @@ const OPTIONS = {
   'control-secret': { type: 'string' },
   token: { type: 'string' },
   'receiver-host': { type: 'string' },
+  'lan-host': { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  'min-coverage': { type: 'string' },
+  'wait-for-target': { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+  config: { type: 'string' },
+  jobs: { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean' },
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
   shard: { type: 'string' },
@@ -100,7 +138,15 @@ const OPTIONS = {
   version: { type: 'boolean' },
 } as const;
 
-class UsageError extends Error {}
+
+/** A writer that redacts the operator's secrets from everything printed. */
+export function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
+  return {
+    write: (text: string) => out.write(secrets.redact(text)),
+    ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }),
+    ...(out.columns === undefined ? {} : { columns: out.columns }),
+  };
+}
 
 function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -146,7 +192,7 @@ async function merge(args: string[]): Promise<number> {
     strict: true,
   });
   if (values.help === true) {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage());
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('merge needs at least one report folder (written with --json)');
@@ -165,11 +211,15 @@ async function merge(args: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  if (values.help === true) {
-    process.stdout.write(USAGE);
+  const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { positionals } = parsed;
+  if (parsed.values.help === true) {
+    process.stdout.write(usage());
     return 0;
   }
+  // The config file holds any option; a flag given on the command line wins over it.
+  const config = readConfig(parsed.values.config, OPTIONS);
+  const values = { ...config.values, ...parsed.values } as typeof parsed.values;
   if (values.version === true) {
     process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}\n`);
     return 0;
@@ -182,6 +232,7 @@ export async function main(argv: string[]): Promise<number> {
   let seed = integer('seed', values.seed, Math.floor(Math.random() * 2 ** 31), -(2 ** 31), 2 ** 31 - 1);
   const runs = integer('runs', values.runs, 50, 1, 100_000);
   const timeout = integer('timeout', values.timeout, 15_000, 100, 3_600_000);
+  const jobs = integer('jobs', values.jobs, 1, 1, 32);
   let shard: Shard | undefined;
   if (values.shard !== undefined) {
     try {
@@ -204,9 +255,20 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
+  const failOn = parseFailOn(values['fail-on']);
+  const minCoverage = parsePercent(values['min-coverage']);
+  const waitForTarget = values['wait-for-target'] === undefined ? undefined : integer('wait-for-target', values['wait-for-target'], 0, 0, 3600);
+  const reporters = (values.reporter ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter((r) => r !== '');
+  for (const r of reporters) if (r !== 'github' && r !== 'console') throw new UsageError(`--reporter takes github or console, got ${JSON.stringify(r)}`);
+
   const loaded = await loadChecks();
   const selected = inShard(select(loaded.checks, only, skip), shard);
   const brokenSelected = loaded.broken.filter((b) => only.length === 0 || only.some((s) => b.id.startsWith(s)));
+  if (selected.length === 0 && brokenSelected.length === 0) {
+    // A gate that checks nothing must not pass: say what selected nothing.
+    const how = [only.length > 0 ? `--only ${only.join(',')}` : '', skip.length > 0 ? `--skip ${skip.join(',')}` : '', shard === undefined ? '' : `--shard ${shard.index}/${shard.count}`].filter(Boolean).join(' with ');
+    throw new UsageError(`${how || 'the selection'} selects no check of the ${loaded.checks.length} (see --list for their ids)`);
+  }
 
   if (values.list === true) {
     const ordered = orderChecks(selected);
@@ -229,17 +291,34 @@ export async function main(argv: string[]): Promise<number> {
   if (controlUrl !== undefined && controlSecret === undefined) throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
   if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined) throw new UsageError('--control-secret needs --control-url');
 
-  const consoleReporter = new ConsoleReporter(process.stdout);
+  // Everything printed goes through the redactor; the values the checks read never do.
+  const secrets = new Secrets();
+  if (controlSecret !== undefined) secrets.add(controlSecret, '$MAS_CONTROL_SECRET');
+  if (token !== undefined) secrets.add(token, '$MAS_TOKEN');
+  const stdout = redactingWriter(process.stdout, secrets);
+  const consoleReporter = new ConsoleReporter(stdout);
   const startedAt = new Date().toISOString();
+  const userAgent = USER_AGENT;
+  applyTls({ ...(values.insecure === true ? { insecure: true } : {}), ...(values.ca === undefined ? {} : { ca: values.ca }) });
   const reportArgs = (id: string): string => {
-    const parts = ['npm run conformance --', '--base-url', baseUrl];
-    if (controlUrl !== undefined) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
+    const command = invocation();
+    // run-reference.ts starts a gateway of its own each time: its hint names no target.
+    const parts = command.includes('conformance:reference') ? [command] : [command, '--base-url', baseUrl];
+    if (controlUrl !== undefined && parts.length > 1) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
     if (token !== undefined) parts.push('--token "$MAS_TOKEN"');
     if (values.json !== undefined) parts.push('--replay', join(values.json, detailPath(id)));
     else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
     return parts.join(' ');
   };
   process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}: ${selected.length} check${selected.length === 1 ? '' : 's'} against ${baseUrl}, seed ${seed}${shard === undefined ? '' : `, shard ${shard.index}/${shard.count}`}\n`);
+
+  if (waitForTarget !== undefined) {
+    const why = await waitForTarget_(baseUrl, waitForTarget, userAgent);
+    if (why !== null) {
+      process.stderr.write(`conformance: ${why}\n`);
+      return 1;
+    }
+  }
 
   let session;
   try {
@@ -254,28 +333,30 @@ export async function main(argv: string[]): Promise<number> {
         slow: values.slow === true,
         fresh: values.fresh === true,
         ...(values['receiver-host'] === undefined ? {} : { receiverHost: values['receiver-host'] }),
+        ...(values['lan-host'] === undefined ? {} : { lanHost: values['lan-host'] }),
         requestTimeoutMs: timeout,
         ...(replay === undefined ? {} : { replay }),
         replayHint: reportArgs,
+        secrets,
       },
       consoleReporter.handle,
     );
   } catch (err) {
     if (err instanceof SetupError) {
-      process.stderr.write(`conformance: ${err.message}\n`);
+      process.stderr.write(`conformance: ${secrets.redact(err.message)}\n`);
       return 1;
     }
     throw err;
   }
   let results;
   try {
-    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true }, consoleReporter.handle);
+    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs }, consoleReporter.handle);
   } finally {
     await session.close();
   }
   results.push(...brokenSelected.map(brokenResult));
 
-  const report: RunReport = {
+  const report: RunReport = redactReport({
     meta: {
       suite: SUITE_NAME,
       suiteVersion: SUITE_VERSION,
@@ -293,14 +374,16 @@ export async function main(argv: string[]): Promise<number> {
     },
     results,
     suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
-  };
+  }, secrets);
   const files = writeReports(report, values);
-  consoleReporter.summary(results, coverage(clauseRows(loadClauses(), report)), files);
-  if (results.some((r) => isFailing(r.outcome))) {
-    process.stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
-    return 1;
-  }
-  return 0;
+  const cov = coverage(clauseRows(loadClauses(), report));
+  consoleReporter.summary(results, cov, files);
+  if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));
+  const failing = results.some((r) => isFailing(r.outcome));
+  if (failing) stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
+  const reasons = gateReasons(results, cov, { failOn, minCoverage });
+  for (const r of reasons) stdout.write(`Gate: ${r}\n`);
+  return failing || reasons.length > 0 ? 1 : 0;
 }
 
 /** The oldest Node the suite is built for (import.meta.main arrived in 24.2). */
@@ -333,7 +416,7 @@ if (invokedDirectly && nodeTooOld(process.version)) {
     },
     (err: unknown) => {
       if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
-        process.stderr.write(`conformance: ${(err as Error).message}\n\n${USAGE}`);
+        process.stderr.write(`conformance: ${(err as Error).message}\n\n${usage()}`);
         process.exitCode = 2;
         return;
       }

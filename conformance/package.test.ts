@@ -124,3 +124,31 @@ test('the installed bin passes real checks against the reference gateway', async
     await ref.stop();
   }
 });
+
+test('the installed bin: the gate options and their exit codes, hints naming npx', async () => {
+  const ref = await startReference();
+  try {
+    const target = ['--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--seed', '1', '--runs', '5', '--no-retry'];
+    const none = await mas([...target, '--only', 'no-such-area/']);
+    assert.equal(none.code, 2, show(none));
+    assert.match(none.err, /selects no check/);
+    assert.match(none.err, /^ {2}npx mas-conformance --base-url URL/m, 'the usage names the way the suite was started');
+    // transport/default-address is SKIPPED: the reference runs on a free port, not 127.0.0.1:8420.
+    const some = [...target, '--only', 'health/no-auth,transport/default-address'];
+    const plain = await mas(some);
+    assert.equal(plain.code, 0, show(plain));
+    const failOn = await mas([...some, '--fail-on', 'skipped']);
+    assert.equal(failOn.code, 1, show(failOn));
+    assert.match(failOn.out, /Gate: --fail-on skipped/);
+    const cover = await mas([...some, '--min-coverage', '90']);
+    assert.equal(cover.code, 1, show(cover));
+    assert.match(cover.out, /Gate: --min-coverage 90%/);
+    const wait = await mas([...some, '--wait-for-target', '5', '--reporter', 'github']);
+    assert.equal(wait.code, 0, show(wait));
+    assert.match(wait.out, /^::notice file=conformance\/checks\/transport\/default-address\.check\.ts/m);
+    const bad = await mas([...some, '--fail-on', 'nothing']);
+    assert.equal(bad.code, 2, show(bad));
+  } finally {
+    await ref.stop();
+  }
+});

@@ -68,10 +68,11 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startReference(): Promise<Reference> {
+/** `controlSecret`: a chosen secret instead of a generated one (the redaction tests use short ones). */
+export async function startReference(options: { controlSecret?: string } = {}): Promise<Reference> {
   const [port, controlPort] = [await freePort(), await freePort()];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mas-conformance-'));
-  const secret = randomBytes(24).toString('base64url');
+  const secret = options.controlSecret ?? randomBytes(24).toString('base64url');
   let output = '';
   const child = spawn(
     process.execPath,

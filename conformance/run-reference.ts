@@ -30,6 +30,8 @@ async function run(extra: string[]): Promise<number> {
       '--junit', path.join(OUT, 'junit.xml'),
       '--html', path.join(OUT, 'report.html'),
       '--md', path.join(OUT, 'summary.md'),
+      // Checks that touch only their own state run side by side (docs/decisions/041-conformance-jobs.md); a later --jobs wins.
+      '--jobs', '4',
       ...extra,
     ]);
     return code;

@@ -60,6 +60,16 @@ export interface Check {
    * exchanges (ctx.runLog).
    */
   order?: 'first' | 'last';
+  /**
+   * What target state the check touches, for --jobs (runner/concurrent.ts):
+   * 'own': only resources it creates itself (its meetings, tokens, jobs held
+   * as fixtures, webhooks to its own receiver endpoint), so it may run beside
+   * other 'own' checks after one shared reset; 'global': it resets,
+   * restarts, changes settings, records (one recording at a time), counts or
+   * searches every resource, or loads a shared queue or budget, so it runs
+   * alone after its own reset. Unset: inferred from `needs` (see isolationOf).
+   */
+  touches?: 'own' | 'global';
   run(ctx: CheckContext): Promise<void>;
 }
 

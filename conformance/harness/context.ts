@@ -41,6 +41,8 @@ export interface Environment {
   fresh: boolean;
   /** The target's base URL is a loopback address (it runs on this machine). */
   local: boolean;
+  /** --lan-host: the one non-loopback address the user allows the LAN checks to reach. */
+  lanHost?: string;
   requestTimeoutMs: number;
   /** Why the receiver cannot be used (set by the runner), or null/undefined. */
   receiverHint?: string | null;
@@ -149,6 +151,18 @@ export class CheckContext {
 
   skip(reason: string): never {
     throw new SkipSignal(reason);
+  }
+
+  /**
+   * A premise of the verdict: a setup step, or a behaviour the spec does not
+   * fix (or another check grades). When it does not hold the check is
+   * SKIPPED with the reason, never FAILed under a clause it does not test
+   * (docs/decisions/040-conformance-premises.md).
+   */
+  premise(what: string, v: Verdict, source?: Source): void {
+    if (v.ok) return;
+    const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
+    this.skip(`premise not met: ${what}: expected ${v.expected.join(' or ')}, got ${v.actual}${exchange === undefined ? '' : ` (exchange ${exchange.seq})`}`);
   }
 
   /** The Control API driver, or SKIPPED when there is none. */

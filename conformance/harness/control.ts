@@ -90,6 +90,11 @@ export class ControlDriver {
     this.#ready = ready;
   }
 
+  /** The same driver over another client (a check of a concurrent run records its own Control API exchanges). */
+  withClient(client: HttpClient): ControlDriver {
+    return new ControlDriver(client, this.#secret, { version: this.version, capabilities: [...this.capabilities] }, this.#ready);
+  }
+
   /** GET /control. Throws ControlError with the answer when it is not CONTROL.md's. */
   static async discover(client: HttpClient, secret: string): Promise<Discovery> {
     const res = await client.get('/control', { token: secret, label: 'control: discovery' });

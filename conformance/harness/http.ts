@@ -8,6 +8,7 @@ import { curlLine } from './curl.ts';
 import type { Channel, Exchange, RecordedRequest, RecordedResponse } from './exchange.ts';
 import { cut } from './exchange.ts';
 import type { Secrets } from './secrets.ts';
+import { USER_AGENT } from '../version.ts';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -166,6 +167,11 @@ export class HttpClient {
     this.#timeout = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
+  /** The default per-request timeout of this client. */
+  get timeoutMs(): number {
+    return this.#timeout;
+  }
+
   url(path: string, query?: Query): string {
     return joinUrl(this.baseUrl, path, query);
   }
@@ -190,8 +196,12 @@ export class HttpClient {
     return this.request('DELETE', path, options);
   }
 
-  /** Builds the request headers and body, and the record of the request. */
-  prepare(method: string, path: string, options: RequestOptions): { url: string; init: RequestInit; recorded: RecordedRequest; curlBody?: { text: string } | { binaryBytes: number } } {
+  /**
+   * Builds the request headers and body, and the record of the request. The
+   * record keeps the bytes as sent (checks may read it); only the curl line,
+   * which is output alone, is redacted here (harness/secrets.ts).
+   */
+  prepare(method: string, path: string, options: RequestOptions): { url: string; init: RequestInit; recorded: RecordedRequest; curlHeaders: Record<string, string>; curlBody?: { text: string } | { binaryBytes: number } } {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = {};
     const authorization = options.authorization ?? (options.token === undefined || options.token === null ? undefined : `Bearer ${options.token}`);
@@ -205,13 +215,16 @@ export class HttpClient {
       if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     } else if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     for (const [k, v] of Object.entries(options.headers ?? {})) headers[k.toLowerCase()] = v;
+    // The curl line repeats what matters to the target, not the suite's User-Agent.
+    const curlHeaders = this.#secrets.redactHeaders(headers);
+    headers['user-agent'] ??= USER_AGENT;
 
-    const recorded: RecordedRequest = { method, url, headers: this.#secrets.redactHeaders(headers) };
+    const recorded: RecordedRequest = { method, url, headers: { ...headers } };
     let curlBody: { text: string } | { binaryBytes: number } | undefined;
     if (typeof body === 'string') {
-      recorded.body = cut(this.#secrets.redact(body)).text;
+      recorded.body = cut(body).text;
       recorded.bodyBytes = Buffer.byteLength(body);
-      curlBody = { text: recorded.body };
+      curlBody = { text: this.#secrets.redact(recorded.body) };
     } else if (body !== undefined) {
       recorded.body = `<${body.byteLength} bytes of binary data>`;
       recorded.bodyBytes = body.byteLength;
@@ -219,7 +232,7 @@ export class HttpClient {
     }
     const init: RequestInit = { method, headers, redirect: 'manual' };
     if (body !== undefined) init.body = body;
-    return { url, init, recorded, ...(curlBody === undefined ? {} : { curlBody }) };
+    return { url, init, recorded, curlHeaders, ...(curlBody === undefined ? {} : { curlBody }) };
   }
 
   /** Records an exchange made outside request() (the SSE reader uses it). */
@@ -227,12 +240,13 @@ export class HttpClient {
     return this.#sink()(exchange);
   }
 
+  /** For output only (curl lines): never for what a check reads. */
   redact(text: string): string {
     return this.#secrets.redact(text);
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> {
-    const { url, init, recorded, curlBody } = this.prepare(method, path, options);
+    const { url, init, recorded, curlHeaders, curlBody } = this.prepare(method, path, options);
     const timeoutMs = options.timeoutMs ?? this.#timeout;
     const started = Date.now();
     const notes: string[] = [];
@@ -277,7 +291,7 @@ export class HttpClient {
     const durationMs = Date.now() - started;
     let response: RecordedResponse | undefined;
     if (status !== 0) {
-      const body = cut(this.#secrets.redact(text));
+      const body = cut(text);
       response = { status, statusText, headers: headersRecord(headers), body: body.text, bodyBytes: bytes };
       if (body.truncated || truncated) response.truncated = true;
     }
@@ -289,7 +303,7 @@ export class HttpClient {
       request: recorded,
       ...(response === undefined ? {} : { response }),
       ...(error === undefined ? {} : { error }),
-      curl: curlLine({ method, url, headers: recorded.headers, ...(curlBody === undefined ? {} : { body: curlBody }) }),
+      curl: curlLine({ method, url: this.#secrets.redact(url), headers: curlHeaders, ...(curlBody === undefined ? {} : { body: curlBody }) }),
       ...(notes.length === 0 ? {} : { notes }),
     });
     return new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });

@@ -61,6 +61,42 @@ export function speechWav(): Promise<Uint8Array> {
   return wav;
 }
 
+/**
+ * Three seconds of a 440 Hz tone, 16 kHz mono 16-bit WAV, made here: valid
+ * audio with no speech in it. Whatever a target makes of it (a failed job, or
+ * a meeting with an empty transcript), it holds none of the speech's words.
+ */
+export function toneWav(seconds = 3, rate = 16_000): Uint8Array {
+  const samples = seconds * rate;
+  const buf = Buffer.alloc(44 + samples * 2);
+  buf.write('RIFF', 0, 'ascii');
+  buf.writeUInt32LE(36 + samples * 2, 4);
+  buf.write('WAVEfmt ', 8, 'ascii');
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20); // PCM
+  buf.writeUInt16LE(1, 22); // mono
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write('data', 36, 'ascii');
+  buf.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), 44 + i * 2);
+  return new Uint8Array(buf);
+}
+
+/** The words (4 letters or more, lower case) of every `text` field of a transcript answer. */
+export function transcriptWords(body: unknown): Set<string> {
+  const words = new Set<string>();
+  const walk = (v: unknown, key: string): void => {
+    if (typeof v === 'string' && key === 'text') for (const w of v.toLowerCase().match(/[a-z']{4,}/g) ?? []) words.add(w);
+    else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(body, '');
+  return words;
+}
+
 /** Bytes that no decoder accepts, to be named x.wav. */
 export const UNDECODABLE = new TextEncoder().encode('this is not audio, only text pretending to be a WAV file\n'.repeat(20));
 
@@ -138,7 +174,7 @@ export function stalledImport(ctx: CheckContext, token: string, contentLength: n
     label: label ?? `stalled upload: Content-Length ${contentLength}, ${sendBytes} bytes sent`,
     startedAt: new Date(started).toISOString(),
     durationMs: 0,
-    request: { method: 'POST', url: url.toString(), headers: shownHeaders, bodyBytes: sendBytes },
+    request: { method: 'POST', url: url.toString(), headers: { ...headers }, bodyBytes: sendBytes },
     curl: `${curlLine({ method: 'POST', url: url.toString(), headers: shownHeaders, body: { binaryBytes: sendBytes } })}  # announce ${contentLength} bytes, send ${sendBytes}, keep the connection open`,
   });
   const answer = new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve) => {

@@ -4,8 +4,7 @@
  * exchange of channel 'probe' with a curl line that repeats it.
  */
 import { request as httpsRequest } from 'node:https';
-import { Socket } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { Socket, createServer } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { CheckContext } from './context.ts';
 
@@ -63,12 +62,44 @@ export function httpsGet(host: string, port: number, path: string, timeoutMs = 5
   });
 }
 
-/** This machine's non-loopback IPv4 addresses. */
-export function lanAddresses(): string[] {
-  return Object.values(networkInterfaces())
-    .flat()
-    .filter((a): a is NonNullable<typeof a> => a !== undefined && a.family === 'IPv4' && !a.internal)
-    .map((a) => a.address);
+/**
+ * The suite never sends traffic to an address that is not loopback unless the
+ * user names it (--lan-host). "All interfaces" is observed on loopback alone:
+ * a listener on 0.0.0.0 answers on 127.0.0.2, while one bound to 127.0.0.1
+ * does not (on Linux all of 127.0.0.0/8 is this machine).
+ */
+export const ALL_INTERFACES_PROBE_HOST = '127.0.0.2';
+
+function listenOnce(host: string): Promise<{ port: number; close(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((s) => s.destroy());
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const a = server.address();
+      resolve({ port: typeof a === 'object' && a !== null ? a.port : 0, close: () => new Promise((r) => server.close(() => r())) });
+    });
+  });
+}
+
+/**
+ * Whether this machine tells the two apart: a listener of our own on 0.0.0.0
+ * answers on 127.0.0.2 and one on 127.0.0.1 does not. Null when it does,
+ * else the reason (e.g. a system where 127.0.0.2 is not configured): the
+ * premise of the "all interfaces" observations.
+ */
+export async function allInterfacesObservable(): Promise<string | null> {
+  const any = await listenOnce('0.0.0.0');
+  const loop = await listenOnce('127.0.0.1');
+  try {
+    const a = await tcpConnect(ALL_INTERFACES_PROBE_HOST, any.port, 1000);
+    if (a !== 'connected') return `a listener of the suite's own on 0.0.0.0 does not answer on ${ALL_INTERFACES_PROBE_HOST} (${a}); give --lan-host with an address of the target's machine`;
+    const b = await tcpConnect(ALL_INTERFACES_PROBE_HOST, loop.port, 1000);
+    if (b === 'connected') return `a listener of the suite's own on 127.0.0.1 also answers on ${ALL_INTERFACES_PROBE_HOST}, so that address cannot tell "all interfaces" from loopback; give --lan-host`;
+    return null;
+  } finally {
+    await any.close();
+    await loop.close();
+  }
 }
 
 /** Records a socket probe in the check's report. */

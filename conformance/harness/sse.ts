@@ -60,11 +60,12 @@ export interface SseStream {
 }
 
 export function openSse(client: HttpClient, path: string, options: SseOptions): SseStream {
-  const { url, init, recorded } = client.prepare('GET', path, options);
+  const { url, init, recorded, curlHeaders } = client.prepare('GET', path, options);
   const headersIn = new Headers(init.headers as Record<string, string>);
   if (!headersIn.has('accept')) {
     headersIn.set('accept', 'text/event-stream');
     recorded.headers['accept'] = 'text/event-stream';
+    curlHeaders['accept'] = 'text/event-stream';
   }
   const controller = new AbortController();
   const started = Date.now();
@@ -151,7 +152,7 @@ export function openSse(client: HttpClient, path: string, options: SseOptions): 
     const endedAtMs = Date.now() - started;
     let response: RecordedResponse | undefined;
     if (status !== 0) {
-      const body = cut(client.redact(text));
+      const body = cut(text);
       response = { status, statusText: '', headers: headersRecord(headers), body: body.text, bodyBytes: bytes, ...(body.truncated ? { truncated: true } : {}) };
     }
     const exchange = client.record({
@@ -163,7 +164,7 @@ export function openSse(client: HttpClient, path: string, options: SseOptions): 
       ...(response === undefined ? {} : { response }),
       ...(status === 0 && error !== undefined ? { error } : {}),
       sse: { frames, closedByServer, endedAtMs, end },
-      curl: curlLine({ method: 'GET', url, headers: recorded.headers, stream: true }),
+      curl: curlLine({ method: 'GET', url: client.redact(url), headers: curlHeaders, stream: true }),
     });
     return {
       status,

@@ -5,6 +5,8 @@
 import { EventEmitter } from 'node:events';
 import type { Mutant, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { answer, errorAnswer, jsonOf, withJson } from './proxy.ts';
+import type { Relay } from './relay.ts';
+import { deliveryRelay } from './relay.ts';
 
 type Json = Record<string, unknown>;
 
@@ -48,6 +50,11 @@ function openapiEdit(edit: (doc: { openapi?: string; paths: Record<string, Recor
 }
 
 const pass = (req: ProxyRequest): ProxyRequest => req;
+
+/** The hooks of a mutant that sends webhook deliveries through a relay (relay.ts). */
+function relayed(relay: Relay): Pick<Mutant, 'request' | 'response'> {
+  return { request: (req, tools) => relay.request(req, tools), response: (req, res) => relay.response(req, res) };
+}
 
 /** Pauses seen by the job-wait mutant (job id). */
 const pauses = new EventEmitter();
@@ -736,6 +743,19 @@ export const MUTANTS: Mutant[] = [
       const token = pairTokens.get(id);
       return token === undefined ? res : withJson(res, { ...body, token });
     },
+  },
+  // ---------------------------------------------------------------- the webhook retry schedule (through a delivery relay)
+  {
+    name: 'webhook-retry-waits-doubled',
+    description: 'at-least-once retries wait 2, 4, 8, 16 and 32 s instead of 1, 2, 4, 8 and 16 s',
+    expect: { 'webhooks/retry-schedule-start': 'FAIL' },
+    ...relayed(deliveryRelay((k) => k < 6 ? [0, 2, 6, 14, 30, 62][k]! * 1000 : null)),
+  },
+  {
+    name: 'webhook-retry-three-attempts',
+    description: 'an at-least-once delivery that keeps failing is given up after 3 attempts instead of 6',
+    expect: { 'webhooks/retry-schedule-start': 'FAIL' },
+    ...relayed(deliveryRelay((k, atMs) => (k < 3 ? atMs : null))),
   },
   {
     name: 'identity',

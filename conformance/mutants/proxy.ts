@@ -28,6 +28,8 @@ export interface MutantTools {
   forward(req: ProxyRequest): Promise<ProxyResponse>;
   /** The scopes of the bearer token of a request, per the target's whoami (cached). */
   scopesOf(req: ProxyRequest): Promise<string[]>;
+  /** The target's Control API, when the run has one (a mutant that must widen the webhook allowlist). */
+  control?: { url: string; secret: string };
 }
 
 export interface Mutant {
@@ -80,7 +82,7 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string, mutant: Mutant): Promise<RunningProxy> {
+export async function startProxy(target: string, mutant: Mutant, control?: { url: string; secret: string }): Promise<RunningProxy> {
   const base = target.replace(/\/+$/, '');
   const scopeCache = new Map<string, string[]>();
   const forward = async (req: ProxyRequest): Promise<ProxyResponse> => {
@@ -106,6 +108,7 @@ export async function startProxy(target: string, mutant: Mutant): Promise<Runnin
       scopeCache.set(auth, scopes);
       return scopes;
     },
+    ...(control === undefined ? {} : { control }),
   };
   const handle = async (incoming: IncomingMessage): Promise<ProxyResponse | { stream: Response }> => {
     const chunks: Buffer[] = [];

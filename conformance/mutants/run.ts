@@ -55,7 +55,8 @@ export async function runMutants(target: MutantTarget, mutants: readonly Mutant[
   const verdicts: MutantVerdict[] = [];
   for (const mutant of mutants) {
     const started = Date.now();
-    const proxy = await startProxy(target.baseUrl, mutant);
+    const control = target.controlUrl !== undefined && target.controlSecret !== undefined ? { url: target.controlUrl, secret: target.controlSecret } : undefined;
+    const proxy = await startProxy(target.baseUrl, mutant, control);
     try {
       const session = await openSession({
         baseUrl: proxy.url,

@@ -23,6 +23,7 @@ import { Secrets } from '../harness/secrets.ts';
 import { ControlError, SkipSignal, StopCheck } from '../harness/signals.ts';
 import type { Attempt, CheckResult, Outcome } from './result.ts';
 import { isFailing } from './result.ts';
+import { USER_AGENT } from '../version.ts';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
@@ -36,6 +37,8 @@ export interface RunOptions {
   slow: boolean;
   fresh: boolean;
   receiverHost?: string;
+  /** --lan-host: the only non-loopback address the suite may send traffic to (the LAN checks). */
+  lanHost?: string;
   requestTimeoutMs: number;
   /** Re-run a failed check once (default true). */
   retry?: boolean;
@@ -43,6 +46,8 @@ export interface RunOptions {
   reset?: boolean;
   replay?: Record<string, { seed: number; path?: string }>;
   replayHint?: (checkId: string) => string;
+  /** The redactor of the run's output (the caller may already print through it); made here when absent. */
+  secrets?: Secrets;
 }
 
 export type ProgressEvent =
@@ -81,7 +86,7 @@ export interface Session {
 
 /** Connects to the target: Control API discovery, the --token's scopes, the receiver (lazily). */
 export async function openSession(options: RunOptions, progress: (e: ProgressEvent) => void = () => undefined): Promise<Session> {
-  const secrets = new Secrets();
+  const secrets = options.secrets ?? new Secrets();
   if (options.controlSecret !== undefined) secrets.add(options.controlSecret, '$MAS_CONTROL_SECRET');
   if (options.token !== undefined) secrets.add(options.token, '$MAS_TOKEN');
   const setupLog: Exchange[] = [];
@@ -99,7 +104,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     let last = '';
     while (Date.now() < until) {
       try {
-        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000), headers: { 'user-agent': USER_AGENT } });
         await res.arrayBuffer();
         // Any answer but a 5xx means the API is serving again (a target may guard /health).
         if (res.status < 500) return;
@@ -173,6 +178,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     slow: options.slow,
     fresh: options.fresh,
     local,
+    ...(options.lanHost === undefined ? {} : { lanHost: options.lanHost }),
     requestTimeoutMs: options.requestTimeoutMs,
     receiver: getReceiver,
     runLog,
@@ -217,17 +223,25 @@ export function missingNeed(need: Need, env: Environment): string | null {
 
 function outcomeOf(check: Check, attempt: Attempt): Outcome {
   if (attempt.error !== undefined) return 'ERROR';
+  // A failure graded before a premise gave way stays a failure: the skip only ends the check.
+  if (check.level !== 'gap' && attempt.failures.some((f) => f.severity === 'fail')) return 'FAIL';
   if (attempt.skipReason !== undefined) return 'SKIPPED';
   if (check.level === 'gap') return 'INFORMATIONAL';
-  if (attempt.failures.some((f) => f.severity === 'fail')) return 'FAIL';
   if (attempt.failures.length > 0) return 'NON_STRICT';
   return 'PASS';
 }
 
-export async function runAttempt(check: Check, session: Session, resetFirst: boolean): Promise<Attempt> {
-  const env = session.env;
+export async function runAttempt(check: Check, session: Session, resetFirst: boolean, options: { concurrent?: boolean } = {}): Promise<Attempt> {
+  const env = options.concurrent === true ? { ...session.env } : session.env;
   const ctx = new CheckContext(check, env);
-  session.setCurrent(ctx);
+  if (options.concurrent === true) {
+    // Beside other checks the shared Control API client cannot know whose exchange it records: this check gets its own.
+    const shared = session.env.control;
+    const client = session.env.controlClient;
+    if (shared !== null && client !== null) {
+      env.control = shared.withClient(new HttpClient({ baseUrl: client.baseUrl, channel: 'control', secrets: session.env.secrets, sink: () => ctx.sink, defaultTimeoutMs: client.timeoutMs }));
+    }
+  } else session.setCurrent(ctx);
   const started = Date.now();
   const attempt = ctx.attempt;
   const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
@@ -260,7 +274,7 @@ export async function runAttempt(check: Check, session: Session, resetFirst: boo
   } finally {
     clearTimeout(timer);
     ctx.close();
-    session.setCurrent(null);
+    if (options.concurrent !== true) session.setCurrent(null);
   }
   if (check.level === 'gap' && attempt.failures.length > 0) {
     // A gap never fails: what was expected elsewhere is kept as an observation.
@@ -332,10 +346,16 @@ export function orderChecks(checks: readonly Check[]): Check[] {
   return [...checks].sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/** Whether a check may run beside others under --jobs (Check.touches; unset: 'global'). */
+export function isolationOf(check: Check): 'own' | 'global' {
+  if (check.order !== undefined) return 'global';
+  return check.touches ?? 'global';
+}
+
 export async function runChecks(
   checks: readonly Check[],
   session: Session,
-  options: Pick<RunOptions, 'retry' | 'reset'>,
+  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number },
   progress: (e: ProgressEvent) => void = () => undefined,
 ): Promise<CheckResult[]> {
   const env = session.env;
@@ -343,22 +363,23 @@ export async function runChecks(
   env.receiverHint = receiverState !== null && 'missing' in receiverState ? receiverState.missing : null;
   const resettable = options.reset !== false && env.control !== null && env.control.has('reset') && env.control.has('tokens');
   const ordered = orderChecks(checks);
-  const results: CheckResult[] = [];
   const runLog = env.runLog as Exchange[];
-  for (const [i, check] of ordered.entries()) {
+  let index = 0;
+
+  const runOne = async (check: Check, resetFirst: boolean, concurrent: boolean): Promise<CheckResult> => {
+    const i = index++;
     progress({ type: 'start', check, index: i, total: ordered.length });
     const missing = check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null);
     let result: CheckResult;
     if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
     } else {
-      const resetFirst = resettable && check.order !== 'first';
-      const first = await runAttempt(check, session, resetFirst);
+      const first = await runAttempt(check, session, resetFirst, { concurrent });
       runLog.push(...first.exchanges.filter((x) => x.channel === 'api'));
       result = resultOf(check, first);
       if (isFailing(first.outcome) && options.retry !== false) {
         progress({ type: 'retry', check, first: first.outcome });
-        const second = await runAttempt(check, session, resetFirst);
+        const second = await runAttempt(check, session, resetFirst, { concurrent });
         runLog.push(...second.exchanges.filter((x) => x.channel === 'api'));
         result.retry = {
           outcome: second.outcome,
@@ -369,8 +390,62 @@ export async function runChecks(
         if (!isFailing(second.outcome) && second.outcome !== 'SKIPPED') result.outcome = 'FLAKY';
       }
     }
-    results.push(result);
     progress({ type: 'end', result, index: i, total: ordered.length });
+    return result;
+  };
+
+  const jobs = Math.max(1, options.jobs ?? 1);
+  if (jobs === 1) {
+    const results: CheckResult[] = [];
+    for (const check of ordered) results.push(await runOne(check, resettable && check.order !== 'first', false));
+    return results;
   }
-  return results;
+
+  // --jobs N: the 'first' checks, then every 'global' check alone after its own reset, then the
+  // 'own' checks N at a time after one shared reset, then the 'last' ones (which audit them all).
+  const byId = new Map<string, CheckResult>();
+  const first = ordered.filter((c) => c.order === 'first');
+  const last = ordered.filter((c) => c.order === 'last');
+  const global = ordered.filter((c) => c.order === undefined && isolationOf(c) === 'global');
+  const own = ordered.filter((c) => c.order === undefined && isolationOf(c) === 'own');
+  for (const c of first) byId.set(c.id, await runOne(c, false, false));
+  for (const c of global) byId.set(c.id, await runOne(c, resettable, false));
+  if (own.length > 0) {
+    await prepareSharedRun(session, own, resettable);
+    const queue = [...own];
+    const worker = async (): Promise<void> => {
+      for (let c = queue.shift(); c !== undefined; c = queue.shift()) byId.set(c.id, await runOne(c, false, true));
+    };
+    await Promise.all(Array.from({ length: Math.min(jobs, own.length) }, worker));
+  }
+  for (const c of last) byId.set(c.id, await runOne(c, resettable, false));
+  return ordered.map((c) => byId.get(c.id)!);
+}
+
+/**
+ * Before the 'own' checks run side by side: one reset, and the webhook
+ * receiver put on the Local webhook targets allowlist once (it is read at
+ * startup, so a restart follows), so that no check restarts the target
+ * under the others (harness/webhooks.ts, allowReceiver, then finds it there).
+ */
+async function prepareSharedRun(session: Session, own: readonly Check[], resettable: boolean): Promise<void> {
+  const control = session.env.control;
+  if (control === null) return;
+  const ctx = new CheckContext({ id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '', run: async () => undefined }, session.env);
+  session.setCurrent(ctx);
+  try {
+    if (resettable) await control.reset();
+    const receiver = own.some((c) => c.needs.includes('receiver')) ? await session.env.receiver() : null;
+    if (receiver !== null && !('missing' in receiver) && control.has('settings') && control.has('restart')) {
+      const hostPort = receiver.endpoint('shared-run-allowlist').hostPort;
+      const settings = await control.settings();
+      if (!settings.local_webhook_targets.includes(hostPort)) {
+        await control.patchSettings({ local_webhook_targets: [...settings.local_webhook_targets, hostPort] });
+        await control.restart();
+      }
+    }
+  } finally {
+    ctx.close();
+    session.setCurrent(null);
+  }
 }

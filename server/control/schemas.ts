@@ -90,21 +90,21 @@ export const PlugDeviceBody = z.strictObject({
 /** POST /control/reset and /control/restart take no body; an empty object is tolerated. */
 export const EmptyBody = z.strictObject({});
 
-/** POST /control/jobs: a job in any state, e.g. a failed desktop-created retranscription to retry. */
-export const CreateJobBody = z
-  .strictObject({
-    kind: z.enum(JOB_KINDS),
-    meeting_id: z.string().min(1).max(200).nullable().optional(),
-    state: z.enum(JOB_STATES),
-    is_retryable: z.boolean().optional(),
-    source_gone: z.boolean().optional(),
-    error: z.string().max(10_000).nullable().optional(),
-    hold: z.boolean().optional(),
-  })
-  .refine((j) => j.hold !== true || j.state === 'queued' || j.state === 'running', {
-    message: 'only a queued or running job can be held',
-    path: ['hold'],
-  });
+/**
+ * POST /control/jobs: a job in any state, e.g. a failed desktop-created
+ * retranscription to retry. CONTROL.md allows `hold` with any state: it takes
+ * effect whenever the job is in queued or running (a paused held job, once
+ * resumed, stays running until finish; on an ended job it changes nothing).
+ */
+export const CreateJobBody = z.strictObject({
+  kind: z.enum(JOB_KINDS),
+  meeting_id: z.string().min(1).max(200).nullable().optional(),
+  state: z.enum(JOB_STATES),
+  is_retryable: z.boolean().optional(),
+  source_gone: z.boolean().optional(),
+  error: z.string().max(10_000).nullable().optional(),
+  hold: z.boolean().optional(),
+});
 
 /** POST /control/jobs/{id}/finish. */
 export const FinishJobBody = z.strictObject({

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'auth/consumer-disabled',
   clauses: ['auth.consumer-disabled.403', 'errors.code.consumer_disabled.403'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens'],
   description: 'A token switched off through the Control API gets 403 consumer_disabled while another token keeps working; switched on again, it works.',
   requirement:

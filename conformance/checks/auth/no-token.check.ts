@@ -11,6 +11,7 @@ export const check = defineCheck({
   id: 'auth/no-token',
   clauses: ['auth.no-token.401', 'errors.code.unauthorized.401'],
   level: 'requirement',
+  touches: 'own',
   needs: [],
   description: 'Every operation but GET /health and the two pairing routes answers 401 unauthorized to a request without a bearer token: no Authorization header (each operation), and (a property) other schemes or an empty Bearer.',
   requirement:

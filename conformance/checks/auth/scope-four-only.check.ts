@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'auth/scope-four-only',
   clauses: ['auth.scope.four-only'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'whoami.scopes is a non-empty set of read, record, write and delete: for the run’s token, and (a property, with the Control API) for tokens of random requested scopes, origins and kinds that may call whoami (a delete-only token cannot: it lacks read).',
   requirement:

@@ -4,6 +4,7 @@ export const check = defineCheck({
   id: 'auth/token-lifecycle',
   clauses: ['auth.token-lifecycle.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['tokens'],
   description: 'Records how the target’s tokens look and live: the form of a minted token and its id, and what a deleted or switched-off token gets.',
   requirement:

@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'auth/unknown-token',
   clauses: ['auth.unknown-token.401'],
   level: 'requirement',
+  touches: 'own',
   needs: [],
   description: 'Random bearer tokens the target never issued (a property over operations × token text), and a token deleted through the Control API, get 401 unauthorized.',
   requirement:

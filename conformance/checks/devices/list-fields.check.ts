@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'devices/list-fields',
   clauses: ['devices.list.fields'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'GET /v1/devices answers 200 {devices: [...]} whose items carry name and device_type; a device plugged through the Control API (when it can) is listed.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'errors/bad-request-400',
   clauses: ['errors.code.bad_request.400'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'Malformed requests answer 400 bad_request: an empty search q, and a JSON body that does not parse (PUT /v1/config/vad, PATCH /v1/meetings/{id}).',
   requirement:

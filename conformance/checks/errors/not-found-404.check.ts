@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'errors/not-found-404',
   clauses: ['errors.code.not_found.404'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'Ids of the same form as a real id that name nothing answer 404 not_found: meeting, transcript, summary, export, rename, overwrite and delete routes, and (with the Control API jobs capability) job routes.',
   requirement:

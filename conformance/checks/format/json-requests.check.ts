@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'format/json-requests',
   clauses: ['format.json.bodies'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'JSON request bodies are taken as JSON: sent as application/json, as application/json; charset=utf-8, and with non-ASCII text, a rename is applied exactly.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'health/body-fields',
   clauses: ['health.body.fields'],
   level: 'requirement',
+  touches: 'own',
   needs: [],
   description: 'The health body holds status, version, webhooks.events_dropped, webhooks.deliveries_failed and license.fail_open_total.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'health/counters-integer',
   clauses: ['health.counters.integer'],
   level: 'requirement',
+  touches: 'own',
   needs: [],
   description: 'events_dropped, deliveries_failed and fail_open_total are JSON integers.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'health/no-auth',
   clauses: ['health.no-auth'],
   level: 'requirement',
+  touches: 'own',
   needs: [],
   description: 'GET /health answers 200 with a JSON body without any Authorization header, and also when an unknown token is sent.',
   requirement:

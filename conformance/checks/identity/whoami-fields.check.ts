@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'identity/whoami-fields',
   clauses: ['identity.whoami.fields'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'GET /v1/whoami answers 200 with token_id, scopes (an array), license_tier and server_version.',
   requirement:

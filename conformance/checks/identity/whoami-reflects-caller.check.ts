@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'identity/whoami-reflects-caller',
   clauses: ['identity.whoami.reflects-caller'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens'],
   description: 'Three tokens with different scopes each see their own token_id and scopes in whoami, and the same license_tier.',
   requirement:

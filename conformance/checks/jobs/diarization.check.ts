@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'jobs/diarization',
   clauses: ['jobs.diarization.submit', 'jobs.diarization.meeting-id-required', 'jobs.diarization.same-meeting.409'],
   level: 'requirement',
+  touches: 'own',
   needs: ['meetings', 'jobs', 'token'],
   description:
     'POST /v1/jobs/diarization {meeting_id} and {meeting_id, speaker_count: 2} → 2xx {job_id} of kind diarization; without meeting_id → 4xx; while a held diarization job (Control API) runs for a meeting, a submit for it → 409.',

@@ -9,6 +9,7 @@ export const check = defineCheck({
   id: 'jobs/error-redaction',
   clauses: ['jobs.error.redact-home', 'jobs.error.redact-abs-path'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'token'],
   description:
     'A property over failed jobs (Control API) whose error names /home/<user>/…, /Users/<user>/… or another absolute path: GET /v1/jobs/{id} shows ~/… without the user name for home paths, and only the file name for other absolute paths.',

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'jobs/gaps',
   clauses: ['jobs.control.response.gap', 'jobs.queued-running.gap', 'jobs.retry.next-state.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description: 'Records the bodies of cancel, pause, resume and retry, the state of a queued job over a second, and the state reached after a retry.',
   requirement: 'The response bodies of job cancel, pause, resume and retry are not shown and are implementation-defined.',

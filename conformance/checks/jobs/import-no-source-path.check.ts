@@ -1,30 +1,66 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { SPEECH_WAV_PATH, UNDECODABLE, importBytes, isTerminal, jobIdOf, pollJob, speechWav } from '../../harness/jobs.ts';
+import { SPEECH_WAV_PATH, importBytes, isTerminal, jobIdOf, pollJob, speechWav, toneWav, transcriptWords } from '../../harness/jobs.ts';
+import type { BoundClient } from '../../harness/context.ts';
+
+/** The words of the transcript of the meeting a job made, or null with why there is none. */
+async function wordsOf(api: BoundClient, meetingId: unknown): Promise<{ words: Set<string> } | { none: string }> {
+  if (typeof meetingId !== 'string') return { none: 'the job named no meeting' };
+  const t = await api.get(`/v1/meetings/${meetingId}/transcript`);
+  if (t.status !== 200) return { none: `GET …/transcript answered ${t.describe(120)}` };
+  return { words: transcriptWords(t.body) };
+}
 
 export const check = defineCheck({
   id: 'jobs/import-no-source-path',
   clauses: ['jobs.import.no-source-path'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'local'],
+  timeoutMs: 150_000,
   description:
-    'Imports undecodable bytes with path, source, source_path, file and url parameters naming a valid WAV on this machine (the target runs here): the job must still fail on the uploaded bytes, never succeed from the named file.',
+    'Premise: the target transcribes an upload of a speech WAV into words (else SKIPPED). Then uploads a tone (no speech) with path, source, source_path, file and url parameters naming that speech WAV on this machine (the target runs here): whatever the tone becomes (a failed job, an empty meeting), its transcript must hold none of the speech’s words.',
   requirement: 'Import has no source-path parameter, so the service imports only the uploaded bytes and never reads a server-side path named by the caller.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
+    let speech: Uint8Array;
     try {
-      await speechWav();
+      speech = await speechWav();
     } catch (err) {
-      return ctx.skip(`cannot render the WAV to point at: ${(err as Error).message}`);
+      return ctx.skip(`cannot render the speech WAV to point at: ${(err as Error).message}`);
     }
+    // The premise: an import of the speech itself yields its words here. Without it, a transcript
+    // free of those words would say nothing about which bytes were imported.
+    const control = await importBytes(api, speech, { filename: 'speech.wav' }, 'premise: import the speech WAV itself');
+    const controlId = jobIdOf(control);
+    if (controlId === null) return ctx.skip(`premise not met: the import of the speech WAV itself was not accepted (${control.describe(160)})`);
+    const { job: controlJob, reached: controlDone } = await pollJob(api, controlId, isTerminal, 120_000);
+    if (!controlDone || controlJob.state !== 'succeeded') return ctx.skip(`premise not met: the import of the speech WAV itself ended ${x.show(controlJob.state)}, so a named file being read could not be told apart`);
+    const heard = await wordsOf(api, controlJob.meeting_id);
+    if ('none' in heard || heard.words.size === 0) return ctx.skip(`premise not met: the import of the speech WAV itself gave no words to look for (${'none' in heard ? heard.none : 'an empty transcript'})`);
+
     const real = SPEECH_WAV_PATH;
-    const res = await importBytes(api, UNDECODABLE, { filename: 'x.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` });
+    const res = await importBytes(api, toneWav(), { filename: 'tone.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` }, 'a tone, with path-like parameters naming the speech WAV');
     const id = jobIdOf(res);
     if (id === null) {
-      ctx.expect('jobs.import.no-source-path', 'POST /v1/jobs/import with path-like parameters', x.refused(res), res);
+      // Refusing the path-like parameters outright also keeps the named file unread.
+      ctx.expect('jobs.import.no-source-path', 'POST /v1/jobs/import of a tone with path-like parameters', x.refused(res), res);
       return;
     }
-    const { res: last, job } = await pollJob(api, id, isTerminal, 60_000);
-    ctx.expect('jobs.import.no-source-path', `the job of undecodable bytes with path=${real}`, x.that(job.state === 'failed', 'state failed (the uploaded bytes were imported, not the named file)', `state ${x.show(job.state)}, meeting_id ${x.show(job.meeting_id)}`), last);
+    const { res: last, job, reached } = await pollJob(api, id, isTerminal, 120_000);
+    if (!reached) return ctx.skip(`the tone import did not end within 120 s (state ${x.show(job.state)})`);
+    if (job.state !== 'succeeded') {
+      ctx.note(`the tone import ended ${x.show(job.state)}: the named speech file, which imports here, was not imported in its place`);
+      return;
+    }
+    const got = await wordsOf(api, job.meeting_id);
+    if ('none' in got) return ctx.skip(`the tone import succeeded but its transcript cannot be read: ${got.none}`);
+    const shared = [...heard.words].filter((w) => got.words.has(w));
+    ctx.expect(
+      'jobs.import.no-source-path',
+      `the transcript of the tone uploaded with path=${real}`,
+      x.that(shared.length * 2 < heard.words.size, `none of the speech's words (${[...heard.words].join(' ')}): the uploaded tone was imported`, `it holds ${shared.length} of them: ${shared.join(' ')}`),
+      last,
+    );
   },
 });

@@ -18,6 +18,7 @@ export const check = defineCheck({
     'summary.import.auto-generated',
   ],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   timeoutMs: 150_000,
   description:

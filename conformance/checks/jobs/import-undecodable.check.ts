@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'jobs/import-undecodable',
   clauses: ['jobs.transition.failed', 'jobs.error.set-on-failure'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'Imports text bytes named x.wav: the job is accepted (or refused at once with a 4xx), and an accepted one ends failed with its error set.',
   requirement: 'A running job that ends in error moves to failed.',

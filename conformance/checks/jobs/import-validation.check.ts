@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'jobs/import-validation',
   clauses: ['jobs.import.extensions.accepted', 'jobs.import.extensions.other-rejected', 'jobs.import.filename.required', 'jobs.import.filename.extension-only'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   timeoutMs: 120_000,
   description:

@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'jobs/pause-import-409',
   clauses: ['jobs.pause.import.409-import_not_pausable', 'jobs.cancel.import'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'token'],
   description: 'A held running import job (Control API): pause → 409 import_not_pausable and the state stays running; cancel → cancelled.',
   requirement: 'Pausing an import job is refused with 409 import_not_pausable and leaves its state unchanged.',

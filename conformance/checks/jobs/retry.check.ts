@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'jobs/retry',
   clauses: ['jobs.retry.failed-retryable', 'jobs.retry.source-gone.409', 'jobs.retry.requires-retryable', 'jobs.retranscription.no-submit-route'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description:
     'A failed retryable retranscription (Control API) is retried with 2xx and leaves failed; a failed non-retryable one and a succeeded one are refused and unchanged; a failed import whose bytes are gone gets 409 source_gone; POST /v1/jobs/retranscription does not exist.',

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/delete-files-param',
   clauses: ['meetings.delete.delete-files.param'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'DELETE /v1/meetings/{id} is accepted with delete_files=true, delete_files=false and without it, for meetings that have a recording file.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-alias-markdown',
   clauses: ['meetings.export.alias-markdown'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET …/export?format=markdown answers what format=md answers: same status, Content-Type and document.',
   requirement:

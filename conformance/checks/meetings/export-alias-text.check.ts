@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-alias-text',
   clauses: ['meetings.export.alias-text'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET …/export?format=text answers what format=txt answers: same status, Content-Type and document.',
   requirement:

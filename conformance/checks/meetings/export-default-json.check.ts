@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-default-json',
   clauses: ['meetings.export.default-json'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET /v1/meetings/{id}/export without format answers the JSON export (meeting and transcript), the same document as format=json.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-json-shape',
   clauses: ['meetings.export.json.shape'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'The JSON export holds meeting (this meeting) and transcript, plus summary for a meeting that has one; for a meeting without a summary, summary is absent or null.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-md',
   clauses: ['meetings.export.md'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET …/export?format=md answers 200 with the rendered Markdown document itself (not a JSON object), holding the title and the transcript text.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/export-txt',
   clauses: ['meetings.export.txt'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET …/export?format=txt answers 200 with the rendered plain-text document itself (not a JSON object), holding the title and the transcript text.',
   requirement:

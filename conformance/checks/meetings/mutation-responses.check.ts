@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/mutation-responses',
   clauses: ['meetings.mutation.response.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'Records the status and body of PATCH rename, PUT summary, PUT speaker-labels and DELETE meeting.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/rename-title-required',
   clauses: ['meetings.rename.title-required'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'PATCH /v1/meetings/{id} with {} or with {"name": …} (no title) is refused with a 4xx envelope, and the title stays.',
   requirement:

@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'meetings/speaker-labels-accepts-map',
   clauses: ['meetings.speaker-labels.accepts-map'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'A property over label maps of the meeting’s speaker keys (S1, S2) to display names: PUT /v1/meetings/{id}/speaker-labels {labels} answers 2xx. Whether the transcript then shows the names is recorded.',
   requirement:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/speaker-labels-required',
   clauses: ['meetings.speaker-labels.labels-required'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'PUT /v1/meetings/{id}/speaker-labels without labels ({} or {"speakers": {...}}) is refused with a 4xx envelope.',
   requirement:

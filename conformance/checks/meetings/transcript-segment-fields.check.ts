@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'meetings/transcript-segment-fields',
   clauses: ['meetings.transcript.segment-fields.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'Records the field names and types of transcript segments (with and without word timings) and the other fields of the transcript.',
   requirement:

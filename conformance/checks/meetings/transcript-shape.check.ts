@@ -15,6 +15,7 @@ export const check = defineCheck({
   id: 'meetings/transcript-shape',
   clauses: ['meetings.transcript.shape'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description:
     'GET /v1/meetings/{id}/transcript of a meeting seeded from the simulator’s two-person-call script answers meeting_id, title and one segment per line, in order, each carrying its speaker and its start and end times (seconds or milliseconds; the field names are a gap).',

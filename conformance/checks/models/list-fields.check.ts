@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'models/list-fields',
   clauses: ['models.list.fields'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'GET /v1/models answers 200 {models: [...]} whose items carry name, size_mb, accuracy, speed, status, description and is_custom.',
   requirement:

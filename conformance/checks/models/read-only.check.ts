@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'models/read-only',
   clauses: ['models.read-only'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'No route downloads, installs or deletes a model: POST/PUT/DELETE on /v1/models paths answer 404 or 405, and the manifest has only GET under /v1/models.',
   requirement:

@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'openapi/annotations-four',
   clauses: ['openapi.annotations.four'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'Every operation of /openapi.json carries x-service-read-only, x-service-idempotent, x-service-destructive and x-service-required-scope.',
   requirement:

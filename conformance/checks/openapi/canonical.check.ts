@@ -18,6 +18,7 @@ export const check = defineCheck({
   id: 'openapi/canonical',
   clauses: ['openapi.canonical'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'For every operation of the endpoint tables, the scope the target enforces (probed with single-scope tokens) is the one its manifest states in x-service-required-scope.',
   requirement:

@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'openapi/covers-every-route',
   clauses: ['openapi.covers-every-route'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'Each of the 43 method+path pairs of API.md’s endpoint tables is an operation of /openapi.json (path parameter names may differ).',
   requirement:

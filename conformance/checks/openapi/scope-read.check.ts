@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'openapi/scope-read',
   clauses: ['openapi.scope-read'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens'],
   description: 'GET /openapi.json: no token → 401 unauthorized; read, record or write alone → 200; delete alone → 403 insufficient_scope.',
   requirement:

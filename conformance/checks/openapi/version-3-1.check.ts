@@ -9,6 +9,7 @@ export const check = defineCheck({
   id: 'openapi/version-3-1',
   clauses: ['openapi.version-3-1'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'GET /openapi.json answers 200 with a JSON document whose openapi field is 3.1.x and that validates against the OpenAPI 3.1 schema.',
   requirement:

@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'sse/job-wait',
   clauses: ['sse.stream.format', 'sse.wait.one-event-then-close', 'sse.job.resolves-terminal-only'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description:
     'Opens GET /v1/jobs/{id}/wait on a held running job (Control API), finishes it: 200 text/event-stream, no event before the finish, then exactly one event naming the terminal state and the server closes; the recording wait and the summary-operation wait are event streams as well, each with one event and a close.',

@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'sse/pause-resume-no-resolve',
   clauses: ['sse.job.pause-resume-no-resolve'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description:
     'With a job wait open on a held running diarization job, pauses it, waits for paused, resumes it: the stream stays open with no event; then a cancel resolves it with one event naming cancelled.',

@@ -12,6 +12,7 @@ export const check = defineCheck({
   id: 'sse/terminal-after-burst',
   clauses: ['sse.job.terminal-after-burst'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description:
     'A property over bursts: with a job wait open on a held job, fires a random sequence of pause/resume requests without waiting, then ends the job (cancel, or finish succeeded/failed through the Control API): the one event names the terminal state GET /v1/jobs/{id} reports.',

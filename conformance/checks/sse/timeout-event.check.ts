@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'sse/timeout-event',
   clauses: ['sse.wait.timeout-event', 'sse.job.timeout.seconds'],
   level: 'requirement',
+  touches: 'own',
   needs: ['jobs', 'meetings', 'token'],
   description:
     'GET /v1/jobs/{id}/wait?timeout=1 and ?timeout=2 on a held running job: 200, one event named timeout after about 1 s and 2 s (seconds, not milliseconds or minutes), then the server closes; the job is still running.',

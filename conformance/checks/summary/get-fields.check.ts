@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'summary/get-fields',
   clauses: ['summary.get.fields'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token', 'meetings'],
   description: 'GET /v1/meetings/{id}/summary of a meeting with a summary answers meeting_id, status, regeneration_failed (boolean) and updated_at, with result holding the summary text.',
   requirement:

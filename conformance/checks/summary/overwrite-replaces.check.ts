@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'summary/overwrite-replaces',
   clauses: ['summary.overwrite.replaces'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'A property over summary texts (one line or several, any script): PUT /v1/meetings/{id}/summary {text} answers 2xx, and GET …/summary then holds the new text and not the previous one.',
   requirement:

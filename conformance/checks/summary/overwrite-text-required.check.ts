@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'summary/overwrite-text-required',
   clauses: ['summary.overwrite.text-required'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'PUT /v1/meetings/{id}/summary without text ({} or {"summary": …}) is refused with a 4xx envelope and the summary stays.',
   requirement:

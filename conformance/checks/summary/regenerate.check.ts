@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'summary/regenerate',
   clauses: ['summary.regenerate.202', 'summary.regenerate.body-optional', 'summary.operation.status', 'summary.regenerate.empty-transcript.422'],
   level: 'requirement',
+  touches: 'own',
   needs: ['meetings', 'token'],
   description:
     'POST …/summary/regenerate with {} and with template_id and language (model names are the implementation’s) on a meeting with a transcript → 202 {operation_id, wait_url, status_url, state, meeting_id}; GET status_url and …/operations/{operation_id} → 200; an empty transcript → 422.',

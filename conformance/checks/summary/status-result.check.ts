@@ -4,6 +4,7 @@ export const check = defineCheck({
   id: 'summary/status-result',
   clauses: ['summary.status-result.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['tokens', 'meetings'],
   description: 'Records the summary status and the shape of result for a meeting with a summary, without one, and after an overwrite.',
   requirement:

@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'summary/wait-timeout-ms',
   clauses: ['summary.operation.wait.timeout-ms'],
   level: 'requirement',
+  touches: 'own',
   needs: ['meetings', 'token'],
   description:
     'Regenerates the summary of a long meeting (fixtures/meetings/long-planning-session.json) and opens its wait at once with timeout_ms=1: the one event is either the completion (the operation was done first) or a timeout well under a second (milliseconds, not seconds). Up to 5 tries; SKIPPED when every operation finished before its wait timed out.',

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'versioning/version-strings',
   clauses: ['versioning.version-strings'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description: 'GET /health has a version string and GET /v1/whoami a server_version string.',
   requirement:

@@ -16,6 +16,7 @@ export const check = defineCheck({
   id: 'webhooks/approval-model',
   clauses: ['webhooks.approval.register-pending', 'webhooks.approval.allow', 'webhooks.approval.deny', 'webhooks.get.approval-state'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 120_000,
   description:

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'webhooks/deliveries-gap',
   clauses: ['webhooks.deliveries.entry.gap'],
   level: 'gap',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   description: 'Records the delivery log after one successful and one failed test delivery.',
   requirement: 'The fields of a delivery-log entry are not shown (only its reason codes are) and are implementation-defined.',

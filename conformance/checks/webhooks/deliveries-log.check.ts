@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'webhooks/deliveries-log',
   clauses: ['webhooks.deliveries.recent-100'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 90_000,
   description: 'Sends 105 test deliveries to an approved webhook: GET …/deliveries holds at most 100 entries, and (when entries carry the delivery_id) the newest delivery is in it and the first is not.',

@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'webhooks/pending-silent',
   clauses: ['webhooks.delivery.pending-silent', 'webhooks.test.egress-consent'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 60_000,
   description: 'A webhook to the allowlisted receiver left pending: a held job finishes and POST …/test is called; in 3 s nothing arrives and the delivery log is empty (the test route’s answer is recorded, not judged).',

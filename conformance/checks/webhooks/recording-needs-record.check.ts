@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'webhooks/recording-needs-record',
   clauses: ['webhooks.create.recording-needs-record'],
   level: 'requirement',
+  touches: 'own',
   needs: ['tokens'],
   description: 'Tokens holding read, write and delete but not record are refused when subscribing recording.started or recording.stopped (alone or with job.completed); a token with record is accepted (201).',
   requirement: 'Subscribing a webhook to any recording.* event requires the record scope.',

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'webhooks/scope-read-floor',
   clauses: ['webhooks.delete.scope-read-floor', 'webhooks.test.scope-read-floor'],
   level: 'conflict',
+  touches: 'own',
   needs: ['tokens'],
   description: 'A read-only owner tests (202) and deletes (2xx) its webhook (the spec), or is refused with 403 insufficient_scope (write required: NON_STRICT).',
   requirement: 'DELETE /v1/webhooks/{id} needs only a read-satisfying scope (not delete), which the spec chooses over references that list write.',

@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'webhooks/secret-client-supplied',
   clauses: ['webhooks.create.secret.client-supplied'],
   level: 'conflict',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 60_000,
   description: 'Registers a webhook to the receiver with "secret": a test delivery signed with the supplied secret (returned as hmac_secret), or the secret ignored/refused and the generated hmac_secret signing, both conform; anything else fails.',

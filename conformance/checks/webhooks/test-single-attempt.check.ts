@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'webhooks/test-single-attempt',
   clauses: ['webhooks.test.single-attempt', 'webhooks.delivery.reason.handler_error', 'webhooks.delivery.reason.third_party_rejected', 'webhooks.delivery.reason.delivery_failed'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 60_000,
   description:

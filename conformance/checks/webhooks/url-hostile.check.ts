@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'webhooks/url-hostile',
   clauses: ['webhooks.create.url.private.400', 'webhooks.create.url.link-local.400', 'webhooks.create.url.metadata.400', 'webhooks.create.url.unspecified.400', 'webhooks.create.url.multicast.400'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description:
     'A property over hostile spellings (decimal, hex, octal, short IPv4, IPv4-mapped IPv6, upper case, ports, paths) of loopback, private, link-local, metadata, unspecified and multicast addresses, with the allowlist empty (after a reset): each registration is refused with 400 and the error envelope.',

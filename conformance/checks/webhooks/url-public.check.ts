@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'webhooks/url-public',
   clauses: ['webhooks.create.url.public-ok', 'webhooks.create.url.scheme'],
   level: 'requirement',
+  touches: 'own',
   needs: ['token'],
   description:
     'A property over public IP literals in several spellings (no DNS needed): each registration answers 201; ftp://, file://, gopher://, javascript:, scheme-relative and bare-host urls are refused with a 4xx envelope.',
