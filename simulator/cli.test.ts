@@ -33,12 +33,30 @@ describe('simulator/cli.ts', () => {
     assert.equal(r.code, 0, r.stderr);
     const head = await readFile(out);
     assert.equal(head.toString('ascii', 0, 4), 'OggS');
-    const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as { turns: unknown[] };
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as { turns: unknown[]; voice_set: string; speakers: { engine: string }[] };
     assert.equal(truth.turns.length, 2);
+    assert.equal(truth.voice_set, 'natural');
+    assert.deepEqual(truth.speakers.map((s) => s.engine), ['festival', 'flite']);
+  });
+
+  it('render --voices espeak: every speaker speaks with espeak-ng', async () => {
+    const out = path.join(dir, 'tiny-espeak.wav');
+    const r = cli('render', 'tiny', '--out', out, '--voices', 'espeak');
+    assert.equal(r.code, 0, r.stderr);
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny-espeak.truth.json'), 'utf8')) as { voice_set: string; speakers: { engine: string }[] };
+    assert.equal(truth.voice_set, 'espeak');
+    assert.deepEqual(truth.speakers.map((s) => s.engine), ['espeak', 'espeak']);
+  });
+
+  it('help names the voice sets, with an example', () => {
+    const r = cli('help');
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /--voices natural\|espeak/);
+    assert.match(r.stdout, /render two-person-call --out call\.wav --voices espeak/);
   });
 
   it('exits 2 with the usage for a bad command line', () => {
-    for (const args of [[], ['dance'], ['render', 'tiny'], ['render', 'tiny', '--out', 'x.opus'], ['render', 'tiny', '--out', 'x.wav', '--format', 'aiff'], ['render', 'tiny', '--out', 'x.wav', '--bogus'], ['broken']]) {
+    for (const args of [[], ['dance'], ['render', 'tiny'], ['render', 'tiny', '--out', 'x.opus'], ['render', 'tiny', '--out', 'x.wav', '--format', 'aiff'], ['render', 'tiny', '--out', 'x.wav', '--bogus'], ['render', 'tiny', '--out', 'x.wav', '--voices', 'robot'], ['broken']]) {
       const r = cli(...args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^error: .*\n\nUsage:/s);

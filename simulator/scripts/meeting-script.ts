@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { sceneSchema } from '../scenes/scene.ts';
 
-/** The speaking rate a speaker has when the script gives none: each voice's own pace (espeak-ng's default -s). */
+/** espeak-ng's default rate (-s), the pace of an espeak voice whose speaker gives none; natural voices default to 160 (simulator/synth/voices.ts). */
 export const DEFAULT_RATE_WPM = 175;
 /** Silence before a line that gives neither pause_before nor overlap. */
 export const DEFAULT_PAUSE_SECONDS = 0.4;

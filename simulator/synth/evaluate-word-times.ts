@@ -24,7 +24,7 @@ import { runTool } from '../run-tool.ts';
 import { loadScript } from '../scripts/load-script.ts';
 import { DEFAULT_RATE_WPM } from '../scripts/meeting-script.ts';
 import { DEFAULT_CACHE_DIR } from './render-script.ts';
-import { LINE_SAMPLE_RATE, VoiceCache, parseVoiceName } from './voices.ts';
+import { LINE_SAMPLE_RATE, NATURAL_RATE_WPM, VoiceCache, parseVoiceName } from './voices.ts';
 import type { VoiceChoice } from './voices.ts';
 import { encodeWav } from './wav.ts';
 import { characterWeight, layOutWords, tokenizeLine } from './word-times.ts';
@@ -60,7 +60,8 @@ async function main(argv: string[]): Promise<void> {
   const names = positionals.length > 0 ? positionals : DEFAULT_SCRIPTS;
   const voices: VoiceChoice[] = (values.voices?.split(',') ?? DEFAULT_VOICES).map((name) => {
     const { engine, voice } = parseVoiceName(name.trim());
-    return engine === 'espeak' ? { engine, voice, pitch_shift: 0, rate: DEFAULT_RATE_WPM, espeak_pitch: 50 } : { engine, voice, pitch_shift: 0, rate: DEFAULT_RATE_WPM };
+    // Each engine at the pace a speaker without a rate gets.
+    return engine === 'espeak' ? { engine, voice, pitch_shift: 0, rate: DEFAULT_RATE_WPM, espeak_pitch: 50 } : { engine, voice, pitch_shift: 0, rate: NATURAL_RATE_WPM };
   });
   const dictionary = new Set((await readFile(path.join(MODEL_DIR, 'cmudict-en-us.dict'), 'utf8')).split('\n').map((row) => row.split(' ')[0]));
   const cache = new VoiceCache(DEFAULT_CACHE_DIR);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -132,6 +133,26 @@ describe('renderScript: determinism and voice sets', () => {
     assert.equal(result.truth.voice_set, 'espeak');
     assert.ok(result.truth.speakers.every((s) => s.engine === 'espeak' && s.source === 'assigned'));
     assert.ok(result.truth.lines.every((l) => l.word_lengths !== 'synthesizer'));
+  });
+});
+
+describe('renderScript with the espeak set on a machine without Flite or Festival', () => {
+  it('renders with espeak-ng and ffmpeg alone (what the conformance suite relies on)', async () => {
+    // A PATH holding only espeak-ng and ffmpeg, as an implementer's machine might.
+    const bin = path.join(dir, 'bin-espeak-only');
+    await mkdir(bin, { recursive: true });
+    for (const tool of ['espeak-ng', 'ffmpeg']) {
+      const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+      await symlink(found, path.join(bin, tool));
+    }
+    const program = [
+      `import { loadScript } from ${JSON.stringify(path.join(import.meta.dirname, '..', 'scripts', 'load-script.ts'))};`,
+      `import { renderScript } from ${JSON.stringify(path.join(import.meta.dirname, 'render-script.ts'))};`,
+      `const r = await renderScript(await loadScript('tiny'), ${JSON.stringify(path.join(dir, 'no-natural.wav'))}, { cacheDir: ${JSON.stringify(path.join(dir, 'cache-espeak-only'))}, voiceSet: 'espeak' });`,
+      'console.log(r.truth.speakers.map((s) => s.engine).join(","));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', env: { ...process.env, PATH: bin } });
+    assert.equal(out.trim(), 'espeak,espeak');
   });
 });
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ScriptSpeaker } from '../scripts/meeting-script.ts';
 import { speechSpan } from './speech-activity.ts';
-import { ESPEAK_VOICES, LINE_SAMPLE_RATE, NATURAL_VOICES, VoiceCache, assignVoices, isVoiceName, parseVoiceName, voiceLabel } from './voices.ts';
+import { ESPEAK_VOICES, LINE_SAMPLE_RATE, NATURAL_RATE_WPM, NATURAL_VOICES, VoiceCache, assignVoices, isVoiceName, parseVoiceName, voiceLabel } from './voices.ts';
 import type { VoiceChoice } from './voices.ts';
 
 const speakers = (n: number, extra: Partial<ScriptSpeaker>[] = []): ScriptSpeaker[] =>
@@ -32,7 +32,9 @@ describe('assignVoices', () => {
   it('gives the natural voices in order, the first two a male and a female voice', () => {
     const voices = assignVoices(speakers(2));
     assert.deepEqual(voices.map(voiceLabel), ['flite:kal16', 'festival:cmu_us_slt_arctic_hts']);
-    assert.ok(voices.every((v) => v.source === 'assigned' && !v.varied && v.pitch_shift === 0 && v.rate === 175));
+    // Natural voices speak at a conversational 160 words per minute unless the script says otherwise.
+    assert.ok(voices.every((v) => v.source === 'assigned' && !v.varied && v.pitch_shift === 0 && v.rate === NATURAL_RATE_WPM));
+    assert.equal(NATURAL_RATE_WPM, 160);
   });
 
   it('keeps a named voice and gives the others voices nobody named', () => {

@@ -54,7 +54,7 @@ export interface VoiceChoice {
    * the pitch is espeak-ng's own 0–99 scale in `espeak_pitch` instead.
    */
   pitch_shift: number;
-  /** Words per minute; 175 is each voice's own pace. */
+  /** Words per minute, on espeak-ng's scale for every engine (NATIVE_PACE). */
   rate: number;
   /** espeak-ng -p (0–99), espeak voices only. */
   espeak_pitch?: number;
@@ -138,27 +138,51 @@ export const ESPEAK_VOICES: readonly { voice: string; pitch: number }[] = [
 ];
 
 /**
+ * The pace of a natural voice speaker who gives no rate: conversational
+ * English runs at about 150–160 words per minute, slower than espeak-ng's
+ * default of 175 (which stays the espeak voices' default, so old scripts
+ * sound as before).
+ */
+export const NATURAL_RATE_WPM = 160;
+
+/**
+ * Each natural voice's own pace relative to espeak-ng at the same nominal
+ * rate, measured on the 16 lines of two-person-call (words per second of
+ * speech at the engine's own pace: espeak-ng en-us at 175 gives 203, kal16
+ * 216, rms 182, awb 207, slt 202, Festival slt HTS 201). Dividing by it makes
+ * `rate` mean the same words per minute for every engine.
+ */
+const NATIVE_PACE: Readonly<Record<string, number>> = {
+  'flite:kal16': 1.066,
+  'flite:kal': 1.066,
+  'flite:rms': 0.896,
+  'flite:awb': 1.018,
+  'flite:slt': 0.994,
+  'festival:cmu_us_slt_arctic_hts': 0.989,
+};
+
+/**
  * How a voice is changed when more speakers need it than one: round 0 is the
  * voice itself, later rounds move pitch and pace apart (a lower voice a little
- * slower, a higher one a little faster, as people tend to differ).
+ * slower, a higher one a little faster, as people tend to differ). Rates are
+ * added to the voice set's default pace.
  */
-const VARIATIONS: readonly { pitch_shift: number; rate: number }[] = [
-  { pitch_shift: 0, rate: DEFAULT_RATE_WPM },
-  { pitch_shift: -3, rate: 160 },
-  { pitch_shift: 3, rate: 190 },
-  { pitch_shift: -5, rate: 150 },
+const VARIATIONS: readonly { pitch_shift: number; rate_delta: number }[] = [
+  { pitch_shift: 0, rate_delta: 0 },
+  { pitch_shift: -3, rate_delta: -12 },
+  { pitch_shift: 3, rate_delta: 12 },
+  { pitch_shift: -5, rate_delta: -20 },
 ];
 
 /** espeak-ng pitch points per semitone of pitch_shift (espeak-ng's 0–99 scale spans roughly two octaves). */
 const ESPEAK_POINTS_PER_SEMITONE = 4;
 
 function fromScript(speaker: ScriptSpeaker, engine: EngineName, voice: string): SpeakerVoice {
-  const rate = speaker.rate ?? DEFAULT_RATE_WPM;
   if (engine === 'espeak') {
     const pitch = speaker.pitch ?? 50;
-    return { engine, voice, pitch_shift: 0, rate, espeak_pitch: pitch, source: 'script', varied: false };
+    return { engine, voice, pitch_shift: 0, rate: speaker.rate ?? DEFAULT_RATE_WPM, espeak_pitch: pitch, source: 'script', varied: false };
   }
-  return { engine, voice, pitch_shift: speaker.pitch_shift ?? 0, rate, source: 'script', varied: false };
+  return { engine, voice, pitch_shift: speaker.pitch_shift ?? 0, rate: speaker.rate ?? NATURAL_RATE_WPM, source: 'script', varied: false };
 }
 
 /**
@@ -191,7 +215,7 @@ export function assignVoices(speakers: readonly ScriptSpeaker[], voiceSet: Voice
     const base = k < fresh.length ? fresh[k]! : pool[(k - fresh.length) % pool.length]!;
     const variation = VARIATIONS[Math.min(round, VARIATIONS.length - 1)]!;
     const pitchShift = speaker.pitch_shift ?? variation.pitch_shift;
-    const rate = speaker.rate ?? variation.rate;
+    const rate = speaker.rate ?? (base.engine === 'espeak' ? DEFAULT_RATE_WPM : NATURAL_RATE_WPM) + variation.rate_delta;
     const varied = round > 0;
     if (base.engine === 'espeak') {
       const espeakPitch = speaker.pitch ?? Math.max(0, Math.min(99, (base.espeakPitch ?? 50) + pitchShift * ESPEAK_POINTS_PER_SEMITONE));
@@ -209,7 +233,7 @@ export function scriptVoices(script: MeetingScript, voiceSet: VoiceSet = 'natura
 // ------------------------------------------------------------------ synthesis
 
 /** Bumped when what this module does to an engine's output changes, so cached lines are made again. */
-const LINE_FORMAT = 1;
+const LINE_FORMAT = 2;
 
 export function engineVersion(engine: EngineName): Promise<string> {
   switch (engine) {
@@ -286,14 +310,15 @@ async function synthesizeFresh(choice: VoiceChoice, text: string): Promise<Synth
   // speaker); the engine then speaks that much slower or faster first, so
   // the pace stays what was asked, and every time is divided by the factor.
   let factor = 1;
+  const pace = NATIVE_PACE[voiceLabel(choice)] ?? 1;
   if (choice.engine === 'flite') {
     const native = fliteFollowsPitchTarget(choice.voice);
     factor = native ? 1 : 2 ** (choice.pitch_shift / 12);
-    const line = await fliteSynthesize({ voice: choice.voice, text, words: texts, durationStretch: (DEFAULT_RATE_WPM / choice.rate) * factor, pitchShift: native ? choice.pitch_shift : 0 });
+    const line = await fliteSynthesize({ voice: choice.voice, text, words: texts, durationStretch: ((pace * DEFAULT_RATE_WPM) / choice.rate) * factor, pitchShift: native ? choice.pitch_shift : 0 });
     pcm = line.pcm;
     spans = line.words;
   } else {
-    const line = await festivalSynthesize({ voice: choice.voice, text, wordCount: texts.length, speed: choice.rate / DEFAULT_RATE_WPM, pitchShift: choice.pitch_shift });
+    const line = await festivalSynthesize({ voice: choice.voice, text, wordCount: texts.length, speed: choice.rate / (pace * DEFAULT_RATE_WPM), pitchShift: choice.pitch_shift });
     pcm = line.pcm;
     spans = line.words;
   }
