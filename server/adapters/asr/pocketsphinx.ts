@@ -362,7 +362,7 @@ export const LM_BIAS_FLOOR = 1e-4;
 /** Words of the prompt more frequent than this are everyday words, not worth favouring. */
 const PROMPT_COMMON_WORD = 1e-3;
 /** Changes when the adaptation changes, so cached models of an older one are not used. */
-const LM_BIAS_VERSION = 1;
+const LM_BIAS_VERSION = 2;
 /** Adapted models kept on disk (each about the size of the stock model). */
 const LM_CACHE_KEEP = 4;
 
