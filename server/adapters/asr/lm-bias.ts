@@ -18,7 +18,7 @@
  *   first trigram; each trigram: word id, 16-bit prob code);
  *   the words: i32 byte length, then NUL-terminated strings.
  *
- * Probabilities are natural-ish logs in base 1.0001 (pocketsphinx's logmath).
+ * Probabilities and backoffs are logarithms in base 1.0001 (pocketsphinx's logmath).
  *
  * What changes is described at biasTrieModel: every history gives the
  * favoured words `boost` times the share of the other words among its
