@@ -3,34 +3,35 @@
  * pocketsphinx 0.8+5prealpha), through its `pocketsphinx_continuous` tool.
  * Decisions: docs/decisions/011-recognizers-and-summarizers.md.
  *
- * One transcription is two passes over one 16-bit WAV file, one process at a
- * time:
- * 1. the language-model pass (`-lm`, `-time yes`): every word with its start,
- *    end and lattice posterior;
- * 2. the keyword-spotting pass (`-kws`): only when there are custom words (or
- *    words of the initial prompt the dictionary lacks). Its detections replace
- *    the words of pass 1 they cover.
+ * One transcription is one language-model pass (`-lm`, `-time yes`) over one
+ * 16-bit WAV file: every word with its start, end and lattice posterior.
  *
- * Why keyword spotting and not a biased language model: the command-line tool
- * takes exactly one n-gram model (`-lmctl` insists on `-lmname`, which selects
- * one model of the set instead of interpolating), the system model is a binary
- * trie nothing here can rewrite, and a name that is not in that model can
- * never be decoded by pass 1, whatever its dictionary says. Spotting needs
- * only pronunciations, which come from the dictionary, from espeak-ng's
- * phonemes mapped to CMU phones, or from letter rules when espeak-ng is absent.
+ * Vocabulary bias (decision 032): with custom words or an initial prompt, the
+ * pass decodes with the stock trigram model adapted to them (lm-bias.ts: the
+ * words' unigram probabilities raised, renormalized, backoffs recomputed,
+ * words the model lacks added) and the stock dictionary plus pronunciations
+ * for the words it lacks (espeak-ng's phonemes mapped to CMU phones, or
+ * letter rules when espeak-ng is absent). The adapted model is written once
+ * per model file and configuration and kept in a cache folder.
+ *
+ * The older design, a keyword-spotting pass (`-kws`) whose detections replace
+ * the words of the language-model pass they cover, stays available
+ * (`vocabularyBias: "kws"` or `"lm+kws"`) for measurements; it helped less.
  *
  * The file holds only the speech regions of the voice-activity stage, with a
  * second of near-silence between them, so music and long silences cost no
  * decoding time and produce no invented words; times are mapped back.
  */
 import { spawn } from 'node:child_process';
-import { constants, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, readFileSync, statSync } from 'node:fs';
 import { isDirectory, isFile, safeReaddir } from '../fs-probe.ts';
-import { access, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, open, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { wavHeader } from '../../audio/wav.ts';
+import { biasTrieModel, readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -53,13 +54,25 @@ export interface PocketSphinxOptions {
   modelRoot?: string;
   /** espeak-ng, for pronunciations of custom words the dictionary lacks; letter rules when absent. */
   espeakBinary?: string;
-  /** Turns the keyword-spotting pass off (measurements, tests). Default on. */
-  vocabularyBias?: boolean;
+  /**
+   * How custom words and the initial prompt bias recognition (decision 032):
+   * "lm" (default) decodes with the language model adapted to them, "kws"
+   * adds the keyword-spotting pass to the stock model, "lm+kws" both, "off"
+   * neither. `true`/`false` stand for the default and "off".
+   */
+  vocabularyBias?: VocabularyBiasMode | boolean;
+  /** The adapted model's unigram boost and floor (measurements); decision 032's values by default. */
+  lmBias?: { boost: number; floor: number };
+  /** Where adapted language models are kept between runs, keyed by model file and configuration. */
+  cacheDir?: string;
   /** Parent of the per-run scratch directory. */
   tmpDir?: string;
   /** PATH used to find the binaries; default process.env.PATH. */
   path?: string;
 }
+
+export const VOCABULARY_BIAS_MODES = ['lm', 'kws', 'lm+kws', 'off'] as const;
+export type VocabularyBiasMode = (typeof VOCABULARY_BIAS_MODES)[number];
 
 // ── Models ───────────────────────────────────────────────────────────────
 
@@ -117,7 +130,9 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #binary: string;
   readonly #modelRoot: string;
   readonly #espeak: string;
-  readonly #bias: boolean;
+  readonly #bias: VocabularyBiasMode;
+  readonly #lmBias: { boost: number; floor: number };
+  readonly #cacheDir: string;
   readonly #tmpDir: string;
   readonly #path: string;
 
@@ -125,8 +140,11 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
     this.#modelRoot = opts.modelRoot ?? DEFAULT_POCKETSPHINX_MODEL_ROOT;
     this.#espeak = opts.espeakBinary ?? 'espeak-ng';
-    this.#bias = opts.vocabularyBias ?? true;
+    const bias = opts.vocabularyBias ?? 'lm';
+    this.#bias = bias === true ? 'lm' : bias === false ? 'off' : bias;
+    this.#lmBias = opts.lmBias ?? { boost: LM_BIAS_BOOST, floor: LM_BIAS_FLOOR };
     this.#tmpDir = opts.tmpDir ?? tmpdir();
+    this.#cacheDir = opts.cacheDir ?? join(this.#tmpDir, 'mas-pocketsphinx-models');
     this.#path = opts.path ?? process.env.PATH ?? '';
   }
 
@@ -159,13 +177,17 @@ export class PocketSphinxRecognizer implements Recognizer {
       await writeSpansAsWav(audio, plan, wav);
       await control.checkpoint();
 
-      const phrases = this.#bias ? await this.#customPhrases(model, options, control) : [];
+      const spotting = this.#bias === 'kws' || this.#bias === 'lm+kws';
+      const adapting = this.#bias === 'lm' || this.#bias === 'lm+kws';
+      const phrases = spotting ? await this.#customPhrases(model, options, control) : [];
+      const vocabulary = adapting ? await this.#lmVocabulary(model, options, control) : [];
+      const decodeWith = vocabulary.length > 0 ? await this.#adaptedModel(model, vocabulary, control) : { lm: model.lm, dict: model.dict };
       // Keyword spotting costs about a tenth of the language-model pass.
       const lmShare = phrases.length > 0 ? 0.9 : 1;
       const common = ['-infile', wav, '-hmm', model.hmm, '-time', 'yes'];
 
       const lmWords: FileWord[] = [];
-      await runPocketSphinx(binary, [...common, '-lm', model.lm, '-dict', model.dict, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
+      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
         const word = parseTimedLine(line);
         if (word === null) return;
         progress(lmShare * Math.min(1, word.end / plan.fileDuration));
@@ -193,10 +215,76 @@ export class PocketSphinxRecognizer implements Recognizer {
       progress(1);
 
       const display = displayForms(phrases, options.customWords);
+      for (const v of vocabulary) if (!display.has(v.key)) display.set(v.key, v.display);
       return mapToSourceTime(fileWords, plan, audio.durationSeconds).map((w) => ({ ...w, text: displayText(w.text, display) }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The words the adapted model favours: every word of the custom words, and
+   * the words of the prompt the stock model finds rare (names and jargon, not
+   * "the" or "about"), each with a pronunciation when the dictionary lacks it.
+   */
+  async #lmVocabulary(model: PocketSphinxModel, options: RecognitionOptions, control: StageControl): Promise<BiasWord[]> {
+    const dictionary = loadDictionary(model.dict);
+    const lm = await loadTrieModel(model.lm);
+    const entries = new Map<string, string>(); // key → display form
+    for (const source of options.customWords) for (const t of tokenize(source)) entries.set(dictionaryKey(t), t);
+    for (const t of tokenize(options.initialPrompt)) {
+      const key = dictionaryKey(t);
+      if (entries.has(key) || !/\p{L}/u.test(t)) continue;
+      const p = lm === null ? null : unigramProbability(lm, key);
+      if (p === null || p < PROMPT_COMMON_WORD) entries.set(key, t);
+    }
+    const missing = [...entries].filter(([key]) => !dictionary.has(key));
+    const derived = await this.#pronounce(missing, control);
+    return [...entries]
+      .map(([key, display]) => ({ key, display, pronunciation: dictionary.has(key) ? null : (derived.get(key) ?? '') }))
+      .filter((w) => w.pronunciation !== '');
+  }
+
+  /**
+   * The stock model with the vocabulary favoured, and the dictionary with the
+   * words it lacks, written once per model file and configuration. A model
+   * that cannot be adapted (not a trigram trie) decodes unchanged.
+   */
+  async #adaptedModel(model: PocketSphinxModel, vocabulary: readonly BiasWord[], control: StageControl): Promise<{ lm: string; dict: string }> {
+    const stock = { lm: model.lm, dict: model.dict };
+    const lm = await loadTrieModel(model.lm);
+    if (lm === null) return stock;
+    const words = vocabulary.map((v) => v.key).sort();
+    const extra = vocabulary.filter((v) => v.pronunciation !== null).map((v) => `${v.key} ${v.pronunciation}\n`).sort().join('');
+    const lmStat = statSync(model.lm);
+    const key = createHash('sha256')
+      .update(JSON.stringify([LM_BIAS_VERSION, model.lm, lmStat.size, lmStat.mtimeMs, model.dict, words, extra, this.#lmBias]))
+      .digest('hex')
+      .slice(0, 24);
+    const lmFile = join(this.#cacheDir, `${key}.lm.bin`);
+    const dictFile = join(this.#cacheDir, `${key}.dict`);
+    if (isFile(lmFile) && isFile(dictFile)) {
+      // Marks it recently used, so pruning keeps it.
+      const now = new Date();
+      await utimes(lmFile, now, now).catch(() => undefined);
+      return { lm: lmFile, dict: dictFile };
+    }
+    await control.checkpoint();
+    let bytes: Buffer;
+    try {
+      bytes = biasTrieModel(lm, { words, ...this.#lmBias });
+    } catch {
+      return stock;
+    }
+    await mkdir(this.#cacheDir, { recursive: true, mode: 0o700 });
+    await pruneCache(this.#cacheDir, LM_CACHE_KEEP - 1);
+    // Written under temporary names and renamed, so a concurrent run never reads half a file.
+    const suffix = `.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(lmFile + suffix, bytes);
+    await writeFile(dictFile + suffix, Buffer.concat([readFileSync(model.dict), Buffer.from(extra)]));
+    await rename(dictFile + suffix, dictFile);
+    await rename(lmFile + suffix, lmFile);
+    return { lm: lmFile, dict: dictFile };
   }
 
   /** The phrases to spot: the custom words, and the words of the prompt the dictionary lacks. */
@@ -252,6 +340,58 @@ export class PocketSphinxRecognizer implements Recognizer {
       result.set(key, phones);
     });
     return result;
+  }
+}
+
+// ── The adapted language model ───────────────────────────────────────────
+
+/** A word the adapted model favours: its model/dictionary key, how the user wrote it, its phones when the dictionary lacks it. */
+interface BiasWord {
+  key: string;
+  display: string;
+  pronunciation: string | null;
+}
+
+/**
+ * Measured on natural-voice meetings (decision 032): a favoured word's
+ * unigram probability is multiplied by this…
+ */
+export const LM_BIAS_BOOST = 30;
+/** …and raised to at least this (also the probability of a word the model lacks). */
+export const LM_BIAS_FLOOR = 1e-4;
+/** Words of the prompt more frequent than this are everyday words, not worth favouring. */
+const PROMPT_COMMON_WORD = 1e-3;
+/** Changes when the adaptation changes, so cached models of an older one are not used. */
+const LM_BIAS_VERSION = 2;
+/** Adapted models kept on disk (each about the size of the stock model). */
+const LM_CACHE_KEEP = 4;
+
+const trieModels = new Map<string, Promise<TrieLanguageModel | null>>();
+
+/** The stock model's layout, read once per process; null when it is not a trigram trie. */
+function loadTrieModel(path: string): Promise<TrieLanguageModel | null> {
+  let model = trieModels.get(path);
+  if (model === undefined) {
+    model = Promise.resolve().then(() => {
+      try {
+        return readTrieModel(path);
+      } catch {
+        return null;
+      }
+    });
+    trieModels.set(path, model);
+  }
+  return model;
+}
+
+/** Keeps the `keep` most recently used adapted models, deleting the rest. */
+async function pruneCache(dir: string, keep: number): Promise<void> {
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.lm.bin'));
+  const dated = files.map((f) => ({ f, t: statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.t - a.t);
+  for (const { f } of dated.slice(Math.max(0, keep))) {
+    const base = f.slice(0, -'.lm.bin'.length);
+    await rm(join(dir, f), { force: true });
+    await rm(join(dir, `${base}.dict`), { force: true });
   }
 }
 

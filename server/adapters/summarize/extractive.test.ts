@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CancelledError, StageError, uncontrolled, type SummaryInput } from '../../pipeline/types.ts';
-import { contentTerms, EmptyTranscriptError, ExtractiveSummarizer, splitSentences, summarizeExtractively, textRank, tfidfVectors } from './extractive.ts';
+import { readFileSync } from 'node:fs';
+import { contentTerms, EmptyTranscriptError, ExtractiveSummarizer, isQuestion, splitSentences, summarizeExtractively, textRank, tfidfVectors } from './extractive.ts';
 import { DEFAULT_TEMPLATE_ID, isTemplateId, TEMPLATE_IDS, TEMPLATES } from './templates.ts';
 
 const seg = (speaker: string, text: string, i: number, speaker_name: string | null = null) => ({ speaker, speaker_name, start: i * 5, end: i * 5 + 4, text });
@@ -101,6 +102,40 @@ describe('ExtractiveSummarizer', () => {
     const rank = textRank(tfidfVectors(sentences));
     assert.equal(Math.max(...rank), 1);
     assert.ok(rank[3]! < Math.min(rank[0]!, rank[1]!, rank[2]!));
+  });
+
+  it('a short fragment joins the sentence after it; questions are marked, punctuated or not', () => {
+    const sentences = splitSentences([seg('S1', 'Priya does. She thinks the fix takes two days. Okay.', 0)]);
+    assert.deepEqual(sentences.map((s) => s.text), ['Priya does. She thinks the fix takes two days. Okay.']);
+    for (const q of ['Are they blockers for the release?', 'are they blockers for the release or can they wait', 'who owns the billing service right now', 'will the roadmap include the mobile app']) {
+      assert.equal(isQuestion(q), true, q);
+    }
+    for (const statement of ['They are blockers.', 'it is but only as a discovery item', 'we will ship on friday', 'we can wait for the next sprint']) assert.equal(isQuestion(statement), false, statement);
+  });
+
+  it('questions and negated commitments are not blockers or plans', () => {
+    const out = summarizeExtractively(
+      input('daily_standup', [
+        seg('S1', 'are there any blockers for the release this week', 0),
+        seg('S2', 'we will not commit to a launch date for the mobile app', 1),
+        seg('S1', 'the export job times out for the large customer accounts', 2),
+        seg('S2', 'i will update the release checklist before thursday', 3),
+      ]),
+    );
+    const [, plans, blockers] = out.sections.map((s) => s.text);
+    assert.equal(blockers, '- S1: The export job times out for the large customer accounts.');
+    assert.equal(plans, '- S2: I will update the release checklist before thursday.');
+  });
+
+  it('finds the blocker and the plan of the two-person call, from its script and from recognizer-like text', () => {
+    const script = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/two-person-call.json', import.meta.url), 'utf8')) as { lines: { speaker: string; text: string }[] };
+    for (const asr of [false, true]) {
+      const segments = script.lines.map((l, i) => seg(l.speaker, asr ? l.text.toLowerCase().replace(/[^a-z' ]/g, '') : l.text, i));
+      const out = summarizeExtractively(input('daily_standup', segments));
+      const [, plans, blockers] = out.sections.map((s) => s.text.toLowerCase());
+      assert.match(blockers!, /invoices show the wrong currency for some european customers/, out.text);
+      for (const point of [/priya does.*takes about two days/, /final review on thursday/, /book the servers/, /update the roadmap/]) assert.match(plans!, point, out.text);
+    }
   });
 
   it('stems and drops stopwords', () => {

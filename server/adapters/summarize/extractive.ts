@@ -4,7 +4,13 @@
  *
  * 1. Sentences: each segment's text split at . ! ? (a transcript without
  *    punctuation, as pocketsphinx writes, is cut into pieces of at most
- *    MAX_SENTENCE_WORDS words), each keeping its speaker.
+ *    MAX_SENTENCE_WORDS words), each keeping its speaker. A fragment too
+ *    short to stand alone ("One is a blocker.", "Priya does.") joins the
+ *    sentence after it, so the cue it carries reaches what it points at.
+ *    Questions are marked (a "?", or an auxiliary or wh-word opening, which
+ *    also catches unpunctuated recognizer output): a question asks, it does
+ *    not state a blocker, a decision or a plan, so cue sections skip them
+ *    and ranked sections rank them lower.
  * 2. Rank: TextRank — PageRank over the graph of TF-IDF cosine similarities
  *    between sentences — so a sentence ranks high when it shares many
  *    meaningful words with other sentences. Very long transcripts use
@@ -35,6 +41,8 @@ const MIN_SENTENCE_WORDS = 4;
 const MIN_CONTENT_TERMS = 2;
 /** Cosine similarity above which a sentence repeats one already chosen. */
 const DUPLICATE_SIMILARITY = 0.7;
+/** A question's share of its rank in sections filled by rank: it may open a topic, but a statement says more. */
+const QUESTION_RANK = 0.5;
 /** TextRank's graph is quadratic; above this many sentences the centroid is used. */
 const MAX_GRAPH_SENTENCES = 1500;
 
@@ -45,6 +53,7 @@ export interface Sentence {
   start: number;
   /** Stemmed content words. */
   terms: string[];
+  question: boolean;
 }
 
 export class ExtractiveSummarizer implements Summarizer {
@@ -86,17 +95,49 @@ export function splitSentences(segments: SummaryInput['segments']): Sentence[] {
     const speaker = seg.speaker_name?.trim() || seg.speaker;
     const text = seg.text.replace(/\s+/g, ' ').trim();
     if (text === '') continue;
-    for (const piece of text.split(/(?<=[.!?…])\s+(?=\S)/u)) {
+    for (const piece of joinFragments(text.split(/(?<=[.!?…])\s+(?=\S)/u))) {
       const words = piece.split(' ');
       // A long unpunctuated stretch is cut into even pieces rather than leaving a stub.
       const size = Math.ceil(words.length / Math.ceil(words.length / MAX_SENTENCE_WORDS));
       for (let i = 0; i < words.length; i += size) {
         const chunk = words.slice(i, i + size).join(' ');
-        out.push({ index: out.length, speaker, text: tidy(chunk), start: seg.start, terms: contentTerms(chunk) });
+        out.push({ index: out.length, speaker, text: tidy(chunk), start: seg.start, terms: contentTerms(chunk), question: isQuestion(chunk) });
       }
     }
   }
   return out;
+}
+
+/** Joins each sentence shorter than MIN_SENTENCE_WORDS to the next one of the same segment (the last to the one before). */
+function joinFragments(pieces: readonly string[]): string[] {
+  const out: string[] = [];
+  let pending = '';
+  for (const piece of pieces) {
+    const joined = pending === '' ? piece : `${pending} ${piece}`;
+    if (joined.split(' ').length < MIN_SENTENCE_WORDS) pending = joined;
+    else {
+      out.push(joined);
+      pending = '';
+    }
+  }
+  if (pending !== '') {
+    if (out.length > 0) out[out.length - 1] = `${out.at(-1)!} ${pending}`;
+    else out.push(pending);
+  }
+  return out;
+}
+
+const WH_WORDS = new Set(['who', 'what', 'where', 'when', 'why', 'how', 'which', 'whose']);
+const AUXILIARIES = new Set(['are', 'is', 'am', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'would', 'will', 'should', 'shall', 'have', 'has', 'may', 'might']);
+const SUBJECTS = new Set(['you', 'we', 'they', 'he', 'she', 'it', 'i', 'the', 'this', 'that', 'there', 'these', 'those', 'anyone', 'anybody', 'someone', 'somebody', 'everyone', 'a', 'an', 'our', 'your', 'their', 'my', 'his', 'her', 'its']);
+
+/** A question: its last sentence ends with "?", or (unpunctuated) it opens with a wh-word, or an auxiliary before its subject. */
+export function isQuestion(text: string): boolean {
+  const trimmed = text.trim();
+  if (/[.!…]["')\]]?$/u.test(trimmed)) return false;
+  if (/\?["')\]]?$/u.test(trimmed)) return true;
+  const [first = '', second = ''] = trimmed.toLowerCase().replace(/[^\p{L}'’ ]/gu, ' ').split(/\s+/).filter(Boolean);
+  return WH_WORDS.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(second));
 }
 
 /** Capital first letter, closing punctuation: transcripts from pocketsphinx have neither. */
@@ -206,6 +247,7 @@ interface PickedSection {
 
 export function pickSections(template: SummaryTemplate, sentences: readonly Sentence[], vectors: readonly Vector[], rank: readonly number[]): PickedSection[] {
   const candidates = sentences.filter((s) => s.text.split(' ').length >= MIN_SENTENCE_WORDS && s.terms.length >= MIN_CONTENT_TERMS);
+  const statements = candidates.filter((s) => !s.question);
   const cueSections = template.sections.filter((s) => s.cues.length > 0);
   const matchers = new Map(cueSections.map((s) => [s.title, s.cues.map(cueRegExp)]));
   const priority = (title: string) => {
@@ -215,7 +257,7 @@ export function pickSections(template: SummaryTemplate, sentences: readonly Sent
 
   // Each sentence goes to the cue section it matches most (priority on a tie).
   const home = new Map<number, { title: string; hits: number }>();
-  for (const s of candidates) {
+  for (const s of statements) {
     let best: { title: string; hits: number } | undefined;
     for (const section of cueSections) {
       const hits = matchers.get(section.title)!.filter((re) => cueHit(re, s.text)).length;
@@ -241,20 +283,27 @@ export function pickSections(template: SummaryTemplate, sentences: readonly Sent
   // Cue sections first, so ranked sections (overview, key points) take what is left.
   const picked = new Map<string, Sentence[]>();
   for (const section of cueSections) {
-    const pool = candidates.filter((s) => home.get(s.index)?.title === section.title);
+    const pool = statements.filter((s) => home.get(s.index)?.title === section.title);
     picked.set(section.title, take(pool, section.max, (s) => Math.min(2, home.get(s.index)!.hits) + rank[s.index]!));
   }
   for (const section of template.sections.filter((s) => s.cues.length === 0)) {
-    picked.set(section.title, take(candidates, section.max, (s) => rank[s.index]!));
+    picked.set(section.title, take(candidates, section.max, (s) => rank[s.index]! * (s.question ? QUESTION_RANK : 1)));
   }
   return template.sections.map((s) => ({ title: s.title, empty: s.empty, sentences: picked.get(s.title) ?? [] }));
 }
 
-/** A cue counts unless a negation comes just before it: "no blockers", "we haven't decided", "nothing is blocking". */
+/**
+ * A cue counts unless a negation comes just before it ("no blockers", "we
+ * haven't decided", "nothing is blocking") or right after it ("we will not
+ * commit").
+ */
 function cueHit(cue: RegExp, text: string): boolean {
   for (const m of text.matchAll(cue)) {
     const before = text.slice(0, m.index).toLowerCase().split(/\s+/).filter(Boolean).slice(-2);
-    if (!before.some((w) => /^(no|not|nothing|none|never|without|n't)$|n['’]t$/.test(w))) return true;
+    const after = text.slice(m.index + m[0].length).toLowerCase().split(/\s+/).find(Boolean) ?? '';
+    if (before.some((w) => /^(no|not|nothing|none|never|without|n't)$|n['’]t$/.test(w))) continue;
+    if (/^(not|never)\b/.test(after)) continue;
+    return true;
   }
   return false;
 }

@@ -49,14 +49,19 @@ export const TEMPLATES = {
       {
         title: 'Plans',
         describe: 'what each person will work on next',
-        cues: ['today', 'tomorrow', 'will', "i'll", "we'll", 'going to', 'plan', 'planning', 'next', 'this week', 'continue', 'start on', 'start with', 'starting', 'focus', 'pick up', 'aim to'],
-        max: 6,
+        cues: [
+          // A speaker committing themselves ("I will …") counts twice: as "will" and as "i will".
+          'today', 'tomorrow', 'will', 'i will', 'we will', "i'll", "we'll", 'going to', 'plan', 'planning', 'next', 'this week', 'continue', 'start on', 'start with', 'starting', 'focus', 'pick up', 'aim to',
+          // When and how long: dates and estimates mark what is planned.
+          'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'by the end', 'end of the', 'deadline', 'takes about', 'days', 'weeks', 'book', 'schedule', 'owns', 'owner',
+        ],
+        max: 8,
         empty: NONE,
       },
       {
         title: 'Blockers',
         describe: 'what stops someone or what they are waiting for, and who needs help',
-        cues: ['blocked', 'blocker', 'blockers', 'blocking', 'waiting', 'stuck', 'issue', 'issues', 'problem', 'problems', 'depends on', 'need help', "can't", 'cannot', 'delayed', 'risk', 'broken', 'failing'],
+        cues: ['blocked', 'blocker', 'blockers', 'blocking', 'waiting', 'stuck', 'issue', 'issues', 'problem', 'problems', 'depends on', 'need help', "can't", 'cannot', 'delayed', 'risk', 'broken', 'failing', 'bug', 'bugs', 'wrong', 'times out', 'fails'],
         max: 5,
         empty: 'No blockers mentioned.',
       },
@@ -79,7 +84,7 @@ export const TEMPLATES = {
       {
         title: 'Action items',
         describe: 'who will do what, and by when if said',
-        cues: ['will', "i'll", "we'll", "you'll", 'action item', 'todo', 'to do', 'follow up', 'take care', 'by monday', 'by tuesday', 'by wednesday', 'by thursday', 'by friday', 'by tomorrow', 'next week', 'next step', 'need to', 'needs to', 'should', "let's", 'assign', 'send'],
+        cues: ['will', "i'll", "we'll", "you'll", 'action item', 'todo', 'to do', 'follow up', 'take care', 'by monday', 'by tuesday', 'by wednesday', 'by thursday', 'by friday', 'by tomorrow', 'next week', 'next step', 'need to', 'needs to', 'should', "let's", 'assign', 'send', 'on monday', 'on tuesday', 'on wednesday', 'on thursday', 'on friday', 'takes about', 'book', 'schedule', 'owns'],
         max: 6,
         empty: 'No action items recorded.',
       },
