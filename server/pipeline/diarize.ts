@@ -810,6 +810,12 @@ function refine(points: readonly Float64Array[], start: Int32Array): Int32Array 
   return labels;
 }
 
+/**
+ * How much the pitch half of the split score counts. One voice's pitch is far from one
+ * Gaussian (it falls along every sentence), so a full-weight pitch ratio splits a voice
+ * into sentence starts and sentence ends.
+ */
+const PITCH_SPLIT_WEIGHT = 0.5;
 /** Fewer voiced frames than this in a cluster and its pitch is not compared. */
 const MIN_PITCH_FRAMES = 20;
 
@@ -842,9 +848,10 @@ function splitScore(A: FrameStats, B: FrameStats): number {
     0.5 * (logDetCovariance(both) - (A.n / both.n) * logDetCovariance(A) - (B.n / both.n) * logDetCovariance(B)) -
     (0.5 * params * Math.log(Math.max(2, both.n))) / Math.max(1, both.n);
   if (A.pn >= MIN_PITCH_FRAMES && B.pn >= MIN_PITCH_FRAMES) {
-    score +=
+    const pitchScore =
       0.5 * (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
       Math.log(both.pn) / both.pn;
+    score += PITCH_SPLIT_WEIGHT * pitchScore;
   }
   return score;
 }
