@@ -74,7 +74,7 @@ const WEIGHT_PITCH_SPREAD = 0.7;
  */
 function requiredSplitScore(clusteringThreshold: number): number {
   const t = Number.isFinite(clusteringThreshold) ? Math.min(1, Math.max(0, clusteringThreshold)) : 0.5;
-  return 0.05 + 0.8 * t;
+  return 0.05 + 0.7 * t;
 }
 
 // ── Entry points ─────────────────────────────────────────────────────────
