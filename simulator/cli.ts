@@ -17,11 +17,18 @@ import type { ImportFormat } from './encode/encode-format.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
 import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-script.ts';
+import { VOICE_SETS } from './synth/voices.ts';
+import type { VoiceSet } from './synth/voices.ts';
 
 const USAGE = `Usage:
   node simulator/cli.ts render <script-name|path.json> --out <file> [--format <ext>] [--truth <file.json>]
-                              [--sample-rate <hz>] [--channels <n>] [--cache <dir>]
+                              [--voices natural|espeak] [--sample-rate <hz>] [--channels <n>] [--cache <dir>]
       Synthesize a meeting script and write it in one import format.
+      --voices   natural (default): speakers speak with the voice their script names
+                 ("flite:kal16", "festival:cmu_us_slt_arctic_hts", "espeak:en-us+f3"),
+                 others get Flite and Festival voices, pitch and pace varied where
+                 speakers outnumber voices; espeak: every speaker speaks with espeak-ng.
+                 The truth file lists each speaker's engine, voice, pitch and pace.
       --format   one of ${IMPORT_FORMATS.join(', ')}; default: the extension of --out
       --truth    where to write the ground truth; default: beside --out as <name>.truth.json
       --sample-rate, --channels   resample the encoded file (the render is 16 kHz mono)
@@ -31,6 +38,10 @@ const USAGE = `Usage:
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
       Write files an import must refuse, with manifest.json.
 ${DEVICES_USAGE}
+
+Example:
+  node simulator/cli.ts render two-person-call --out call.mp3                  # natural voices
+  node simulator/cli.ts render two-person-call --out call.wav --voices espeak  # espeak-ng only
 
 Exit codes: 0 done, 1 failed, 2 bad command line.`;
 
@@ -60,8 +71,13 @@ async function render(args: string[]): Promise<void> {
       'sample-rate': { type: 'string' },
       channels: { type: 'string' },
       cache: { type: 'string' },
+      voices: { type: 'string' },
     },
   });
+  if (values.voices !== undefined && !(VOICE_SETS as readonly string[]).includes(values.voices)) {
+    throw new UsageError(`--voices expects one of ${VOICE_SETS.join(', ')}, got "${values.voices}"`);
+  }
+  const voiceSet = values.voices as VoiceSet | undefined;
   if (positionals.length !== 1) throw new UsageError(`render expects one script name or path, got ${positionals.length}`);
   if (values.out === undefined) throw new UsageError('render needs --out <file>');
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
@@ -73,7 +89,7 @@ async function render(args: string[]): Promise<void> {
 
   const script = await loadScript(positionals[0]!); // checked above: exactly one positional
   const truthPath = values.truth ?? truthPathFor(values.out);
-  const cache = values.cache !== undefined ? { cacheDir: values.cache } : {};
+  const cache = { ...(values.cache !== undefined ? { cacheDir: values.cache } : {}), ...(voiceSet !== undefined ? { voiceSet } : {}) };
   const started = performance.now();
   const directWav = format === 'wav' && sampleRate === undefined && channels === undefined;
   let result;

@@ -1,5 +1,5 @@
 /**
- * Runs the system tools the simulator leans on (espeak-ng, ffmpeg, ffprobe)
+ * Runs the system tools the simulator leans on (flite, festival, espeak-ng, ffmpeg, ffprobe)
  * with argument arrays, never through a shell, so script text and file names
  * can hold any character without quoting bugs or injection.
  */
@@ -31,7 +31,7 @@ export class ToolError extends Error {
 }
 
 /** Which apt package provides each tool, for the "not installed" message. */
-const PACKAGE_OF: Record<string, string> = { 'espeak-ng': 'espeak-ng', ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg' };
+const PACKAGE_OF: Record<string, string> = { 'espeak-ng': 'espeak-ng', flite: 'flite', festival: 'festival festvox-us-slt-hts', ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg' };
 
 export function runTool(command: string, args: readonly string[], opts: RunToolOptions = {}): Promise<ToolResult> {
   return new Promise((resolve, reject) => {

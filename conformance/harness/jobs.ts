@@ -36,18 +36,25 @@ export interface JobDto {
 
 let wav: Promise<Uint8Array> | null = null;
 
+/**
+ * Where speechWav keeps its file; named for its voice set, so a file rendered
+ * before with other voices is not taken for this one.
+ */
+export const SPEECH_WAV_PATH = path.join(REPO_ROOT, '.tmp', 'conformance', 'tiny-espeak.wav');
+
 /** A short 16 kHz mono WAV with two spoken lines (the simulator's tiny meeting), rendered once per process. */
 export function speechWav(): Promise<Uint8Array> {
   wav ??= (async () => {
-    const dir = path.join(REPO_ROOT, '.tmp', 'conformance');
-    const file = path.join(dir, 'tiny.wav');
+    const file = SPEECH_WAV_PATH;
+    const dir = path.dirname(file);
     const exists = await stat(file).then(
       (s) => s.size > 1000,
       () => false,
     );
     if (!exists) {
       await mkdir(dir, { recursive: true });
-      await renderScript(await loadScript('tiny'), file);
+      // espeak-ng explicitly: an implementer's machine has espeak-ng and ffmpeg, not Flite or Festival.
+      await renderScript(await loadScript('tiny'), file, { voiceSet: 'espeak' });
     }
     return new Uint8Array(await readFile(file));
   })();

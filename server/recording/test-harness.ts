@@ -117,6 +117,11 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
 }
 
 function listen(server: Server): Promise<Server> {
+  // Client and server share this process: while the pipeline holds the event
+  // loop, a kept-alive socket can pass Node's 5 s keep-alive timeout and be
+  // closed just as the next poll reuses it (ECONNRESET). Keep sockets longer
+  // than any stage holds the loop; the real gateway's limits are tested elsewhere.
+  server.keepAliveTimeout = 120_000;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 

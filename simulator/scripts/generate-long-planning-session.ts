@@ -24,10 +24,10 @@ export const LONG_SESSION_SPEECH_SECONDS = 32 * 60;
 export const LONG_SESSION_FILE = path.join(MEETINGS_DIR, 'long-planning-session.json');
 
 const SPEAKERS: ScriptSpeaker[] = [
-  { key: 'S1', name: 'Maria Santos', voice: 'en+f2', pitch: 65, rate: 170 },
-  { key: 'S2', name: 'Tom Becker', voice: 'en-us', pitch: 42, rate: 175 },
-  { key: 'S3', name: 'Priya Nair', voice: 'en-gb-x-rp+f4', pitch: 58, rate: 165 },
-  { key: 'S4', name: 'Sam Osei', voice: 'en+m3', pitch: 32, rate: 180 },
+  { key: 'S1', name: 'Maria Santos', voice: 'festival:cmu_us_slt_arctic_hts', rate: 170 },
+  { key: 'S2', name: 'Tom Becker', voice: 'flite:kal16', rate: 175 },
+  { key: 'S3', name: 'Priya Nair', voice: 'flite:slt', rate: 165 },
+  { key: 'S4', name: 'Sam Osei', voice: 'flite:rms', rate: 180 },
 ];
 /** S1 chairs: opens every topic and records decisions; the others carry the discussion. */
 const CHAIR = 'S1';

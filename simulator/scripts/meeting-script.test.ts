@@ -40,6 +40,18 @@ describe('parseScript', () => {
     assert.equal(script.lines[1]?.overlap, 0.2);
   });
 
+  it('accepts every way of naming a voice, and no voice at all', () => {
+    const speakers = [
+      { key: 'A', name: 'A', voice: 'flite:kal16', pitch_shift: -2.5, rate: 160 },
+      { key: 'B', name: 'B', voice: 'festival:cmu_us_slt_arctic_hts' },
+      { key: 'C', name: 'C', voice: 'espeak:en-us+f3', pitch: 62 },
+      { key: 'D', name: 'D', voice: 'en-gb-x-rp', pitch: 38 },
+      { key: 'E', name: 'E' },
+    ];
+    const script = parseScript({ ...good, speakers, lines: [{ speaker: 'A', text: 'Hello.' }] });
+    assert.deepEqual(script.speakers.map((s) => s.voice), ['flite:kal16', 'festival:cmu_us_slt_arctic_hts', 'espeak:en-us+f3', 'en-gb-x-rp', undefined]);
+  });
+
   it('accepts a JSON string', () => {
     assert.equal(parseScript(JSON.stringify(good)).title, 'Check-in');
   });
@@ -52,7 +64,12 @@ describe('parseScript', () => {
     ['a line by an unknown speaker', { ...good, lines: [{ speaker: 'S9', text: 'Hi.' }] }, /lines\[0\]\.speaker: unknown speaker "S9"/],
     ['a duplicate speaker key', { ...good, speakers: [good.speakers[0], { ...good.speakers[1], key: 'S1' }] }, /speakers\[1\]\.key: speaker key "S1" is used twice/],
     ['pitch above 99', { ...good, speakers: [{ ...good.speakers[0], pitch: 120 }, good.speakers[1]] }, /speakers\[0\]\.pitch/],
-    ['a non-English voice', { ...good, speakers: [{ ...good.speakers[0], voice: 'de' }, good.speakers[1]] }, /speakers\[0\]\.voice: an English espeak-ng voice/],
+    ['a non-English voice', { ...good, speakers: [{ ...good.speakers[0], voice: 'de' }, good.speakers[1]] }, /speakers\[0\]\.voice: a voice such as "flite:kal16"/],
+    ['an unknown engine', { ...good, speakers: [{ ...good.speakers[0], voice: 'say:alex' }, good.speakers[1]] }, /speakers\[0\]\.voice/],
+    ['a flite voice name with a path in it', { ...good, speakers: [{ ...good.speakers[0], voice: 'flite:../x' }, good.speakers[1]] }, /speakers\[0\]\.voice/],
+    ['an espeak pitch on a flite voice', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:kal16', pitch: 50 }, good.speakers[1]] }, /speakers\[0\]\.pitch: pitch is espeak-ng's 0-99 scale/],
+    ['a pitch_shift on an espeak voice', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'espeak:en-us', pitch_shift: 2 }, good.speakers[1]] }, /speakers\[0\]\.pitch_shift: pitch_shift is for flite and festival voices/],
+    ['a pitch_shift beyond an octave', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:rms', pitch_shift: 13 }, good.speakers[1]] }, /speakers\[0\]\.pitch_shift/],
     ['another language', { ...good, language: 'fr' }, /language/],
     ['an overlap on the first line', { ...good, lines: [{ speaker: 'S1', text: 'Hi.', overlap: 1 }] }, /lines\[0\]\.overlap: the first line has no previous line/],
     ['pause_before with overlap', { ...good, lines: [good.lines[0], { speaker: 'S2', text: 'Yes.', overlap: 0.2, pause_before: 1 }] }, /lines\[1\]: give pause_before or overlap, not both/],
@@ -117,7 +134,7 @@ describe('the shipped scripts have the shape their names promise', () => {
 
   it('four-person-standup: four distinct voices, about two minutes', async () => {
     const script = await loadScript('four-person-standup');
-    assert.equal(new Set(script.speakers.map((s) => `${s.voice}/${s.pitch}`)).size, 4);
+    assert.equal(new Set(script.speakers.map((s) => `${s.voice}/${s.pitch_shift ?? 0}`)).size, 4);
     const { total } = estimateScriptDuration(script);
     assert.ok(total > 90 && total < 180, `estimated ${total} s`);
   });
@@ -138,12 +155,12 @@ describe('the shipped scripts have the shape their names promise', () => {
     assert.ok(long.every((l) => (l.pause_before ?? 0) <= 60));
   });
 
-  it('near-identical-voices: one voice, pitches a few points apart', async () => {
+  it('near-identical-voices: one voice, pitches at most a semitone apart', async () => {
     const [a, b] = (await loadScript('near-identical-voices')).speakers;
     assert.ok(a !== undefined && b !== undefined);
     assert.equal(a.voice, b.voice);
     assert.equal(a.rate, b.rate);
-    const gap = Math.abs(a.pitch - b.pitch);
-    assert.ok(gap > 0 && gap <= 5, `pitch gap ${gap}`);
+    const gap = Math.abs((a.pitch_shift ?? 0) - (b.pitch_shift ?? 0));
+    assert.ok(gap > 0 && gap <= 1, `pitch gap ${gap} semitones`);
   });
 });

@@ -6,24 +6,31 @@
  */
 import { z } from 'zod';
 
-/** espeak-ng's default speaking rate, used when a speaker gives none. */
+/** The speaking rate a speaker has when the script gives none: each voice's own pace (espeak-ng's default -s). */
 export const DEFAULT_RATE_WPM = 175;
 /** Silence before a line that gives neither pause_before nor overlap. */
 export const DEFAULT_PAUSE_SECONDS = 0.4;
 
-// Only English voices: the import formats carry language "en" and the
-// scorers normalize English text. A "+variant" suffix picks an espeak-ng
-// voice variant (m1..m8, f1..f5, klatt, ...).
-const VOICE_PATTERN = /^en(-[a-z0-9]+)*(\+[A-Za-z0-9]+)?$/;
+// A voice is "engine:voice" (flite:kal16, festival:cmu_us_slt_arctic_hts,
+// espeak:en-us+f3) or, as older scripts write it, a bare espeak-ng name
+// ("en-us", "en+f2"). Only English voices: the import formats carry language
+// "en" and the scorers normalize English text. The names must match
+// simulator/synth/voices.ts (isVoiceName); they are repeated here so the
+// script format does not depend on the synthesizers.
+const VOICE_PATTERN = /^((flite|festival):[a-z0-9_]{1,64}|(espeak:)?en(-[a-z0-9]+)*(\+[A-Za-z0-9]+)?)$/;
+const isEspeakVoice = (voice: string): boolean => !/^(flite|festival):/.test(voice);
 
 const speakerSchema = z.strictObject({
   key: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a short key such as "S1" (letters, digits, _ or -)'),
   name: z.string().trim().min(1).max(100),
-  voice: z.string().regex(VOICE_PATTERN, 'an English espeak-ng voice such as "en-us", "en-gb-x-rp" or "en+f2"'),
-  pitch: z.number().int().min(0).max(99),
+  /** Omitted: the renderer assigns one (simulator/synth/voices.ts, assignVoices). */
+  voice: z.string().regex(VOICE_PATTERN, 'a voice such as "flite:kal16", "festival:cmu_us_slt_arctic_hts" or "espeak:en-us+f3" (English espeak-ng voices may be named bare: "en-us")').optional(),
+  /** espeak-ng's own pitch (0–99, default 50); espeak voices only. */
+  pitch: z.number().int().min(0).max(99).optional(),
+  /** Semitones added to a natural voice's pitch. */
+  pitch_shift: z.number().min(-12).max(12).optional(),
   rate: z.number().int().min(80).max(450).optional(),
 });
-
 const lineSchema = z.strictObject({
   speaker: z.string(),
   text: z.string().trim().min(1).max(2000).regex(/[\p{L}\p{N}]/u, 'text must contain at least one word'),
@@ -42,6 +49,12 @@ export const meetingScriptSchema = z
   .superRefine((script, ctx) => {
     const keys = new Set<string>();
     script.speakers.forEach((s, i) => {
+      if (s.voice !== undefined && !isEspeakVoice(s.voice) && s.pitch !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['speakers', i, 'pitch'], message: `pitch is espeak-ng's 0-99 scale; give "${s.voice}" a pitch_shift in semitones instead` });
+      }
+      if (s.voice !== undefined && isEspeakVoice(s.voice) && s.pitch_shift !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['speakers', i, 'pitch_shift'], message: `pitch_shift is for flite and festival voices; give the espeak-ng voice "${s.voice}" a pitch (0-99) instead` });
+      }
       if (keys.has(s.key)) ctx.addIssue({ code: 'custom', path: ['speakers', i, 'key'], message: `speaker key "${s.key}" is used twice` });
       keys.add(s.key);
     });

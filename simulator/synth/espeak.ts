@@ -1,15 +1,13 @@
 /**
- * One call of the espeak-ng speech synthesizer, with an on-disk cache.
+ * One call of the espeak-ng speech synthesizer (the "espeak" engine of the
+ * voice registry, voices.ts, which caches the lines).
  *
  * Text goes through standard input (--stdin), so a line that starts with "-"
  * is never read as an option. Output is espeak-ng's own WAV on standard
  * output: 22050 Hz, mono, 16-bit for every non-mbrola voice.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { runTool } from '../run-tool.ts';
-import { encodeWav, parseWav } from './wav.ts';
+import { parseWav } from './wav.ts';
 import type { Pcm16 } from './wav.ts';
 
 export interface SynthesisRequest {
@@ -42,39 +40,4 @@ export async function synthesize(req: SynthesisRequest): Promise<Pcm16> {
   const pcm = parseWav(stdout);
   if (pcm.channels !== 1) throw new Error(`espeak-ng produced ${pcm.channels} channels; expected mono`);
   return pcm;
-}
-
-/** Synthesized clips stored as WAV files named by a hash of everything that shapes the sound. */
-export class SynthesisCache {
-  readonly dir: string;
-  hits = 0;
-  misses = 0;
-
-  constructor(dir: string) {
-    this.dir = dir;
-  }
-
-  async key(req: SynthesisRequest): Promise<string> {
-    const material = JSON.stringify([await espeakVersion(), req.voice, req.pitch, req.rate, req.wordGap ?? null, req.text]);
-    return createHash('sha256').update(material).digest('hex');
-  }
-
-  async get(req: SynthesisRequest): Promise<Pcm16> {
-    const file = path.join(this.dir, `${await this.key(req)}.wav`);
-    try {
-      const pcm = parseWav(await readFile(file));
-      this.hits++;
-      return pcm;
-    } catch {
-      // Missing or unreadable (a crash mid-write of an older version): synthesize anew.
-    }
-    this.misses++;
-    const pcm = await synthesize(req);
-    await mkdir(this.dir, { recursive: true });
-    // Write then rename, so a concurrent reader never sees half a file.
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    await writeFile(tmp, encodeWav(pcm));
-    await rename(tmp, file);
-    return pcm;
-  }
 }

@@ -87,10 +87,51 @@ describe('renderScript: two-person-call', () => {
     assert.notEqual(speechSpan(pcm.samples.subarray(at(first.start), at(first.end)), pcm.sampleRate), undefined);
   });
 
+  it('speaks with the natural voices the script names, and says so in the truth', () => {
+    assert.equal(result.truth.voice_set, 'natural');
+    assert.deepEqual(result.truth.speakers.map((s) => [s.key, s.engine, s.voice, s.source, s.varied]), [
+      ['S1', 'festival', 'cmu_us_slt_arctic_hts', 'script', false],
+      ['S2', 'flite', 'kal16', 'script', false],
+    ]);
+    assert.ok(result.truth.lines.every((l) => l.word_lengths === 'synthesizer'));
+  });
+
   it('renders again identically from the cache', async () => {
     const again = await renderScript(script, path.join(dir, 'again.wav'), { cacheDir });
     assert.deepEqual(again.truth, result.truth);
     assert.ok((await readFile(again.wav)).equals(await readFile(result.wav)));
+  });
+});
+
+describe('renderScript: determinism and voice sets', () => {
+  const six = parseScript({
+    title: 'Six voices',
+    language: 'en',
+    speakers: Array.from({ length: 6 }, (_, i) => ({ key: `S${i + 1}`, name: `Speaker ${i + 1}` })),
+    lines: Array.from({ length: 6 }, (_, i) => ({ speaker: `S${i + 1}`, text: i % 2 === 0 ? 'The budget is approved.' : 'Good, then we ship on Friday.' })),
+  });
+
+  it('renders six speakers with distinguishable voices, the varied one marked in the truth', async () => {
+    const result = await renderScript(six, path.join(dir, 'six.wav'), { cacheDir });
+    const speakers = result.truth.speakers;
+    assert.equal(new Set(speakers.map((s) => `${s.engine}:${s.voice}/${s.pitch_shift}/${s.rate}`)).size, 6);
+    assert.deepEqual(speakers.map((s) => s.varied), [false, false, false, false, false, true]);
+    assert.equal(result.truth.words.length, 3 * 4 + 3 * 6); // three lines of four words, three of six
+  });
+
+  it('gives the same bytes when every line is synthesized again (a fresh cache)', async () => {
+    const a = await renderScript(six, path.join(dir, 'six-a.wav'), { cacheDir: path.join(dir, 'fresh-a') });
+    const b = await renderScript(six, path.join(dir, 'six-b.wav'), { cacheDir: path.join(dir, 'fresh-b') });
+    assert.ok((await readFile(a.wav)).equals(await readFile(b.wav)), 'the two renders differ');
+    assert.deepEqual(a.truth, b.truth);
+  });
+
+  it('renders every speaker with espeak-ng when asked, whatever the script names', async () => {
+    const script = await loadScript('tiny');
+    const result = await renderScript(script, path.join(dir, 'tiny-espeak.wav'), { cacheDir, voiceSet: 'espeak' });
+    assert.equal(result.truth.voice_set, 'espeak');
+    assert.ok(result.truth.speakers.every((s) => s.engine === 'espeak' && s.source === 'assigned'));
+    assert.ok(result.truth.lines.every((l) => l.word_lengths !== 'synthesizer'));
   });
 });
 

@@ -1,24 +1,25 @@
 /**
  * Meeting script → one WAV (16 kHz, mono, 16-bit) plus its ground truth.
  *
- * Every line is synthesized on its own with its speaker's voice, trimmed to
- * where sound is, and placed on one continuous timeline: silence where nobody
- * speaks, overlapping lines summed. Times in the truth are taken from the
- * samples actually placed, so a line's start and end are exact; word times
- * inside a line are estimated (simulator/synth/word-times.ts).
+ * Every line is synthesized on its own with its speaker's voice (the voice
+ * registry, simulator/synth/voices.ts), trimmed to where sound is, and placed
+ * on one continuous timeline: silence where nobody speaks, overlapping lines
+ * summed. Times in the truth are taken from the samples actually placed, so a
+ * line's start and end are exact; word times inside a line come from the
+ * synthesizer's own timing (Flite, Festival) or are estimated (espeak-ng,
+ * simulator/synth/word-times.ts).
  */
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runTool } from '../run-tool.ts';
-import { DEFAULT_PAUSE_SECONDS, DEFAULT_RATE_WPM } from '../scripts/meeting-script.ts';
-import type { MeetingScript, ScriptSpeaker } from '../scripts/meeting-script.ts';
+import { DEFAULT_PAUSE_SECONDS } from '../scripts/meeting-script.ts';
+import type { MeetingScript } from '../scripts/meeting-script.ts';
 import { REPO_ROOT } from '../scripts/load-script.ts';
-import { MEASURE_WORD_GAP, layOutWords, tokenizeLine, wordLengths } from './word-times.ts';
-import type { WordLengthSource } from './word-times.ts';
-import { SynthesisCache } from './espeak.ts';
+import { LINE_SAMPLE_RATE, VoiceCache, scriptVoices, voiceLabel } from './voices.ts';
+import type { SpeakerVoice, SynthesizedLine, VoiceChoice, VoiceSet, WordTiming } from './voices.ts';
 import { speechSpan } from './speech-activity.ts';
+import { encodeWav } from './wav.ts';
 
 /** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
 export const OUTPUT_SAMPLE_RATE = 16_000;
@@ -53,8 +54,12 @@ export interface TruthLine {
   text: string;
   start: number;
   end: number;
-  /** Where the word lengths inside this line came from (see word-times.ts). */
-  word_lengths: WordLengthSource;
+  /**
+   * Where the word times inside this line came from: "synthesizer" (Flite's
+   * or Festival's own timing) or, for espeak-ng, the estimate's source (see
+   * word-times.ts: "measured", "grouped", "characters").
+   */
+  word_lengths: WordTiming;
   /** False when the line's clause pauses could not be found and words share the whole line. */
   clause_anchored: boolean;
 }
@@ -64,7 +69,10 @@ export interface MeetingTruth {
   language: string;
   sample_rate: number;
   duration: number;
-  speakers: { key: string; name: string }[];
+  /** The voice set the render was asked for (RenderOptions.voiceSet). */
+  voice_set: VoiceSet;
+  /** Each speaker with the voice it was rendered with: engine, voice, pitch and pace, and whether they were varied to keep speakers apart. */
+  speakers: ({ key: string; name: string } & SpeakerVoice)[];
   /** Every spoken word, ordered by start time. */
   words: TruthWord[];
   /** One turn per script line, ordered by start time; overlapping lines give overlapping turns. */
@@ -86,6 +94,12 @@ export interface RenderOptions {
   truthPath?: string;
   /** Parallel synthesizer processes; default the number of CPUs. */
   concurrency?: number;
+  /**
+   * "natural" (default): speakers without a named voice get Flite and
+   * Festival voices. "espeak": every speaker is rendered with espeak-ng
+   * (voices.ts, assignVoices).
+   */
+  voiceSet?: VoiceSet;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
@@ -107,67 +121,49 @@ function ms(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
 
-interface RenderedLine {
-  samples: Int16Array;
-  sampleRate: number;
-  /** Speech within `samples`. */
-  speechStart: number;
-  speechEnd: number;
-  words: { text: string; start: number; end: number }[];
-  lengths: WordLengthSource;
-  clauseAnchored: boolean;
+async function renderLine(cache: VoiceCache, voice: VoiceChoice, text: string): Promise<SynthesizedLine & { speechStart: number; speechEnd: number }> {
+  const line = await cache.line(voice, text);
+  const span = speechSpan(line.samples, LINE_SAMPLE_RATE);
+  if (span === undefined) throw new Error(`${voice.engine} produced silence for "${text}" (voice ${voice.voice})`);
+  return { ...line, speechStart: span.start, speechEnd: span.end };
 }
 
-async function renderLine(cache: SynthesisCache, speaker: ScriptSpeaker, text: string): Promise<RenderedLine> {
-  const voice = { voice: speaker.voice, pitch: speaker.pitch, rate: speaker.rate ?? DEFAULT_RATE_WPM };
-  const [clip, measuring] = await Promise.all([cache.get({ ...voice, text }), cache.get({ ...voice, text, wordGap: MEASURE_WORD_GAP })]);
-  const span = speechSpan(clip.samples, clip.sampleRate);
-  if (span === undefined) throw new Error(`espeak-ng produced silence for "${text}" (voice ${speaker.voice})`);
-  const tokens = tokenizeLine(text);
-
-  const { lengths, source } = wordLengths(tokens, measuring.samples, measuring.sampleRate, voice.rate);
-  const { words, clauseAnchored } = layOutWords(tokens, lengths, clip.samples, clip.sampleRate, voice.rate);
-  return { samples: clip.samples, sampleRate: clip.sampleRate, speechStart: span.start, speechEnd: span.end, words, lengths: source, clauseAnchored };
-}
-
-/** Refuses a script whose speakers would be indistinguishable: same voice, pitch and rate give identical audio. */
-async function checkVoicesDiffer(cache: SynthesisCache, script: MeetingScript): Promise<void> {
+/** Refuses a script whose speakers would be indistinguishable: the same voice, pitch and rate give identical audio. */
+async function checkVoicesDiffer(cache: VoiceCache, script: MeetingScript, voices: readonly SpeakerVoice[]): Promise<void> {
   const seen = new Map<string, string>();
-  for (const speaker of script.speakers) {
-    const pcm = await cache.get({ voice: speaker.voice, pitch: speaker.pitch, rate: speaker.rate ?? DEFAULT_RATE_WPM, text: VOICE_PROBE_TEXT });
+  for (const [i, speaker] of script.speakers.entries()) {
+    const voice = voices[i]!;
+    const pcm = await cache.line(voice, VOICE_PROBE_TEXT);
     const digest = createHash('sha256').update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength)).digest('hex');
     const other = seen.get(digest);
     if (other !== undefined) {
       // espeak-ng ignores some combinations silently, e.g. a +variant on "en-gb".
-      throw new Error(`speakers ${other} and ${speaker.key} sound identical; change a voice, pitch or rate (espeak-ng ignores a +variant on some voices, such as en-gb)`);
+      throw new Error(`speakers ${other} and ${speaker.key} sound identical (${voiceLabel(voice)}); change a voice, pitch or rate (espeak-ng ignores a +variant on some voices, such as en-gb)`);
     }
     seen.set(digest, speaker.key);
   }
 }
 
-/** Mixed float samples → 16 kHz mono 16-bit WAV through ffmpeg's resampler. */
-async function writeWav16k(mix: Float32Array, sampleRate: number, file: string): Promise<void> {
+/** Mixed float samples (16 kHz) → 16-bit WAV; written here rather than by a tool so the bytes depend on nothing else. */
+async function writeWav16k(mix: Float32Array, file: string): Promise<void> {
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  const input = Buffer.from(mix.buffer, mix.byteOffset, mix.byteLength);
-  await runTool('ffmpeg', [
-    '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-    '-f', 'f32le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
-    '-ar', String(OUTPUT_SAMPLE_RATE), '-ac', '1', '-c:a', 'pcm_s16le',
-    // bitexact leaves out the encoder tag, so the same script gives the same bytes.
-    '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'wav', file,
-  ], { input });
+  const samples = new Int16Array(mix.length);
+  for (let i = 0; i < mix.length; i++) samples[i] = Math.max(-32768, Math.min(32767, Math.round(mix[i]! * 32768)));
+  await writeFile(file, encodeWav({ sampleRate: OUTPUT_SAMPLE_RATE, channels: 1, samples }));
 }
 
 export async function renderScript(script: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
-  const cache = new SynthesisCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
-  await checkVoicesDiffer(cache, script);
-  const speakers = new Map(script.speakers.map((s) => [s.key, s]));
+  const cache = new VoiceCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
+  const voiceSet = opts.voiceSet ?? 'natural';
+  const voices = scriptVoices(script, voiceSet);
+  await checkVoicesDiffer(cache, script, voices);
+  const voiceOf = new Map(script.speakers.map((s, i) => [s.key, voices[i]!]));
   const rendered = await mapLimit(script.lines, opts.concurrency ?? availableParallelism(), (line) =>
     // parseScript guarantees every line names a known speaker.
-    renderLine(cache, speakers.get(line.speaker)!, line.text),
+    renderLine(cache, voiceOf.get(line.speaker)!, line.text),
   );
 
-  const sampleRate = rendered[0]!.sampleRate; // a script has at least one line
+  const sampleRate = LINE_SAMPLE_RATE;
   const pad = Math.round(EDGE_PAD_SECONDS * sampleRate);
 
   // Place every line: `start` is the sample where its speech begins on the timeline.
@@ -175,7 +171,6 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   let lastEnd = 0; // end of the latest speech so far, whoever spoke it
   script.lines.forEach((line, i) => {
     const r = rendered[i]!;
-    if (r.sampleRate !== sampleRate) throw new Error(`line ${i + 1}: sample rate ${r.sampleRate} differs from ${sampleRate}`);
     const length = r.speechEnd - r.speechStart;
     let start: number;
     const previous = placed[i - 1];
@@ -214,7 +209,7 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     const gain = 0.98 / peak;
     for (let s = 0; s < mix.length; s++) mix[s]! *= gain;
   }
-  await writeWav16k(mix, sampleRate, wavPath);
+  await writeWav16k(mix, wavPath);
 
   const seconds = (samples: number): number => ms(samples / sampleRate);
   const words: TruthWord[] = [];
@@ -223,8 +218,13 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     const r = rendered[i]!;
     const at = placed[i]!;
     const offset = at.start - r.speechStart; // clip sample → timeline sample
-    for (const w of r.words) words.push({ text: w.text, start: seconds(w.start + offset), end: seconds(w.end + offset), speaker: line.speaker });
-    lines.push({ speaker: line.speaker, text: line.text, start: seconds(at.start), end: seconds(at.end), word_lengths: r.lengths, clause_anchored: r.clauseAnchored });
+    for (const w of r.words) {
+      // Word times are seconds within the clip; the clip's sample 0 lands at `offset`.
+      const start = Math.max(at.start, Math.round(w.start * sampleRate) + offset);
+      const end = Math.min(at.end, Math.max(start + 1, Math.round(w.end * sampleRate) + offset));
+      words.push({ text: w.text, start: seconds(start), end: seconds(end), speaker: line.speaker });
+    }
+    lines.push({ speaker: line.speaker, text: line.text, start: seconds(at.start), end: seconds(at.end), word_lengths: r.timing, clause_anchored: r.clauseAnchored });
   });
   // Stable sort: overlapping lines interleave their words by start time.
   words.sort((a, b) => a.start - b.start);
@@ -233,7 +233,8 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     language: script.language,
     sample_rate: OUTPUT_SAMPLE_RATE,
     duration: seconds(total),
-    speakers: script.speakers.map((s) => ({ key: s.key, name: s.name })),
+    voice_set: voiceSet,
+    speakers: script.speakers.map((s, i) => ({ key: s.key, name: s.name, ...voices[i]! })),
     words,
     turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),
     lines,

@@ -1,8 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { UNDECODABLE, importBytes, isTerminal, jobIdOf, pollJob, speechWav } from '../../harness/jobs.ts';
-import path from 'node:path';
-import { REPO_ROOT } from '../../../simulator/scripts/load-script.ts';
+import { SPEECH_WAV_PATH, UNDECODABLE, importBytes, isTerminal, jobIdOf, pollJob, speechWav } from '../../harness/jobs.ts';
 
 export const check = defineCheck({
   id: 'jobs/import-no-source-path',
@@ -19,7 +17,7 @@ export const check = defineCheck({
     } catch (err) {
       return ctx.skip(`cannot render the WAV to point at: ${(err as Error).message}`);
     }
-    const real = path.join(REPO_ROOT, '.tmp', 'conformance', 'tiny.wav');
+    const real = SPEECH_WAV_PATH;
     const res = await importBytes(api, UNDECODABLE, { filename: 'x.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` });
     const id = jobIdOf(res);
     if (id === null) {
