@@ -1,23 +1,30 @@
 /**
- * Diarization: who spoke when, by clustering the voice in short windows.
+ * Diarization: who spoke when, by clustering the voice.
  *
- *   1. Speech regions are cut into windows of 1.5 s every 0.75 s.
- *   2. Each window is described by MFCCs (pre-emphasis, Hamming window,
- *      radix-2 FFT, mel filterbank, log, DCT; mean and standard deviation of
- *      c1…c12 over the window's voiced-enough frames) and pitch (YIN on voiced
- *      frames: median log-F0 and its spread). Every dimension is standardised
- *      over the recording, then weighted.
- *   3. Agglomerative clustering, average linkage on cosine distance, gives
- *      a dendrogram. With speaker_count the cut gives that many speakers.
- *      Otherwise, from max_speakers down to min_speakers, the first cut in
- *      which every pair of clusters passes a likelihood-ratio test on their
- *      frames (weakestSplit; the bar comes from clustering_threshold) wins,
- *      and one speaker when none does. Clusters too small to be a speaker
- *      (a cough, a laugh) join the nearest real one.
- *   4. Labels are refined by reassigning windows to the nearest centroid,
- *      voted onto a 0.1 s time grid, smoothed with a majority filter, and
- *      runs become turns; speakers are named S1, S2, … by first appearance.
- * Decision: docs/decisions/010-decode-vad-diarization.md.
+ *   1. Speech regions are cut into blocks of 0.25 s. Each block keeps the
+ *      sufficient statistics (count, sum, sum of outer products) of its
+ *      frames' MFCCs c1…c12 (25 ms frames every 10 ms) and of its voiced
+ *      frames' log-F0 (YIN). Only frames that carry voice count: above the
+ *      recording's background level (its 10th-percentile frame level + 6 dB)
+ *      and within 35 dB of the loudest frame within 0.75 s.
+ *   2. Windows of 6 blocks (1.5 s, hop 0.75 s) are described by mean and
+ *      standard deviation of the cepstra and mean and spread of log-F0,
+ *      standardised over the recording and weighted; average-linkage
+ *      clustering on cosine distance cut into at least 12 clusters (2 ×
+ *      max_speakers) gives a generous first partition.
+ *   3. Bottom-up: the pair of clusters whose frames one Gaussian explains
+ *      nearly as well as two (the smallest splitScore, a per-frame BIC
+ *      likelihood ratio) merges, until every pair scores at least the bar
+ *      from clustering_threshold (or the count is speaker_count, or within
+ *      max_speakers). Then a Viterbi resegmentation assigns every block to
+ *      the speaker whose full-covariance Gaussians explain it best, with a
+ *      penalty per change of speaker; the same test runs again on its
+ *      result, and a cluster with under 2 s of voice or no stretch of 1.5 s
+ *      of its own (windows that straddled two voices) joins its nearest.
+ *   4. Runs of a label become turns; turns under 0.5 s join a neighbour;
+ *      speakers are named S1, S2, … by first appearance.
+ * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
+ * method), 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 
@@ -66,11 +73,12 @@ const WEIGHT_PITCH_MEDIAN = 2.5;
 const WEIGHT_PITCH_SPREAD = 0.7;
 
 /**
- * The split score (see weakestSplit) that two clusters need to stay two
- * speakers, from clustering_threshold (0..1): 0.1 at 0, 0.3 at the default
- * 0.5, 0.5 at 1. A higher threshold merges more and finds fewer speakers.
- * Calibrated on synthetic voices (decision 010): one voice split in two
- * scores 0.1–0.2, two distinct voices 0.4 and more.
+ * The split score (see splitScore) that two clusters need to stay two
+ * speakers, from clustering_threshold (0..1): 0.05 at 0, 0.4 at the default
+ * 0.5, 0.75 at 1. A higher threshold merges more and finds fewer speakers.
+ * Measured on Flite/Festival and espeak-ng voices (decision 034): one voice
+ * split in two scored up to about 0.3, two espeak-ng voices that differ
+ * mostly in pitch 0.44, different Flite/Festival speakers more.
  */
 function requiredSplitScore(clusteringThreshold: number): number {
   const t = Number.isFinite(clusteringThreshold) ? Math.min(1, Math.max(0, clusteringThreshold)) : 0.5;
