@@ -733,7 +733,8 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
   }
   // Then block by block: the resegmentation, and the same test on its result (a cluster of
   // windows that straddled two voices dissolves into them and is too small to stay).
-  let labels = resegment(blocks, votedLabels(windowLabels));
+  const keepCount = target !== null;
+  let labels = resegment(blocks, votedLabels(windowLabels), keepCount);
   for (;;) {
     await opts.control.checkpoint();
     const merge = nextMerge(labels);
@@ -742,6 +743,7 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
     labels = resegment(
       blocks,
       labels.map((l) => (l === from ? into : l)),
+      keepCount,
     );
   }
   return labels;
@@ -754,13 +756,16 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
  * across a pause), so a turn needs sustained evidence. Clusters that end up
  * with no block disappear; labels come back compact.
  */
-function resegment(blocks: readonly Block[], start: Int32Array): Int32Array {
-  let labels = compactLabels(start);
+function resegment(blocks: readonly Block[], start: Int32Array, keepCount = false): Int32Array {
+  // Blocks no window covered (−1) have no say in the first models; the Viterbi pass labels them.
+  let labels = compactLabels(start, true);
   for (let pass = 0; pass < RESEGMENT_PASSES; pass++) {
-    const k = countLabels(labels);
+    const k = countLabels(labels.filter((l) => l >= 0));
     if (k < 2) return labels.map(() => 0);
     const models = clusterStats(labels, k, blocks.map((b) => b.stats)).map(fitGaussian);
     const next = viterbi(blocks, models);
+    // A fixed count is the user's: a pass that would empty a cluster is not taken.
+    if (keepCount && countLabels(next) < k) return labels.map((l, i) => (l >= 0 ? l : next[i]!));
     let changed = 0;
     for (let i = 0; i < next.length; i++) if (next[i] !== labels[i]) changed++;
     labels = compactLabels(next);
@@ -1189,10 +1194,11 @@ function countLabels(labels: Int32Array): number {
   return new Set(labels).size;
 }
 
-/** Renumbers labels 0..k−1 with no gaps (a cluster can empty during refinement). */
-function compactLabels(labels: Int32Array): Int32Array {
+/** Renumbers labels 0..k−1 with no gaps (a cluster can empty during refinement); with keepUnlabelled, −1 stays −1. */
+function compactLabels(labels: Int32Array, keepUnlabelled = false): Int32Array {
   const map = new Map<number, number>();
   return labels.map((l) => {
+    if (keepUnlabelled && l < 0) return l;
     let v = map.get(l);
     if (v === undefined) {
       v = map.size;
