@@ -50,6 +50,8 @@ export interface BenchRunOptions {
   tiny: boolean;
   /** Progress lines (stderr by default). */
   log: (line: string) => void;
+  /** A benchmark's own options from the command line (--scripts, --scenes, --voices, --long of bench/quality.ts). */
+  options?: Record<string, string>;
 }
 
 /** What each bench file exports; run.ts finds it by name. */

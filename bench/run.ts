@@ -8,6 +8,8 @@
  *   node bench/run.ts --only core       some of them (comma-separated)
  *   node bench/run.ts --tiny            a tiny run that only proves the machinery
  *   node bench/run.ts --out-dir DIR     write the reports somewhere else
+ *   node bench/run.ts --only quality --scripts two-person-call --scenes clean,office [--voices espeak] [--long]
+ *                                       a part of the quality matrix (bench/quality.ts)
  *
  * `make bench` runs every benchmark: core, pipeline, webhooks, recording,
  * load (1,000 connections), sse-waits (10,000 waits), a 2.5-minute soak, and
@@ -42,18 +44,30 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   'sse-waits': () => import('./sse-waits.ts'),
   soak: () => import('./soak.ts'),
   'slow-clients': () => import('./slow-clients.ts'),
+  quality: () => import('./quality.ts'),
 };
 
 export interface RunArgs {
   only: string[];
   tiny: boolean;
   outDir: string;
+  /** Options of one benchmark, passed through (see BenchRunOptions.options). */
+  options: Record<string, string>;
+}
+
+/** Options passed through to the benchmarks: value flags, and flags that take none. */
+const PASS_THROUGH = ['scripts', 'scenes', 'voices'];
+const PASS_THROUGH_SWITCHES = ['long'];
+
+/** The pass-through options as command-line flags again, for the reproduce lines. */
+export function optionFlags(options: Record<string, string>): string[] {
+  return Object.entries(options).flatMap(([k, v]) => (PASS_THROUGH_SWITCHES.includes(k) ? [`--${k}`] : [`--${k}`, v]));
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunArgs {
-  const args: RunArgs = { only: Object.keys(BENCHMARKS), tiny: false, outDir: join(REPO, 'reports') };
+  const args: RunArgs = { only: Object.keys(BENCHMARKS), tiny: false, outDir: join(REPO, 'reports'), options: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -64,7 +78,9 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     if (a === '--only' || a.startsWith('--only=')) args.only = value().split(',').map((s) => s.trim()).filter((s) => s !== '');
     else if (a === '--tiny') args.tiny = true;
     else if (a === '--out-dir' || a.startsWith('--out-dir=')) args.outDir = resolve(value());
-    else throw new Error(`unknown argument ${a}; use --only <names>, --tiny, --out-dir <dir>`);
+    else if (PASS_THROUGH.some((o) => a === `--${o}` || a.startsWith(`--${o}=`))) args.options[a.slice(2).split('=')[0]!] = value();
+    else if (PASS_THROUGH_SWITCHES.includes(a.slice(2)) && a.startsWith('--')) args.options[a.slice(2)] = 'true';
+    else throw new Error(`unknown argument ${a}; use --only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --long)`);
   }
   const unknown = args.only.filter((n) => !Object.hasOwn(BENCHMARKS, n));
   if (unknown.length > 0) throw new Error(`no benchmark named ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
@@ -157,7 +173,11 @@ export interface Aggregate {
 
 export function aggregate(args: RunArgs, parts: Record<string, PartResult>, reports: Record<string, BenchReport>, totalSeconds: number): Aggregate {
   const all = args.only.join(',') === Object.keys(BENCHMARKS).join(',');
-  const flags = [...(all ? [] : ['--only', args.only.join(',')]), ...(args.tiny ? ['--tiny'] : [])];
+  const flags = [
+    ...(all ? [] : ['--only', args.only.join(',')]),
+    ...(args.tiny ? ['--tiny'] : []),
+    ...optionFlags(args.options),
+  ];
   const command = flags.length === 0 ? 'npm run bench' : `npm run bench -- ${flags.join(' ')}`;
   return {
     generated_at: new Date().toISOString(),
@@ -392,11 +412,17 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
     try {
       const mod = await BENCHMARKS[name]!();
       modules[name] = mod;
-      const report = await mod.run({ tiny: args.tiny, log: (line) => process.stderr.write(`${line}\n`) });
+      const report = await mod.run({ tiny: args.tiny, log: (line) => process.stderr.write(`${line}\n`), options: args.options });
       const file = join(args.outDir, `bench-${name}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
       reports[name] = report;
-      parts[name] = { seconds: round((Date.now() - started) / 1000, 1), ok: true, report_file: `bench-${name}.json` };
+      const options = optionFlags(args.options);
+      parts[name] = {
+        seconds: round((Date.now() - started) / 1000, 1),
+        ok: true,
+        report_file: `bench-${name}.json`,
+        ...(options.length > 0 ? { command: `${commandFor(name, args.tiny)} ${options.join(' ')}` } : {}),
+      };
       console.log(`\n== bench ${name} (${((Date.now() - started) / 1000).toFixed(1)} s) → ${file}`);
       console.log(`machine: ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, ${report.machine.platform}/${report.machine.arch}`);
       console.log(mod.table(report));

@@ -6,12 +6,21 @@
  * x-service-read-only, x-service-idempotent, x-service-destructive and
  * x-service-required-scope. Error responses come from the error registry:
  * which ones an operation can give follows from its row (a token → 401 and
- * 403; a path parameter → 404; a body or query → 400/422; the gates → 402/403).
+ * 403; a path parameter → 404; a body or query → 400/422; the gates → 402/403),
+ * and each error response names its codes in an `enum` on error.code so that
+ * generated clients can match them.
+ *
+ * The prose (tags, descriptions, wait-stream events, webhook deliveries) lives
+ * in openapi-descriptions.ts. docs/openapi.json is this document committed;
+ * client/openapi.test.ts fails when the two drift apart.
  */
 import { z } from 'zod';
 import { ERROR_CODES, SUB_CODES, type AnyErrorCode } from './errors.ts';
-import { OPERATIONS, type Operation } from './operations.ts';
+import { OPERATIONS, type Operation, type OperationId } from './operations.ts';
 import { ErrorEnvelopeSchema } from './schemas/common.ts';
+import { EVENT_DESCRIPTIONS, OPERATION_DESCRIPTIONS, SIGNATURE_RECIPE, TAGS, WAIT_EVENTS, scopeNote } from './openapi-descriptions.ts';
+import { SUBSCRIBABLE_EVENTS } from './delivery/event-catalog.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './delivery/signature.ts';
 
 const COMPONENT_PREFIX = '#/components/schemas/';
 
@@ -102,7 +111,132 @@ function rewriteRefs(value: unknown): unknown {
   return value;
 }
 
-export function buildOpenApiDocument(opts: { version: string; serverUrl?: string }): JsonSchema {
+/** One error response: the envelope, with error.code narrowed to the codes this operation can give at this status. */
+function errorResponse(codes: readonly AnyErrorCode[], errorRef: JsonSchema): JsonSchema {
+  const explained = codes.map((code) => (code in SUB_CODES ? `${code} (a ${SUB_CODES[code as keyof typeof SUB_CODES]} sub-code)` : code));
+  return {
+    description: `error: ${explained.join(', ')}`,
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            errorRef,
+            {
+              type: 'object',
+              properties: {
+                error: {
+                  type: 'object',
+                  properties: { code: { type: 'string', enum: [...codes], description: 'match the sub-code where one applies' } },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The 200 of a wait route: one text/event-stream event, its name and data described. */
+function waitResponse(wait: { events: Record<string, string>; timeoutData: string }): JsonSchema {
+  const names = Object.keys(wait.events);
+  const lines = Object.entries(wait.events).map(([event, dto]) => `event: ${event}, data: ${dto} as one line of JSON`);
+  return {
+    description:
+      `text/event-stream with exactly one event, then the stream closes. ${lines.join('; ')}; ` +
+      `or event: timeout, data: ${wait.timeoutData}. Lines starting with a colon are keep-alive comments.`,
+    content: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description: `one Server-Sent-Events event: ${[...names, 'timeout'].join(', ')}`,
+          'x-service-sse-events': {
+            ...Object.fromEntries(Object.entries(wait.events).map(([event, dto]) => [event, { $ref: `${COMPONENT_PREFIX}${dto}` }])),
+            timeout: { type: 'object', description: `data of the timeout event: ${wait.timeoutData}` },
+          },
+        },
+        example: `: waiting\n\nevent: ${names[0]!}\ndata: {…}\n\n`,
+      },
+    },
+  };
+}
+
+/** The envelope every webhook delivery carries (API.md, Events; server/delivery/dispatcher.ts). */
+const WEBHOOK_ENVELOPE: JsonSchema = {
+  type: 'object',
+  description: 'The body of every webhook delivery. Events never carry transcript or summary content.',
+  required: ['schema_version', 'event_id', 'event', 'occurred_at', 'resource', 'delivery_id'],
+  properties: {
+    schema_version: { type: 'integer', description: 'version of this envelope; 1' },
+    event_id: { type: 'string', description: 'unique id of the event: the idempotency key; a repeated event_id is a duplicate' },
+    event: { type: 'string', description: 'the event name' },
+    occurred_at: { type: 'string', format: 'date-time', description: 'when the event happened' },
+    resource: {
+      type: 'object',
+      required: ['kind', 'id'],
+      properties: {
+        kind: { type: 'string', enum: ['job', 'meeting', 'recording', 'webhook'] },
+        id: { type: 'string' },
+      },
+    },
+    delivery_id: { type: 'string', description: 'the same on every attempt of one delivery' },
+    operation_id: { type: 'string', description: 'present for a summary regeneration started through the API' },
+  },
+};
+
+/** camelCase operationId of a delivery: job.completed → jobCompletedDelivery. */
+function deliveryOperationId(event: string): string {
+  const words = event.split(/[._]/);
+  return `${words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('')}Delivery`;
+}
+
+/** The top-level webhooks section: one POST per event a receiver can get. */
+function webhooksSection(): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const event of [...SUBSCRIBABLE_EVENTS, 'webhook.test'] as const) {
+    out[event] = {
+      post: {
+        operationId: deliveryOperationId(event),
+        summary: `${event} delivery`,
+        description: `${EVENT_DESCRIPTIONS[event] ?? ''} ${SIGNATURE_RECIPE}`,
+        tags: ['deliveries'],
+        security: [],
+        parameters: [
+          {
+            name: SIGNATURE_HEADER,
+            in: 'header',
+            required: true,
+            description: 'sha256= followed by the lowercase hex HMAC-SHA256 of `{timestamp}.{raw body}`, keyed with the hmac_secret',
+            schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+          },
+          {
+            name: TIMESTAMP_HEADER,
+            in: 'header',
+            required: true,
+            description: 'unix seconds when the attempt was signed; part of the signed text',
+            schema: { type: 'string', pattern: '^[0-9]+$' },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}WebhookEnvelope` }, { type: 'object', properties: { event: { const: event } } }] },
+            },
+          },
+        },
+        responses: {
+          '2XX': { description: 'accepted; the delivery is logged as delivered' },
+          '4XX': { description: 'rejected; logged as third_party_rejected and retried under at-least-once' },
+          '5XX': { description: 'the receiver failed to handle it; logged as handler_error and retried under at-least-once' },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+export function buildOpenApiDocument(opts: { version: string }): JsonSchema {
   const schemas = new SchemaCollector();
   const errorRef = schemas.ref(ErrorEnvelopeSchema, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
@@ -131,15 +265,15 @@ export function buildOpenApiDocument(opts: { version: string; serverUrl?: string
       responses[status] = Object.keys(content).length > 0 ? { description: r.description, content } : { description: r.description };
     }
     for (const [status, codes] of errorCodesOf(op)) {
-      responses[String(status)] = {
-        description: `error: ${codes.join(', ')}`,
-        content: { 'application/json': { schema: errorRef } },
-      };
+      responses[String(status)] = errorResponse(codes, errorRef);
     }
+    const wait = WAIT_EVENTS[op.operationId as OperationId];
+    if (wait !== undefined) responses['200'] = waitResponse(wait);
 
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
+      description: `${OPERATION_DESCRIPTIONS[op.operationId as OperationId]} ${scopeNote(op.scope)}`,
       tags: [op.tag],
       security: op.scope === 'none' ? [] : [{ bearer: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
@@ -171,11 +305,26 @@ export function buildOpenApiDocument(opts: { version: string; serverUrl?: string
       description:
         'Local HTTP gateway of a desktop meeting recorder. Every error has the body {"error": {"code", "message"}}; ' +
         'x-service-required-scope names the minimum scope (record and write also satisfy read; delete implies neither).',
+      // The project is not published under an open licence (package.json: private); see docs/decisions/046-openapi-for-tools.md.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Meeting Automation Service maintainers' },
     },
-    ...(opts.serverUrl !== undefined ? { servers: [{ url: opts.serverUrl }] } : {}),
+    servers: [
+      {
+        url: 'http://127.0.0.1:8420',
+        description: 'The loopback listener: plain HTTP, on this machine only; serves whenever the Automation API is on.',
+      },
+      {
+        url: 'https://{host}:8421',
+        description: "The LAN listener: only when LAN access is enabled in the application; TLS with the installation's self-signed certificate.",
+        variables: { host: { default: 'localhost', description: 'the name or address of the machine running the application' } },
+      },
+    ],
+    tags: TAGS,
     paths,
+    webhooks: webhooksSection(),
     components: {
-      schemas: schemas.components,
+      schemas: { ...schemas.components, WebhookEnvelope: WEBHOOK_ENVELOPE },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API token' } },
     },
   };

@@ -51,9 +51,43 @@ describe('simulator/cli.ts', () => {
     assert.match(r.stderr, /no such file \(known scripts: /);
   });
 
-  it('help exits 0', () => {
+  it('help exits 0 and lists the scene options and presets', () => {
     const r = cli('--help');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /Usage:/);
+    for (const flag of ['--scene', '--rt60', '--drr', '--noise', '--interruptions', '--channel', '--distance', '--gain', '--seed']) assert.ok(r.stdout.includes(flag), flag);
+    for (const preset of ['clean:', 'office:', 'hard:', 'noise-only:', 'reverb-only:']) assert.ok(r.stdout.includes(preset), preset);
+  });
+
+  it('render with scene flags: the truth records the scene and seed; same flags, same bytes; words unchanged', async () => {
+    const render = (name: string, ...flags: string[]) => {
+      const out = path.join(dir, `${name}.wav`);
+      const r = cli('render', 'tiny', '--out', out, ...flags);
+      assert.equal(r.code, 0, r.stderr);
+      return out;
+    };
+    const a = render('scene-a', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3');
+    const b = render('scene-b', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3');
+    const clean = render('scene-clean');
+    assert.deepEqual(await readFile(a), await readFile(b));
+    const truthOf = async (name: string) =>
+      JSON.parse(await readFile(path.join(dir, `${name}.truth.json`), 'utf8')) as { words: unknown[]; scene: { preset: string; seed: number; room: unknown; noise: unknown[]; channel: unknown[] } };
+    const truth = await truthOf('scene-a');
+    assert.equal(truth.scene.preset, 'office');
+    assert.equal(truth.scene.seed, 3);
+    assert.deepEqual(truth.scene.room, { rt60: 0.4, drr_db: 3 });
+    assert.deepEqual(truth.scene.noise, [{ type: 'keyboard', snr_db: 20 }]);
+    assert.deepEqual(truth.scene.channel, [{ type: 'opus', kbps: 12 }]);
+    assert.deepEqual(truth.words, (await truthOf('scene-clean')).words);
+    assert.equal((await truthOf('scene-clean')).scene.preset, 'clean');
+    assert.notDeepEqual(await readFile(a), await readFile(clean));
+  });
+
+  it('a bad scene flag exits 2 naming the flag', () => {
+    for (const flags of [['--scene', 'attic'], ['--noise', 'pink'], ['--channel', 'fax'], ['--rt60', 'x'], ['--seed', '1.5'], ['--seed=-2'], ['--drr', '3'], ['--rt60', '9']]) {
+      const r = cli('render', 'tiny', '--out', path.join(dir, 'bad.wav'), ...flags);
+      assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^error: (scene|--)/);
+    }
   });
 });

@@ -17,6 +17,8 @@ import type { ImportFormat } from './encode/encode-format.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
 import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-script.ts';
+import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
+import { SCENE_FLAGS_USAGE, SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from './scenes/scene-flags.ts';
 import { VOICE_SETS } from './synth/voices.ts';
 import type { VoiceSet } from './synth/voices.ts';
 
@@ -33,6 +35,12 @@ const USAGE = `Usage:
       --truth    where to write the ground truth; default: beside --out as <name>.truth.json
       --sample-rate, --channels   resample the encoded file (the render is 16 kHz mono)
       --cache    synthesizer cache; default ${path.relative(process.cwd(), DEFAULT_CACHE_DIR) || DEFAULT_CACHE_DIR} (or $SIMULATOR_CACHE_DIR)
+    Acoustic scene (written into the truth file; the truth's words and times never change with it):
+${SCENE_FLAGS_USAGE}
+      Scene presets:
+${describePresets().map((line) => `        ${line}`).join('\n')}
+      Example: render two-person-call --out call.mp3 --scene office --seed 7
+               render two-person-call --out call.wav --rt60 0.6 --noise babble:10,keyboard:25 --channel opus:12
   node simulator/cli.ts list
       The scripts in fixtures/meetings/ with speakers, lines and estimated duration.
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
@@ -71,6 +79,7 @@ async function render(args: string[]): Promise<void> {
       'sample-rate': { type: 'string' },
       channels: { type: 'string' },
       cache: { type: 'string' },
+      ...SCENE_FLAG_OPTIONS,
       voices: { type: 'string' },
     },
   });
@@ -87,9 +96,24 @@ async function render(args: string[]): Promise<void> {
   const sampleRate = positiveInt(values['sample-rate'], '--sample-rate');
   const channels = positiveInt(values.channels, '--channels');
 
+  let seed: number | undefined;
+  try {
+    seed = seedFlag(values);
+    // Flags are checked before the (slow) synthesis, so a typo fails at once.
+    if (hasSceneFlags(values)) resolveScene(sceneFromFlags(values), seed);
+  } catch (error) {
+    if (error instanceof SceneError) throw new UsageError(error.message);
+    throw error;
+  }
+
   const script = await loadScript(positionals[0]!); // checked above: exactly one positional
   const truthPath = values.truth ?? truthPathFor(values.out);
-  const cache = { ...(values.cache !== undefined ? { cacheDir: values.cache } : {}), ...(voiceSet !== undefined ? { voiceSet } : {}) };
+  const cache = {
+    ...(values.cache !== undefined ? { cacheDir: values.cache } : {}),
+    ...(voiceSet !== undefined ? { voiceSet } : {}),
+    ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, script.scene) } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  };
   const started = performance.now();
   const directWav = format === 'wav' && sampleRate === undefined && channels === undefined;
   let result;
@@ -110,7 +134,7 @@ async function render(args: string[]): Promise<void> {
   }
   const elapsed = (performance.now() - started) / 1000;
   console.log(`${values.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`);
-  console.log(`${truthPath}: ground truth`);
+  console.log(`${truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`);
 }
 
 async function list(args: string[]): Promise<void> {

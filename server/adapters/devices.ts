@@ -8,6 +8,7 @@
  * simulated: true and backend "simulator", so nobody mistakes them for
  * hardware.
  */
+import type { ResolvedScene } from '../../simulator/scenes/scene.ts';
 import { readFileSync } from 'node:fs';
 
 export type DeviceType = 'input' | 'output';
@@ -24,6 +25,8 @@ export interface SimulatedDevice {
   device_type: DeviceType;
   /** Name of a fixture meeting script the device plays, or null for silence. */
   script: string | null;
+  /** The acoustic scene the script is played in (simulator/scenes/scene.ts); absent or null: the script's own, else clean. */
+  scene?: ResolvedScene | null;
 }
 
 export interface RealDeviceSource {

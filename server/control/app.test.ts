@@ -326,6 +326,33 @@ test('devices: plug, list, appear in /v1/devices, unplug', () =>
     assert.deepEqual((await request(control).get('/control/devices').set('Authorization', AUTH)).body, { devices: [] });
   }));
 
+test('devices: a scene (preset or object, with a seed) is resolved and shown; a bad one is 422 with the reason', () =>
+  withControl(async ({ control }) => {
+    const office = await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'Room Mic', device_type: 'input', script: 'weekly-sync', scene: 'office', seed: 7 });
+    assert.equal(office.status, 201);
+    assert.equal(office.body.scene.preset, 'office');
+    assert.deepEqual(office.body.scene.room, { rt60: 0.4, drr_db: 3 });
+    assert.equal(office.body.scene.seed, 7);
+    const custom = await request(control).post('/control/devices').set('Authorization', AUTH)
+      .send({ name: 'Phone', device_type: 'input', script: 'weekly-sync', scene: { noise: [{ type: 'hvac', snr_db: 20 }], channel: [{ type: 'telephone' }] } });
+    assert.equal(custom.status, 201);
+    assert.deepEqual(custom.body.scene.channel, [{ type: 'telephone' }]);
+    assert.equal(custom.body.scene.seed, 1, 'the default seed');
+    const listed = await request(control).get('/control/devices').set('Authorization', AUTH);
+    assert.equal(listed.body.devices[0].scene.seed, 7);
+
+    for (const bad of [
+      { name: 'X1', device_type: 'input', script: 'weekly-sync', scene: 'attic' },
+      { name: 'X2', device_type: 'input', script: 'weekly-sync', scene: { room: { rt60: 40 } } },
+      { name: 'X3', device_type: 'input', script: 'weekly-sync', scene: { noise: [{ type: 'jazz', snr_db: 5 }] } },
+      { name: 'X4', device_type: 'input', script: null, scene: 'office' },
+      { name: 'X5', device_type: 'input', script: 'weekly-sync', seed: -1 },
+    ]) {
+      assertEnvelope(await request(control).post('/control/devices').set('Authorization', AUTH).send(bad), 422, 'invalid_request');
+    }
+    assert.equal((await request(control).get('/control/devices').set('Authorization', AUTH)).body.devices.length, 2, 'nothing plugged by a refused body');
+  }));
+
 test('devices: a name already plugged in is 409 conflict', () =>
   withControl(async ({ control }) => {
     const body = { name: 'Sim Mic', device_type: 'input', script: null };

@@ -9,6 +9,7 @@
  * registry (server/errors.ts). What is implemented, and how reset and restart
  * behave, is recorded in docs/decisions/008-control-api.md.
  */
+import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../app.ts';
 import { bearerToken } from '../auth.ts';
@@ -192,7 +193,18 @@ export function createControlApp(ctl: ControlDeps): express.Express {
 
   r.post('/control/devices', async (req, res) => {
     const body = await readBody(req, PlugDeviceBody, true);
-    const device = { name: body.name, device_type: body.device_type, script: body.script ?? null };
+    const script = body.script ?? null;
+    let scene: ResolvedScene | null = null;
+    if ((body.scene !== undefined && body.scene !== null) || body.seed !== undefined) {
+      if (script === null) throw new ApiError('invalid_request', 'scene and seed need a script: a silent device has no speech to place in a room');
+      try {
+        scene = resolveScene(body.scene ?? undefined, body.seed);
+      } catch (err) {
+        if (err instanceof SceneError) throw new ApiError('invalid_request', err.message);
+        throw err;
+      }
+    }
+    const device = { name: body.name, device_type: body.device_type, script, scene };
     if (!ctl.deps().devices.plug(device)) {
       throw new ApiError('conflict', 'a simulated device with this name is already plugged in');
     }
@@ -240,8 +252,9 @@ function answerThenRestart(res: Response, ctl: ControlDeps): void {
   }
 }
 
-function deviceView(d: { name: string; device_type: string; script: string | null }) {
-  return { name: d.name, device_type: d.device_type, simulated: true, script: d.script };
+function deviceView(d: { name: string; device_type: string; script: string | null; scene?: ResolvedScene | null }) {
+  // The scene is shown only when one was asked for, so the spec's four fields stay as they are otherwise.
+  return { name: d.name, device_type: d.device_type, simulated: true, script: d.script, ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}) };
 }
 
 function clipPath(path: string): string {

@@ -2,6 +2,7 @@
  * Request bodies of the Control API (CONTROL.md). Every object is strict: an
  * unknown key, like a value of the wrong type, is a 422 invalid_request.
  */
+import { sceneSchema } from '../../simulator/scenes/scene.ts';
 import { z } from 'zod';
 import { codePointString, CONTROL_CHARS } from '../schemas/common.ts';
 import { TITLE_MAX } from '../schemas/meetings.ts';
@@ -76,11 +77,14 @@ export const DeviceName = codePointString({ min: 1, max: 100 })
   .refine((n) => /^[^\p{C}]*$/u.test(n), { message: 'must be printable characters only' })
   .refine((n) => n.trim().length > 0, { message: 'must not be blank' });
 
-/** POST /control/devices. */
+/** POST /control/devices. scene and seed are this gateway's extension (docs/decisions/030). */
 export const PlugDeviceBody = z.strictObject({
   name: DeviceName,
   device_type: z.enum(['input', 'output']),
   script: codePointString({ min: 1, max: 200 }).nullable().optional(),
+  /** A scene preset name or a scene object (simulator/scenes/scene.ts). */
+  scene: z.union([codePointString({ min: 1, max: 100 }), sceneSchema]).nullable().optional(),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
 });
 
 /** POST /control/reset and /control/restart take no body; an empty object is tolerated. */

@@ -22,6 +22,7 @@ import { openInProcessStream, InProcessClock, type InProcessStream } from './in-
 import { PacatPlayer } from './pacat-player.ts';
 import { PulseServer, PulseUnavailableError, type PulseServerOptions } from './pulse-server.ts';
 import { loadScriptAudio } from './script-audio.ts';
+import type { ResolvedScene } from '../scenes/scene.ts';
 import { findTool } from './tools.ts';
 import { PlayTimeline } from './timeline.ts';
 
@@ -62,6 +63,8 @@ export class VirtualDevice {
   readonly name: string;
   readonly device_type: DeviceType;
   readonly script: string | null;
+  /** The scene the script plays in; null: the script's own, else clean. */
+  readonly scene: ResolvedScene | null;
   state: VirtualDeviceState = 'preparing';
   error: string | null = null;
   transport: DeviceTransport | null = null;
@@ -81,6 +84,7 @@ export class VirtualDevice {
     this.name = d.name;
     this.device_type = d.device_type;
     this.script = d.script;
+    this.scene = d.scene ?? null;
     let settle = () => {};
     this.ready = new Promise<void>((resolve) => (settle = resolve));
     this.#settle = settle;
@@ -244,7 +248,10 @@ export class VirtualDeviceCatalog extends DeviceCatalog {
   async #prepare(vd: VirtualDevice): Promise<void> {
     try {
       if (vd.script !== null) {
-        const audio = await loadScriptAudio(vd.script, this.#o.cacheDir !== undefined ? { cacheDir: this.#o.cacheDir } : {});
+        const audio = await loadScriptAudio(vd.script, {
+          ...(this.#o.cacheDir !== undefined ? { cacheDir: this.#o.cacheDir } : {}),
+          ...(vd.scene !== null ? { scene: vd.scene } : {}),
+        });
         vd.timeline = new PlayTimeline(audio.samples);
       }
     } catch (err) {

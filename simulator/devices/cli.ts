@@ -16,9 +16,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { SceneError } from '../scenes/scene.ts';
+import { SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from '../scenes/scene-flags.ts';
 
 export const DEVICES_USAGE = `  node simulator/cli.ts devices list
-  node simulator/cli.ts devices plug <name> --type input|output [--script <fixture>|none]
+  node simulator/cli.ts devices plug <name> --type input|output [--script <fixture>|none] [scene flags as for render]
   node simulator/cli.ts devices unplug <name>
   node simulator/cli.ts devices fail <name> [--error <text>]
       Simulated devices of a running gateway, through its Control API:
@@ -112,13 +114,23 @@ export async function devicesCommand(args: string[]): Promise<void> {
       return;
     }
     case 'plug': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...CONNECTION_OPTIONS, type: { type: 'string' }, script: { type: 'string' } } });
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...CONNECTION_OPTIONS, type: { type: 'string' }, script: { type: 'string' }, ...SCENE_FLAG_OPTIONS } });
       if (positionals.length !== 1) throw new DevicesUsageError('devices plug expects one device name');
       if (values.type !== 'input' && values.type !== 'output') throw new DevicesUsageError('devices plug needs --type input or --type output');
       const script = values.script === undefined || values.script === 'none' ? null : values.script;
+      let scene: Record<string, unknown> = {};
+      try {
+        // The gateway resolves the preset; the flags only say what to change.
+        const seed = seedFlag(values);
+        if (hasSceneFlags({ ...values, seed: undefined })) scene = { scene: sceneFromFlags(values) };
+        if (seed !== undefined) scene = { ...scene, seed };
+      } catch (err) {
+        if (err instanceof SceneError) throw new DevicesUsageError(err.message);
+        throw err;
+      }
       const c = await connection(values);
-      await call(c, 'POST', '/control/devices', { name: positionals[0], device_type: values.type, script });
-      console.log(`plugged in ${values.type} "${positionals[0]}" playing ${script ?? 'silence'}`);
+      await call(c, 'POST', '/control/devices', { name: positionals[0], device_type: values.type, script, ...scene });
+      console.log(`plugged in ${values.type} "${positionals[0]}" playing ${script ?? 'silence'}${scene.scene !== undefined ? ` in scene ${JSON.stringify(scene.scene)}` : ''}`);
       return;
     }
     case 'unplug':

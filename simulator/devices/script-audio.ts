@@ -1,14 +1,15 @@
 /**
  * A fixture meeting script as the samples a virtual device plays: rendered by
  * simulator/synth (the voice registry's voices on one timeline, 16 kHz mono
- * 16-bit) with its ground truth, kept in memory per script name and voice
- * set for this process.
+ * 16-bit) with its ground truth, kept in memory per script name, voice set
+ * and scene for this process.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadScript } from '../scripts/load-script.ts';
 import { renderScript, type MeetingTruth } from '../synth/render-script.ts';
+import type { ResolvedScene } from '../scenes/scene.ts';
 import type { VoiceSet } from '../synth/voices.ts';
 import { parseWav } from '../synth/wav.ts';
 import { DEVICE_SAMPLE_RATE } from './timeline.ts';
@@ -28,10 +29,12 @@ export interface ScriptAudioOptions {
   cacheDir?: string;
   /** Default "natural" (simulator/synth/voices.ts). */
   voiceSet?: VoiceSet;
+  /** The scene to play the script in; default the script's own, else clean. */
+  scene?: ResolvedScene;
 }
 
 export function loadScriptAudio(name: string, opts: ScriptAudioOptions = {}): Promise<ScriptAudio> {
-  const key = `${opts.voiceSet ?? 'natural'}/${name}`;
+  const key = `${opts.voiceSet ?? 'natural'}/${name}${opts.scene === undefined ? '' : `\n${JSON.stringify(opts.scene)}`}`;
   let pending = rendered.get(key);
   if (pending === undefined) {
     pending = render(name, opts);
@@ -48,6 +51,7 @@ async function render(name: string, opts: ScriptAudioOptions): Promise<ScriptAud
   try {
     const result = await renderScript(script, path.join(dir, 'script.wav'), {
       ...(opts.cacheDir !== undefined ? { cacheDir: opts.cacheDir } : {}),
+      ...(opts.scene !== undefined ? { scene: opts.scene, seed: opts.scene.seed } : {}),
       ...(opts.voiceSet !== undefined ? { voiceSet: opts.voiceSet } : {}),
     });
     const pcm = parseWav(await readFile(result.wav));

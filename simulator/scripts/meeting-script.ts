@@ -5,6 +5,7 @@
  * truth. The format is described in docs/decisions/009-synthetic-meetings.md.
  */
 import { z } from 'zod';
+import { sceneSchema } from '../scenes/scene.ts';
 
 /** The speaking rate a speaker has when the script gives none: each voice's own pace (espeak-ng's default -s). */
 export const DEFAULT_RATE_WPM = 175;
@@ -38,6 +39,33 @@ const lineSchema = z.strictObject({
   overlap: z.number().gt(0).max(30).optional(),
 });
 
+/** What a summary of the meeting should say: ground truth for simulator/score/key-points.ts. */
+export const KEY_POINT_KINDS = ['decision', 'blocker', 'owner', 'date', 'action', 'topic'] as const;
+const keyPointSchema = z.strictObject({
+  kind: z.enum(KEY_POINT_KINDS),
+  /** A short phrase a person taking notes would write, not a quote of the script. */
+  text: z.string().trim().min(1).max(200),
+});
+
+/** Words that carry no content, left out when checking that a prompt is not a line of the script. */
+function contentWords(text: string): string[] {
+  return lineWords(text.toLowerCase());
+}
+
+/**
+ * What a user would type to bias the recognizer for this meeting: the names
+ * and domain terms (custom-words) and one sentence of context
+ * (initial-prompt), never the script's own sentences.
+ */
+const biasSchema = z.strictObject({
+  custom_words: z.array(z.string().trim().min(1).max(100)).min(1).max(20),
+  initial_prompt: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((p) => lineWords(p).length <= 30, { message: 'an initial prompt is one sentence of at most 30 words' }),
+});
+
 export const meetingScriptSchema = z
   .strictObject({
     title: z.string().trim().min(1).max(200),
@@ -45,8 +73,24 @@ export const meetingScriptSchema = z
     description: z.string().optional(),
     speakers: z.array(speakerSchema).min(1).max(16),
     lines: z.array(lineSchema).min(1),
+    /** The acoustic scene rendered by default: a preset name or a scene object (simulator/scenes/scene.ts). */
+    scene: z.union([z.string(), sceneSchema]).optional(),
+    key_points: z.array(keyPointSchema).max(50).optional(),
+    bias: biasSchema.optional(),
   })
   .superRefine((script, ctx) => {
+    if (script.bias !== undefined) {
+      // The prompt must be context, not a line of the meeting: no 6-word run of it may appear in the script.
+      const prompt = contentWords(script.bias.initial_prompt);
+      const spoken = ` ${script.lines.map((l) => contentWords(l.text).join(' ')).join(' | ')} `;
+      for (let i = 0; i + 6 <= prompt.length; i++) {
+        const run = prompt.slice(i, i + 6).join(' ');
+        if (spoken.includes(` ${run} `)) {
+          ctx.addIssue({ code: 'custom', path: ['bias', 'initial_prompt'], message: `the prompt repeats the script ("${run}"); give context a user would type, not the meeting's words` });
+          break;
+        }
+      }
+    }
     const keys = new Set<string>();
     script.speakers.forEach((s, i) => {
       if (s.voice !== undefined && !isEspeakVoice(s.voice) && s.pitch !== undefined) {

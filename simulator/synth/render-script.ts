@@ -19,6 +19,8 @@ import { REPO_ROOT } from '../scripts/load-script.ts';
 import { LINE_SAMPLE_RATE, VoiceCache, scriptVoices, voiceLabel } from './voices.ts';
 import type { SpeakerVoice, SynthesizedLine, VoiceChoice, VoiceSet, WordTiming } from './voices.ts';
 import { speechSpan } from './speech-activity.ts';
+import { SceneError, applyScene, needsSpeakerTracks, resolveScene } from '../scenes/scene.ts';
+import type { ResolvedScene, SceneSpec } from '../scenes/scene.ts';
 import { encodeWav } from './wav.ts';
 
 /** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
@@ -78,6 +80,8 @@ export interface MeetingTruth {
   /** One turn per script line, ordered by start time; overlapping lines give overlapping turns. */
   turns: TruthTurn[];
   lines: TruthLine[];
+  /** The scene the meeting was rendered in, resolved, with its seed: the words and times above never depend on it. */
+  scene: ResolvedScene;
 }
 
 export interface RenderedMeeting {
@@ -94,6 +98,10 @@ export interface RenderOptions {
   truthPath?: string;
   /** Parallel synthesizer processes; default the number of CPUs. */
   concurrency?: number;
+  /** The acoustic scene (simulator/scenes/scene.ts); default the script's "scene", else clean. */
+  scene?: string | SceneSpec;
+  /** The scene's seed; default the scene's own, else 1. */
+  seed?: number;
   /**
    * "natural" (default): speakers without a named voice get Flite and
    * Festival voices. "espeak": every speaker is rendered with espeak-ng
@@ -153,6 +161,10 @@ async function writeWav16k(mix: Float32Array, file: string): Promise<void> {
 }
 
 export async function renderScript(script: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
+  const scene = resolveScene(opts.scene ?? script.scene, opts.seed);
+  for (const key of Object.keys(scene.speakers)) {
+    if (!script.speakers.some((s) => s.key === key)) throw new SceneError(`scene: no speaker "${key}" in the script (speakers: ${script.speakers.map((s) => s.key).join(', ')})`);
+  }
   const cache = new VoiceCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
   const voiceSet = opts.voiceSet ?? 'natural';
   const voices = scriptVoices(script, voiceSet);
@@ -191,24 +203,24 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   });
 
   const total = lastEnd + Math.round(TAIL_SECONDS * sampleRate);
-  const mix = new Float32Array(total);
+  // One track per speaker when the scene places speakers in a room; else one shared track.
+  const tracks = new Map<string, Float32Array>();
+  const perSpeaker = needsSpeakerTracks(scene);
   rendered.forEach((r, i) => {
+    const key = perSpeaker ? script.lines[i]!.speaker : '*';
+    let track = tracks.get(key);
+    if (track === undefined) tracks.set(key, (track = new Float32Array(total)));
     const at = placed[i]!.start;
     const from = Math.max(0, r.speechStart - pad);
     const to = Math.min(r.samples.length, r.speechEnd + pad);
     for (let s = from; s < to; s++) {
       const t = at + (s - r.speechStart);
-      if (t >= 0 && t < total) mix[t]! += r.samples[s]! / 32768;
+      if (t >= 0 && t < total) track[t]! += r.samples[s]! / 32768;
     }
   });
-  // Only overlapping speech can exceed full scale; then the whole meeting is
-  // turned down evenly rather than clipped, so no word is distorted.
-  let peak = 0;
-  for (const v of mix) peak = Math.max(peak, Math.abs(v));
-  if (peak > 0.98) {
-    const gain = 0.98 / peak;
-    for (let s = 0; s < mix.length; s++) mix[s]! *= gain;
-  }
+  // Only overlapping speech (or a loud scene) can exceed full scale; then the
+  // whole meeting is turned down evenly rather than clipped.
+  const mix = await applyScene([...tracks].map(([speaker, samples]) => ({ speaker, samples })), sampleRate, scene);
   await writeWav16k(mix, wavPath);
 
   const seconds = (samples: number): number => ms(samples / sampleRate);
@@ -238,6 +250,7 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     words,
     turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),
     lines,
+    scene,
   };
   const truthPath = opts.truthPath ?? truthPathFor(wavPath);
   await mkdir(path.dirname(path.resolve(truthPath)), { recursive: true });

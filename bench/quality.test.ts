@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { optionFlags, parseArgs } from './run.ts';
+import { DEFAULT_SCENES, DEFAULT_SCRIPTS, LONG_SCRIPT, charts, markdown, matrix, qualityConfig, summaryText, table, targetsFor, type Cell } from './quality.ts';
+import { machine, type BenchReport } from './lib.ts';
+import { loadScript } from '../simulator/scripts/load-script.ts';
+
+test('the quality options pass through run.ts: --scripts, --scenes, --voices, --long', () => {
+  const args = parseArgs(['--only', 'quality', '--scripts', 'two-person-call', '--scenes=clean,office', '--long']);
+  assert.deepEqual(args.only, ['quality']);
+  assert.deepEqual(args.options, { scripts: 'two-person-call', scenes: 'clean,office', long: 'true' });
+  assert.throws(() => parseArgs(['--bogus']), /quality: --scripts/);
+  assert.deepEqual(optionFlags(args.options), ['--scripts', 'two-person-call', '--scenes', 'clean,office', '--long']);
+});
+
+test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long session only with --long; a subset by option', async () => {
+  const config = qualityConfig({ tiny: false });
+  assert.deepEqual(config.scripts, DEFAULT_SCRIPTS);
+  assert.deepEqual(config.scenes, DEFAULT_SCENES);
+  const speakers = await Promise.all(DEFAULT_SCRIPTS.map(async (s) => (await loadScript(s)).speakers.length));
+  assert.deepEqual(speakers, [2, 3, 4, 6]);
+  const jobs = matrix(config);
+  assert.ok(!jobs.some((j) => j.script === LONG_SCRIPT));
+  for (const script of DEFAULT_SCRIPTS) for (const scene of DEFAULT_SCENES) assert.ok(jobs.some((j) => j.script === script && j.scene === scene && j.voice_set === config.voice_sets[0]), `${script} ${scene}`);
+  const long = matrix(qualityConfig({ tiny: false, options: { long: 'true' } })).filter((j) => j.script === LONG_SCRIPT);
+  assert.deepEqual(long.map((j) => j.scene), ['clean'], 'the long session once, clean');
+  const subset = matrix(qualityConfig({ tiny: false, options: { scripts: 'two-person-call', scenes: 'clean,office', voices: 'espeak' } }));
+  assert.deepEqual(subset.map((j) => `${j.script}/${j.voice_set}/${j.scene}`), ['two-person-call/espeak/clean', 'two-person-call/espeak/office']);
+  assert.throws(() => qualityConfig({ tiny: false, options: { scenes: 'attic' } }), /no scene preset "attic"/);
+});
+
+test("targets follow the issues: clean, office, the room halves; none on the reference voices' row when natural ones exist", () => {
+  const clean = targetsFor({ script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean' });
+  assert.deepEqual([clean.wer_no_bias, clean.wer_bias].map((r) => r && 'max' in r && r.max), [0.15, 0.08]);
+  assert.ok(clean.attribution !== undefined && clean.der !== undefined && clean.speaker_count_error !== undefined && clean.key_points_found !== undefined);
+  const six = targetsFor({ script: 'six-person-incident-review', speakers: 6, voice_set: 'natural', scene: 'clean' });
+  assert.equal(six.attribution, undefined, 'attribution and DER targets hold up to four speakers');
+  const office = targetsFor({ script: 'four-person-standup', speakers: 4, voice_set: 'natural', scene: 'office' });
+  assert.deepEqual(office.wer_bias && 'max' in office.wer_bias && office.wer_bias.max, 0.25);
+  assert.deepEqual(office.der && 'max' in office.der && office.der.max, 0.05);
+  const noise = targetsFor({ script: 'four-person-standup', speakers: 4, voice_set: 'natural', scene: 'noise-only' });
+  assert.deepEqual(noise.wer_bias && 'max' in noise.wer_bias && noise.wer_bias.max, 0.35);
+  assert.ok(targetsFor({ script: 'x', speakers: 2, voice_set: 'natural', scene: 'hard' }).rtf !== undefined, 'hard: reported, RTF only');
+});
+
+test('a summary result of any shape reads as its text', () => {
+  assert.equal(summaryText({ text: 'A', sections: [{ title: 'B', items: ['C', 'D'] }], n: 3 }), 'A\nB\nC\nD\n');
+  assert.equal(summaryText(null), '');
+});
+
+test('the report shows every cell, marks each target, and says why a cell did not run', () => {
+  const figures = { wer_no_bias: 0.2, wer_bias: 0.07, attribution: 0.99, der: 0.12, speaker_count_error: 1, speakers_found: 3, key_point_recall: 0.5, key_points_found: 0.6, rtf: 0.3 };
+  const ok: Cell = {
+    script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean', audio_seconds: 60, error: null, key_points: [{ kind: 'blocker', text: 'b', appears: false }],
+    ...figures,
+    targets: { wer_no_bias: { target: '<= 0.15', value: 0.2, met: false }, wer_bias: { target: '<= 0.08', value: 0.07, met: true } },
+  };
+  const failed: Cell = { ...ok, scene: 'hard', error: 'the import ended failed', wer_no_bias: null, wer_bias: null, targets: { rtf: { target: '<= 0.5', value: null, met: false } } };
+  const report: BenchReport = { generated_at: 'now', machine: machine(), config: {}, benchmarks: { cells: [ok, failed] }, ratios: {}, targets: {} };
+  const md = markdown(report);
+  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
+  assert.match(md, /\| hard \| – \| – \|.*the import ended failed \|/);
+  assert.match(md, /missed: 2, e\.g\. two-person-call\/clean: blocker "b"/);
+  assert.match(table(report), /NOT MET/);
+  assert.equal(charts(report).length, 2);
+});
