@@ -7,6 +7,11 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { diarizationErrorRate } from '../../simulator/score/der.ts';
+import { parseWav } from '../../simulator/synth/wav.ts';
 import { assignSpeakers, diarize, fft, MfccExtractor, yinPitch } from './diarize.ts';
 import { detectSpeech } from './vad.ts';
 import { CancelledError, uncontrolled, type DiarizationSettings, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
@@ -304,3 +309,101 @@ describe('features', () => {
     assert.ok(dist(a1, i1) > 5 * dist(a1, a2), `${dist(a1, i1)} vs ${dist(a1, a2)}`);
   });
 });
+
+/**
+ * Natural voices (Flite's kal16, awb and slt: three different people), the
+ * way meetings are rendered now. The render is deterministic (same flite,
+ * same text), so the bounds are not timing-dependent.
+ */
+describe('diarize on natural voices', { skip: hasFlite() ? false : 'flite is missing (Debian package flite)' }, () => {
+  const VOICES = ['kal16', 'awb', 'slt'];
+  const SCRIPT: [number, string][] = [
+    [0, 'Good morning everyone. Let us keep this short, we have the customer demo at eleven.'],
+    [1, 'Yesterday I finished the migration scripts for the reporting database.'],
+    [2, 'I reviewed the pull requests for the search feature and merged three of them.'],
+    [0, 'Thanks. Is anything blocking the demo this morning?'],
+    [1, 'No blockers, but the backup window is tight, so I will run the scripts tonight.'],
+    [2, 'The last pull request needs a design review, because it changes the public interface.'],
+    [1, 'I can do that review after the demo if you send me the link.'],
+    [0, 'Good. Then we meet again tomorrow at the same time.'],
+    [2, 'Sounds good. I will write the notes and share them with the whole team.'],
+    [1, 'One more thing: finance asked for the numbers by Friday.'],
+    [0, 'Noted. I will remind them that the migration comes first.'],
+  ];
+  let meeting: Meeting & { reference: { speaker: string; start: number; end: number }[] };
+
+  before(() => {
+    const m = meeting3();
+    meeting = { ...m, reference: m.truth.map((t) => ({ speaker: `voice${t.who}`, start: t.start, end: t.end })) };
+  });
+
+  function meeting3(): Meeting {
+    const dir = mkdtempSync(join(tmpdir(), 'diarize-flite-'));
+    try {
+      return meetingWithPauses(
+        SCRIPT.map(([who, text], i) => {
+          const wav = join(dir, `${i}.wav`);
+          execFileSync('flite', ['-voice', VOICES[who]!, '-t', text, '-o', wav]);
+          const pcm = parseWav(readFileSync(wav));
+          return { who, x: trim(Float32Array.from(pcm.samples, (v) => v / 32768)) };
+        }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('automatic: three speakers, DER ≤ 3 %', async () => {
+    const turns = await diarize(meeting.audio, detectSpeech(meeting.audio, VAD), AUTO, uncontrolled());
+    checkTurns(turns);
+    const der = diarizationErrorRate(meeting.reference, turns);
+    assert.equal(der.hypothesis_speakers, 3);
+    assert.ok(der.der <= 0.03, `DER ${(100 * der.der).toFixed(1)} %`);
+  });
+
+  test('speaker_count 3: DER ≤ 3 %', async () => {
+    const turns = await diarize(meeting.audio, detectSpeech(meeting.audio, VAD), { ...AUTO, speaker_count: 3 }, uncontrolled());
+    const der = diarizationErrorRate(meeting.reference, turns);
+    assert.equal(der.hypothesis_speakers, 3);
+    assert.ok(der.der <= 0.03, `DER ${(100 * der.der).toFixed(1)} %`);
+  });
+});
+
+function hasFlite(): boolean {
+  try {
+    execFileSync('flite', ['-lv'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Without the synthesizer's leading and trailing near-silence. */
+function trim(x: Float32Array): Float32Array {
+  let from = 0;
+  let to = x.length;
+  while (from < to && Math.abs(x[from]!) < 1e-3) from++;
+  while (to > from && Math.abs(x[to - 1]!) < 1e-3) to--;
+  return x.slice(from, to);
+}
+
+/** Lines in turn with pauses of 0.3–0.7 s (a fixed pattern), over a little hiss. */
+function meetingWithPauses(lines: { who: number; x: Float32Array }[]): Meeting {
+  const pauses = [0.3, 0.5, 0.7, 0.4, 0.6];
+  const gaps = lines.map((_, i) => Math.round(pauses[i % pauses.length]! * RATE));
+  const length = RATE + lines.reduce((n, l, i) => n + l.x.length + gaps[i]!, 0);
+  const x = new Float32Array(length);
+  let at = RATE / 2;
+  const truth: Meeting['truth'] = [];
+  lines.forEach((l, i) => {
+    x.set(l.x, at);
+    truth.push({ who: l.who, start: at / RATE, end: (at + l.x.length) / RATE });
+    at += l.x.length + gaps[i]!;
+  });
+  let s = 11;
+  for (let i = 0; i < x.length; i++) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    x[i]! += 0.002 * (s / 0x7fffffff - 0.5) * 3.46;
+  }
+  return { audio: { sampleRate: RATE, samples: x, durationSeconds: x.length / RATE }, truth };
+}

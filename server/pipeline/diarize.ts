@@ -1,39 +1,66 @@
 /**
- * Diarization: who spoke when, by clustering the voice in short windows.
+ * Diarization: who spoke when, by clustering the voice.
  *
- *   1. Speech regions are cut into windows of 1.5 s every 0.75 s.
- *   2. Each window is described by MFCCs (pre-emphasis, Hamming window,
- *      radix-2 FFT, mel filterbank, log, DCT; mean and standard deviation of
- *      c1…c12 over the window's voiced-enough frames) and pitch (YIN on voiced
- *      frames: median log-F0 and its spread). Every dimension is standardised
- *      over the recording, then weighted.
- *   3. Agglomerative clustering, average linkage on cosine distance, gives
- *      a dendrogram. With speaker_count the cut gives that many speakers.
- *      Otherwise, from max_speakers down to min_speakers, the first cut in
- *      which every pair of clusters passes a likelihood-ratio test on their
- *      frames (weakestSplit; the bar comes from clustering_threshold) wins,
- *      and one speaker when none does. Clusters too small to be a speaker
- *      (a cough, a laugh) join the nearest real one.
- *   4. Labels are refined by reassigning windows to the nearest centroid,
- *      voted onto a 0.1 s time grid, smoothed with a majority filter, and
- *      runs become turns; speakers are named S1, S2, … by first appearance.
- * Decision: docs/decisions/010-decode-vad-diarization.md.
+ *   1. Speech regions are cut into blocks of 0.25 s. Each block keeps the
+ *      sufficient statistics (count, sum, sum of outer products) of its
+ *      frames' MFCCs c1…c12 (25 ms frames every 10 ms) and of its voiced
+ *      frames' log-F0 (YIN). Only frames that carry voice count: above the
+ *      recording's background level (its 10th-percentile frame level + 6 dB)
+ *      and within 35 dB of the loudest frame within 0.75 s.
+ *   2. Windows of 6 blocks (1.5 s, hop 0.75 s) are described by mean and
+ *      standard deviation of the cepstra and mean and spread of log-F0,
+ *      standardised over the recording and weighted; average-linkage
+ *      clustering on cosine distance cut into at least 12 clusters (2 ×
+ *      max_speakers) gives a generous first partition.
+ *   3. Bottom-up: the pair of clusters whose frames one Gaussian explains
+ *      nearly as well as two (the smallest splitScore, a per-frame BIC
+ *      likelihood ratio) merges, until every pair scores at least the bar
+ *      from clustering_threshold (or the count is speaker_count, or within
+ *      max_speakers). Then a Viterbi resegmentation assigns every block to
+ *      the speaker whose full-covariance Gaussians explain it best, with a
+ *      penalty per change of speaker; the same test runs again on its
+ *      result, and a cluster with under 2 s of voice or no stretch of 1.5 s
+ *      of its own (windows that straddled two voices) joins its nearest.
+ *   4. Runs of a label become turns; turns under 0.5 s join a neighbour;
+ *      speakers are named S1, S2, … by first appearance.
+ * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
+ * method), 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 
-const WINDOW_SECONDS = 1.5;
-const WINDOW_HOP_SECONDS = 0.75;
-/** A region shorter than this has no window of its own; it takes its speaker from the nearest labelled speech. */
+/** Speech regions are cut into blocks of about this length: the unit a speaker is assigned to. */
+const BLOCK_SECONDS = 0.25;
+/** Windows of 6 blocks (1.5 s) every 3 (0.75 s) describe the voice for the first clustering. */
+const WINDOW_BLOCKS = 6;
+const WINDOW_HOP_BLOCKS = 3;
+/** A region shorter than this has no window of its own; the resegmentation still gives it a speaker. */
 const MIN_WINDOW_SECONDS = 0.4;
+/** A window with fewer kept frames than this says too little about a voice to be clustered. */
+const MIN_WINDOW_FRAMES = 20;
 /** Above this many windows, the dendrogram is built on an evenly spaced sample of them (memory and time grow as n²). */
 const MAX_CLUSTER_POINTS = 1200;
-/** A cluster with fewer windows than this is not a speaker of its own. */
+/** In the dendrogram cut, a cluster with fewer windows than this is not kept. */
 const MIN_SPEAKER_WINDOWS = 3;
-/** Passes of nearest-centroid reassignment after the cut. */
+/** Passes of nearest-centroid refinement after the dendrogram cut. */
 const REFINE_PASSES = 5;
-/** Time grid of the smoothing, and the majority filter's length on it. */
-const GRID_SECONDS = 0.1;
-const SMOOTH_SECONDS = 1.1;
+/** Passes of Viterbi resegmentation (models refitted between passes) after each merge. */
+const RESEGMENT_PASSES = 4;
+/** Clusters cut from the dendrogram before merging by likelihood (at least twice max_speakers). */
+const INITIAL_CLUSTERS = 12;
+/** A cluster with fewer kept frames (10 ms each) than this is not a speaker of its own: 2 s of voice. */
+const MIN_SPEAKER_FRAMES = 200;
+/** Nor is one whose longest uninterrupted stretch is shorter than this. */
+const MIN_SPEAKER_RUN_SECONDS = 1.5;
+/** Added to covariance diagonals (cepstra are O(1)–O(10)), so a small cluster's covariance stays invertible. */
+const COVARIANCE_RIDGE = 1e-3;
+/** Log-likelihood (nats) a change of speaker costs in the resegmentation, inside a region and across a pause. */
+const SWITCH_PENALTY = 25;
+const SWITCH_PENALTY_ACROSS_PAUSE = 10;
+/** Frames quieter than this quantile of the recording's frame levels plus the margin are background, not voice. */
+const BACKGROUND_QUANTILE = 0.1;
+const BACKGROUND_MARGIN_DB = 6;
+/** Frames are compared with the loudest frame within this many seconds either side. */
+const LOCAL_PEAK_SECONDS = 0.75;
 /** Turns shorter than this are absorbed by their neighbours. */
 const MIN_TURN_SECONDS = 0.5;
 /** Turns of one speaker closer than this are one turn. */
@@ -46,15 +73,16 @@ const WEIGHT_PITCH_MEDIAN = 2.5;
 const WEIGHT_PITCH_SPREAD = 0.7;
 
 /**
- * The split score (see weakestSplit) that two clusters need to stay two
- * speakers, from clustering_threshold (0..1): 0.1 at 0, 0.3 at the default
- * 0.5, 0.5 at 1. A higher threshold merges more and finds fewer speakers.
- * Calibrated on synthetic voices (decision 010): one voice split in two
- * scores 0.1–0.2, two distinct voices 0.4 and more.
+ * The split score (see splitScore) that two clusters need to stay two
+ * speakers, from clustering_threshold (0..1): 0.05 at 0, 0.4 at the default
+ * 0.5, 0.75 at 1. A higher threshold merges more and finds fewer speakers.
+ * Measured on Flite/Festival and espeak-ng voices (decision 034): one voice
+ * split in two scored up to about 0.3, two espeak-ng voices that differ
+ * mostly in pitch 0.44, different Flite/Festival speakers more.
  */
 function requiredSplitScore(clusteringThreshold: number): number {
   const t = Number.isFinite(clusteringThreshold) ? Math.min(1, Math.max(0, clusteringThreshold)) : 0.5;
-  return 0.05 + 0.4 * t;
+  return 0.05 + 0.7 * t;
 }
 
 // ── Entry points ─────────────────────────────────────────────────────────
@@ -80,26 +108,22 @@ export async function diarize(
   if (speech.length === 0) return [];
   control.progress(0);
 
-  const windows = cutWindows(speech);
-  const { rows: features, stats } = await describeWindows(audio, windows, control);
-  control.progress(0.6);
+  const cut = cutBlocks(speech);
+  const windows = cutWindows(cut);
+  const blocks = await describeBlocks(audio, cut, control);
+  control.progress(0.5);
 
-  let labels: Int32Array;
-  if (windows.length === 0) {
-    labels = new Int32Array(0);
-  } else {
-    const fixed = settings.speaker_count;
-    const maxSpeakers = Math.max(1, settings.max_speakers, settings.min_speakers);
-    labels = await clusterWindows(features, stats, {
-      fixed: fixed === null || fixed === undefined ? null : Math.max(1, fixed),
-      min: Math.max(1, Math.min(settings.min_speakers, maxSpeakers)),
-      max: maxSpeakers,
-      splitScore: requiredSplitScore(settings.clustering_threshold),
-      control,
-    });
-  }
+  const fixed = settings.speaker_count;
+  const maxSpeakers = Math.max(1, settings.max_speakers, settings.min_speakers);
+  const labels = await clusterBlocks(blocks, windows, {
+    fixed: fixed === null || fixed === undefined ? null : Math.max(1, fixed),
+    min: Math.max(1, Math.min(settings.min_speakers, maxSpeakers)),
+    max: maxSpeakers,
+    splitScore: requiredSplitScore(settings.clustering_threshold),
+    control,
+  });
   control.progress(0.9);
-  const turns = turnsFromWindows(speech, windows, labels);
+  const turns = turnsFromBlocks(blocks, labels);
   control.progress(1);
   return turns;
 }
@@ -150,29 +174,197 @@ export function assignSpeakers(words: readonly { start: number; end: number }[],
   });
 }
 
-// ── Windows ──────────────────────────────────────────────────────────────
+// ── Blocks and windows ───────────────────────────────────────────────────
 
-interface Window {
+/** A short stretch of one speech region: the unit speakers are assigned to. */
+interface Block {
   start: number;
   end: number;
+  region: number;
+  stats: FrameStats;
 }
 
-function cutWindows(regions: readonly SpeechRegion[]): Window[] {
+/** A run of consecutive blocks of one region: the unit the first clustering describes. */
+interface Window {
+  first: number;
+  /** One past the last block. */
+  last: number;
+}
+
+/** Each region cut into BLOCK_SECONDS blocks (the last takes the remainder; a short region is one block). */
+function cutBlocks(regions: readonly SpeechRegion[]): Omit<Block, 'stats'>[] {
+  const out: Omit<Block, 'stats'>[] = [];
+  regions.forEach((r, region) => {
+    const count = Math.max(1, Math.round((r.end - r.start) / BLOCK_SECONDS));
+    const step = (r.end - r.start) / count;
+    for (let i = 0; i < count; i++) out.push({ start: r.start + i * step, end: i === count - 1 ? r.end : r.start + (i + 1) * step, region });
+  });
+  return out;
+}
+
+/** Windows of WINDOW_BLOCKS blocks every WINDOW_HOP_BLOCKS inside each region; a shorter region of at least MIN_WINDOW_SECONDS is one window. */
+function cutWindows(blocks: readonly Omit<Block, 'stats'>[]): Window[] {
   const out: Window[] = [];
-  for (const r of regions) {
-    const length = r.end - r.start;
-    if (length < MIN_WINDOW_SECONDS) continue;
-    if (length <= WINDOW_SECONDS) {
-      out.push({ start: r.start, end: r.end });
-      continue;
+  let from = 0;
+  while (from < blocks.length) {
+    let to = from;
+    while (to < blocks.length && blocks[to]!.region === blocks[from]!.region) to++;
+    const length = blocks[to - 1]!.end - blocks[from]!.start;
+    if (to - from <= WINDOW_BLOCKS) {
+      if (length >= MIN_WINDOW_SECONDS) out.push({ first: from, last: to });
+    } else {
+      let s = from;
+      for (; s + WINDOW_BLOCKS <= to; s += WINDOW_HOP_BLOCKS) out.push({ first: s, last: s + WINDOW_BLOCKS });
+      // The tail the hop did not reach gets a window ending with the region.
+      if (out[out.length - 1]!.last < to) out.push({ first: to - WINDOW_BLOCKS, last: to });
     }
-    let s = r.start;
-    for (; s + WINDOW_SECONDS <= r.end; s += WINDOW_HOP_SECONDS) out.push({ start: s, end: s + WINDOW_SECONDS });
-    // The tail the hop did not reach gets a window ending with the region.
-    if (out[out.length - 1]!.end < r.end - 0.1) out.push({ start: r.end - WINDOW_SECONDS, end: r.end });
+    from = to;
   }
-  // In time order (the tail window starts before the last hop's): later steps walk them with one pointer.
-  return out.sort((a, b) => a.start - b.start);
+  return out;
+}
+
+/** Frame energy below which a frame is background, in dBFS: the recording's quiet end plus a margin. */
+function backgroundLevelDb(samples: Float32Array): number {
+  const levels: number[] = [];
+  for (let at = 0; at + FRAME <= samples.length; at += FRAME_HOP * 4) {
+    let energy = 0;
+    for (let i = 0; i < FRAME; i++) energy += samples[at + i]! ** 2;
+    levels.push(10 * Math.log10(energy / FRAME + 1e-12));
+  }
+  if (levels.length === 0) return -Infinity;
+  levels.sort((a, b) => a - b);
+  return quantile(levels, BACKGROUND_QUANTILE) + BACKGROUND_MARGIN_DB;
+}
+
+/**
+ * The frame statistics of every block: cepstra of the frames that carry
+ * voice (above the background and within FRAME_DYNAMIC_RANGE_DB of the
+ * loudest frame nearby) and log-F0 of its voiced pitch frames.
+ */
+async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 'stats'>[], control: StageControl): Promise<Block[]> {
+  const mfcc = new MfccExtractor(audio.sampleRate);
+  const down = decimateBy2(audio.samples);
+  const background = backgroundLevelDb(audio.samples);
+  const blocks: Block[] = [];
+  let from = 0;
+  while (from < cut.length) {
+    if (blocks.length % 200 === 0 || from === 0) {
+      await control.checkpoint();
+      control.progress((0.5 * from) / cut.length);
+    }
+    let to = from;
+    while (to < cut.length && cut[to]!.region === cut[from]!.region) to++;
+    // One region at a time: its frames, then each block's share.
+    const start = cut[from]!.start;
+    const end = cut[to - 1]!.end;
+    const f0 = Math.floor((start * audio.sampleRate) / FRAME_HOP);
+    const f1 = Math.max(f0, Math.floor((end * audio.sampleRate - FRAME) / FRAME_HOP));
+    const frames: { ceps: Float64Array; energyDb: number }[] = [];
+    for (let f = f0; f <= f1; f++) frames.push(mfcc.frame(audio.samples, f * FRAME_HOP));
+    const reach = Math.round(LOCAL_PEAK_SECONDS * 100);
+    const peak = slidingMax(
+      frames.map((f) => f.energyDb),
+      reach,
+    );
+    const pitch: { time: number; logHz: number }[] = [];
+    const p0 = Math.floor((start * PITCH_RATE) / PITCH_HOP);
+    const p1 = Math.floor((end * PITCH_RATE - PITCH_FRAME - PITCH_MAX_LAG) / PITCH_HOP);
+    for (let p = p0; p <= p1; p++) {
+      const hz = yinPitch(down, p * PITCH_HOP);
+      if (hz > 0) pitch.push({ time: (p * PITCH_HOP + PITCH_FRAME / 2) / PITCH_RATE, logHz: Math.log2(hz) });
+    }
+    let fi = 0;
+    let pi = 0;
+    for (let b = from; b < to; b++) {
+      const block = cut[b]!;
+      const st = emptyStats();
+      // A frame belongs to the block holding its centre.
+      for (; fi < frames.length && ((f0 + fi) * FRAME_HOP + FRAME / 2) / audio.sampleRate < block.end; fi++) {
+        const fr = frames[fi]!;
+        if (fr.energyDb < background || fr.energyDb < peak[fi]! - FRAME_DYNAMIC_RANGE_DB) continue;
+        st.n++;
+        for (let i = 0; i < CEPSTRA; i++) {
+          st.sum[i]! += fr.ceps[i]!;
+          for (let j = 0; j < CEPSTRA; j++) st.outer[i * CEPSTRA + j]! += fr.ceps[i]! * fr.ceps[j]!;
+        }
+      }
+      for (; pi < pitch.length && pitch[pi]!.time < block.end; pi++) {
+        st.pn++;
+        st.psum += pitch[pi]!.logHz;
+        st.psq += pitch[pi]!.logHz ** 2;
+      }
+      blocks.push({ ...block, stats: st });
+    }
+    from = to;
+  }
+  return blocks;
+}
+
+/** For each position, the largest value within ±reach. */
+function slidingMax(values: readonly number[], reach: number): Float64Array {
+  const out = new Float64Array(values.length);
+  // Block maxima of width reach+1 make it O(n·(reach/width)) = O(n).
+  const width = reach + 1;
+  const chunk = new Float64Array(Math.ceil(values.length / width)).fill(-Infinity);
+  values.forEach((v, i) => (chunk[Math.floor(i / width)] = Math.max(chunk[Math.floor(i / width)]!, v)));
+  for (let i = 0; i < values.length; i++) {
+    const lo = Math.max(0, i - reach);
+    const hi = Math.min(values.length - 1, i + reach);
+    let m = -Infinity;
+    let j = lo;
+    while (j <= hi) {
+      if (j % width === 0 && j + width - 1 <= hi) {
+        m = Math.max(m, chunk[j / width]!);
+        j += width;
+      } else {
+        m = Math.max(m, values[j]!);
+        j++;
+      }
+    }
+    out[i] = m;
+  }
+  return out;
+}
+
+/**
+ * Window feature vectors for the first clustering: mean and standard
+ * deviation of each cepstrum, mean and spread of log-F0, each dimension
+ * standardised over the recording and weighted.
+ */
+function windowFeatures(windowStats: readonly FrameStats[]): Float64Array[] {
+  const pitchMean = new Float64Array(windowStats.length).fill(NaN);
+  const pitchSpread = new Float64Array(windowStats.length).fill(NaN);
+  const rows = windowStats.map((st, w) => {
+    const row = new Float64Array(FEATURE_DIMENSIONS);
+    const n = Math.max(1, st.n);
+    for (let c = 0; c < CEPSTRA; c++) {
+      const mean = st.sum[c]! / n;
+      row[c] = mean;
+      row[CEPSTRA + c] = Math.sqrt(Math.max(0, st.outer[c * CEPSTRA + c]! / n - mean * mean));
+    }
+    if (st.pn >= 3) {
+      pitchMean[w] = st.psum / st.pn;
+      pitchSpread[w] = Math.sqrt(Math.max(0, st.psq / st.pn - (st.psum / st.pn) ** 2));
+    }
+    return row;
+  });
+  // Windows without enough voiced frames take the recording's typical pitch: neutral after standardising.
+  fillMissing(pitchMean);
+  fillMissing(pitchSpread);
+  rows.forEach((row, w) => {
+    row[2 * CEPSTRA] = pitchMean[w]!;
+    row[2 * CEPSTRA + 1] = pitchSpread[w]!;
+  });
+  standardise(rows);
+  for (const row of rows) {
+    for (let c = 0; c < CEPSTRA; c++) {
+      row[c]! *= WEIGHT_MFCC_MEAN;
+      row[CEPSTRA + c]! *= WEIGHT_MFCC_STD;
+    }
+    row[2 * CEPSTRA]! *= WEIGHT_PITCH_MEDIAN;
+    row[2 * CEPSTRA + 1]! *= WEIGHT_PITCH_SPREAD;
+  }
+  return rows;
 }
 
 // ── Features ─────────────────────────────────────────────────────────────
@@ -213,117 +405,6 @@ function addStats(into: FrameStats, from: FrameStats): void {
   into.n += from.n;
   for (let i = 0; i < into.sum.length; i++) into.sum[i]! += from.sum[i]!;
   for (let i = 0; i < into.outer.length; i++) into.outer[i]! += from.outer[i]!;
-}
-
-/**
- * Per-window feature vectors (one row of FEATURE_DIMENSIONS per window,
- * standardised and weighted) and the frame statistics of each window.
- */
-async function describeWindows(
-  audio: PcmAudio,
-  windows: readonly Window[],
-  control: StageControl,
-): Promise<{ rows: Float64Array[]; stats: FrameStats[] }> {
-  const mfcc = new MfccExtractor(audio.sampleRate);
-  const rows: Float64Array[] = [];
-  const stats: FrameStats[] = [];
-  const pitchMedian = new Float64Array(windows.length).fill(NaN);
-  const pitchSpread = new Float64Array(windows.length).fill(NaN);
-  // Frames are shared by overlapping windows: cache them by frame index.
-  const frameCache = new Map<number, { ceps: Float64Array; energyDb: number }>();
-  const pitchCache = new Map<number, number>();
-  const down = decimateBy2(audio.samples);
-
-  for (let w = 0; w < windows.length; w++) {
-    if (w % 50 === 0) {
-      await control.checkpoint();
-      control.progress((0.6 * w) / windows.length);
-    }
-    const win = windows[w]!;
-    const first = Math.floor((win.start * audio.sampleRate) / FRAME_HOP);
-    const last = Math.max(first, Math.floor((win.end * audio.sampleRate - FRAME) / FRAME_HOP));
-    const frames: { ceps: Float64Array; energyDb: number }[] = [];
-    for (let f = first; f <= last; f++) {
-      let fr = frameCache.get(f);
-      if (fr === undefined) {
-        fr = mfcc.frame(audio.samples, f * FRAME_HOP);
-        frameCache.set(f, fr);
-      }
-      frames.push(fr);
-    }
-    // The cache only needs frames later windows may still reach.
-    for (const key of frameCache.keys()) {
-      if (key >= first) break;
-      frameCache.delete(key);
-    }
-    const loudest = frames.reduce((m, f) => Math.max(m, f.energyDb), -Infinity);
-    const kept = frames.filter((f) => f.energyDb >= loudest - FRAME_DYNAMIC_RANGE_DB);
-    const st = emptyStats();
-    for (const f of kept) {
-      st.n++;
-      for (let i = 0; i < CEPSTRA; i++) {
-        st.sum[i]! += f.ceps[i]!;
-        for (let j = 0; j < CEPSTRA; j++) st.outer[i * CEPSTRA + j]! += f.ceps[i]! * f.ceps[j]!;
-      }
-    }
-    stats.push(st);
-    const row = new Float64Array(FEATURE_DIMENSIONS);
-    for (let c = 0; c < CEPSTRA; c++) {
-      let sum = 0;
-      for (const f of kept) sum += f.ceps[c]!;
-      const mean = sum / kept.length;
-      let sq = 0;
-      for (const f of kept) sq += (f.ceps[c]! - mean) ** 2;
-      row[c] = mean;
-      row[CEPSTRA + c] = Math.sqrt(sq / kept.length);
-    }
-
-    // Pitch on the 8 kHz copy, every 20 ms.
-    const f0: number[] = [];
-    const pFirst = Math.floor((win.start * 8000) / PITCH_HOP);
-    const pLast = Math.floor((win.end * 8000 - PITCH_FRAME - PITCH_MAX_LAG) / PITCH_HOP);
-    for (let p = pFirst; p <= pLast; p++) {
-      let hz = pitchCache.get(p);
-      if (hz === undefined) {
-        hz = yinPitch(down, p * PITCH_HOP);
-        pitchCache.set(p, hz);
-      }
-      if (hz > 0) f0.push(Math.log2(hz));
-    }
-    for (const key of pitchCache.keys()) {
-      if (key >= pFirst) break;
-      pitchCache.delete(key);
-    }
-    for (const v of f0) {
-      st.pn++;
-      st.psum += v;
-      st.psq += v * v;
-    }
-    if (f0.length >= 3) {
-      f0.sort((a, b) => a - b);
-      pitchMedian[w] = quantile(f0, 0.5);
-      pitchSpread[w] = quantile(f0, 0.75) - quantile(f0, 0.25);
-    }
-    rows.push(row);
-  }
-
-  // Windows without enough voiced frames take the recording's typical pitch: neutral after standardising.
-  fillMissing(pitchMedian);
-  fillMissing(pitchSpread);
-  rows.forEach((row, w) => {
-    row[2 * CEPSTRA] = pitchMedian[w]!;
-    row[2 * CEPSTRA + 1] = pitchSpread[w]!;
-  });
-  standardise(rows);
-  for (const row of rows) {
-    for (let c = 0; c < CEPSTRA; c++) {
-      row[c]! *= WEIGHT_MFCC_MEAN;
-      row[CEPSTRA + c]! *= WEIGHT_MFCC_STD;
-    }
-    row[2 * CEPSTRA]! *= WEIGHT_PITCH_MEDIAN;
-    row[2 * CEPSTRA + 1]! *= WEIGHT_PITCH_SPREAD;
-  }
-  return { rows, stats };
 }
 
 function fillMissing(values: Float64Array): void {
@@ -562,56 +643,165 @@ interface ClusterOptions {
   fixed: number | null;
   min: number;
   max: number;
-  /** The split score (see weakestSplit) two clusters need to count as two speakers. */
+  /** The split score (see splitScore) two clusters need to count as two speakers. */
   splitScore: number;
   control: StageControl;
 }
 
-/** Cluster labels 0..k−1 for every window. */
-async function clusterWindows(rows: readonly Float64Array[], stats: readonly FrameStats[], opts: ClusterOptions): Promise<Int32Array> {
-  const n = rows.length;
-  const unit = rows.map(normalise);
+/**
+ * A speaker label 0..k−1 for every block: windows clustered on their
+ * feature vectors give a generous first partition, which is then merged,
+ * pair by pair, by the likelihood of the frames, each step followed by a
+ * Viterbi resegmentation of the blocks.
+ */
+async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[], opts: ClusterOptions): Promise<Int32Array> {
+  const stats = blocks.map((b) => b.stats);
+  const windowStats = windows.map((w) => {
+    const st = emptyStats();
+    for (let b = w.first; b < w.last; b++) addStats(st, stats[b]!);
+    return st;
+  });
+  // Windows with too few voiced-enough frames cannot be described; their blocks are placed by the resegmentation.
+  const usable = windows.map((_, i) => i).filter((i) => windowStats[i]!.n >= MIN_WINDOW_FRAMES);
+  if (usable.length <= 1) return new Int32Array(blocks.length);
+  const rows = windowFeatures(usable.map((i) => windowStats[i]!));
   // The dendrogram is built on at most MAX_CLUSTER_POINTS windows, evenly spread over the recording.
   const sample: number[] = [];
-  if (n <= MAX_CLUSTER_POINTS) for (let i = 0; i < n; i++) sample.push(i);
-  else for (let i = 0; i < MAX_CLUSTER_POINTS; i++) sample.push(Math.floor((i * n) / MAX_CLUSTER_POINTS));
-  const points = sample.map((i) => unit[i]!);
+  if (rows.length <= MAX_CLUSTER_POINTS) for (let i = 0; i < rows.length; i++) sample.push(i);
+  else for (let i = 0; i < MAX_CLUSTER_POINTS; i++) sample.push(Math.floor((i * rows.length) / MAX_CLUSTER_POINTS));
+  const points = sample.map((i) => normalise(rows[i]!));
   const m = points.length;
-  if (m === 1) return new Int32Array(n);
-
-  const distances = cosineDistances(points);
-  const merges = await averageLinkage(distances, m, opts.control);
+  const merges = await averageLinkage(cosineDistances(points), m, opts.control);
   const minSize = Math.min(MIN_SPEAKER_WINDOWS, Math.max(1, Math.floor(m / 4)));
-  // A cut of the dendrogram, then nearest-centroid passes: the cut gives the structure,
-  // the passes fix windows that average linkage put on the wrong side early on.
-  const candidate = (k: number) => refine(points, cutToSpeakers(merges, m, k, minSize, points));
+  const startK = Math.min(m, Math.max(INITIAL_CLUSTERS, 2 * opts.max, opts.fixed ?? 0));
+  let windowLabels = refine(points, cutToSpeakers(merges, m, startK, minSize, points));
 
-  let labels: Int32Array;
-  if (opts.fixed !== null) {
-    labels = candidate(Math.min(opts.fixed, m));
-  } else {
-    // From the most speakers allowed down: the first partition whose every pair of clusters
-    // is told apart (split score ≥ the bar) is the answer; one speaker when none is.
-    const sampledStats = sample.map((i) => stats[i]!);
-    labels = new Int32Array(m);
-    for (let k = Math.min(opts.max, m); k >= Math.max(2, opts.min); k--) {
-      await opts.control.checkpoint();
-      const found = candidate(k);
-      const count = countLabels(found);
-      if (count >= Math.max(2, opts.min) && weakestSplit(found, count, sampledStats) >= opts.splitScore) {
-        labels = found;
-        break;
-      }
-    }
-    if (countLabels(labels) < opts.min) labels = candidate(Math.min(opts.min, m));
+  // Blocks take the label their sampled windows vote for (−1: none covers them).
+  const votedLabels = (wl: Int32Array): Int32Array => {
+    const k = countLabels(wl);
+    const votes = blocks.map(() => new Int32Array(k));
+    sample.forEach((s, i) => {
+      const w = windows[usable[s]!]!;
+      for (let b = w.first; b < w.last; b++) votes[b]![wl[i]!]!++;
+    });
+    return Int32Array.from(votes, (v) => {
+      let best = -1;
+      let most = 0;
+      v.forEach((count, l) => {
+        if (count > most) {
+          most = count;
+          best = l;
+        }
+      });
+      return best;
+    });
+  };
+  const target = opts.fixed;
+  /** The pair of clusters to merge next, or null when every cluster is a speaker of its own. */
+  const nextMerge = (labels: Int32Array): [number, number] | null => {
+    // Label ids may have gaps (a window cluster can win no block): work on the present ones.
+    const ids = [...new Set(labels.filter((l) => l >= 0))].sort((a, b) => a - b);
+    const k = ids.length;
+    if (k <= Math.max(1, target ?? opts.min)) return null;
+    const all = clusterStats(labels, ids[k - 1]! + 1, stats);
+    const clusters = ids.map((id) => all[id]!);
+    const pair = weakestPair(clusters);
+    if (target !== null || k > opts.max || pair.score < opts.splitScore) return [ids[pair.a]!, ids[pair.b]!];
+    // A speaker says something of their own: a cluster with too little voice, or only fragments
+    // (windows that straddled two voices, turn onsets), joins the cluster it is least distinct from.
+    const runs = longestRuns(blocks, labels, ids[k - 1]! + 1);
+    let weakest = -1;
+    clusters.forEach((c, i) => {
+      if (c.n >= MIN_SPEAKER_FRAMES && runs[ids[i]!]! >= MIN_SPEAKER_RUN_SECONDS) return;
+      if (weakest < 0 || c.n < clusters[weakest]!.n) weakest = i;
+    });
+    if (weakest >= 0) return [ids[bestPartner(clusters, weakest)]!, ids[weakest]!];
+    return null;
+  };
+
+  // Bottom-up on the windows: the least distinct pair (by their frames) merges, then the
+  // nearest-centroid passes settle the windows, until every pair is told apart.
+  for (;;) {
+    await opts.control.checkpoint();
+    const merge = nextMerge(votedLabels(windowLabels));
+    if (merge === null) break;
+    const [into, from] = merge;
+    windowLabels = refine(
+      points,
+      windowLabels.map((l) => (l === from ? into : l)),
+    );
   }
+  // Then block by block: the resegmentation, and the same test on its result (a cluster of
+  // windows that straddled two voices dissolves into them and is too small to stay).
+  const keepCount = target !== null;
+  let labels = resegment(blocks, votedLabels(windowLabels), keepCount);
+  for (;;) {
+    await opts.control.checkpoint();
+    const merge = nextMerge(labels);
+    if (merge === null) break;
+    const [into, from] = merge;
+    labels = resegment(
+      blocks,
+      labels.map((l) => (l === from ? into : l)),
+      keepCount,
+    );
+  }
+  return labels;
+}
 
-  if (m === n) return labels;
-  // The windows left out of the sample go to the nearest centroid, then all are refined together.
-  const centroids = centroidsOf(points, labels, countLabels(labels));
-  const all = new Int32Array(n);
-  for (let i = 0; i < n; i++) all[i] = nearest(unit[i]!, centroids);
-  return refine(unit, all);
+/**
+ * Viterbi resegmentation, repeated with refitted models until the labels
+ * settle: every block goes to the speaker whose Gaussians explain its
+ * frames best, with a penalty for each change of speaker (a smaller one
+ * across a pause), so a turn needs sustained evidence. Clusters that end up
+ * with no block disappear; labels come back compact.
+ */
+function resegment(blocks: readonly Block[], start: Int32Array, keepCount = false): Int32Array {
+  // Blocks no window covered (−1) have no say in the first models; the Viterbi pass labels them.
+  let labels = compactLabels(start, true);
+  for (let pass = 0; pass < RESEGMENT_PASSES; pass++) {
+    const k = countLabels(labels.filter((l) => l >= 0));
+    if (k < 2) return labels.map(() => 0);
+    const models = clusterStats(labels, k, blocks.map((b) => b.stats)).map(fitGaussian);
+    const next = viterbi(blocks, models);
+    // A fixed count is the user's: a pass that would empty a cluster is not taken.
+    if (keepCount && countLabels(next) < k) return labels.map((l, i) => (l >= 0 ? l : next[i]!));
+    let changed = 0;
+    for (let i = 0; i < next.length; i++) if (next[i] !== labels[i]) changed++;
+    labels = compactLabels(next);
+    if (changed === 0) break;
+  }
+  return labels;
+}
+
+function viterbi(blocks: readonly Block[], models: readonly Gaussian[]): Int32Array {
+  const k = models.length;
+  const n = blocks.length;
+  const back = new Int32Array(n * k);
+  let score = new Float64Array(k);
+  let next = new Float64Array(k);
+  for (let b = 0; b < n; b++) {
+    const penalty = b > 0 && blocks[b]!.region === blocks[b - 1]!.region ? SWITCH_PENALTY : SWITCH_PENALTY_ACROSS_PAUSE;
+    // The best predecessor for a change of speaker is the same for every state.
+    let bestPrev = 0;
+    for (let s = 1; s < k; s++) if (score[s]! > score[bestPrev]!) bestPrev = s;
+    for (let s = 0; s < k; s++) {
+      const stay = score[s]!;
+      const change = score[bestPrev]! - penalty;
+      const from = b === 0 || stay >= change ? s : bestPrev;
+      back[b * k + s] = from;
+      next[s] = (b === 0 ? 0 : Math.max(stay, change)) + windowLogLikelihood(models[s]!, blocks[b]!.stats);
+    }
+    [score, next] = [next, score];
+  }
+  const out = new Int32Array(n);
+  let s = 0;
+  for (let i = 1; i < k; i++) if (score[i]! > score[s]!) s = i;
+  for (let b = n - 1; b >= 0; b--) {
+    out[b] = s;
+    s = back[b * k + s]!;
+  }
+  return out;
 }
 
 /** Nearest-centroid passes (k-means on unit vectors) until nothing moves; labels come back compact. */
@@ -633,48 +823,176 @@ function refine(points: readonly Float64Array[], start: Int32Array): Int32Array 
   return labels;
 }
 
+/**
+ * How much the pitch half of the split score counts. One voice's pitch is far from one
+ * Gaussian (it falls along every sentence), so a full-weight pitch ratio splits a voice
+ * into sentence starts and sentence ends.
+ */
+const PITCH_SPLIT_WEIGHT = 0.5;
 /** Fewer voiced frames than this in a cluster and its pitch is not compared. */
 const MIN_PITCH_FRAMES = 20;
 
-/**
- * How well the least distinct pair of clusters is told apart: the smallest,
- * over pairs, of the generalised likelihood ratio per frame of "two
- * Gaussians" against "one Gaussian",
- *   ½·(log|Σ_ab| − (n_a/n)·log|Σ_a| − (n_b/n)·log|Σ_b|),
- * on the frame cepstra plus the same on the voiced frames' log-F0. It is
- * about 0 when the two clusters' frames look alike and grows as the voices
- * differ. Unlike a distance between window features standardised over the
- * recording, it does not depend on how many voices the recording holds, and
- * no linear rescaling of the features changes it.
- */
-function weakestSplit(labels: Int32Array, k: number, stats: readonly FrameStats[]): number {
+/** Each cluster's summed frame statistics. */
+function clusterStats(labels: Int32Array, k: number, stats: readonly FrameStats[]): FrameStats[] {
   const clusters = Array.from({ length: k }, emptyStats);
-  labels.forEach((l, i) => addStats(clusters[l]!, stats[i]!));
-  const pitchVariance = (x: FrameStats) => Math.max(1e-4, x.psq / x.pn - (x.psum / x.pn) ** 2);
-  let weakest = Infinity;
-  for (let a = 0; a < k; a++) {
-    for (let b = a + 1; b < k; b++) {
-      const A = clusters[a]!;
-      const B = clusters[b]!;
-      const both = emptyStats();
-      addStats(both, A);
-      addStats(both, B);
-      // The BIC penalty per frame for the second Gaussian's extra parameters (a mean and a full
-      // covariance): without it, small clusters look distinct just because their fit is tighter.
-      const params = CEPSTRA + (CEPSTRA * (CEPSTRA + 1)) / 2;
-      let score =
-        0.5 * (logDetCovariance(both) - (A.n / both.n) * logDetCovariance(A) - (B.n / both.n) * logDetCovariance(B)) -
-        (0.5 * params * Math.log(Math.max(2, both.n))) / Math.max(1, both.n);
-      if (A.pn >= MIN_PITCH_FRAMES && B.pn >= MIN_PITCH_FRAMES) {
-        score +=
-          0.5 *
-            (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
-          Math.log(both.pn) / both.pn;
-      }
-      weakest = Math.min(weakest, score);
+  labels.forEach((l, i) => {
+    if (l >= 0) addStats(clusters[l]!, stats[i]!);
+  });
+  return clusters;
+}
+
+/**
+ * How well two clusters are told apart: the generalised likelihood ratio
+ * per frame of "two Gaussians" against "one Gaussian",
+ *   ½·(log|Σ_ab| − (n_a/n)·log|Σ_a| − (n_b/n)·log|Σ_b|),
+ * less the BIC penalty for the second Gaussian's parameters, on the frame
+ * cepstra, plus the same on the voiced frames' log-F0. About 0 (or below)
+ * when one voice explains both, growing as the voices differ. Unlike a
+ * distance between window features standardised over the recording, it does
+ * not depend on how many voices the recording holds, and no linear rescaling
+ * of the features changes it.
+ */
+function splitScore(A: FrameStats, B: FrameStats): number {
+  const both = emptyStats();
+  addStats(both, A);
+  addStats(both, B);
+  const params = CEPSTRA + (CEPSTRA * (CEPSTRA + 1)) / 2;
+  let score =
+    0.5 * (logDetCovariance(both) - (A.n / both.n) * logDetCovariance(A) - (B.n / both.n) * logDetCovariance(B)) -
+    (0.5 * params * Math.log(Math.max(2, both.n))) / Math.max(1, both.n);
+  if (A.pn >= MIN_PITCH_FRAMES && B.pn >= MIN_PITCH_FRAMES) {
+    const pitchScore =
+      0.5 * (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
+      Math.log(both.pn) / both.pn;
+    score += PITCH_SPLIT_WEIGHT * pitchScore;
+  }
+  return score;
+}
+
+function pitchVariance(x: FrameStats): number {
+  return x.pn > 0 ? Math.max(1e-4, x.psq / x.pn - (x.psum / x.pn) ** 2) : 1;
+}
+
+/** The least distinct pair of clusters and its split score. */
+function weakestPair(clusters: readonly FrameStats[]): { a: number; b: number; score: number } {
+  let best = { a: 0, b: 1, score: Infinity };
+  for (let a = 0; a < clusters.length; a++) {
+    for (let b = a + 1; b < clusters.length; b++) {
+      const score = splitScore(clusters[a]!, clusters[b]!);
+      if (score < best.score) best = { a, b, score };
     }
   }
-  return weakest;
+  return best;
+}
+
+/** For each label, the longest stretch of consecutive blocks of one region that carry it, in seconds. */
+function longestRuns(blocks: readonly Block[], labels: Int32Array, k: number): Float64Array {
+  const longest = new Float64Array(k);
+  let run = 0;
+  labels.forEach((l, i) => {
+    const b = blocks[i]!;
+    const continues = i > 0 && labels[i - 1] === l && blocks[i - 1]!.region === b.region;
+    run = (continues ? run : 0) + b.end - b.start;
+    if (l >= 0) longest[l] = Math.max(longest[l]!, run);
+  });
+  return longest;
+}
+
+/** The cluster that `of` is least distinct from. */
+function bestPartner(clusters: readonly FrameStats[], of: number): number {
+  let best = -1;
+  let bestScore = Infinity;
+  clusters.forEach((c, i) => {
+    if (i === of) return;
+    const score = splitScore(clusters[of]!, c);
+    if (score < bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  });
+  return best;
+}
+
+/** A full-covariance Gaussian on the cepstra and a 1-D one on voiced log-F0, from frame statistics. */
+interface Gaussian {
+  mean: Float64Array;
+  /** Inverse covariance, row-major. */
+  precision: Float64Array;
+  logDet: number;
+  pitchMean: number;
+  pitchVar: number;
+}
+
+function fitGaussian(s: FrameStats): Gaussian {
+  const d = CEPSTRA;
+  const n = Math.max(1, s.n);
+  const mean = s.sum.map((v) => v / n);
+  const c = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) c[i * d + j] = s.outer[i * d + j]! / n - mean[i]! * mean[j]!;
+  for (let i = 0; i < d; i++) c[i * d + i]! += COVARIANCE_RIDGE;
+  // Gauss–Jordan inverse (12×12, symmetric positive definite after the ridge).
+  const a = c.slice();
+  const inv = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) inv[i * d + i] = 1;
+  let logDet = 0;
+  for (let col = 0; col < d; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < d; r++) if (Math.abs(a[r * d + col]!) > Math.abs(a[pivot * d + col]!)) pivot = r;
+    if (pivot !== col) {
+      for (let j = 0; j < d; j++) {
+        [a[col * d + j], a[pivot * d + j]] = [a[pivot * d + j]!, a[col * d + j]!];
+        [inv[col * d + j], inv[pivot * d + j]] = [inv[pivot * d + j]!, inv[col * d + j]!];
+      }
+    }
+    const p = a[col * d + col]!;
+    logDet += Math.log(Math.abs(p));
+    for (let j = 0; j < d; j++) {
+      a[col * d + j]! /= p;
+      inv[col * d + j]! /= p;
+    }
+    for (let r = 0; r < d; r++) {
+      if (r === col) continue;
+      const f = a[r * d + col]!;
+      if (f === 0) continue;
+      for (let j = 0; j < d; j++) {
+        a[r * d + j]! -= f * a[col * d + j]!;
+        inv[r * d + j]! -= f * inv[col * d + j]!;
+      }
+    }
+  }
+  const pitchMean = s.pn > 0 ? s.psum / s.pn : 0;
+  return { mean, precision: inv, logDet, pitchMean, pitchVar: s.pn >= MIN_PITCH_FRAMES ? pitchVariance(s) : 1 };
+}
+
+/**
+ * Log-likelihood of a window's frames under a cluster's Gaussians, from the
+ * window's sufficient statistics (constants dropped: only comparisons matter).
+ */
+function windowLogLikelihood(g: Gaussian, w: FrameStats): number {
+  const d = CEPSTRA;
+  if (w.n === 0) return 0;
+  // Σ_f (x_f − μ)ᵀ P (x_f − μ) = tr(P·S) − 2·μᵀP·sum + n·μᵀPμ, with S the sum of outer products.
+  let trace = 0;
+  let cross = 0;
+  let quad = 0;
+  for (let i = 0; i < d; i++) {
+    let pm = 0;
+    let ps = 0;
+    for (let j = 0; j < d; j++) {
+      const p = g.precision[i * d + j]!;
+      trace += p * w.outer[j * d + i]!;
+      pm += p * g.mean[j]!;
+      ps += p * w.sum[j]!;
+    }
+    cross += g.mean[i]! * ps;
+    quad += g.mean[i]! * pm;
+  }
+  let ll = -0.5 * (w.n * g.logDet + trace - 2 * cross + w.n * quad);
+  if (w.pn > 0) {
+    const sq = w.psq - 2 * g.pitchMean * w.psum + w.pn * g.pitchMean ** 2;
+    ll += -0.5 * (w.pn * Math.log(g.pitchVar) + sq / g.pitchVar);
+  }
+  return ll;
 }
 
 /** log-determinant of the covariance the statistics describe (Cholesky; a small ridge keeps it defined). */
@@ -685,7 +1003,7 @@ function logDetCovariance(s: FrameStats): number {
   for (let i = 0; i < d; i++) {
     for (let j = 0; j < d; j++) c[i * d + j] = s.outer[i * d + j]! / n - (s.sum[i]! / n) * (s.sum[j]! / n);
   }
-  for (let i = 0; i < d; i++) c[i * d + i]! += 1e-3;
+  for (let i = 0; i < d; i++) c[i * d + i]! += COVARIANCE_RIDGE;
   let logDet = 0;
   for (let j = 0; j < d; j++) {
     let diag = c[j * d + j]!;
@@ -876,10 +1194,11 @@ function countLabels(labels: Int32Array): number {
   return new Set(labels).size;
 }
 
-/** Renumbers labels 0..k−1 with no gaps (a cluster can empty during refinement). */
-function compactLabels(labels: Int32Array): Int32Array {
+/** Renumbers labels 0..k−1 with no gaps (a cluster can empty during refinement); with keepUnlabelled, −1 stays −1. */
+function compactLabels(labels: Int32Array, keepUnlabelled = false): Int32Array {
   const map = new Map<number, number>();
   return labels.map((l) => {
+    if (keepUnlabelled && l < 0) return l;
     let v = map.get(l);
     if (v === undefined) {
       v = map.size;
@@ -889,92 +1208,16 @@ function compactLabels(labels: Int32Array): Int32Array {
   });
 }
 
-// ── From window labels to turns ──────────────────────────────────────────
+// ── From block labels to turns ───────────────────────────────────────────
 
-function turnsFromWindows(regions: readonly SpeechRegion[], windows: readonly Window[], labels: Int32Array): SpeakerTurn[] {
-  let k = 1;
-  for (const l of labels) k = Math.max(k, l + 1);
-  // Each region on a 0.1 s grid; each cell takes the label its covering windows vote for,
-  // nearer window centres weighing more.
-  interface Cell {
-    time: number;
-    label: number;
-  }
-  const cells: Cell[][] = [];
-  let w0 = 0;
-  for (const r of regions) {
-    const row: Cell[] = [];
-    const count = Math.max(1, Math.round((r.end - r.start) / GRID_SECONDS));
-    const step = (r.end - r.start) / count;
-    for (let c = 0; c < count; c++) {
-      const t = r.start + (c + 0.5) * step;
-      // Windows are sorted by start and at most WINDOW_SECONDS long: one starting that far back has ended.
-      while (w0 < windows.length && windows[w0]!.start + WINDOW_SECONDS < t) w0++;
-      const votes = new Float64Array(k);
-      for (let w = w0; w < windows.length && windows[w]!.start <= t; w++) {
-        const win = windows[w]!;
-        if (win.end < t) continue;
-        const centre = (win.start + win.end) / 2;
-        const halfWidth = (win.end - win.start) / 2 + 1e-6;
-        votes[labels[w]!]! += 1 - Math.abs(t - centre) / halfWidth + 1e-3;
-      }
-      let label = -1;
-      let best = 0;
-      votes.forEach((v, i) => {
-        if (v > best) {
-          best = v;
-          label = i;
-        }
-      });
-      row.push({ time: t, label });
-    }
-    cells.push(row);
-  }
-
-  // Cells no window covered (regions too short for one) take the nearest labelled cell's label.
-  const flat = cells.flat();
-  const labelled = flat.filter((c) => c.label >= 0);
-  if (labelled.length === 0) for (const c of flat) c.label = 0;
-  else {
-    let j = 0;
-    for (const c of flat) {
-      if (c.label >= 0) continue;
-      while (j + 1 < labelled.length && Math.abs(labelled[j + 1]!.time - c.time) <= Math.abs(labelled[j]!.time - c.time)) j++;
-      c.label = labelled[j]!.label;
-    }
-  }
-
-  // Majority filter along each region.
-  const half = Math.floor(SMOOTH_SECONDS / GRID_SECONDS / 2);
-  for (const row of cells) {
-    const source = row.map((c) => c.label);
-    for (let i = 0; i < row.length; i++) {
-      const counts = new Map<number, number>();
-      for (let j = Math.max(0, i - half); j <= Math.min(row.length - 1, i + half); j++) counts.set(source[j]!, (counts.get(source[j]!) ?? 0) + 1);
-      let label = source[i]!;
-      let most = counts.get(label) ?? 0;
-      for (const [l, n] of counts) {
-        if (n > most) {
-          most = n;
-          label = l;
-        }
-      }
-      row[i]!.label = label;
-    }
-  }
-
-  // Runs of a label become turns; regions' edges are the turns' outer edges.
+function turnsFromBlocks(blocks: readonly Block[], labels: Int32Array): SpeakerTurn[] {
+  // Runs of a label inside a region become turns; regions' edges are the turns' outer edges.
   let turns: { label: number; start: number; end: number }[] = [];
-  regions.forEach((r, ri) => {
-    const row = cells[ri]!;
-    const step = (r.end - r.start) / row.length;
-    let runStart = 0;
-    for (let i = 1; i <= row.length; i++) {
-      if (i === row.length || row[i]!.label !== row[runStart]!.label) {
-        turns.push({ label: row[runStart]!.label, start: r.start + runStart * step, end: r.start + i * step });
-        runStart = i;
-      }
-    }
+  blocks.forEach((b, i) => {
+    const last = turns[turns.length - 1];
+    const label = Math.max(0, labels[i]!);
+    if (last !== undefined && last.label === label && blocks[i - 1]!.region === b.region) last.end = b.end;
+    else turns.push({ label, start: b.start, end: b.end });
   });
 
   // Short turns between others are absorbed by the longer neighbour (within reach).
