@@ -15,8 +15,9 @@ ARGS ?=
 # Debian packages, installed (apt-get) only when missing. Running needs
 # RUN_PACKAGES: ffmpeg decodes and encodes audio; flite and festival (with its
 # HTS voice) speak the synthetic meetings in natural voices, espeak-ng on
-# request and for pronunciations; pocketsphinx recognizes speech,
-# sphinxbase-utils converts its language model for vocabulary bias;
+# request and for pronunciations; pocketsphinx recognizes speech;
+# sphinxbase-utils (sphinx_lm_convert) is for working on its language models
+# by hand (vocabulary bias spots keywords and does not call it);
 # pulseaudio and pulseaudio-utils (pacat, parec, pactl) carry the virtual
 # devices live recording captures from. Testing adds TEST_PACKAGES: sctk holds
 # NIST's scorers (sclite, md-eval) the project's own scorers are tested
