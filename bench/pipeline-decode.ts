@@ -129,12 +129,15 @@ export async function benchDecode(opts: { seconds: number; outDir: string; runs?
 
   for (const c of CASES) {
     const file = makeCase(opts.outDir, source, opts.seconds, c);
-    const [viaDecoder, viaInProcess, viaFfmpeg] = (await bestOf(runs, [
-      async () => (await auto.decode(file, c.ext, control)).durationSeconds,
-      async () => (await inProcess.decode(file, c.ext, control)).durationSeconds,
-      () => plainFfmpeg(file),
-    ])) as [Timing, Timing, Timing];
-    const speed = (r: Timing) => round(r.audio / r.seconds, 0);
+    // Only WAV and MP3 have an in-process decoder (decision 053); the other formats are ffmpeg's alone.
+    const inProcessReads = await inProcess.decode(file, c.ext, control).then(
+      () => true,
+      () => false,
+    );
+    const ways = [async () => (await auto.decode(file, c.ext, control)).durationSeconds, () => plainFfmpeg(file)];
+    if (inProcessReads) ways.push(async () => (await inProcess.decode(file, c.ext, control)).durationSeconds);
+    const [viaDecoder, viaFfmpeg, viaInProcess] = (await bestOf(runs, ways)) as [Timing, Timing, Timing | undefined];
+    const speed = (r: Timing | undefined) => (r === undefined ? null : round(r.audio / r.seconds, 0));
     const row = {
       file_bytes: statSync(file).size,
       audio_seconds: round(viaDecoder.audio, 3),
