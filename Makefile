@@ -12,18 +12,23 @@ NODE := node_modules/.bin/node
 # Extra start options for `make run`, e.g. make run ARGS="--port 9000".
 ARGS ?=
 
-# Debian packages the real parts need, installed (apt-get) only when missing:
-# ffmpeg decodes and encodes audio; flite and festival (with its HTS voice)
-# speak the synthetic meetings in natural voices, espeak-ng on request and for
-# pronunciations; pocketsphinx recognizes speech, sphinxbase-utils converts
-# its language model for vocabulary bias; sctk holds NIST's scorers (sclite,
-# md-eval) the project's own scorers are tested against; pulseaudio and
-# pulseaudio-utils (pacat, parec, pactl) carry the virtual devices live
-# recording captures from; chromium runs the browser tests.
-SYSTEM_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils sctk pulseaudio pulseaudio-utils chromium
+# Debian packages, installed (apt-get) only when missing. Running needs
+# RUN_PACKAGES: ffmpeg decodes and encodes audio; flite and festival (with its
+# HTS voice) speak the synthetic meetings in natural voices, espeak-ng on
+# request and for pronunciations; pocketsphinx recognizes speech;
+# sphinxbase-utils (sphinx_lm_convert) is for working on its language models
+# by hand (vocabulary bias spots keywords and does not call it);
+# pulseaudio and pulseaudio-utils (pacat, parec, pactl) carry the virtual
+# devices live recording captures from. Testing adds TEST_PACKAGES: sctk holds
+# NIST's scorers (sclite, md-eval) the project's own scorers are tested
+# against; chromium runs the browser tests. `make run` installs the first set,
+# `make test` both. `npm run doctor` says which of them are present.
+RUN_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils pulseaudio pulseaudio-utils
+TEST_PACKAGES := sctk chromium
+SYSTEM_PACKAGES := $(RUN_PACKAGES) $(TEST_PACKAGES)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 
-.PHONY: help setup system-packages run test bench soak typecheck lint clean
+.PHONY: help setup run-setup npm-packages system-packages run-packages run test bench soak typecheck lint clean
 
 help:
 	@echo "make run        start the gateway on 127.0.0.1:8420, the Control API on 127.0.0.1:8429"
@@ -36,7 +41,11 @@ help:
 	@echo "make clean      remove ./data and reports output"
 
 ## setup: idempotent; npm ci only when node_modules is missing or older than the lock file.
-setup: system-packages node_modules/.package-lock.json
+## run-setup installs only what running needs; setup adds the test packages.
+setup: system-packages npm-packages
+run-setup: run-packages npm-packages
+
+npm-packages: node_modules/.package-lock.json
 	@echo "Node $$($(NODE) --version) (the node devDependency; npm scripts run on it)"
 
 node_modules/.package-lock.json: package-lock.json
@@ -44,21 +53,25 @@ node_modules/.package-lock.json: package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
-system-packages:
-ifneq ($(strip $(SYSTEM_PACKAGES)),)
+# install-packages: apt-get installs those of the given packages that are missing.
+define install-packages
 	@missing=""; \
-	for p in $(SYSTEM_PACKAGES); do \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing system packages:$$missing"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
-else
-	@:
-endif
+endef
 
-run: setup
+run-packages:
+	$(call install-packages,$(RUN_PACKAGES))
+
+system-packages:
+	$(call install-packages,$(SYSTEM_PACKAGES))
+
+run: run-setup
 	$(NPM) start -- --control --enable-api $(ARGS)
 
 test: setup

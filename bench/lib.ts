@@ -10,6 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, platform, arch, totalmem } from 'node:os';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 
 // ── Report ─────────────────────────────────────────────────────────────────
 
@@ -432,4 +433,24 @@ export function formatRows(rows: readonly (readonly string[])[]): string {
 
 export function fmt(n: number | null | undefined, digits = 2): string {
   return n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits);
+}
+
+// ── Command lines ──────────────────────────────────────────────────────────
+
+/**
+ * The bench scripts' flags, read by node:util parseArgs (strict: no
+ * positionals, no unknown flags; `--flag value` and `--flag=value` alike).
+ * Its errors are turned into one line that ends with the script's usage.
+ */
+export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly string[], options: T, usage: string) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    const message = err instanceof Error ? err.message : String(err);
+    const name = /'([^']+)'/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new Error(`unknown argument ${name.split(' ')[0] ?? name}; use ${usage}`, { cause: err });
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new Error(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
+    throw err;
+  }
 }

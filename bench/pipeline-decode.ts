@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { uncontrolled, type ImportExtension } from '../server/pipeline/types.ts';
-import { machine, ratio, round } from './lib.ts';
+import { machine, ratio, readFlags, round } from './lib.ts';
 
 interface MediaCase {
   /** Report key. */
@@ -129,12 +129,15 @@ export async function benchDecode(opts: { seconds: number; outDir: string; runs?
 
   for (const c of CASES) {
     const file = makeCase(opts.outDir, source, opts.seconds, c);
-    const [viaDecoder, viaInProcess, viaFfmpeg] = (await bestOf(runs, [
-      async () => (await auto.decode(file, c.ext, control)).durationSeconds,
-      async () => (await inProcess.decode(file, c.ext, control)).durationSeconds,
-      () => plainFfmpeg(file),
-    ])) as [Timing, Timing, Timing];
-    const speed = (r: Timing) => round(r.audio / r.seconds, 0);
+    // Only WAV and MP3 have an in-process decoder (decision 053); the other formats are ffmpeg's alone.
+    const inProcessReads = await inProcess.decode(file, c.ext, control).then(
+      () => true,
+      () => false,
+    );
+    const ways = [async () => (await auto.decode(file, c.ext, control)).durationSeconds, () => plainFfmpeg(file)];
+    if (inProcessReads) ways.push(async () => (await inProcess.decode(file, c.ext, control)).durationSeconds);
+    const [viaDecoder, viaFfmpeg, viaInProcess] = (await bestOf(runs, ways)) as [Timing, Timing, Timing | undefined];
+    const speed = (r: Timing | undefined) => (r === undefined ? null : round(r.audio / r.seconds, 0));
     const row = {
       file_bytes: statSync(file).size,
       audio_seconds: round(viaDecoder.audio, 3),
@@ -159,16 +162,12 @@ export async function benchDecode(opts: { seconds: number; outDir: string; runs?
 }
 
 function parseCli(argv: readonly string[]): { seconds: number; outDir: string; runs: number } {
-  const opts = { seconds: 300, outDir: join(tmpdir(), 'mas-bench-decode'), runs: 3 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = argv[++i];
-    if (next === undefined) throw new Error(`${a} needs a value`);
-    if (a === '--seconds') opts.seconds = Number(next);
-    else if (a === '--out-dir') opts.outDir = resolve(next);
-    else if (a === '--runs') opts.runs = Number(next);
-    else throw new Error(`unknown argument ${a}; use --seconds N, --out-dir DIR, --runs N`);
-  }
+  const flags = readFlags(argv, { seconds: { type: 'string' }, 'out-dir': { type: 'string' }, runs: { type: 'string' } }, '--seconds N, --out-dir DIR, --runs N');
+  const opts = {
+    seconds: flags.seconds === undefined ? 300 : Number(flags.seconds),
+    outDir: flags['out-dir'] === undefined ? join(tmpdir(), 'mas-bench-decode') : resolve(flags['out-dir']),
+    runs: flags.runs === undefined ? 3 : Number(flags.runs),
+  };
   if (!(opts.seconds > 0) || !(opts.runs >= 1)) throw new Error('--seconds and --runs must be positive');
   return opts;
 }

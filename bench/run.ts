@@ -32,7 +32,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { barChart, escapeXml } from './charts.ts';
-import { fmt, formatRows, machine, round, type BenchModule, type BenchReport, type BenchRunOptions, type Chart, type Machine, type Target } from './lib.ts';
+import { fmt, formatRows, machine, readFlags, round, type BenchModule, type BenchReport, type BenchRunOptions, type Chart, type Machine, type Target } from './lib.ts';
 
 
 export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
@@ -68,20 +68,32 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): RunArgs {
   const args: RunArgs = { only: Object.keys(BENCHMARKS), tiny: false, outDir: join(REPO, 'reports'), options: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = (): string => {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (v === undefined || v === '') throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--only' || a.startsWith('--only=')) args.only = value().split(',').map((s) => s.trim()).filter((s) => s !== '');
-    else if (a === '--tiny') args.tiny = true;
-    else if (a === '--out-dir' || a.startsWith('--out-dir=')) args.outDir = resolve(value());
-    else if (PASS_THROUGH.some((o) => a === `--${o}` || a.startsWith(`--${o}=`))) args.options[a.slice(2).split('=')[0]!] = value();
-    else if (PASS_THROUGH_SWITCHES.includes(a.slice(2)) && a.startsWith('--')) args.options[a.slice(2)] = 'true';
-    else throw new Error(`unknown argument ${a}; use --only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --long)`);
+  const flags = readFlags(
+    argv,
+    {
+      only: { type: 'string' },
+      tiny: { type: 'boolean' },
+      'out-dir': { type: 'string' },
+      // Passed on to the quality benchmark (bench/quality.ts).
+      scripts: { type: 'string' },
+      scenes: { type: 'string' },
+      voices: { type: 'string' },
+      long: { type: 'boolean' },
+    },
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --long)',
+  );
+  if (flags.only !== undefined) args.only = flags.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (flags.tiny === true) args.tiny = true;
+  if (flags['out-dir'] !== undefined) {
+    if (flags['out-dir'] === '') throw new Error('--out-dir needs a value');
+    args.outDir = resolve(flags['out-dir']);
   }
+  for (const name of ['scripts', 'scenes', 'voices'] as const) {
+    const v = flags[name];
+    if (v === '') throw new Error(`--${name} needs a value`);
+    if (v !== undefined) args.options[name] = v;
+  }
+  if (flags.long === true) args.options.long = 'true';
   const unknown = args.only.filter((n) => !Object.hasOwn(BENCHMARKS, n));
   if (unknown.length > 0) throw new Error(`no benchmark named ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
   return args;

@@ -44,7 +44,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lineChart } from './charts.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
+import { fmt, formatRows, machine, readFlags, round, target, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { waitRound, wrongness } from './sse-waits.ts';
 import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
@@ -637,15 +637,9 @@ export function soakReportFile(outDir: string, minutes: number): string {
 }
 
 async function cli(argv: readonly string[]): Promise<void> {
-  let minutes = 20;
-  let outDir = join(REPO, 'reports');
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--minutes') minutes = Number(argv[++i]);
-    else if (a.startsWith('--minutes=')) minutes = Number(a.slice(10));
-    else if (a === '--out-dir') outDir = resolve(argv[++i] ?? '');
-    else throw new Error(`unknown argument ${a}; use --minutes N [--out-dir DIR]`);
-  }
+  const flags = readFlags(argv, { minutes: { type: 'string' }, 'out-dir': { type: 'string' } }, '--minutes N [--out-dir DIR]');
+  const minutes = flags.minutes === undefined ? 20 : Number(flags.minutes);
+  const outDir = resolve(flags['out-dir'] ?? join(REPO, 'reports'));
   if (!Number.isFinite(minutes) || minutes <= 0) throw new Error('--minutes needs a positive number');
   const report = await benchSoak(soakConfig(minutes), (line) => process.stderr.write(`${line}\n`));
   mkdirSync(outDir, { recursive: true });

@@ -6,7 +6,7 @@
  * fails prints one line and exits 1; a bad option exits 2.
  */
 import { Gateway, GatewayStartError } from './gateway.ts';
-import { OptionsError, parseOptions, USAGE, type StartOptions } from './options.ts';
+import { OptionsError, parseOptions, type StartOptions } from './options.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const NAME = 'mas';
@@ -16,14 +16,15 @@ async function main(): Promise<void> {
   try {
     const parsed = parseOptions(process.argv.slice(2), process.env);
     if (parsed.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(parsed.text);
       return;
     }
     options = parsed.options;
     for (const warning of parsed.warnings) process.stderr.write(`${NAME}: warning: ${warning}\n`);
   } catch (err) {
     if (!(err instanceof OptionsError)) throw err;
-    process.stderr.write(`${NAME}: ${err.message}\nRun with --help to see the options.\n`);
+    // One line, so that a service manager's log shows the whole reason.
+    process.stderr.write(`${NAME}: ${err.message} (see --help)\n`);
     process.exitCode = 2;
     return;
   }

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { DEFAULTS, OptionsError, parseOptions, type StartOptions } from './options.ts';
+import { DEFAULTS, OptionsError, parseOptions, USAGE, type StartOptions } from './options.ts';
+import { SERVER_VERSION } from './version.ts';
 
 function opts(argv: string[], env: Record<string, string> = {}): StartOptions {
   const parsed = parseOptions(argv, env);
@@ -130,8 +131,8 @@ test('boolean variables accept 1/true and 0/false only', () => {
 });
 
 test('--help asks for the usage text', () => {
-  assert.deepEqual(parseOptions(['--help'], {}), { help: true });
-  assert.deepEqual(parseOptions(['-h'], {}), { help: true });
+  assert.deepEqual(parseOptions(['--help'], {}), { help: true, text: USAGE });
+  assert.deepEqual(parseOptions(['-h'], {}), { help: true, text: USAGE });
 });
 
 test('main.ts: --help prints usage and exits 0; an unknown flag exits 2 with one clear line', () => {
@@ -141,7 +142,7 @@ test('main.ts: --help prints usage and exits 0; an unknown flag exits 2 with one
   assert.match(help.stdout, /--control-port/);
   const bad = spawnSync(process.execPath, [main, '--frobnicate'], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /^mas: unknown option --frobnicate\n/);
+  assert.match(bad.stderr, /^mas: unknown option --frobnicate \(see --help\)\n$/);
   assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
 });
 
@@ -158,4 +159,59 @@ test('slow-client limits: seconds for the timeouts, a count for connections, fla
   assert.match(refused(['--body-timeout', 'soon']), /--body-timeout must be a number of seconds/);
   assert.match(refused([], { MAS_IDLE_TIMEOUT: '-1' }), /MAS_IDLE_TIMEOUT must be a number of seconds/);
   assert.match(refused(['--max-connections', '1e3']), /--max-connections must be a whole number/);
+});
+
+// ── the environment schema (server/environment.ts) ─────────────────────────
+
+test('an unknown MAS_* variable is refused, with the near name it was probably meant as', () => {
+  assert.equal(refused([], { MAS_PROT: '9000' }), 'unknown environment variable MAS_PROT (did you mean MAS_PORT?)');
+  assert.equal(refused([], { MAS_SOMETHING_ELSE: '1' }), 'unknown environment variable MAS_SOMETHING_ELSE');
+  // Flags do not excuse a bad variable: the whole environment is checked at start.
+  assert.match(refused(['--port', '0'], { MAS_PORT: 'eighty' }), /^MAS_PORT must be a port number/);
+});
+
+test('malformed adapter variables are refused at start', () => {
+  assert.equal(refused([], { MAS_SUMMARY_URL: 'ftp://x' }), 'MAS_SUMMARY_URL must be an http:// or https:// URL, got "ftp://x"');
+  assert.match(refused([], { MAS_TRANSCRIBE_URL: 'not a url' }), /^MAS_TRANSCRIBE_URL must be an http/);
+  assert.match(refused([], { MAS_SUMMARY_TIMEOUT_MS: '1.5s' }), /^MAS_SUMMARY_TIMEOUT_MS must be a whole number of milliseconds/);
+  assert.match(refused([], { MAS_VIRTUAL_DEVICES: 'alsa' }), /^MAS_VIRTUAL_DEVICES /);
+  assert.match(refused([], { MAS_FAILPOINTS: 'migration.before-commit' }), /^MAS_FAILPOINTS must be a comma-separated list/);
+  assert.equal(refused([], { MAS_CONTROL_PORT: 'x' }), 'MAS_CONTROL_PORT must be a port number from 0 to 65535, got "x"');
+});
+
+test('well-formed gateway variables and the other tools\' variables start the gateway', () => {
+  const o = opts([], {
+    MAS_TOKEN: 'a token for the mas command line',
+    MAS_BASE_URL: 'http://127.0.0.1:8420',
+    MAS_CONTROL_URL: 'http://127.0.0.1:8429',
+    MAS_FUZZ_RUNS: '10',
+    MAS_SUMMARY_URL: 'http://127.0.0.1:11434/v1',
+    MAS_SUMMARY_API_KEY: 'k',
+    MAS_SUMMARY_TIMEOUT_MS: '1500',
+    MAS_TRANSCRIBE_URL: '',
+    MAS_WHISPER_CPP_BIN: '/opt/whisper/whisper-cli',
+    MAS_VIRTUAL_DEVICES: 'pulse',
+    MAS_FAILPOINTS: 'migration.before-commit=700',
+    MAS_PORT: '9000',
+  });
+  assert.equal(o.port, 9000);
+});
+
+test('--help lists the flags and the variables; --version prints the package version', () => {
+  const help = parseOptions(['--help'], { MAS_PROT: 'help is printed even with a bad environment' });
+  assert.ok(help.help);
+  for (const word of ['--port', '--version', 'MAS_PORT', 'MAS_SUMMARY_URL', 'MAS_WHISPER_CPP_BIN', 'MAS_TOKEN']) assert.ok(help.text.includes(word), word);
+  const version = parseOptions(['--version'], {});
+  assert.deepEqual(version, { help: true, text: `Meeting Automation Service gateway ${SERVER_VERSION}\n` });
+});
+
+test('main.ts: a bad variable exits 2 with one line before anything starts', () => {
+  const main = resolve(import.meta.dirname, 'main.ts');
+  const env = { PATH: process.env.PATH ?? '', MAS_SUMMARY_URL: 'ftp://x', MAS_DATA_DIR: '/nonexistent/never-created' };
+  const bad = spawnSync(process.execPath, [main], { encoding: 'utf8', timeout: 20_000, env });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr, 'mas: MAS_SUMMARY_URL must be an http:// or https:// URL, got "ftp://x" (see --help)\n');
+  const version = spawnSync(process.execPath, [main, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout, `Meeting Automation Service gateway ${SERVER_VERSION}\n`);
 });

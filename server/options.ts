@@ -10,7 +10,9 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { checkEnvironment, environmentHelp, type Env } from './environment.ts';
 import { CONNECTION_DEFAULTS, type ConnectionLimits } from './http/connection-limits.ts';
+import { SERVER_VERSION } from './version.ts';
 
 export interface ControlOptions {
   /** Always a loopback address. */
@@ -35,7 +37,8 @@ export interface StartOptions {
   limits: Partial<ConnectionLimits>;
 }
 
-export type ParsedOptions = { help: true } | { help: false; options: StartOptions; warnings: string[] };
+/** help: print `text` and exit 0 (--help or --version); else start with `options`. */
+export type ParsedOptions = { help: true; text: string } | { help: false; options: StartOptions; warnings: string[] };
 
 /** A start option that cannot be used; main.ts prints it and exits with code 2. */
 export class OptionsError extends Error {
@@ -86,7 +89,8 @@ Options (each has an environment variable; a flag wins over its variable):
   --max-connections N   open connections per API listener, 0 for no cap
                                                       MAS_MAX_CONNECTIONS (default ${CONNECTION_DEFAULTS.maxConnections})
   -h, --help            print this help
-`;
+  -v, --version         print the version
+${environmentHelp()}`;
 
 const OPTION_SPEC = {
   host: { type: 'string' },
@@ -103,13 +107,17 @@ const OPTION_SPEC = {
   'idle-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 export function parseOptions(argv: readonly string[], env: Env = process.env): ParsedOptions {
   const values = parseFlags(argv);
-  if (values.help === true) return { help: true };
+  if (values.help === true) return { help: true, text: USAGE };
+  if (values.version === true) return { help: true, text: `Meeting Automation Service gateway ${SERVER_VERSION}\n` };
+  // Every MAS_* variable is checked before any is used, flag or not (server/environment.ts).
+  const envProblem = checkEnvironment(env);
+  if (envProblem !== null) throw new OptionsError(envProblem);
 
   const warnings: string[] = [];
   const pick = (flag: string | undefined, variable: string): { value: string; from: string } | null => {

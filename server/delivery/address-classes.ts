@@ -2,8 +2,11 @@
  * What kind of address an IP is, for deciding where a webhook may point
  * (API.md, Webhooks: "Where a webhook may point"; docs/decisions/014-webhooks.md).
  *
- * A small CIDR classifier over IPv4 and IPv6, written out as tables so the
- * rules can be read and reviewed in one place. The most specific range wins.
+ * A CIDR classifier over IPv4 and IPv6, written out as tables so the rules
+ * can be read and reviewed in one place; node:net, the URL parser and
+ * ipaddr.js read the addresses and the ranges and match one against the other
+ * (docs/decisions/051-libraries-over-hand-written-code.md). The most specific
+ * range wins.
  * IPv6 forms that carry an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, NAT64
  * 64:ff9b::a.b.c.d, 6to4 2002:aabb:ccdd::) are judged by the IPv4 address
  * they lead to, so ::ffff:127.0.0.1 is loopback like 127.0.0.1.
@@ -15,6 +18,9 @@
  * - everything else (link-local, metadata, unspecified, multicast,
  *   broadcast, reserved): never, allowlisted or not.
  */
+import { isIPv4 } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
 export type AddressClass =
   | 'public'
   | 'loopback'
@@ -48,9 +54,12 @@ export interface Classified {
   range: string;
 }
 
-interface Range {
-  base: bigint;
-  bits: number;
+/** A row of a table: range, class, what to call it, and for embedded-v4 where the IPv4 bits sit. */
+type Row = readonly [string, AddressClass | 'embedded-v4', string, number?];
+
+/** A row of a table, parsed: the range as ipaddr.js matches it, most specific first. */
+interface Range<A> {
+  cidr: [A, number];
   /** The class, or 'embedded-v4' when the IPv4 address inside decides. */
   class: AddressClass | 'embedded-v4';
   range: string;
@@ -61,7 +70,7 @@ interface Range {
 // ── IPv4 ──────────────────────────────────────────────────────────────────
 // Sources: IANA IPv4 Special-Purpose Address Registry (RFC 6890 and updates),
 // and the documented cloud metadata endpoints.
-const V4_TABLE: readonly [string, AddressClass, string][] = [
+const V4_TABLE: readonly Row[] = [
   ['0.0.0.0/32', 'unspecified', 'the unspecified address'],
   ['0.0.0.0/8', 'reserved', '"this network" (0.0.0.0/8)'],
   ['10.0.0.0/8', 'private', 'private network (10.0.0.0/8)'],
@@ -91,7 +100,7 @@ const V4_TABLE: readonly [string, AddressClass, string][] = [
 // ── IPv6 ──────────────────────────────────────────────────────────────────
 // Sources: IANA IPv6 Special-Purpose Address Registry. Anything outside
 // global unicast (2000::/3) that no row names is reserved.
-const V6_TABLE: readonly [string, AddressClass | 'embedded-v4', string, number?][] = [
+const V6_TABLE: readonly Row[] = [
   ['::/128', 'unspecified', 'the unspecified address (::)'],
   ['::1/128', 'loopback', 'loopback (::1)'],
   ['::ffff:0:0/96', 'embedded-v4', 'IPv4-mapped', 0],
@@ -117,117 +126,59 @@ const V6_TABLE: readonly [string, AddressClass | 'embedded-v4', string, number?]
   ['ff00::/8', 'multicast', 'multicast (ff00::/8)'],
 ];
 
-function buildTable(rows: readonly (readonly [string, AddressClass | 'embedded-v4', string, number?])[], family: 4 | 6): Range[] {
+function buildTable<A>(rows: readonly Row[], parseCidr: (cidr: string) => [A, number]): Range<A>[] {
   const ranges = rows.map(([cidr, cls, range, v4Shift]) => {
-    const [text, bitsText] = cidr.split('/') as [string, string];
-    const parsed = family === 4 ? parseIPv4(text) : parseIPv6(text);
-    if (parsed === null) throw new Error(`bad range in the address table: ${cidr}`);
-    const r: Range = { base: parsed, bits: Number(bitsText), class: cls, range };
+    const r: Range<A> = { cidr: parseCidr(cidr), class: cls, range };
     if (v4Shift !== undefined) r.v4Shift = v4Shift;
     return r;
   });
   // Most specific first, so the first match is the answer.
-  return ranges.sort((a, b) => b.bits - a.bits);
+  return ranges.sort((a, b) => b.cidr[1] - a.cidr[1]);
 }
 
-const V4_RANGES = buildTable(V4_TABLE, 4);
-const V6_RANGES = buildTable(V6_TABLE, 6);
+const V4_RANGES = buildTable(V4_TABLE, (cidr) => ipaddr.IPv4.parseCIDR(cidr));
+const V6_RANGES = buildTable(V6_TABLE, (cidr) => ipaddr.IPv6.parseCIDR(cidr));
 
-function inRange(value: bigint, r: Range, width: number): boolean {
-  const shift = BigInt(width - r.bits);
-  return value >> shift === r.base >> shift;
+/**
+ * Canonical dotted-quad IPv4 text (what WHATWG URL parsing and the resolver
+ * produce), or null. node:net's isIPv4 takes exactly that form; spellings
+ * ipaddr.js would also take (octal, hex, short forms such as 127.1) are not IP
+ * text here: the URL parser has already normalised them, and a resolver
+ * answer never has them.
+ */
+function parseIPv4(text: string): ipaddr.IPv4 | null {
+  return isIPv4(text) ? ipaddr.IPv4.parse(text) : null;
 }
 
 /**
- * Parses canonical dotted-quad IPv4 text (what WHATWG URL parsing and the
- * resolver produce) into a 32-bit number. Other spellings (octal, hex, short
- * forms) are not IP text here: the URL parser has already normalised them.
+ * IPv6 text (any valid compression, an IPv4 tail, a zone id) → its canonical
+ * text and its value, or null. Three maintained parts, each for what it does
+ * best: the WHATWG URL host parser (node's own) validates and serialises to
+ * RFC 5952 text (lower case, longest zero run compressed, an IPv4 tail in
+ * hex); ipaddr.js reads that canonical text into groups for range matching.
+ * ipaddr.js 1.9.1 is not given raw text: it refuses valid forms with an IPv4
+ * tail after :: (64:ff9b::1.2.3.4) and takes nine-group ones
+ * (1:2:3:4:5:6:7:8::). The zone id is cut off by hand first (the URL parser
+ * has no zones, and a zone never changes which range an address is in), and
+ * only hex digits, colons and dots reach the URL parser, so no text can turn
+ * into a URL with a different host.
  */
-export function parseIPv4(text: string): bigint | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
-  let value = 0n;
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
-    const n = Number(part);
-    if (n > 255) return null;
-    value = (value << 8n) | BigInt(n);
+function parseIPv6(input: string): { value: ipaddr.IPv6; text: string } | null {
+  const zone = input.indexOf('%');
+  const text = zone >= 0 ? input.slice(0, zone) : input;
+  if (!/^[0-9a-fA-F:.]+$/.test(text)) return null;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
   }
-  return value;
+  return { value: ipaddr.IPv6.parse(canonical), text: canonical };
 }
 
-/** Parses IPv6 text (any valid compression, an IPv4 tail, a zone id which is dropped) into a 128-bit number. */
-export function parseIPv6(input: string): bigint | null {
-  let text = input;
-  const zone = text.indexOf('%');
-  if (zone >= 0) text = text.slice(0, zone);
-  if (text.length === 0 || text.length > 45) return null;
-
-  let tail: bigint | null = null;
-  const lastColon = text.lastIndexOf(':');
-  if (text.includes('.', lastColon)) {
-    tail = parseIPv4(text.slice(lastColon + 1));
-    if (tail === null) return null;
-    // Keep the colon in place; the tail counts as two groups.
-    text = `${text.slice(0, lastColon + 1)}0:0`;
-  }
-
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const groupsOf = (half: string): string[] | null => {
-    if (half === '') return [];
-    const groups = half.split(':');
-    return groups.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g)) ? groups : null;
-  };
-  const head = groupsOf(halves[0] ?? '');
-  const rest = halves.length === 2 ? groupsOf(halves[1] ?? '') : [];
-  if (head === null || rest === null) return null;
-  let groups: string[];
-  if (halves.length === 2) {
-    const missing = 8 - head.length - rest.length;
-    if (missing < 1) return null;
-    groups = [...head, ...Array<string>(missing).fill('0'), ...rest];
-  } else {
-    groups = head;
-  }
-  if (groups.length !== 8) return null;
-  let value = 0n;
-  for (const g of groups) value = (value << 16n) | BigInt(parseInt(g, 16));
-  if (tail !== null) value = (value & ~0xffffffffn) | tail;
-  return value;
-}
-
-function formatIPv4(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 0xffn)).join('.');
-}
-
-function formatIPv6(value: bigint): string {
-  const groups: number[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(Number((value >> BigInt(i * 16)) & 0xffffn));
-  // RFC 5952: compress the longest run of two or more zero groups.
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
-}
-
-function classifyV4(value: bigint): { class: AddressClass; range: string } {
+function classifyV4(value: ipaddr.IPv4): { class: AddressClass; range: string } {
   for (const r of V4_RANGES) {
-    if (inRange(value, r, 32)) return { class: r.class as AddressClass, range: r.range };
+    if (value.match(r.cidr)) return { class: r.class as AddressClass, range: r.range };
   }
   return { class: 'public', range: 'public IPv4' };
 }
@@ -240,17 +191,18 @@ function classifyV4(value: bigint): { class: AddressClass; range: string } {
 export function classifyAddress(input: string): Classified | null {
   const text = input.startsWith('[') && input.endsWith(']') ? input.slice(1, -1) : input;
   const v4 = parseIPv4(text);
-  if (v4 !== null) return { family: 4, address: formatIPv4(v4), ...classifyV4(v4) };
+  if (v4 !== null) return { family: 4, address: v4.toString(), ...classifyV4(v4) };
   if (!text.includes(':')) return null;
-  const v6 = parseIPv6(text);
-  if (v6 === null) return null;
-  const address = formatIPv6(v6);
+  const parsed = parseIPv6(text);
+  if (parsed === null) return null;
+  const { value: v6, text: address } = parsed;
   for (const r of V6_RANGES) {
-    if (!inRange(v6, r, 128)) continue;
+    if (!v6.match(r.cidr)) continue;
     if (r.class === 'embedded-v4') {
-      const inner = (v6 >> BigInt(r.v4Shift ?? 0)) & 0xffffffffn;
+      const at = 12 - (r.v4Shift ?? 0) / 8;
+      const inner = new ipaddr.IPv4(v6.toByteArray().slice(at, at + 4));
       const c = classifyV4(inner);
-      return { family: 6, address, class: c.class, range: `${r.range} ${formatIPv4(inner)}: ${c.range}` };
+      return { family: 6, address, class: c.class, range: `${r.range} ${inner.toString()}: ${c.range}` };
     }
     return { family: 6, address, class: r.class, range: r.range };
   }

@@ -5,7 +5,7 @@
  * upload leaves no file behind and releases its place in the budget.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import * as nodeFs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -32,10 +32,17 @@ export class ClientGoneError extends Error {
 /** An upload that sends nothing for this long is given up, so it cannot hold its budget place forever. */
 export const UPLOAD_IDLE_MS = 60_000; // = CONNECTION_DEFAULTS.uploadIdleMs (http/connection-limits.ts), which a listener may change
 
+/**
+ * The file-system calls staging an upload makes: node:fs in the gateway; an
+ * in-memory file system (memfs) in the unit tests of what is left behind.
+ */
+export type UploadFs = Pick<typeof nodeFs, 'createWriteStream' | 'mkdirSync' | 'renameSync' | 'rmSync'>;
+
 export async function receiveUpload(
   req: IncomingMessage,
-  opts: { uploadsDir: string; jobId: string; ext: ImportExtension; budget: ImportBudget },
+  opts: { uploadsDir: string; jobId: string; ext: ImportExtension; budget: ImportBudget; fs?: UploadFs },
 ): Promise<ReceivedUpload> {
+  const { createWriteStream, mkdirSync, renameSync, rmSync } = opts.fs ?? nodeFs;
   const lengthHeader = req.headers['content-length'];
   const declared = lengthHeader === undefined ? null : Number(lengthHeader);
   if (declared !== null && !Number.isSafeInteger(declared)) throw new ApiError('bad_request', 'Content-Length is not a number');

@@ -89,11 +89,11 @@ function assertRedacted(text: unknown, what: string): void {
   assert.doesNotMatch(text as string, ABSOLUTE_PATH, `${what}: no absolute path in "${text}"`);
 }
 
-test('ffmpeg missing: 16 kHz and 44.1 kHz WAV (and M4A with MAS_FAULTS_LONG=1) decode in process; content only ffmpeg reads fails, redacted and retryable', async () => {
+test('ffmpeg missing: 16 kHz and 44.1 kHz WAV (and MP3 with MAS_FAULTS_LONG=1) decode in process; content only ffmpeg reads fails, redacted and retryable', async () => {
   const wav = await speechWav();
   const wav44 = encode(wav, ['-ar', '44100'], join(root, 'x44.wav'));
-  // M4A through the built-in decoder is slow on this machine (tens of seconds under load): long runs only.
-  const m4a = process.env.MAS_FAULTS_LONG === '1' ? encode(wav, ['-c:a', 'aac'], join(root, 'x.m4a')) : null;
+  // MP3 is the one compressed format with a built-in decoder (decision 053); its recognition adds a job: long runs only.
+  const mp3 = process.env.MAS_FAULTS_LONG === '1' ? encode(wav, ['-c:a', 'libmp3lame'], join(root, 'x.mp3')) : null;
   const au = encode(wav, ['-f', 'au'], join(root, 'x.au')); // Sun audio: no built-in decoder reads it
   const data = mkdtempSync(join(root, 'data-'));
   const gw = await startChild({ dataDir: data, env: { PATH: binDir('bin-no-ffmpeg', { without: ['ffmpeg', 'ffprobe'] }) } });
@@ -102,7 +102,7 @@ test('ffmpeg missing: 16 kHz and 44.1 kHz WAV (and M4A with MAS_FAULTS_LONG=1) d
       [wav, 'a.wav'],
       [wav44, 'b.wav'],
     ];
-    if (m4a !== null) inputs.push([m4a, 'c.m4a']);
+    if (mp3 !== null) inputs.push([mp3, 'c.mp3']);
     for (const [bytes, name] of inputs) {
       const { submit, job } = await importAndSettle(gw, bytes, name);
       assert.equal(submit.status, 202);

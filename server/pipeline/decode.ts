@@ -2,8 +2,12 @@
  * Decode: any of the ten import formats → 16 kHz mono Float32 (PcmAudio).
  *
  * Two engines sit behind one `AudioDecoder`:
- *   - in process: audio-decode (JS/WASM codecs) fed as a stream from disk,
- *     then our own downmix and windowed-sinc resampler;
+ *   - in process: WAV and MP3 only, with the MIT-licensed @audio/decode-wav
+ *     and @audio/decode-mp3 fed as a stream from disk, then our own downmix
+ *     and windowed-sinc resampler. Every other format is ffmpeg's: the
+ *     in-process decoders for AAC, AC-3 and DTS are GPL, those for WMA and
+ *     E-AC-3 and the FLAC/Ogg parser (codec-parser) LGPL, and ffmpeg reads
+ *     all of them faster anyway (docs/decisions/053-permissive-decoders.md);
  *   - ffmpeg: `ffmpeg -i <file> -vn -ac 1 -rematrix_maxval 1 -ar 16000
  *     -f f32le -`, stdout read as it arrives.
  * Which one runs is chosen per format from measurements
@@ -18,8 +22,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import audioDecode from 'audio-decode';
-import { decodeChunked } from 'audio-decode/stream';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -174,7 +176,7 @@ export class AudioDecoder implements Decoder {
     }
   }
 
-  /** audio-decode, streamed from disk, then downmix + resample. */
+  /** The in-process decoder for `kind`, streamed from disk, then downmix + resample. */
   async #inProcess(file: string, kind: string, size: number, label: string, control: StageControl): Promise<PcmAudio> {
     const sink = new PcmSink();
     // A duration estimate lets the sink allocate its final array once (64 kB per second of audio).
@@ -187,14 +189,8 @@ export class AudioDecoder implements Decoder {
     let resampler: Resampler | null = null;
     const progress = throttledProgress(control);
 
-    // MP4 keeps its index (moov) either before or after the media data. audio-decode's MP4
-    // demuxer buffers everything until it has the index, re-joining its buffer on every chunk,
-    // which is quadratic when the index comes last: hand it that file in one piece instead.
-    const wholeFile = kind === 'm4a' && !(await mp4IndexFirst(file));
-    const chunkBytes = wholeFile ? Math.max(size, 1) : READ_CHUNK_BYTES;
-
     async function* source(): AsyncGenerator<Uint8Array> {
-      for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+      for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES }) as AsyncIterable<Buffer>) {
         await control.checkpoint();
         bytesRead += chunk.length;
         yield chunk;
@@ -202,7 +198,7 @@ export class AudioDecoder implements Decoder {
     }
 
     try {
-      for await (const piece of decodeChunked(source(), kind as Parameters<typeof decodeChunked>[1])) {
+      for await (const piece of decodeChunked(source(), kind)) {
         const rate = piece.sampleRate;
         const mono = downmix(piece.channelData);
         if (mono.length === 0 || !(rate > 0)) continue;
@@ -355,10 +351,10 @@ async function readHead(file: string, bytes: number, position = 0): Promise<Uint
 }
 
 /**
- * Names a file's container from its first bytes, in audio-decode's format
- * names (wav, mp3, aac, flac, m4a, oga = Ogg Vorbis, opus = Ogg Opus, webm,
- * mkv, wma), or another name for content only ffmpeg reads (rf64, mov,
- * ogg), or undefined when nothing matches. Signatures only: the decoder
+ * Names a file's container from its first bytes (wav, mp3, aac, flac, m4a,
+ * oga = Ogg Vorbis, opus = Ogg Opus, webm, mkv, wma, and rf64, mov, ogg),
+ * or undefined when nothing matches; IN_PROCESS_DECODERS says which of them
+ * have an in-process decoder (the rest are ffmpeg's). Signatures only: the decoder
  * then finds out whether the rest is sound.
  */
 export function sniffContainer(head: Uint8Array): string | undefined {
@@ -418,36 +414,61 @@ export function wavSampleRate(head: Uint8Array): number | undefined {
   return undefined;
 }
 
-type ChunkDecoderFactory = (...args: never[]) => unknown;
-
-function inProcessDecoderFor(kind: string): ChunkDecoderFactory | undefined {
-  const registry = audioDecode as unknown as Record<string, ChunkDecoderFactory | undefined>;
-  const found = registry[kind];
-  return typeof found === 'function' ? found : undefined;
+/** Planar samples as the decoder packages return them; mpg123's output arrays are longer than samplesDecoded. */
+interface DecodedChunk {
+  channelData: Float32Array[];
+  sampleRate: number;
+  samplesDecoded?: number;
 }
 
-/** Whether an MP4 file's index (moov) comes before its media data (mdat), by walking the top-level boxes. */
-async function mp4IndexFirst(file: string): Promise<boolean> {
-  const fh = await open(file, 'r');
+/** A streaming decoder: chunks in, samples out; flush at the end; free once. */
+interface ChunkDecoder {
+  decode(chunk: Uint8Array): DecodedChunk | Promise<DecodedChunk>;
+  flush?(): DecodedChunk | Promise<DecodedChunk>;
+  free(): void;
+}
+
+type ChunkDecoderFactory = () => Promise<ChunkDecoder>;
+
+/**
+ * The in-process decoders, by sniffContainer's name. Loaded on first use, so
+ * a gateway that never decodes in process never compiles the MP3 WASM.
+ */
+const IN_PROCESS_DECODERS: Readonly<Record<string, ChunkDecoderFactory>> = {
+  wav: async () => (await import('@audio/decode-wav')).decoder(),
+  mp3: async () => (await import('@audio/decode-mp3')).decoder(),
+};
+
+function inProcessDecoderFor(kind: string): ChunkDecoderFactory | undefined {
+  return Object.hasOwn(IN_PROCESS_DECODERS, kind) ? IN_PROCESS_DECODERS[kind] : undefined;
+}
+
+/** Decodes a stream of file chunks with the in-process decoder for `kind`; yields only non-empty pieces. */
+async function* decodeChunked(source: AsyncIterable<Uint8Array>, kind: string): AsyncGenerator<{ channelData: Float32Array[]; sampleRate: number }> {
+  const open = inProcessDecoderFor(kind);
+  if (open === undefined) throw new Error(`no built-in decoder for ${kind}`);
+  const codec = await open();
   try {
-    const { size } = await fh.stat();
-    const header = Buffer.alloc(16);
-    let pos = 0;
-    for (let boxes = 0; pos + 8 <= size && boxes < 1000; boxes++) {
-      const { bytesRead } = await fh.read(header, 0, 16, pos);
-      if (bytesRead < 8) return false;
-      const type = header.toString('latin1', 4, 8);
-      let boxSize = header.readUInt32BE(0);
-      if (boxSize === 1 && bytesRead >= 16) boxSize = Number(header.readBigUInt64BE(8));
-      if (type === 'moov') return true;
-      if (type === 'mdat') return false;
-      if (boxSize === 0 || boxSize < 8) return false;
-      pos += boxSize;
+    for await (const chunk of source) {
+      const piece = trimmed(await codec.decode(chunk));
+      if (piece !== null) yield piece;
     }
-    return false;
+    if (codec.flush !== undefined) {
+      const piece = trimmed(await codec.flush());
+      if (piece !== null) yield piece;
+    }
   } finally {
-    await fh.close();
+    codec.free();
   }
+}
+
+/** The decoded samples of a chunk, cut to samplesDecoded; null when it holds none. */
+function trimmed(r: DecodedChunk): { channelData: Float32Array[]; sampleRate: number } | null {
+  const first = r.channelData[0];
+  if (first === undefined) return null;
+  const n = r.samplesDecoded !== undefined && r.samplesDecoded < first.length ? r.samplesDecoded : first.length;
+  if (n === 0) return null;
+  return { channelData: n === first.length ? r.channelData : r.channelData.map((c) => c.subarray(0, n)), sampleRate: r.sampleRate };
 }
 
 /** Audio shorter than this share of the declared length (and by more than the seconds below) is truncated. */
