@@ -49,7 +49,7 @@ export function dataPaths(dataDir: string) {
 }
 
 /** The parts of the pipeline a test may replace. */
-export type PipelineParts = Pick<PipelineDeps, 'decoder' | 'detectSpeech' | 'diarize' | 'assignSpeakers' | 'recognizerFor'> & {
+export type PipelineParts = Pick<PipelineDeps, 'decoder' | 'enhance' | 'detectSpeech' | 'diarize' | 'assignSpeakers' | 'recognizerFor'> & {
   summarizers: SummarizerCatalog;
   /** Throws an Error naming the problem for a provider or model that cannot be used. */
   checkRecognizer(provider: string | undefined, model: string | undefined): void;

@@ -16,7 +16,9 @@ import {
   CONFIG_SECTIONS,
   effectiveConfig,
   isConfigSection,
+  typedEffectiveConfig,
   type ConfigSectionName,
+  type EffectiveSection,
 } from '../schemas/config.ts';
 
 export interface ConfigView {
@@ -74,6 +76,11 @@ export class ConfigService {
   /** What the pipeline reads: the section in force, defaults filled in. */
   effective(name: ConfigSectionName): Record<string, unknown> {
     return effectiveConfig(name, this.#stored(name));
+  }
+
+  /** The same, typed by the section's schema, for the stages that use its fields. */
+  typed<N extends ConfigSectionName>(name: N): EffectiveSection<N> {
+    return typedEffectiveConfig(name, this.#stored(name));
   }
 
   #stored(name: ConfigSectionName): Record<string, unknown> | null {

@@ -4,6 +4,8 @@
  * writes a job's state. Decisions on the rows API.md leaves open are in
  * docs/decisions/012-jobs.md.
  */
+import { TRANSCRIPTION_STAGE_NAMES } from '../pipeline/transcribe.ts';
+
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'pausing', 'paused', 'resuming', 'cancelling'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
@@ -59,13 +61,10 @@ export function isTerminal(state: JobState): boolean {
   return TERMINAL_STATES.includes(state);
 }
 
-/** Stages a job passes through, in order (JobDto.stage). */
+/** Stages a job passes through, in order (JobDto.stage); the middle ones are the transcription's. */
 export const JOB_STAGES = [
   'waiting',
-  'decoding',
-  'detecting_speech',
-  'transcribing',
-  'diarizing',
+  ...TRANSCRIPTION_STAGE_NAMES,
   'saving',
   'summarizing',
   'done',

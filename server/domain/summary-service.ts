@@ -17,6 +17,9 @@ import type { MeetingsService } from './meetings-service.ts';
 export const OPERATION_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type OperationState = (typeof OPERATION_STATES)[number];
 
+/** The summary of a meeting whose recording holds no speech. */
+export const NO_SPEECH_SUMMARY = 'No speech was found in the recording.';
+
 export interface RegenerateRequest {
   model?: string;
   model_name?: string;
@@ -148,6 +151,22 @@ export class SummaryService {
     const params: ResolvedParams = { template_id: this.#defaults.template_id, model: this.#defaults.model, model_name: this.#defaults.model_name, language: null };
     const summarizer = this.#summarizers.byModel(params.model, params.model_name ?? undefined);
     await this.#run(meetingId, params, summarizer, null);
+  }
+
+  /**
+   * The automatic summary of a meeting whose audio held no speech: it says
+   * so, in place of a failure (decision 031). summary.completed follows, as
+   * for any automatic summary.
+   */
+  recordNoSpeech(meetingId: string): void {
+    if (!this.#meetings.exists(meetingId)) return;
+    this.#meetings.storeSummary(meetingId, {
+      status: 'ready',
+      result: { text: NO_SPEECH_SUMMARY, sections: [], template_id: null, model: null, source: 'generated' },
+      regeneration_failed: false,
+      error: null,
+    });
+    this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, {});
   }
 
   operation(meetingId: string, operationId: string): OperationDto {

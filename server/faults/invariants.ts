@@ -8,7 +8,8 @@
  *   recorder's pending markers of meetings that exist;
  * - no meeting without its transcript: a meeting's segments are numbered
  *   0..n-1 without a gap (written in one transaction), an imported meeting
- *   has at least one segment, and a recorded meeting with no segment still
+ *   has at least one segment or the summary saying its audio held no speech
+ *   (decision 031, saved in the same transaction), and a recorded meeting with no segment still
  *   has its pending marker (it is transcribed at the next start) unless it
  *   was processed and failed (then its transcript is empty, as decision 017
  *   documents);
@@ -25,6 +26,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOB_STATES } from '../domain/job-states.ts';
+import { NO_SPEECH_SUMMARY } from '../domain/summary-service.ts';
 
 export interface InvariantReport {
   problems: string[];
@@ -123,10 +125,17 @@ export function checkDataFolder(dataDir: string, opts: { settled: boolean; resta
         }[])
       : [];
     const segOf = new Map(segs.map((s) => [s.meeting_id, s]));
+    const noSpeech = new Set(
+      tableExists(db, 'summaries')
+        ? (db.prepare('SELECT meeting_id, result FROM summaries WHERE result IS NOT NULL').all() as { meeting_id: string; result: string }[])
+            .filter((r) => (JSON.parse(r.result) as { text?: unknown }).text === NO_SPEECH_SUMMARY)
+            .map((r) => r.meeting_id)
+        : [],
+    );
     for (const m of meetings) {
       const s = segOf.get(m.id);
       if (s !== undefined && (s.lo !== 0 || s.hi !== s.n - 1)) problems.push(`meeting ${m.id}: half-written transcript (segments ${s.lo}..${s.hi}, ${s.n} rows)`);
-      if (m.source === 'import' && s === undefined) problems.push(`imported meeting ${m.id} has no transcript`);
+      if (m.source === 'import' && s === undefined && !noSpeech.has(m.id)) problems.push(`imported meeting ${m.id} has no transcript`);
     }
 
     // ── jobs ──

@@ -1,39 +1,28 @@
 /**
- * What each kind of job does, stage by stage:
+ * What each kind of job does, on the one transcription path (transcribe.ts):
  *
- *   import           decode → voice activity → recognition → diarization → meeting → summary
+ *   import           transcription → meeting → summary
  *   retranscription  the same, on the meeting's recording, replacing its transcript
- *   diarization      decode → voice activity → diarization, re-attributing the existing words
+ *   diarization      the same stages without recognition, re-attributing the existing words
  *
- * Progress: decode 0–15 %, voice activity 15–20 %, recognition 20–75 %,
- * diarization 75–90 %, saving 90–95 %, summary 95–100 %.
+ * Progress: the transcription's stages up to 90 % (TRANSCRIPTION_STAGES),
+ * saving 90–95 %, summary 95–100 %.
+ *
+ * An import without speech (silence, a tone, music) still becomes a meeting:
+ * empty transcript, its recording, a summary saying no speech was found
+ * (decision 031). A retranscription without speech fails and keeps the
+ * transcript the meeting had.
  */
 import type { ConfigService } from '../domain/config-service.ts';
 import type { JobRunners, JobWork } from '../domain/jobs-service.ts';
-import type { MeetingsService, SeedSegment } from '../domain/meetings-service.ts';
-import type { SummaryService } from '../domain/summary-service.ts';
+import type { MeetingsService } from '../domain/meetings-service.ts';
+import { NO_SPEECH_SUMMARY, type SummaryService } from '../domain/summary-service.ts';
 import type { EventBus } from '../events.ts';
 import type { JobRecord } from '../store/jobs-repo.ts';
-import {
-  StageError,
-  type Decoder,
-  type DiarizationSettings,
-  type ImportExtension,
-  type PcmAudio,
-  type RecognizedWord,
-  type Recognizer,
-  type SpeakerTurn,
-  type SpeechRegion,
-  type StageControl,
-  type VadSettings,
-} from './types.ts';
+import { transcribe, type TranscriptionParts } from './transcribe.ts';
+import { StageError, type ImportExtension, type RecognizedWord } from './types.ts';
 
-export interface PipelineDeps {
-  decoder: Decoder;
-  detectSpeech(audio: PcmAudio, settings: VadSettings): SpeechRegion[];
-  diarize(audio: PcmAudio, regions: readonly SpeechRegion[], settings: DiarizationSettings, control: StageControl): Promise<SpeakerTurn[]>;
-  assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[];
-  recognizerFor(provider: string | undefined, model: string | undefined): Recognizer;
+export interface PipelineDeps extends Omit<TranscriptionParts, 'config'> {
   config: ConfigService;
   meetings: MeetingsService;
   summaries: SummaryService;
@@ -43,94 +32,7 @@ export interface PipelineDeps {
   now(): Date;
 }
 
-/** A gap this long, or a change of speaker, starts a new segment. */
-const SEGMENT_GAP_SECONDS = 1.0;
-/** Segments are cut at about this length so search hits point somewhere precise. */
-const SEGMENT_MAX_SECONDS = 30;
-
-/** Splits a range of the overall progress into a stage's own 0..1. */
-function span(control: StageControl, from: number, to: number): StageControl {
-  return { ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) };
-}
-
-/** Groups recognized words into transcript segments by speaker and pauses. */
-export function buildSegments(words: readonly RecognizedWord[], speakers: readonly string[]): SeedSegment[] {
-  const segments: SeedSegment[] = [];
-  let current: SeedSegment | null = null;
-  words.forEach((w, i) => {
-    const speaker = speakers[i] ?? 'S1';
-    const startsNew =
-      current === null ||
-      current.speaker !== speaker ||
-      w.start - current.end > SEGMENT_GAP_SECONDS ||
-      w.end - current.start > SEGMENT_MAX_SECONDS;
-    if (startsNew) {
-      current = { speaker, start: w.start, end: w.end, text: w.text, words: [] };
-      segments.push(current);
-    } else if (current !== null) {
-      current.end = w.end;
-      current.text += ` ${w.text}`;
-    }
-    current!.words!.push({ text: w.text, start: w.start, end: w.end, confidence: w.confidence });
-  });
-  return segments;
-}
-
-async function recognize(
-  deps: PipelineDeps,
-  job: JobRecord,
-  file: string,
-  ext: ImportExtension,
-  control: StageControl,
-  stage: Parameters<JobWork>[2],
-  language: string,
-): Promise<{ audio: PcmAudio; words: RecognizedWord[]; speakers: string[] }> {
-  stage('decoding');
-  const audio = await deps.decoder.decode(file, ext, span(control, 0, 0.15));
-  await control.checkpoint();
-
-  stage('detecting_speech');
-  const regions = deps.detectSpeech(audio, deps.config.effective('vad') as unknown as VadSettings);
-  control.progress(0.2);
-  if (regions.length === 0) throw new StageError('no speech was found in the recording', { retryable: false });
-  await control.checkpoint();
-
-  stage('transcribing');
-  const customWords = deps.config.effective('custom-words') as { enabled: boolean; words: string[] };
-  const prompt = deps.config.effective('initial-prompt') as { enabled: boolean; prompt: string };
-  const recognizer = deps.recognizerFor(job.params.provider, job.params.model);
-  const words = await recognizer.transcribe(
-    audio,
-    regions,
-    {
-      language,
-      customWords: customWords.enabled ? customWords.words : [],
-      initialPrompt: prompt.enabled ? prompt.prompt : '',
-      ...(job.params.model !== undefined ? { model: job.params.model } : {}),
-    },
-    span(control, 0.2, 0.75),
-  );
-  if (words.length === 0) throw new StageError('no words were recognized in the recording', { retryable: false });
-  await control.checkpoint();
-
-  stage('diarizing');
-  const speakers = await attribute(deps, audio, regions, words, job.params.speaker_count, span(control, 0.75, 0.9));
-  return { audio, words, speakers };
-}
-
-async function attribute(
-  deps: PipelineDeps,
-  audio: PcmAudio,
-  regions: readonly SpeechRegion[],
-  words: readonly { start: number; end: number }[],
-  speakerCount: number | undefined,
-  control: StageControl,
-): Promise<string[]> {
-  const settings = { ...(deps.config.effective('diarization') as unknown as DiarizationSettings) };
-  if (speakerCount !== undefined) settings.speaker_count = speakerCount;
-  const turns = await deps.diarize(audio, regions, settings, control);
-  return deps.assignSpeakers(words, turns);
-}
+export { buildSegments } from './transcribe.ts';
 
 function extOf(job: JobRecord): ImportExtension {
   return (job.params.ext ?? 'wav') as ImportExtension;
@@ -141,7 +43,12 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
     const file = deps.uploadPath(job);
     if (file === null) throw new StageError('the uploaded file of this import is gone', { retryable: false });
     const language = job.params.language ?? 'en';
-    const { audio, words, speakers } = await recognize(deps, job, file, extOf(job), control, stage, language);
+    const result = await transcribe(
+      deps,
+      { file, ext: extOf(job), language, provider: job.params.provider, model: job.params.model, speakerCount: job.params.speaker_count },
+      control,
+      stage,
+    );
 
     stage('saving');
     const meeting = deps.meetings.create({
@@ -149,18 +56,20 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
       created_at: deps.now().toISOString(),
       source: 'import',
       language,
-      segments: buildSegments(words, speakers),
-      summary: null,
+      segments: result.segments,
+      // Saved with the meeting, so no moment exists where an import holds neither words nor the reason why.
+      summary: result.speechFound ? null : { text: NO_SPEECH_SUMMARY },
       audio: false,
       recording: { path: file, ext: extOf(job) },
-      duration_seconds: audio.durationSeconds,
+      duration_seconds: result.audio.durationSeconds,
     });
     linkMeeting(meeting.id);
     control.progress(0.95);
     deps.bus.publish('transcript.updated', { kind: 'meeting', id: meeting.id });
 
     stage('summarizing');
-    await deps.summaries.generateAutomatically(meeting.id);
+    if (result.speechFound) await deps.summaries.generateAutomatically(meeting.id);
+    else deps.bus.publish('summary.completed', { kind: 'meeting', id: meeting.id }, {});
     return { meetingId: meeting.id };
   };
 
@@ -170,9 +79,16 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
     if (recording === null) throw new StageError('the meeting has no recording to transcribe again', { retryable: false });
     const ext = (recording.split('.').pop() ?? 'wav') as ImportExtension;
     const language = job.params.language ?? deps.meetings.get(meetingId).language ?? 'en';
-    const { words, speakers } = await recognize(deps, job, recording, ext, control, stage, language);
+    const result = await transcribe(
+      deps,
+      { file: recording, ext, language, provider: job.params.provider, model: job.params.model, speakerCount: job.params.speaker_count },
+      control,
+      stage,
+    );
+    // The meeting keeps the transcript it has rather than trading it for an empty one.
+    if (!result.speechFound) throw new StageError('no speech was found in the recording; the transcript was kept', { retryable: false });
     stage('saving');
-    deps.meetings.replaceTranscript(meetingId, buildSegments(words, speakers));
+    deps.meetings.replaceTranscript(meetingId, result.segments);
     deps.bus.publish('transcript.updated', { kind: 'meeting', id: meetingId });
     return { meetingId };
   };
@@ -188,18 +104,11 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
         : [{ text: s.text, start: s.start, end: s.end, confidence: 1 }],
     );
     if (words.length === 0) throw new StageError('the meeting has an empty transcript: there is nothing to attribute', { retryable: false });
-
-    stage('decoding');
     const ext = (recording.split('.').pop() ?? 'wav') as ImportExtension;
-    const audio = await deps.decoder.decode(recording, ext, span(control, 0, 0.3));
-    await control.checkpoint();
-    stage('detecting_speech');
-    const regions = deps.detectSpeech(audio, deps.config.effective('vad') as unknown as VadSettings);
-    await control.checkpoint();
-    stage('diarizing');
-    const speakers = await attribute(deps, audio, regions, words, job.params.speaker_count, span(control, 0.35, 0.9));
+    const language = deps.meetings.get(meetingId).language ?? 'en';
+    const result = await transcribe(deps, { file: recording, ext, language, speakerCount: job.params.speaker_count, words }, control, stage);
     stage('saving');
-    deps.meetings.replaceTranscript(meetingId, buildSegments(words, speakers));
+    deps.meetings.replaceTranscript(meetingId, result.segments);
     deps.bus.publish('transcript.updated', { kind: 'meeting', id: meetingId });
     return { meetingId };
   };

@@ -1,9 +1,9 @@
 /**
- * What happens to a stopped recording: its WAV goes through the same stages
- * as an import (decode → voice activity → recognition → diarization →
- * segments), the transcript replaces the meeting's empty one
- * (transcript.updated), and the automatic summary follows
- * (summary.completed).
+ * What happens to a stopped recording: its WAV goes through the same
+ * transcription as an import (server/pipeline/transcribe.ts), the transcript
+ * replaces the meeting's empty one (transcript.updated), and the automatic
+ * summary follows (summary.completed). A recording without speech keeps its
+ * empty transcript and gets a summary saying so (decision 031).
  *
  * This is not a job: API.md's job kinds are import, retranscription and
  * diarization only. The recorder runs it itself, one recording at a time in
@@ -16,11 +16,11 @@ import type { MeetingsService } from '../domain/meetings-service.ts';
 import type { SummaryService } from '../domain/summary-service.ts';
 import { ApiError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
-import { buildSegments, type PipelineDeps } from '../pipeline/job-runners.ts';
-import { CancelledError, StageError, type DiarizationSettings, type StageControl, type VadSettings } from '../pipeline/types.ts';
+import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGE_NAMES, type TranscriptionParts } from '../pipeline/transcribe.ts';
+import { CancelledError, StageError, type StageControl } from '../pipeline/types.ts';
 import { redactPaths } from '../redact.ts';
 
-export const PROCESSING_STAGES = ['queued', 'decoding', 'detecting_speech', 'transcribing', 'diarizing', 'saving', 'summarizing', 'done'] as const;
+export const PROCESSING_STAGES = ['queued', ...TRANSCRIPTION_STAGE_NAMES, 'saving', 'summarizing', 'done'] as const;
 export type ProcessingStage = (typeof PROCESSING_STAGES)[number];
 export type ProcessingState = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -33,7 +33,7 @@ export interface ProcessingView {
   error: string | null;
 }
 
-export type ProcessorParts = Pick<PipelineDeps, 'decoder' | 'detectSpeech' | 'diarize' | 'assignSpeakers' | 'recognizerFor'>;
+export type ProcessorParts = Omit<TranscriptionParts, 'config'>;
 
 export interface RecordingProcessorOptions {
   parts: ProcessorParts;
@@ -148,40 +148,18 @@ export class RecordingProcessor {
     if (file === null) throw new StageError('the meeting has no recording file', { retryable: false });
     const language = meetings.get(id).language ?? 'en';
 
-    view.stage = 'decoding';
-    const audio = await parts.decoder.decode(file, 'wav', span(control, 0, 0.15));
-    await control.checkpoint();
-
-    view.stage = 'detecting_speech';
-    const regions = parts.detectSpeech(audio, config.effective('vad') as unknown as VadSettings);
-    control.progress(0.2);
-    if (regions.length === 0) throw new StageError('no speech was found in the recording', { retryable: false });
-    await control.checkpoint();
-
-    view.stage = 'transcribing';
-    const customWords = config.effective('custom-words') as { enabled: boolean; words: string[] };
-    const prompt = config.effective('initial-prompt') as { enabled: boolean; prompt: string };
-    const words = await parts.recognizerFor(undefined, undefined).transcribe(
-      audio,
-      regions,
-      { language, customWords: customWords.enabled ? customWords.words : [], initialPrompt: prompt.enabled ? prompt.prompt : '' },
-      span(control, 0.2, 0.75),
-    );
-    if (words.length === 0) throw new StageError('no words were recognized in the recording', { retryable: false });
-    await control.checkpoint();
-
-    view.stage = 'diarizing';
-    const turns = await parts.diarize(audio, regions, config.effective('diarization') as unknown as DiarizationSettings, span(control, 0.75, 0.9));
-    const speakers = parts.assignSpeakers(words, turns);
-    await control.checkpoint();
+    const result = await transcribe({ ...parts, config }, { file, ext: 'wav', language }, control, (stage) => {
+      view.stage = stage;
+    });
 
     view.stage = 'saving';
-    meetings.replaceTranscript(id, buildSegments(words, speakers));
-    control.progress(0.95);
+    meetings.replaceTranscript(id, result.segments);
+    control.progress(TRANSCRIPTION_END + (1 - TRANSCRIPTION_END) / 2);
     this.#o.bus.publish('transcript.updated', { kind: 'meeting', id });
 
     view.stage = 'summarizing';
-    await this.#o.summaries.generateAutomatically(id);
+    if (result.speechFound) await this.#o.summaries.generateAutomatically(id);
+    else this.#o.summaries.recordNoSpeech(id);
     control.progress(1);
   }
 
@@ -206,8 +184,4 @@ export class RecordingProcessor {
     item.abort.abort();
     for (const child of item.children) child.kill('SIGKILL');
   }
-}
-
-function span(control: StageControl, from: number, to: number): StageControl {
-  return { ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) };
 }

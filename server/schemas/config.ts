@@ -106,6 +106,24 @@ export function isConfigSection(name: string): name is ConfigSectionName {
   return Object.hasOwn(CONFIG_SECTIONS, name);
 }
 
+/** A section as the pipeline reads it: every field present, typed by the section's schema. */
+export type EffectiveSection<N extends ConfigSectionName> = {
+  [K in keyof z.infer<(typeof CONFIG_SECTIONS)[N]['schema']>]-?: Exclude<z.infer<(typeof CONFIG_SECTIONS)[N]['schema']>[K], undefined>;
+};
+
+/**
+ * The stored section over the defaults, checked against the section's schema
+ * (storage only ever holds what PUT validated, so a failure here means a
+ * damaged database, and the defaults are the safe answer).
+ */
+export function typedEffectiveConfig<N extends ConfigSectionName>(section: N, stored: Record<string, unknown> | null): EffectiveSection<N> {
+  const parsed = CONFIG_SECTIONS[section].schema.safeParse(stored ?? {});
+  const fields = parsed.success ? (parsed.data as Record<string, unknown>) : {};
+  const present = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  const merged: Record<string, unknown> = { ...CONFIG_SECTIONS[section].defaults, ...present };
+  return merged as EffectiveSection<N>;
+}
+
 /** What the pipeline reads: the stored section over the defaults. */
 export function effectiveConfig(section: ConfigSectionName, stored: Record<string, unknown> | null): Record<string, unknown> {
   return { ...CONFIG_SECTIONS[section].defaults, ...(stored ?? {}) };

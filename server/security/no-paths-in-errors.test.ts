@@ -148,7 +148,7 @@ describe('no machine path in any error message', { timeout: 240_000 }, () => {
         }
         const jobId = res.body.job_id as string;
         let job: { state: string; error: string | null } = { state: 'queued', error: null };
-        for (let i = 0; i < 600 && !['failed', 'completed', 'cancelled'].includes(job.state); i += 1) {
+        for (let i = 0; i < 600 && !['failed', 'succeeded', 'completed', 'cancelled'].includes(job.state); i += 1) {
           await new Promise((r) => setTimeout(r, 50));
           job = (await request(gw.app).get(`/v1/jobs/${jobId}`).set('Authorization', `Bearer ${token}`)).body;
         }

@@ -1,8 +1,11 @@
 /**
- * Files an import must refuse: each one claims an accepted extension but
- * holds no usable meeting audio. Built from a short rendered meeting (tiny by
- * default) so the damage is the only thing wrong with them, and written with
- * a manifest.json of { file, kind, expected: "failed", description }.
+ * Damaged files: each one claims an accepted extension but holds no usable
+ * meeting audio. Built from a short rendered meeting (tiny by default) so the
+ * damage is the only thing wrong with them, and written with a manifest.json
+ * of { file, kind, expected, description }. `expected` is "failed" for bytes
+ * that cannot be decoded; "kept" for a file that decodes to the wrong sound
+ * (a lying sample rate): an import keeps it as a meeting, since what it holds
+ * is audio the person may still want (docs/decisions/031).
  *
  * Everything is deterministic: the random bytes come from a seeded generator.
  */
@@ -23,7 +26,7 @@ export type BrokenKind = (typeof BROKEN_KINDS)[number];
 export interface BrokenFixture {
   file: string;
   kind: BrokenKind;
-  expected: 'failed';
+  expected: 'failed' | 'kept';
   description: string;
   /** Seconds of audio in the meeting the file was made from (absent when it was never audio). */
   source_duration?: number;
@@ -66,9 +69,9 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
     const rendered = await renderScript(await loadScript(scriptName), source, opts.cacheDir !== undefined ? { cacheDir: opts.cacheDir } : {});
     const duration = rendered.duration;
     const fixtures: BrokenFixture[] = [];
-    const add = async (file: string, bytes: Buffer, kind: BrokenKind, description: string, fromAudio = true): Promise<void> => {
+    const add = async (file: string, bytes: Buffer, kind: BrokenKind, description: string, fromAudio = true, expected: BrokenFixture['expected'] = 'failed'): Promise<void> => {
       await writeFile(path.join(outDir, file), bytes);
-      fixtures.push({ file, kind, expected: 'failed', description, ...(fromAudio ? { source_duration: duration } : {}) });
+      fixtures.push({ file, kind, expected, description, ...(fromAudio ? { source_duration: duration } : {}) });
     };
 
     for (const format of TRUNCATED_FORMATS) {
@@ -96,7 +99,7 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
     lyingRate.writeUInt32LE(CLAIMED_RATE, fmt + 4); // sample rate
     lyingRate.writeUInt32LE(CLAIMED_RATE * blockAlign, fmt + 8); // byte rate, kept consistent so only the rate lies
     const trueRate = wav.readUInt32LE(fmt + 4);
-    await add('lying-rate.wav', lyingRate, 'lying-header', `header claims ${CLAIMED_RATE} Hz for ${channels}-channel audio recorded at ${trueRate} Hz, so it plays ${CLAIMED_RATE / trueRate} times too fast and too short`);
+    await add('lying-rate.wav', lyingRate, 'lying-header', `header claims ${CLAIMED_RATE} Hz for ${channels}-channel audio recorded at ${trueRate} Hz, so it plays ${CLAIMED_RATE / trueRate} times too fast and too short`, true, 'kept');
 
     await add('empty.wav', Buffer.alloc(0), 'empty', 'zero bytes', false);
 

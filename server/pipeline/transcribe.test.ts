@@ -1,0 +1,150 @@
+/**
+ * The one transcription path with stand-in stages: their order, the progress
+ * ranges they report into, the optional enhancement stage, the typed config
+ * each stage receives, and audio without speech as a result rather than an
+ * error.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigService, type ConfigCaller } from '../domain/config-service.ts';
+import { openDatabase } from '../store/database.ts';
+import { systemClock } from '../adapters/clock.ts';
+import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGES, type TranscriptionParts, type TranscriptionStage } from './transcribe.ts';
+import { uncontrolled, type PcmAudio, type RecognitionOptions, type SpeechRegion, type VadSettings, type DiarizationSettings } from './types.ts';
+
+const AUDIO: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(16_000), durationSeconds: 1 };
+
+function parts(overrides: Partial<TranscriptionParts> = {}, log: string[] = []) {
+  const config = new ConfigService({ db: openDatabase(':memory:'), clock: systemClock });
+  const seen: { vad?: VadSettings; diarization?: DiarizationSettings; recognition?: RecognitionOptions } = {};
+  const p: TranscriptionParts = {
+    config,
+    decoder: {
+      decode: (_file, _ext, control) => {
+        log.push('decode');
+        control.progress(1);
+        return Promise.resolve(AUDIO);
+      },
+    },
+    detectSpeech: (_audio, settings): SpeechRegion[] => {
+      log.push('vad');
+      seen.vad = settings;
+      return [{ start: 0.1, end: 0.9 }];
+    },
+    recognizerFor: () => ({
+      name: 'stand-in',
+      available: () => Promise.resolve(true),
+      transcribe: (_audio, _regions, options, control) => {
+        log.push('recognize');
+        seen.recognition = options;
+        control.progress(1);
+        return Promise.resolve([
+          { text: 'hello', start: 0.1, end: 0.4, confidence: 0.9 },
+          { text: 'there', start: 0.5, end: 0.9, confidence: 0.9 },
+        ]);
+      },
+    }),
+    diarize: (_audio, _regions, settings) => {
+      log.push('diarize');
+      seen.diarization = settings;
+      return Promise.resolve([{ speaker: 'S1', start: 0, end: 1 }]);
+    },
+    assignSpeakers: (words) => words.map(() => 'S1'),
+    ...overrides,
+  };
+  return { parts: p, config, seen };
+}
+
+test('the stages run in order, each reporting inside its range, ending at TRANSCRIPTION_END', async () => {
+  const log: string[] = [];
+  const { parts: p, seen } = parts({}, log);
+  const stages: TranscriptionStage[] = [];
+  const progress: number[] = [];
+  const control = { ...uncontrolled(), progress: (f: number) => progress.push(f) };
+  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, control, (s) => stages.push(s));
+  assert.deepEqual(stages, ['decoding', 'detecting_speech', 'transcribing', 'diarizing'], 'no enhancement stage without an enhancer');
+  assert.deepEqual(log, ['decode', 'vad', 'recognize', 'diarize']);
+  assert.ok(progress.every((f, i) => i === 0 || f >= progress[i - 1]!), `progress never goes back: ${progress.join(', ')}`);
+  assert.equal(progress.at(-1), TRANSCRIPTION_END);
+  assert.equal(result.speechFound, true);
+  assert.deepEqual(result.segments.map((s) => s.text), ['hello there']);
+  assert.equal(seen.vad?.threshold, 0.5, 'the vad section, defaults filled in');
+  assert.equal(seen.diarization?.speaker_count, null);
+  assert.deepEqual(seen.recognition?.customWords, []);
+  assert.equal(seen.recognition?.initialPrompt, '', 'the initial prompt is off by default');
+});
+
+test('an enhancer runs between decoding and voice activity, and what it returns is what the later stages get', async () => {
+  const log: string[] = [];
+  const enhanced: PcmAudio = { ...AUDIO, samples: new Float32Array(16_000).fill(0.01) };
+  let vadAudio: PcmAudio | null = null;
+  const { parts: p } = parts(
+    {
+      enhance: (audio, control) => {
+        log.push('enhance');
+        assert.equal(audio, AUDIO);
+        control.progress(0.5);
+        return Promise.resolve(enhanced);
+      },
+      detectSpeech: (audio) => {
+        log.push('vad');
+        vadAudio = audio;
+        return [{ start: 0, end: 1 }];
+      },
+    },
+    log,
+  );
+  const progress: number[] = [];
+  const stages: TranscriptionStage[] = [];
+  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, { ...uncontrolled(), progress: (f) => progress.push(f) }, (s) => stages.push(s));
+  assert.deepEqual(log.slice(0, 3), ['decode', 'enhance', 'vad']);
+  assert.equal(vadAudio, enhanced);
+  assert.deepEqual(stages.slice(0, 3), ['decoding', 'enhancing', 'detecting_speech']);
+  const { from, to } = TRANSCRIPTION_STAGES.enhancing;
+  assert.ok(progress.includes(from + (to - from) * 0.5), 'the enhancer reports inside its own range');
+});
+
+test('typed config: the sections in force reach the stages; a job speaker count wins over the section', async () => {
+  const { parts: p, config, seen } = parts();
+  const caller: ConfigCaller = { scopes: ['read', 'write'] };
+  config.replace('vad', { threshold: 0.7 }, caller, false);
+  config.replace('custom-words', { words: ['Priya', 'roadmap'] }, caller, false);
+  config.replace('initial-prompt', { enabled: true, prompt: 'A call about billing.' }, caller, false);
+  config.replace('diarization', { max_speakers: 4 }, caller, false);
+  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', speakerCount: 2 }, uncontrolled(), () => undefined);
+  assert.equal(seen.vad?.threshold, 0.7);
+  assert.equal(seen.vad?.min_speech_ms, 250);
+  assert.deepEqual(seen.recognition?.customWords, ['Priya', 'roadmap']);
+  assert.equal(seen.recognition?.initialPrompt, 'A call about billing.');
+  assert.equal(seen.diarization?.speaker_count, 2);
+  assert.equal(seen.diarization?.max_speakers, 4);
+});
+
+test('no speech is a result, not an error: no regions skips recognition; no words skips diarization', async () => {
+  const log: string[] = [];
+  const { parts: silent } = parts({ detectSpeech: () => [] }, log);
+  const quiet = await transcribe(silent, { file: 'x.wav', ext: 'wav', language: 'en' }, uncontrolled(), () => undefined);
+  assert.equal(quiet.speechFound, false);
+  assert.deepEqual(quiet.segments, []);
+  assert.deepEqual(log, ['decode']);
+
+  const log2: string[] = [];
+  const { parts: wordless } = parts(
+    {
+      recognizerFor: () => ({ name: 'x', available: () => Promise.resolve(true), transcribe: () => Promise.resolve([]) }),
+    },
+    log2,
+  );
+  const none = await transcribe(wordless, { file: 'x.wav', ext: 'wav', language: 'en' }, uncontrolled(), () => undefined);
+  assert.equal(none.speechFound, false);
+  assert.ok(!log2.includes('diarize'));
+});
+
+test('given words (a diarization job), recognition is skipped and only speakers are worked out', async () => {
+  const log: string[] = [];
+  const { parts: p } = parts({}, log);
+  const words = [{ text: 'kept', start: 0.2, end: 0.5, confidence: 1 }];
+  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', words }, uncontrolled(), () => undefined);
+  assert.deepEqual(log, ['decode', 'vad', 'diarize']);
+  assert.deepEqual(result.words, words);
+});

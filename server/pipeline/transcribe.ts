@@ -1,0 +1,188 @@
+/**
+ * The one transcription path: what an import, a retranscription, a
+ * diarization job and a stopped recording all run.
+ *
+ *   decode → enhance (optional) → voice activity → recognition → diarization → segments
+ *
+ * Stages and their share of the caller's progress are listed once, in
+ * TRANSCRIPTION_STAGE_NAMES and TRANSCRIPTION_STAGES. The caller owns what comes after (saving, summary):
+ * the transcription covers 0 … TRANSCRIPTION_END of its progress.
+ *
+ * Audio without speech is not an error here: the result says
+ * `speechFound: false` with no words, and the caller decides (an import keeps
+ * the meeting and its recording; a retranscription keeps the old transcript).
+ * Bytes that cannot be decoded still throw the decoder's StageError.
+ */
+import type { ConfigService } from '../domain/config-service.ts';
+import type { SeedSegment } from '../domain/meetings-service.ts';
+import type {
+  Decoder,
+  DiarizationSettings,
+  ImportExtension,
+  PcmAudio,
+  RecognizedWord,
+  Recognizer,
+  SpeakerTurn,
+  SpeechRegion,
+  StageControl,
+  VadSettings,
+} from './types.ts';
+
+/**
+ * An optional front end between decoding and voice activity (noise
+ * reduction, dereverberation). It returns audio in the pipeline format of
+ * the same length, so word times stay those of the recording.
+ */
+export type Enhancer = (audio: PcmAudio, control: StageControl) => Promise<PcmAudio>;
+
+/** The parts the transcription runs; the gateway passes the real ones, unit tests their own. */
+export interface TranscriptionParts {
+  decoder: Decoder;
+  /** Absent: no enhancement stage runs. */
+  enhance?: Enhancer | undefined;
+  detectSpeech(audio: PcmAudio, settings: VadSettings): SpeechRegion[];
+  recognizerFor(provider: string | undefined, model: string | undefined): Recognizer;
+  diarize(audio: PcmAudio, regions: readonly SpeechRegion[], settings: DiarizationSettings, control: StageControl): Promise<SpeakerTurn[]>;
+  assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[];
+  config: ConfigService;
+}
+
+/** The stages, in order (job and recording stages include them). */
+export const TRANSCRIPTION_STAGE_NAMES = ['decoding', 'enhancing', 'detecting_speech', 'transcribing', 'diarizing'] as const;
+export type TranscriptionStage = (typeof TRANSCRIPTION_STAGE_NAMES)[number];
+/** The range of overall progress each stage reports into. */
+export const TRANSCRIPTION_STAGES: Readonly<Record<TranscriptionStage, { from: number; to: number }>> = {
+  decoding: { from: 0, to: 0.12 },
+  enhancing: { from: 0.12, to: 0.18 },
+  detecting_speech: { from: 0.18, to: 0.2 },
+  transcribing: { from: 0.2, to: 0.75 },
+  diarizing: { from: 0.75, to: 0.9 },
+};
+/** Where the transcription's progress ends; saving and the summary share the rest. */
+export const TRANSCRIPTION_END = 0.9;
+
+export interface TranscriptionRequest {
+  file: string;
+  ext: ImportExtension;
+  language: string;
+  /** Recognizer provider and model (import parameters); undefined for the defaults. */
+  provider?: string | undefined;
+  model?: string | undefined;
+  /** A fixed speaker count for this job, over the diarization section's. */
+  speakerCount?: number | undefined;
+  /**
+   * Words already in the transcript (a diarization job): recognition is
+   * skipped and only their speakers are worked out again.
+   */
+  words?: readonly RecognizedWord[] | undefined;
+}
+
+export interface Transcription {
+  audio: PcmAudio;
+  /** False when voice activity found no speech or the recognizer no words. */
+  speechFound: boolean;
+  words: RecognizedWord[];
+  /** Speaker key of each word. */
+  speakers: string[];
+  segments: SeedSegment[];
+}
+
+/** Splits a range of the overall progress into a stage's own 0..1. */
+export function progressSpan(control: StageControl, from: number, to: number): StageControl {
+  return { ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) };
+}
+
+function stageControl(control: StageControl, stage: TranscriptionStage): StageControl {
+  const range = TRANSCRIPTION_STAGES[stage];
+  return progressSpan(control, range.from, range.to);
+}
+
+export async function transcribe(
+  parts: TranscriptionParts,
+  request: TranscriptionRequest,
+  control: StageControl,
+  onStage: (stage: TranscriptionStage) => void,
+): Promise<Transcription> {
+  const enter = (stage: TranscriptionStage): StageControl => {
+    onStage(stage);
+    return stageControl(control, stage);
+  };
+
+  let audio = await parts.decoder.decode(request.file, request.ext, enter('decoding'));
+  await control.checkpoint();
+
+  if (parts.enhance !== undefined) {
+    const stage = enter('enhancing');
+    audio = await parts.enhance(audio, stage);
+    stage.progress(1);
+    await control.checkpoint();
+  }
+
+  const vad = enter('detecting_speech');
+  const regions = parts.detectSpeech(audio, parts.config.typed('vad'));
+  vad.progress(1);
+  await control.checkpoint();
+
+  let words: RecognizedWord[];
+  if (request.words !== undefined) {
+    words = [...request.words];
+  } else if (regions.length === 0) {
+    words = [];
+  } else {
+    const recognition = enter('transcribing');
+    const customWords = parts.config.typed('custom-words');
+    const prompt = parts.config.typed('initial-prompt');
+    const recognizer = parts.recognizerFor(request.provider, request.model);
+    words = await recognizer.transcribe(
+      audio,
+      regions,
+      {
+        language: request.language,
+        customWords: customWords.enabled ? customWords.words : [],
+        initialPrompt: prompt.enabled ? prompt.prompt : '',
+        ...(request.model !== undefined ? { model: request.model } : {}),
+      },
+      recognition,
+    );
+    recognition.progress(1);
+    await control.checkpoint();
+  }
+  if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
+
+  const diarization = enter('diarizing');
+  const settings: DiarizationSettings = { ...parts.config.typed('diarization') };
+  if (request.speakerCount !== undefined) settings.speaker_count = request.speakerCount;
+  const turns = await parts.diarize(audio, regions, settings, diarization);
+  const speakers = parts.assignSpeakers(words, turns);
+  diarization.progress(1);
+  await control.checkpoint();
+  return { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+}
+
+/** A gap this long, or a change of speaker, starts a new segment. */
+const SEGMENT_GAP_SECONDS = 1.0;
+/** Segments are cut at about this length so search hits point somewhere precise. */
+const SEGMENT_MAX_SECONDS = 30;
+
+/** Groups recognized words into transcript segments by speaker and pauses. */
+export function buildSegments(words: readonly RecognizedWord[], speakers: readonly string[]): SeedSegment[] {
+  const segments: SeedSegment[] = [];
+  let current: SeedSegment | null = null;
+  words.forEach((w, i) => {
+    const speaker = speakers[i] ?? 'S1';
+    const startsNew =
+      current === null ||
+      current.speaker !== speaker ||
+      w.start - current.end > SEGMENT_GAP_SECONDS ||
+      w.end - current.start > SEGMENT_MAX_SECONDS;
+    if (startsNew) {
+      current = { speaker, start: w.start, end: w.end, text: w.text, words: [] };
+      segments.push(current);
+    } else if (current !== null) {
+      current.end = w.end;
+      current.text += ` ${w.text}`;
+    }
+    current!.words!.push({ text: w.text, start: w.start, end: w.end, confidence: w.confidence });
+  });
+  return segments;
+}
