@@ -20,7 +20,7 @@ ARGS ?=
 # md-eval) the project's own scorers are tested against; pulseaudio and
 # pulseaudio-utils (pacat, parec, pactl) carry the virtual devices live
 # recording captures from; chromium runs the browser tests.
-SYSTEM_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils sctk pulseaudio pulseaudio-utils chromium
+SYSTEM_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils pocketsphinx-testdata sctk pulseaudio pulseaudio-utils chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 
 .PHONY: help setup system-packages run test bench soak typecheck lint clean
