@@ -17,14 +17,16 @@ ARGS ?=
 # HTS voice) speak the synthetic meetings in natural voices, espeak-ng on
 # request and for pronunciations; pocketsphinx recognizes speech;
 # sphinxbase-utils (sphinx_lm_convert) is for working on its language models
-# by hand (vocabulary bias spots keywords and does not call it);
+# by hand (vocabulary bias reads and writes the binary model itself);
 # pulseaudio and pulseaudio-utils (pacat, parec, pactl) carry the virtual
 # devices live recording captures from. Testing adds TEST_PACKAGES: sctk holds
 # NIST's scorers (sclite, md-eval) the project's own scorers are tested
-# against; chromium runs the browser tests. `make run` installs the first set,
+# against; pocketsphinx-testdata holds real recorded human speech with its
+# transcripts, so the front end is measured on people, not only on
+# synthetic voices; chromium runs the browser tests. `make run` installs the first set,
 # `make test` both. `npm run doctor` says which of them are present.
 RUN_PACKAGES := ffmpeg espeak-ng flite festival festvox-us-slt-hts pocketsphinx pocketsphinx-en-us sphinxbase-utils pulseaudio pulseaudio-utils
-TEST_PACKAGES := sctk chromium
+TEST_PACKAGES := sctk pocketsphinx-testdata chromium
 SYSTEM_PACKAGES := $(RUN_PACKAGES) $(TEST_PACKAGES)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 

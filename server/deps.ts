@@ -84,7 +84,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const bus = new EventBus(clock, logError);
   const config = new ConfigService({ db: opts.db, clock });
   const meetings = new MeetingsService({ db: opts.db, clock, recordingsDir: paths.recordings });
-  const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
+  const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env, config }), ...opts.pipeline };
   const summaries = new SummaryService({
     db: opts.db,
     bus,

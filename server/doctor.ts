@@ -121,7 +121,7 @@ export const CHECKS: readonly Check[] = [
     apt: 'sphinxbase-utils',
     need: 'optional',
     disables:
-      'nothing in the gateway: vocabulary bias spots custom words (keyword spotting, decision 011) and never rewrites the language model; the tool is installed for working on language models by hand',
+      'nothing in the gateway: vocabulary bias reads and writes the binary language model itself (decision 032); the tool is installed for working on language models by hand',
     find: onPath('sphinx_lm_convert'),
   },
   {

@@ -20,6 +20,12 @@ export interface PcmAudio {
   sampleRate: typeof PIPELINE_SAMPLE_RATE;
   samples: Float32Array;
   durationSeconds: number;
+  /**
+   * Speech probability per 10 ms (value i covers i·10 ms … (i+1)·10 ms),
+   * when a front-end stage measured one (the denoiser does); voice activity
+   * combines it with its own cues. Absent for plain decoded audio.
+   */
+  speechProbability?: Float32Array;
 }
 
 export interface StageControl {

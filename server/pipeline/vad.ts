@@ -54,9 +54,10 @@ export function detectSpeech(audio: PcmAudio, settings: VadSettings): SpeechRegi
   if (duration <= 0) return [];
   if (!settings.enabled) return [{ start: 0, end: duration }];
   const frames = analyseFrames(audio);
+  const probability = audio.speechProbability === undefined ? frames.probability : combineWithFrontEnd(frames.probability, audio.speechProbability);
   const threshold = clamp(settings.threshold, 0, 1);
-  const speech = new Uint8Array(frames.probability.length);
-  for (let i = 0; i < speech.length; i++) speech[i] = frames.probability[i]! > threshold ? 1 : 0;
+  const speech = new Uint8Array(probability.length);
+  for (let i = 0; i < speech.length; i++) speech[i] = probability[i]! > threshold ? 1 : 0;
   return regionsFromFrames(speech, frames, duration, settings);
 }
 
@@ -107,6 +108,21 @@ export function analyseFrames(audio: PcmAudio): FrameAnalysis {
     raw[f] = loud * shaped;
   }
   return { hopSeconds: hop / rate, frameSeconds: frameLen / rate, probability: movingAverage(raw, PROBABILITY_SMOOTH_FRAMES), levelDb, floorDb, flatnessDb };
+}
+
+/**
+ * The mean of this detector's probability and a front end's (the denoiser's,
+ * per 10 ms slice). Frame f here is centred at f·10 ms + 15 ms, so it stands
+ * for slice f + 1. Measured frame accuracy (decision 036): the mean beats
+ * either alone in noise and stays within a point of the best elsewhere.
+ */
+export function combineWithFrontEnd(own: Float32Array, frontEnd: Float32Array): Float32Array {
+  const out = new Float32Array(own.length);
+  for (let f = 0; f < own.length; f++) {
+    const other = frontEnd[Math.min(frontEnd.length - 1, f + 1)];
+    out[f] = other === undefined ? own[f]! : (own[f]! + other) / 2;
+  }
+  return out;
 }
 
 /** Frame flags → regions in seconds, with the settings' bridging, minimum length and padding. */

@@ -21,8 +21,22 @@ export const CONFIG_SECTIONS = {
       min_speech_ms: ms(10_000).optional(),
       min_silence_ms: ms(10_000).optional(),
       speech_pad_ms: ms(2_000).optional(),
+      enhancement: z.enum(['auto', 'on', 'off']).optional().meta({
+        description: 'speech-enhancement front end before voice activity: auto runs each part only where the recording needs it',
+      }),
+      dereverberation: z.boolean().optional().meta({ description: 'whether the front end may remove reverberation (WPE)' }),
+      denoise: z.boolean().optional().meta({ description: 'whether the front end may remove noise (RNNoise)' }),
     }),
-    defaults: { enabled: true, threshold: 0.5, min_speech_ms: 250, min_silence_ms: 500, speech_pad_ms: 100 },
+    defaults: {
+      enabled: true,
+      threshold: 0.5,
+      min_speech_ms: 250,
+      min_silence_ms: 500,
+      speech_pad_ms: 100,
+      enhancement: 'auto' as 'auto' | 'on' | 'off',
+      dereverberation: true,
+      denoise: true,
+    },
     withheld: [] as string[],
   },
   diarization: {
