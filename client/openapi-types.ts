@@ -1356,7 +1356,7 @@ export interface components {
             /** @enum {string} */
             state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "pausing" | "paused" | "resuming" | "cancelling";
             /** @enum {string} */
-            stage: "waiting" | "decoding" | "detecting_speech" | "transcribing" | "diarizing" | "saving" | "summarizing" | "done";
+            stage: "waiting" | "decoding" | "enhancing" | "detecting_speech" | "transcribing" | "diarizing" | "saving" | "summarizing" | "done";
             /** @description fraction done, 0 to 1 */
             progress: number;
             /** @description null until a meeting is assigned */
@@ -1403,6 +1403,15 @@ export interface components {
             min_speech_ms?: number;
             min_silence_ms?: number;
             speech_pad_ms?: number;
+            /**
+             * @description speech-enhancement front end before voice activity: auto runs each part only where the recording needs it
+             * @enum {string}
+             */
+            enhancement?: "auto" | "on" | "off";
+            /** @description whether the front end may remove reverberation (WPE) */
+            dereverberation?: boolean;
+            /** @description whether the front end may remove noise (RNNoise) */
+            denoise?: boolean;
         } | {
             enabled?: boolean;
             /** @description fixed number of speakers; null for automatic */
@@ -1612,7 +1621,7 @@ export interface components {
             /** @enum {string} */
             state: "queued" | "running" | "succeeded" | "failed";
             /** @enum {string} */
-            stage: "queued" | "decoding" | "detecting_speech" | "transcribing" | "diarizing" | "saving" | "summarizing" | "done";
+            stage: "queued" | "decoding" | "enhancing" | "detecting_speech" | "transcribing" | "diarizing" | "saving" | "summarizing" | "done";
             progress: number;
             /** @description why transcription failed; paths redacted; the meeting keeps its audio */
             error: string | null;
