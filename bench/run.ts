@@ -56,7 +56,7 @@ export interface RunArgs {
 }
 
 /** Options passed through to the benchmarks: value flags, and flags that take none. */
-const PASS_THROUGH = ['scripts', 'scenes', 'voices'];
+const PASS_THROUGH = ['scripts', 'scenes', 'voices'] as const;
 const PASS_THROUGH_SWITCHES = ['long'];
 
 /** The pass-through options as command-line flags again, for the reproduce lines. */
@@ -88,7 +88,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     if (flags['out-dir'] === '') throw new Error('--out-dir needs a value');
     args.outDir = resolve(flags['out-dir']);
   }
-  for (const name of ['scripts', 'scenes', 'voices'] as const) {
+  for (const name of PASS_THROUGH) {
     const v = flags[name];
     if (v === '') throw new Error(`--${name} needs a value`);
     if (v !== undefined) args.options[name] = v;
