@@ -1,8 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { UNDECODABLE, importBytes, isTerminal, jobIdOf, pollJob, speechWav } from '../../harness/jobs.ts';
-import path from 'node:path';
-import { REPO_ROOT } from '../../../simulator/scripts/load-script.ts';
+import { speechPath } from '../../harness/audio.ts';
 
 export const check = defineCheck({
   id: 'jobs/import-no-source-path',
@@ -17,9 +16,9 @@ export const check = defineCheck({
     try {
       await speechWav();
     } catch (err) {
-      return ctx.skip(`cannot render the WAV to point at: ${(err as Error).message}`);
+      return ctx.skip(`cannot read the shipped WAV to point at: ${(err as Error).message}`);
     }
-    const real = path.join(REPO_ROOT, '.tmp', 'conformance', 'tiny.wav');
+    const real = speechPath('tiny');
     const res = await importBytes(api, UNDECODABLE, { filename: 'x.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` });
     const id = jobIdOf(res);
     if (id === null) {
