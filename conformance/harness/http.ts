@@ -110,6 +110,8 @@ export interface HttpClientOptions {
   secrets: Secrets;
   sink: () => ExchangeSink;
   defaultTimeoutMs?: number;
+  /** Sees every answer with its unredacted body (the run's manifest audit: harness/exchange-audit.ts). */
+  observe?: (result: HttpResult, method: string, url: string) => void;
 }
 
 /** Joins a base URL (which may carry a path prefix) and an absolute path with its query. */
@@ -157,6 +159,7 @@ export class HttpClient {
   readonly #secrets: Secrets;
   readonly #sink: () => ExchangeSink;
   readonly #timeout: number;
+  readonly #observe: HttpClientOptions['observe'];
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -164,6 +167,7 @@ export class HttpClient {
     this.#secrets = options.secrets;
     this.#sink = options.sink;
     this.#timeout = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#observe = options.observe;
   }
 
   url(path: string, query?: Query): string {
@@ -292,7 +296,9 @@ export class HttpClient {
       curl: curlLine({ method, url, headers: recorded.headers, ...(curlBody === undefined ? {} : { body: curlBody }) }),
       ...(notes.length === 0 ? {} : { notes }),
     });
-    return new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    const result = new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    if (!truncated) this.#observe?.(result, method, url);
+    return result;
   }
 }
 
