@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { clause as clauseOf, specChoice } from '../catalog.ts';
 import type { Attempt, Failure, Observation, PropertyRun } from '../runner/result.ts';
 import type { Check } from './check.ts';
-import type { ControlDriver, MintSpec, MintedToken, TokenKind, TokenOrigin } from './control.ts';
+import type { ControlDriver, MintSpec, MintedToken, SeedMeeting, TokenKind, TokenOrigin } from './control.ts';
 import type { Delivery, Exchange } from './exchange.ts';
 import type { ExchangeAudit } from './exchange-audit.ts';
 import type { Verdict } from './expect.ts';
@@ -42,6 +42,10 @@ export interface Environment {
   tokenPool?: TokenPool | null;
   /** Which token descriptions the checks asked for and where each came from (printed after a run). */
   tokenUse?: TokenUse;
+  /** The meeting made by import that read-only checks share when no Control API seeds meetings (harness/fixtures.ts). */
+  sharedMeeting?: Promise<{ id: string; seed: SeedMeeting }> | undefined;
+  /** Why webhook checks cannot run: the target has webhooks switched off and no Control API can switch them on. */
+  webhooksOff?: string | null;
   seed: number;
   runs: number;
   slow: boolean;
@@ -208,6 +212,16 @@ export class CheckContext {
     } else minted = this.#fromPool(spec, true, spec.name ?? '');
     this.#tokenCache.set(key, minted);
     return minted;
+  }
+
+  /**
+   * A token for setting up data (a meeting made by import, say), holding at
+   * least these scopes: minted when the Control API can, else any pooled token
+   * that covers them, whatever exact tokens the check itself asks for.
+   */
+  async fixtureToken(scopes: readonly Scope[]): Promise<string> {
+    if (this.has('tokens')) return (await this.mint({ scopes })).token;
+    return this.#fromPool({ scopes }, false, 'fixture').token;
   }
 
   /** A token of the pool (harness/token-pool.ts); distinct holders (mint names) of one description get distinct tokens. */

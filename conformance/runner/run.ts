@@ -184,6 +184,19 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   }
   const tokenPool = pooled.length === 0 ? null : new TokenPool(pooled);
 
+  // Without the Control API's 'settings' nothing can switch webhooks on; when the target has them off, a webhook
+  // check's premise does not hold (its registrations would meet the feature switch, not the rule it tests).
+  let webhooksOff: string | null = null;
+  const reader = pooled.find((t) => t.scopesKnown === false || t.scopes.some((x) => x === 'read' || x === 'record' || x === 'write'));
+  if (control?.has('settings') !== true && reader !== undefined) {
+    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const res = await client.get('/v1/webhooks', { token: reader.token, label: 'setup: are webhooks switched on?' });
+    if (res.status === 403 && res.errorCode !== 'insufficient_scope') {
+      webhooksOff = `webhooks are switched off on the target (GET /v1/webhooks answered ${res.describe(140)}): switch them on in its settings, or give --control-url with the 'settings' capability`;
+      progress({ type: 'setup', message: webhooksOff });
+    }
+  }
+
   const local = isLoopbackUrl(options.baseUrl);
   let receiver: Promise<Receiver | { missing: string }> | null = null;
   const getReceiver = (): Promise<Receiver | { missing: string }> => {
@@ -207,6 +220,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     userToken,
     tokenPool,
     tokenUse: new TokenUse(),
+    webhooksOff,
     seed: options.seed,
     runs: options.runs,
     slow: options.slow,
@@ -248,6 +262,11 @@ export function missingNeed(need: Need, env: Environment): string | null {
       return `needs the Control API capability 'tokens' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'}), or --tokens FILE`;
     case 'receiver':
       return env.receiverHint ?? null;
+    case 'meeting':
+      // Seeded through the Control API, or made by importing speech with any token that may import.
+      return env.control?.has('meetings') === true || env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null
+        ? null
+        : "needs a meeting: give --token (one that may import: read and write), or --control-url with the 'meetings' capability";
     case 'slow':
       return env.slow ? null : 'a slow check (minutes of waiting): run with --slow';
     case 'fresh':
@@ -392,7 +411,9 @@ export async function runChecks(
   const runLog = env.runLog as Exchange[];
   for (const [i, check] of ordered.entries()) {
     progress({ type: 'start', check, index: i, total: ordered.length });
-    const missing = check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null);
+    const missing =
+      check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null) ??
+      ((env.webhooksOff ?? null) !== null && checkArea(check.id) === 'webhooks' && !check.needs.includes('settings') ? env.webhooksOff : null);
     let result: CheckResult;
     if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);

@@ -5,7 +5,7 @@ export const check = defineCheck({
   id: 'format/json-requests',
   clauses: ['format.json.bodies'],
   level: 'requirement',
-  needs: ['tokens', 'meetings'],
+  needs: ['tokens', 'meeting'],
   description: 'JSON request bodies are taken as JSON: sent as application/json, as application/json; charset=utf-8, and with non-ASCII text, a rename is applied exactly.',
   requirement:
     'Request and response bodies are JSON, except the import request body (raw bytes), SSE wait streams and md/txt exports.',

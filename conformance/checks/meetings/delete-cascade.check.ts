@@ -5,7 +5,7 @@ export const check = defineCheck({
   id: 'meetings/delete-cascade',
   clauses: ['meetings.delete.cascade'],
   level: 'requirement',
-  needs: ['tokens', 'meetings'],
+  needs: ['tokens', 'meeting'],
   description: 'After deleting a meeting that had a transcript and a summary, GET …/transcript and …/summary answer 404 not_found.',
   requirement:
     'Deleting a meeting also deletes its transcript and summary.',

@@ -18,7 +18,7 @@ export const check = defineCheck({
   id: 'openapi/canonical',
   clauses: ['openapi.canonical'],
   level: 'requirement',
-  needs: ['tokens', 'meetings'],
+  needs: ['tokens', 'meeting'],
   description: 'For every operation of the endpoint tables, the scope the target enforces (probed with single-scope tokens) is the one its manifest states in x-service-required-scope.',
   requirement:
     'The manifest is the canonical route description and wins over prose, so the enforced behaviour (e.g. minimum scope per operation) must agree with the manifest\'s own annotations.',

@@ -5,7 +5,7 @@ export const check = defineCheck({
   id: 'summary/regenerate-id-name',
   clauses: ['summary.regenerate.id-name'],
   level: 'conflict',
-  needs: ['meetings', 'token'],
+  needs: ['meeting', 'token'],
   description: 'The regenerate answer names the id operation_id (the spec) or process_id (the other reference).',
   requirement: 'The regenerate response names the operation id operation_id, which the spec chooses over one reference that calls it process_id.',
   async run(ctx) {

@@ -5,7 +5,7 @@ export const check = defineCheck({
   id: 'summary/regeneration-failed-flag',
   clauses: ['summary.regeneration-failed.flag'],
   level: 'requirement',
-  needs: ['meetings', 'token'],
+  needs: ['meeting', 'token'],
   description:
     'Regenerates with a model and template that do not exist; when the operation is accepted and then fails, GET …/summary must show regeneration_failed true. SKIPPED when the target refuses such a request up front (no failing regeneration can be caused through HTTP).',
   requirement: 'regeneration_failed is set when a regeneration of the summary failed.',

@@ -1,0 +1,57 @@
+/**
+ * Test data created through the API itself, for targets without the Control
+ * API's 'meetings' capability: a meeting is made the way a user makes one, by
+ * importing speech (the shipped conformance/audio/tiny.wav, titled through the
+ * import's title parameter) and waiting for the job to succeed. A check that
+ * can work on such a meeting declares the need 'meeting' instead of
+ * 'meetings': it uses the meeting's id and title only, never the seeded
+ * transcript or summary text, which an import does not control.
+ */
+import type { CheckContext } from './context.ts';
+import type { SeedMeeting } from './control.ts';
+import { speechTruth } from './audio.ts';
+import { importBytes, isTerminal, jobIdOf, pollJob, speechWav } from './jobs.ts';
+
+/** How long an import of a few seconds of speech may take before the premise is given up. */
+export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
+/** How long to wait for the automatic summary of the new meeting (so later summary calls do not race it). */
+export const AUTO_SUMMARY_WAIT_MS = 30_000;
+
+/** The shipped speech's lines as segments: what the meeting holds, as far as the import's ground truth knows. */
+async function truthSegments(): Promise<SeedMeeting['segments']> {
+  const truth = await speechTruth('tiny');
+  return truth.lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end, text: l.text }));
+}
+
+/**
+ * Creates a meeting by importing the shipped speech with `title`; returns its
+ * id and a description (title and the speech's ground truth; no summary).
+ * SKIPPED, naming why, when the import does not produce a meeting: the check's
+ * premise does not hold, which jobs/import-speech grades on its own.
+ */
+export async function importMeeting(ctx: CheckContext, title: string): Promise<{ id: string; seed: SeedMeeting }> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  let bytes: Uint8Array;
+  try {
+    bytes = await speechWav();
+  } catch (err) {
+    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the shipped speech to import cannot be read (${(err as Error).message})`);
+  }
+  const res = await importBytes(api, bytes, { filename: 'conformance-meeting.wav', title, language: 'en' }, 'fixture: a meeting made by importing the shipped speech');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and importing speech to make one answered ${res.describe(160)}`);
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  const meetingId = job.meeting_id;
+  if (!reached || job.state !== 'succeeded' || typeof meetingId !== 'string' || meetingId.length === 0) {
+    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the import made to create one ended ${reached ? `in state ${String(job.state)} (meeting_id ${String(meetingId)})` : `in no terminal state within ${IMPORT_MEETING_TIMEOUT_MS / 1000} s`}`);
+  }
+  // The summary is generated automatically after an import; let it finish so the check's own summary calls do not race it.
+  const until = Date.now() + AUTO_SUMMARY_WAIT_MS;
+  for (;;) {
+    const s = await api.get(`/v1/meetings/${meetingId}/summary`, { label: 'fixture: wait for the automatic summary' });
+    const body = s.body as { result?: unknown; status?: unknown } | undefined;
+    if (s.status !== 200 || (body?.result ?? null) !== null || Date.now() > until) break;
+    await ctx.sleep(300);
+  }
+  return { id: meetingId, seed: { title, segments: await truthSegments(), summary: null, audio: true } };
+}
