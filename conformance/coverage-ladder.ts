@@ -121,11 +121,12 @@ export async function measure(rungs: readonly Rung[], extra: string[] = []): Pro
           await control(ref, 'PATCH', '/control/settings', { webhooks_enabled: true });
           args.push('--token', startupToken(ref));
           if (rung === 'tokens-file') {
-            const tokens: Array<{ token: string; note: string }> = [];
+            const tokens: Array<{ token: string; scopes: string[]; origin: string; kind: string }> = [];
             for (const spec of TOKENS_FILE_SPECS) {
               for (let i = 0; i < (spec.count ?? 1); i++) {
-                const minted = (await control(ref, 'POST', '/control/tokens', { scopes: spec.scopes, ...(spec.origin === undefined ? {} : { origin: spec.origin }), ...(spec.kind === undefined ? {} : { kind: spec.kind }), name: `tokens file ${tokens.length + 1}` })) as { token: string };
-                tokens.push({ token: minted.token, note: `${spec.scopes.join('+')} ${spec.origin ?? 'loopback'} ${spec.kind ?? 'standard'}` });
+                const minted = (await control(ref, 'POST', '/control/tokens', { scopes: spec.scopes, ...(spec.origin === undefined ? {} : { origin: spec.origin }), ...(spec.kind === undefined ? {} : { kind: spec.kind }), name: `tokens file ${tokens.length + 1}` })) as { token: string; scopes: string[] };
+                // Written in full: whoami needs a read-satisfying scope, so a delete-only or scopeless token could not describe itself.
+                tokens.push({ token: minted.token, scopes: minted.scopes, origin: spec.origin ?? 'loopback', kind: spec.kind ?? 'standard' });
               }
             }
             const file = path.join(dir, 'tokens.json');
