@@ -36,6 +36,9 @@ Target:
   --base-url URL          the API under test, e.g. http://127.0.0.1:8420 (MAS_BASE_URL)
   --control-url URL       its Control API (CONTROL.md): settings, tokens, fixtures, reset (MAS_CONTROL_URL)
   --control-secret S      the Control API secret (MAS_CONTROL_SECRET)
+  --control-capabilities LIST
+                          use only these of its capabilities (comma-separated), e.g. to
+                          see what a target offering fewer would have checked
   --token T               an API token, used when no Control API mints tokens (MAS_TOKEN)
   --tokens FILE           tokens of other scope sets, origins and kinds, for a target
                           without a Control API (MAS_TOKENS_FILE; format: conformance/README.md)
@@ -82,6 +85,7 @@ const OPTIONS = {
   'control-secret': { type: 'string' },
   token: { type: 'string' },
   tokens: { type: 'string' },
+  'control-capabilities': { type: 'string' },
   'receiver-host': { type: 'string' },
   only: { type: 'string', multiple: true },
   skip: { type: 'string', multiple: true },
@@ -255,6 +259,7 @@ export async function main(argv: string[]): Promise<number> {
         ...(controlSecret === undefined ? {} : { controlSecret }),
         ...(token === undefined ? {} : { token }),
         ...(tokensFile === undefined ? {} : { tokensFile }),
+        ...(values['control-capabilities'] === undefined ? {} : { controlCapabilities: values['control-capabilities'].split(',').map((c) => c.trim()).filter((c) => c !== '') }),
         seed,
         runs,
         slow: values.slow === true,

@@ -16,7 +16,7 @@
  * publishes it); --json FILE writes the counts (coverage-ladder.test.ts reads
  * them from a run of its own).
  *
- *   node conformance/coverage-ladder.ts [--only token,tokens-file,everything] [--json FILE]
+ *   node conformance/coverage-ladder.ts [--only token,tokens-file,everything] [--json FILE] [--keep DIR]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,9 +106,9 @@ function counts(rung: Rung, indexFile: string, seconds: number): RungCount {
 }
 
 /** Runs the chosen rungs against one spawned reference gateway; every rung gets a fresh gateway so none sees another's data. */
-export async function measure(rungs: readonly Rung[], extra: string[] = []): Promise<RungCount[]> {
+export async function measure(rungs: readonly Rung[], extra: string[] = [], keep?: string): Promise<RungCount[]> {
   const out: RungCount[] = [];
-  const dir = mkdtempSync(path.join(tmpdir(), 'mas-coverage-ladder-'));
+  const dir = keep ?? mkdtempSync(path.join(tmpdir(), 'mas-coverage-ladder-'));
   try {
     for (const rung of rungs) {
       const ref = await startReference();
@@ -143,7 +143,7 @@ export async function measure(rungs: readonly Rung[], extra: string[] = []): Pro
       }
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
   return out;
 }
@@ -158,9 +158,10 @@ export function markdownTable(rows: readonly RungCount[]): string {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, json: { type: 'string' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, json: { type: 'string' }, keep: { type: 'string' } } });
   const rungs = values.only === undefined ? [...RUNGS] : (values.only.split(',') as Rung[]);
-  const rows = await measure(rungs);
+  // --keep DIR: the runs' reports (and the tokens file) stay in DIR for a look at what was skipped and why.
+  const rows = await measure(rungs, [], values.keep === undefined ? undefined : path.resolve(values.keep));
   process.stdout.write(`${markdownTable(rows)}\n\n`);
   for (const r of rows) process.stdout.write(`${r.rung}: ${r.exercised}/${r.checkable} exercised in ${r.seconds.toFixed(0)} s; ${JSON.stringify(r.outcomes)}\n`);
   if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(rows, null, 2)}\n`);

@@ -35,6 +35,8 @@ export interface RunOptions {
   controlUrl?: string;
   controlSecret?: string;
   token?: string;
+  /** Use only these capabilities of the Control API (what a target offering fewer would give). */
+  controlCapabilities?: string[];
   /** A tokens file (harness/token-pool.ts): tokens of other descriptions for a target without a Control API. */
   tokensFile?: string;
   seed: number;
@@ -125,7 +127,9 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     if (options.controlSecret === undefined) throw new SetupError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
     controlClient = new HttpClient({ baseUrl: options.controlUrl, channel: 'control', secrets, sink, defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000) });
     try {
-      const discovery = await ControlDriver.discover(controlClient, options.controlSecret);
+      const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
+      const only = options.controlCapabilities;
+      const discovery = only === undefined ? discovered : { ...discovered, capabilities: discovered.capabilities.filter((c) => only.includes(c)) };
       control = new ControlDriver(controlClient, options.controlSecret, discovery, ready);
       progress({ type: 'setup', message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}` });
     } catch (err) {
