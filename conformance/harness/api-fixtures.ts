@@ -17,6 +17,17 @@ export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
 /** How long to wait for the automatic summary of the new meeting (so later summary calls do not race it). */
 export const AUTO_SUMMARY_WAIT_MS = 30_000;
 
+/**
+ * The text of a summary's result as GET …/summary shows it (its shape is
+ * implementation-defined: a string, or an object with text): what a check on a
+ * meeting made by import compares against, since it did not choose the text.
+ */
+export function summaryTextOf(result: unknown): string | null {
+  if (typeof result === 'string' && result.length > 0) return result;
+  const text = (result as { text?: unknown } | null | undefined)?.text;
+  return typeof text === 'string' && text.length > 0 ? text : null;
+}
+
 /** The shipped speech's lines as segments: what the meeting holds, as far as the import's ground truth knows. */
 async function truthSegments(): Promise<SeedMeeting['segments']> {
   const truth = await speechTruth('tiny');

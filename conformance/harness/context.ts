@@ -235,8 +235,9 @@ export class CheckContext {
     const t = this.env.tokenPool?.find(request, exact, taken) ?? null;
     if (t === null) {
       this.env.tokenUse?.record(request, this.check.id, null);
+      const another = this.env.tokenPool?.find(request, exact) !== null && this.env.tokenPool !== undefined && this.env.tokenPool !== null;
       this.skip(
-        `needs ${taken.size > 0 ? 'one more token (besides those already used by this check) ' : 'a token '}of ${exact ? 'exactly' : 'at least'} ${describeRequest(request)}: give --control-url with the 'tokens' capability, or ${exact ? 'a --tokens file holding one' : 'a --token or --tokens file holding one'} (conformance/README.md, "Without a Control API")`,
+        `needs ${another ? 'one more token (besides those already used by this check) ' : 'a token '}of ${exact ? 'exactly' : 'at least'} ${describeRequest(request)}: give --control-url with the 'tokens' capability, or ${exact ? 'a --tokens file holding one' : 'a --token or --tokens file holding one'} (conformance/README.md, "Without a Control API")`,
       );
     }
     this.#poolHeld.set(key, t);

@@ -17,6 +17,7 @@ test('exact requests need the same effective scopes, origin and kind; "at least"
   assert.ok(!fits(full, { scopes: ['read'], origin: 'lan' }, false), 'the origin must match');
   assert.deepEqual(effectiveRequestScopes({ scopes: ['admin', 'read'] }), ['read']);
   assert.deepEqual(effectiveRequestScopes({ scopes: ['read', 'delete'], origin: 'paired' }), ['read'], 'a paired device never holds delete');
+  assert.deepEqual(effectiveRequestScopes({ scopes: ['write'], kind: 'assistant' }), ['read', 'record', 'write'], 'an assistant holds its baseline');
   assert.ok(fits(tok('none', []), { scopes: ['admin'] }, true), 'a request for admin is served by a token with no scope');
   assert.equal(describeRequest({ scopes: ['write', 'read'] }), 'read+write · loopback · standard or first_party');
   const unknown: PoolToken = { ...tok('?', []), scopesKnown: false };

@@ -20,6 +20,7 @@
  * is described in conformance/README.md ("Without a Control API").
  */
 import { readFileSync } from 'node:fs';
+import { effectiveScopes } from '../spec/auth-rules.ts';
 import type { TokenKind, TokenOrigin } from './control.ts';
 
 export const TOKEN_SCOPES = ['read', 'record', 'write', 'delete'] as const;
@@ -100,11 +101,9 @@ export function readTokensFile(file: string, env: NodeJS.ProcessEnv = process.en
   });
 }
 
-/** The scopes a token minted for this request holds: known names only, and never delete on a paired device. */
+/** The scopes a token minted for this request holds, by API.md's rules (spec/auth-rules.ts: junk names dropped, an assistant's baseline, never delete on a paired device). */
 export function effectiveRequestScopes(request: TokenRequest): string[] {
-  const held = new Set(request.scopes.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s)));
-  if (request.origin === 'paired') held.delete('delete');
-  return TOKEN_SCOPES.filter((s) => held.has(s));
+  return effectiveScopes({ requested: request.scopes, origin: request.origin ?? 'loopback', kind: request.kind ?? 'standard' });
 }
 
 /** 'read+write · loopback · standard' */
