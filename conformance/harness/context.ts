@@ -226,7 +226,8 @@ export class CheckContext {
 
   /** A token of the pool (harness/token-pool.ts); distinct holders (mint names) of one description get distinct tokens. */
   #fromPool(request: TokenRequest, exact: boolean, holder: string): MintedToken {
-    const key = JSON.stringify([[...request.scopes].sort(), request.origin ?? 'loopback', request.kind ?? '', exact, holder]);
+    // Keyed by what the token holds (['admin'] and [] are one description), so one holder keeps one token.
+    const key = JSON.stringify([describeRequest(request), exact, holder]);
     const held = this.#poolHeld.get(key);
     if (held !== undefined) return { token: held.token, token_id: held.tokenId, scopes: [...held.scopes] };
     // With exact descriptions, every holder is its own owner (as minted tokens would be): a token already handed
