@@ -221,7 +221,11 @@ export class CheckContext {
    */
   async fixtureToken(scopes: readonly Scope[]): Promise<string> {
     if (this.has('tokens')) return (await this.mint({ scopes })).token;
-    return this.#fromPool({ scopes }, false, 'fixture').token;
+    // Not held as one of the check's own tokens: an owner the check needs must stay free for it.
+    const t = this.env.tokenPool?.find({ scopes }, false) ?? null;
+    if (t === null) return this.#fromPool({ scopes }, false, 'fixture').token; // SKIPPED with the description named
+    this.env.tokenUse?.record({ scopes }, this.check.id, t.source);
+    return t.token;
   }
 
   /** A token of the pool (harness/token-pool.ts); distinct holders (mint names) of one description get distinct tokens. */
