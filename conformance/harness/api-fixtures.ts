@@ -34,6 +34,44 @@ async function truthSegments(): Promise<SeedMeeting['segments']> {
   return truth.lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end, text: l.text }));
 }
 
+/** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
+export function silentWav(seconds: number): Uint8Array {
+  const samples = Math.round(seconds * 16_000);
+  const b = Buffer.alloc(44 + samples * 2);
+  b.write('RIFF', 0, 'ascii');
+  b.writeUInt32LE(36 + samples * 2, 4);
+  b.write('WAVEfmt ', 8, 'ascii');
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(16_000, 24);
+  b.writeUInt32LE(32_000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36, 'ascii');
+  b.writeUInt32LE(samples * 2, 40);
+  return new Uint8Array(b);
+}
+
+/**
+ * A meeting with an empty transcript, made by importing silence; null (with
+ * the reason) when the target does not make one of it (a job that fails on
+ * silence, or a transcript that is not empty): then there is none to be had
+ * through the API.
+ */
+export async function importSilentMeeting(ctx: CheckContext, title: string): Promise<{ id: string } | { missing: string }> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  const res = await importBytes(api, silentWav(3), { filename: 'conformance-silence.wav', title }, 'fixture: a meeting made by importing silence');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return { missing: `importing silence answered ${res.describe(120)}` };
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') return { missing: `the import of silence ended in state ${String(job.state)}` };
+  const t = await api.get(`/v1/meetings/${job.meeting_id}/transcript`, { label: 'fixture: the transcript of silence' });
+  const segments = (t.body as { segments?: unknown[] } | undefined)?.segments;
+  if (!Array.isArray(segments) || segments.length > 0) return { missing: `the transcript of imported silence is not empty (${t.describe(100)})` };
+  return { id: job.meeting_id };
+}
+
 /**
  * Creates a meeting by importing the shipped speech with `title`; returns its
  * id and a description (title and the speech's ground truth; no summary).
