@@ -34,6 +34,19 @@ async function truthSegments(): Promise<SeedMeeting['segments']> {
   return truth.lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end, text: l.text }));
 }
 
+/**
+ * A word the meeting's transcript holds, as GET …/transcript shows it (the
+ * longest word of the first segment): what a check on a meeting made by import
+ * looks for in a rendered export, since it did not choose the transcript.
+ */
+export async function transcriptWord(ctx: CheckContext, token: string, meetingId: string): Promise<string | null> {
+  const t = await ctx.as(token).get(`/v1/meetings/${meetingId}/transcript`, { label: 'a word of the transcript, to find in the export' });
+  const text = (t.body as { segments?: Array<{ text?: unknown }> } | undefined)?.segments?.find((s) => typeof s.text === 'string' && s.text.trim() !== '')?.text;
+  if (typeof text !== 'string') return null;
+  const words = text.split(/[^\p{L}\p{N}']+/u).filter((w) => w.length >= 3);
+  return words.sort((a, b) => b.length - a.length)[0] ?? null;
+}
+
 /** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
 export function silentWav(seconds: number): Uint8Array {
   const samples = Math.round(seconds * 16_000);
