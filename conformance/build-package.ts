@@ -21,7 +21,7 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DIST = path.join(ROOT, 'dist');
 
 /** Data the suite reads at run time, relative to the repository root; copied to the same place under dist/. */
-export const RUNTIME_DATA = ['conformance/clauses.json', 'fixtures/meetings'] as const;
+export const RUNTIME_DATA = ['conformance/clauses.json', 'conformance/audio', 'fixtures/meetings'] as const;
 
 export function buildPackage(): void {
   // A clean folder: a check deleted from the sources must not linger as a stale .check.js the registry would load.
@@ -32,8 +32,8 @@ export function buildPackage(): void {
   for (const rel of RUNTIME_DATA) {
     const to = path.join(DIST, rel);
     mkdirSync(path.dirname(to), { recursive: true });
-    // Folders and .json files only: the scripts, not anything a local run left beside them.
-    cpSync(path.join(ROOT, rel), to, { recursive: true, filter: (src) => path.extname(src) === '' || src.endsWith('.json') });
+    // Folders, .json and audio files only: the data, not the scripts or anything a local run left beside them.
+    cpSync(path.join(ROOT, rel), to, { recursive: true, filter: (src) => path.extname(src) === '' || /\.(json|wav|mp3)$/.test(src) });
   }
 }
 

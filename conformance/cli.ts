@@ -43,7 +43,12 @@ Target:
   --base-url URL          the API under test, e.g. http://127.0.0.1:8420 (MAS_BASE_URL)
   --control-url URL       its Control API (CONTROL.md): settings, tokens, fixtures, reset (MAS_CONTROL_URL)
   --control-secret S      the Control API secret (MAS_CONTROL_SECRET)
+  --control-capabilities LIST
+                          use only these of its capabilities (comma-separated), e.g. to
+                          see what a target offering fewer would have checked
   --token T               an API token, used when no Control API mints tokens (MAS_TOKEN)
+  --tokens FILE           tokens of other scope sets, origins and kinds, for a target
+                          without a Control API (MAS_TOKENS_FILE; format: conformance/README.md)
   --receiver-host H       address of this machine the target can reach for webhook
                           deliveries (default: loopback, for a target on this machine)
   --lan-host H            an address of the target's machine the LAN checks may reach; without
@@ -108,6 +113,8 @@ const OPTIONS = {
   'control-url': { type: 'string' },
   'control-secret': { type: 'string' },
   token: { type: 'string' },
+  tokens: { type: 'string' },
+  'control-capabilities': { type: 'string' },
   'receiver-host': { type: 'string' },
   'lan-host': { type: 'string' },
   'fail-on': { type: 'string', multiple: true },
@@ -288,6 +295,7 @@ export async function main(argv: string[]): Promise<number> {
   const controlUrl = controlText === undefined || controlText === '' ? undefined : url('control-url', controlText);
   const controlSecret = values['control-secret'] ?? (env.MAS_CONTROL_SECRET || undefined);
   const token = values.token ?? (env.MAS_TOKEN || undefined);
+  const tokensFile = values.tokens ?? (env.MAS_TOKENS_FILE || undefined);
   if (controlUrl !== undefined && controlSecret === undefined) throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
   if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined) throw new UsageError('--control-secret needs --control-url');
 
@@ -306,6 +314,7 @@ export async function main(argv: string[]): Promise<number> {
     const parts = command.includes('conformance:reference') ? [command] : [command, '--base-url', baseUrl];
     if (controlUrl !== undefined && parts.length > 1) parts.push('--control-url', controlUrl, '--control-secret "$MAS_CONTROL_SECRET"');
     if (token !== undefined) parts.push('--token "$MAS_TOKEN"');
+    if (tokensFile !== undefined) parts.push('--tokens', tokensFile);
     if (values.json !== undefined) parts.push('--replay', join(values.json, detailPath(id)));
     else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
     return parts.join(' ');
@@ -328,6 +337,8 @@ export async function main(argv: string[]): Promise<number> {
         ...(controlUrl === undefined ? {} : { controlUrl }),
         ...(controlSecret === undefined ? {} : { controlSecret }),
         ...(token === undefined ? {} : { token }),
+        ...(tokensFile === undefined ? {} : { tokensFile }),
+        ...(values['control-capabilities'] === undefined ? {} : { controlCapabilities: values['control-capabilities'].split(',').map((c) => c.trim()).filter((c) => c !== '') }),
         seed,
         runs,
         slow: values.slow === true,
@@ -376,6 +387,15 @@ export async function main(argv: string[]): Promise<number> {
     suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
   }, secrets);
   const files = writeReports(report, values);
+  const tokenUse = session.env.tokenUse;
+  if (tokenUse !== undefined && session.env.control?.has('tokens') !== true && tokenUse.rows.size > 0) {
+    // Without a Control API: which token unlocked which checks, and which missing ones would unlock more.
+    stdout.write(`\nTokens asked for (scopes · origin · kind → where it came from):\n${tokenUse.summary()}\n`);
+    if (values.json !== undefined) {
+      writeFileSync(join(values.json, 'tokens.json'), `${JSON.stringify(tokenUse.toJSON(), null, 2)}\n`);
+      files.push(join(values.json, 'tokens.json'));
+    }
+  }
   const cov = coverage(clauseRows(loadClauses(), report));
   consoleReporter.summary(results, cov, files);
   if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));

@@ -26,7 +26,7 @@ import { CONTROL_CAPABILITIES } from './harness/check.ts';
 import { NOT_CHECKABLE } from './not-checkable.ts';
 import { loadChecks } from './runner/registry.ts';
 
-const OTHER_NEEDS = ['token', 'receiver', 'slow', 'fresh', 'local'];
+const OTHER_NEEDS = ['token', 'receiver', 'slow', 'fresh', 'local', 'meeting'];
 
 export interface LintInput {
   checks: ReadonlyArray<Pick<Check, 'id' | 'clauses' | 'level' | 'needs' | 'description' | 'requirement'>>;

@@ -4,8 +4,8 @@
  * `mas-conformance` bin run through npx: --help, --list (every check file of
  * the sources loads from the compiled copy), then a few real checks against
  * the reference gateway started as its own process: one seeds a meeting from
- * fixtures/meetings (the copied data files), one renders speech with the
- * compiled simulator modules, one validates /openapi.json with
+ * fixtures/meetings (the copied data files), one imports the speech shipped
+ * in conformance/audio/ (no synthesizer or ffmpeg at run time), one validates /openapi.json with
  * @seriousme/openapi-schema-validator (a declared dependency, not a
  * devDependency). See docs/decisions/021-conformance-package.md.
  *
@@ -101,6 +101,12 @@ test('the installed bin answers --help and lists every check of the sources', as
   assert.ok(listed !== null, list.out);
   assert.equal(Number(listed[1]), checkFiles().length);
 
+  // The speech the suite imports is shipped, and nothing that could synthesize it at run time is.
+  const installed = path.join(project, 'node_modules', 'meeting-automation-service', 'dist');
+  assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.wav'), 'dist/conformance/audio/tiny.wav is in the package');
+  assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.truth.json'), 'its ground truth too');
+  assert.ok(!readdirSync(path.join(installed, 'simulator')).includes('synth'), 'no speech renderer in the package');
+
   const bad = await mas(['--bogus']);
   assert.equal(bad.code, 2, show(bad));
 });
@@ -112,7 +118,7 @@ test('the installed bin passes real checks against the reference gateway', async
     const only = 'health/,identity/whoami-fields,meetings/transcript-shape,openapi/version-3-1,jobs/import-no-source-path';
     const r = await mas(['--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--only', only, '--seed', '1', '--runs', '5', '--no-retry', '--json', json]);
     assert.equal(r.code, 0, `${show(r)}\n--- gateway\n${ref.log().slice(-2000)}`);
-    // jobs/import-no-source-path renders a WAV with the compiled simulator (espeak-ng) into the package's dist/.tmp/: PASS, not SKIPPED.
+    // jobs/import-no-source-path reads the WAV shipped in the package (dist/conformance/audio/): PASS, not SKIPPED.
     for (const id of ['health/no-auth', 'identity/whoami-fields', 'meetings/transcript-shape', 'openapi/version-3-1', 'jobs/import-no-source-path']) {
       assert.match(r.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes\n${r.out}`);
     }

@@ -28,9 +28,12 @@ export type ControlCapability = (typeof CONTROL_CAPABILITIES)[number];
  * - 'receiver': a webhook receiver the target can reach;
  * - 'slow': the run was started with --slow;
  * - 'fresh': the operator says the target was started as a fresh installation (--fresh);
- * - 'local': the target runs on this machine (its base URL is a loopback address).
+ * - 'local': the target runs on this machine (its base URL is a loopback address);
+ * - 'meeting': a meeting of the check's own, seeded through the Control API ('meetings') or,
+ *   without it, made by importing speech (harness/api-fixtures.ts): the check uses its id and
+ *   title, not seeded transcript or summary text.
  */
-export type Need = ControlCapability | 'token' | 'receiver' | 'slow' | 'fresh' | 'local';
+export type Need = ControlCapability | 'token' | 'receiver' | 'slow' | 'fresh' | 'local' | 'meeting';
 
 /**
  * How the check is graded, mirroring the kind of the clauses it covers:

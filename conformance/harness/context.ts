@@ -7,8 +7,9 @@ import fc from 'fast-check';
 import { clause as clauseOf, specChoice } from '../catalog.ts';
 import type { Attempt, Failure, Observation, PropertyRun } from '../runner/result.ts';
 import type { Check } from './check.ts';
-import type { ControlDriver, MintSpec, MintedToken, TokenKind, TokenOrigin } from './control.ts';
+import type { ControlDriver, MintSpec, MintedToken, SeedMeeting, TokenKind, TokenOrigin } from './control.ts';
 import type { Delivery, Exchange } from './exchange.ts';
+import type { ExchangeAudit } from './exchange-audit.ts';
 import type { Verdict } from './expect.ts';
 import { show } from './expect.ts';
 import { Fixtures } from './fixtures.ts';
@@ -17,6 +18,8 @@ import { HttpClient } from './http.ts';
 import type { ExchangeSink, HttpResult, RequestOptions } from './http.ts';
 import type { Endpoint, Receiver, Reply } from './receiver.ts';
 import type { Secrets } from './secrets.ts';
+import { describeRequest } from './token-pool.ts';
+import type { PoolToken, TokenPool, TokenRequest, TokenUse } from './token-pool.ts';
 import { SkipSignal, StopCheck } from './signals.ts';
 
 export const SCOPES = ['read', 'record', 'write', 'delete'] as const;
@@ -35,6 +38,14 @@ export interface Environment {
   controlClient: HttpClient | null;
   /** --token, with the scopes its whoami reported (null when unknown). */
   userToken: { token: string; scopes: string[] | null } | null;
+  /** --token and the --tokens file's entries, described by whoami: what ctx.token and ctx.mint take without the Control API. */
+  tokenPool?: TokenPool | null;
+  /** Which token descriptions the checks asked for and where each came from (printed after a run). */
+  tokenUse?: TokenUse;
+  /** The meeting made by import that read-only checks share when no Control API seeds meetings (harness/fixtures.ts). */
+  sharedMeeting?: Promise<{ id: string; seed: SeedMeeting }> | undefined;
+  /** Why webhook checks cannot run: the target has webhooks switched off and no Control API can switch them on. */
+  webhooksOff?: string | null;
   seed: number;
   runs: number;
   slow: boolean;
@@ -50,6 +61,8 @@ export interface Environment {
   receiver(): Promise<Receiver | { missing: string }>;
   /** API exchanges of the checks run before this one (for audits). */
   runLog: readonly Exchange[];
+  /** Every API answer of the run with its unredacted body, for the manifest audit (openapi/manifest-exchanges). */
+  exchangeAudit?: ExchangeAudit;
   /** property name → seed and path, when replaying a failure. */
   replay?: Record<string, { seed: number; path?: string }>;
   /** How to re-run one check from the command line (for PropertyRun.replay). */
@@ -94,6 +107,7 @@ export class CheckContext {
   #capture: Exchange[] | null = null;
   #inProperty = false;
   #tokenCache = new Map<string, MintedToken>();
+  #poolHeld = new Map<string, PoolToken>();
   #endpoints: Endpoint[] = [];
   #seq = 0;
 
@@ -113,7 +127,15 @@ export class CheckContext {
       exchangesOmitted: 0,
       deliveries: [],
     };
-    this.api = new HttpClient({ baseUrl: env.baseUrl, channel: 'api', secrets: env.secrets, sink: () => this.#sink, defaultTimeoutMs: env.requestTimeoutMs });
+    const audit = env.exchangeAudit;
+    this.api = new HttpClient({
+      baseUrl: env.baseUrl,
+      channel: 'api',
+      secrets: env.secrets,
+      sink: () => this.#sink,
+      defaultTimeoutMs: env.requestTimeoutMs,
+      ...(audit === undefined ? {} : { observe: (r: HttpResult, method: string, url: string) => audit.add(check.id, method, url, r) }),
+    });
     this.fixtures = new Fixtures(this);
   }
 
@@ -178,26 +200,68 @@ export class CheckContext {
 
   /**
    * A token holding at least these scopes (default all four): minted through the
-   * Control API when it can, else --token when its scopes cover them.
+   * Control API when it can, else taken from the tokens handed to the run
+   * (--token, --tokens). A check that needs tokens of several descriptions
+   * (need 'tokens') gets exactly the scopes it names, since it may test what a
+   * token cannot do; any other check takes a token holding at least them.
    */
   async token(scopes: readonly Scope[] = SCOPES, options: { origin?: TokenOrigin; kind?: TokenKind } = {}): Promise<string> {
     if (this.has('tokens')) return (await this.mint({ scopes, ...options })).token;
-    const user = this.env.userToken;
-    const plain = options.origin === undefined && options.kind === undefined;
-    if (user !== null && plain && (user.scopes === null || scopes.every((s) => user.scopes!.includes(s)))) return user.token;
-    this.skip(
-      `needs a token with scopes ${scopes.join(', ')}${plain ? '' : ` (${options.kind ?? 'standard'}, ${options.origin ?? 'loopback'})`}: give --control-url with the 'tokens' capability${plain ? ', or a --token holding them' : ''}`,
-    );
+    return this.#fromPool({ scopes, ...options }, this.check.needs.includes('tokens'), '').token;
   }
 
-  /** Mints a token through the Control API (cached per spec within the attempt). */
+  /**
+   * Mints a token through the Control API (cached per spec within the attempt);
+   * without its 'tokens' capability, takes one of exactly this description
+   * from the tokens handed to the run, or the check is SKIPPED naming it.
+   */
   async mint(spec: MintSpec): Promise<MintedToken> {
     const key = JSON.stringify([[...spec.scopes].sort(), spec.origin ?? 'loopback', spec.kind ?? 'standard', spec.name ?? '']);
     const cached = this.#tokenCache.get(key);
     if (cached !== undefined) return cached;
-    const minted = await this.control.mintToken({ ...spec, name: spec.name ?? `conformance ${this.check.id}` });
+    let minted: MintedToken;
+    if (this.has('tokens')) {
+      minted = await this.control.mintToken({ ...spec, name: spec.name ?? `conformance ${this.check.id}` });
+      this.env.tokenUse?.record(spec, this.check.id, 'minted (Control API)');
+    } else minted = this.#fromPool(spec, true, spec.name ?? '');
     this.#tokenCache.set(key, minted);
     return minted;
+  }
+
+  /**
+   * A token for setting up data (a meeting made by import, say), holding at
+   * least these scopes: minted when the Control API can, else any pooled token
+   * that covers them, whatever exact tokens the check itself asks for.
+   */
+  async fixtureToken(scopes: readonly Scope[]): Promise<string> {
+    if (this.has('tokens')) return (await this.mint({ scopes })).token;
+    // Not held as one of the check's own tokens: an owner the check needs must stay free for it.
+    const t = this.env.tokenPool?.find({ scopes }, false) ?? null;
+    if (t === null) return this.#fromPool({ scopes }, false, 'fixture').token; // SKIPPED with the description named
+    this.env.tokenUse?.record({ scopes }, this.check.id, t.source);
+    return t.token;
+  }
+
+  /** A token of the pool (harness/token-pool.ts); distinct holders (mint names) of one description get distinct tokens. */
+  #fromPool(request: TokenRequest, exact: boolean, holder: string): MintedToken {
+    // Keyed by what the token holds (['admin'] and [] are one description), so one holder keeps one token.
+    const key = JSON.stringify([describeRequest(request), exact, holder]);
+    const held = this.#poolHeld.get(key);
+    if (held !== undefined) return { token: held.token, token_id: held.tokenId, scopes: [...held.scopes] };
+    // With exact descriptions, every holder is its own owner (as minted tokens would be): a token already handed
+    // out under another holder is not handed out again. "At least" requests may share one token.
+    const taken = exact ? new Set([...this.#poolHeld.entries()].filter(([k]) => k !== key).map(([, t]) => t.token)) : new Set<string>();
+    const t = this.env.tokenPool?.find(request, exact, taken) ?? null;
+    if (t === null) {
+      this.env.tokenUse?.record(request, this.check.id, null);
+      const another = this.env.tokenPool?.find(request, exact) !== null && this.env.tokenPool !== undefined && this.env.tokenPool !== null;
+      this.skip(
+        `needs ${another ? 'one more token (besides those already used by this check) ' : 'a token '}of ${exact ? 'exactly' : 'at least'} ${describeRequest(request)}: give --control-url with the 'tokens' capability, or ${exact ? 'a --tokens file holding one' : 'a --token or --tokens file holding one'} (conformance/README.md, "Without a Control API")`,
+      );
+    }
+    this.#poolHeld.set(key, t);
+    this.env.tokenUse?.record(request, this.check.id, t.source);
+    return { token: t.token, token_id: t.tokenId, scopes: [...t.scopes] };
   }
 
   /** Mints a fresh token every time (no cache): for tokens a check disables or deletes. */

@@ -10,6 +10,7 @@ import { DEFAULT_PAUSE_SECONDS } from '../../simulator/scripts/meeting-script.ts
 import type { MeetingScript } from '../../simulator/scripts/meeting-script.ts';
 import { seededRandom } from '../../simulator/seeded-random.ts';
 import type { SeededRandom } from '../../simulator/seeded-random.ts';
+import { importMeeting } from './api-fixtures.ts';
 import type { CheckContext } from './context.ts';
 import type { SeedMeeting, SeedSegment } from './control.ts';
 
@@ -89,11 +90,33 @@ export class Fixtures {
     };
   }
 
-  /** Seeds one meeting (Control API 'meetings'). */
+  /**
+   * Seeds one meeting (Control API 'meetings'); without that capability, a
+   * check that declares the need 'meeting' gets one made by importing speech
+   * (harness/api-fixtures.ts) with the title asked for.
+   */
   async meeting(overrides: Partial<SeedMeeting> = {}): Promise<SeededMeeting> {
     const seed = this.defaultMeeting(overrides);
+    if (!this.#ctx.has('meetings') && this.#ctx.check.needs.includes('meeting')) return importMeeting(this.#ctx, seed.title);
     const id = await this.#ctx.control.seedMeeting(seed);
     return { id, seed };
+  }
+
+  /**
+   * A meeting the check only reads (never changes): seeded like meeting() when
+   * the Control API can seed; without it, one meeting made by importing speech
+   * is shared by every such check of the run (an import takes seconds of the
+   * target's transcription), so a check using it must not change it.
+   */
+  async meetingToRead(overrides: Partial<SeedMeeting> = {}): Promise<SeededMeeting> {
+    if (this.#ctx.has('meetings') || !this.#ctx.check.needs.includes('meeting')) return this.meeting(overrides);
+    const env = this.#ctx.env;
+    // A failed import is not kept: the next check tries again (and is SKIPPED with its own reason).
+    env.sharedMeeting ??= importMeeting(this.#ctx, `Conformance shared meeting ${this.word()}`).catch((err: unknown) => {
+      env.sharedMeeting = undefined;
+      throw err;
+    });
+    return env.sharedMeeting;
   }
 
   /** Seeds a meeting from a simulator script (fixtures/meetings/<name>.json). */
@@ -116,13 +139,14 @@ export class Fixtures {
 
   /**
    * Some meeting id to read: a seeded one when the Control API can seed, else
-   * the first meeting the target lists (never modified), else SKIPPED.
+   * the first meeting the target lists (never modified), else one made by
+   * importing the shipped speech.
    */
   async readableMeeting(token: string): Promise<string> {
     if (this.#ctx.has('meetings')) return (await this.meeting()).id;
     const res = await this.#ctx.as(token).get('/v1/meetings', { query: { limit: 1 } });
     const first = (res.body as { meetings?: Array<{ id?: unknown }> } | undefined)?.meetings?.[0]?.id;
     if (typeof first === 'string') return first;
-    this.#ctx.skip("needs a meeting: the target has none and offers no Control API 'meetings' capability to seed one");
+    return (await importMeeting(this.#ctx, this.defaultMeeting().title)).id;
   }
 }

@@ -111,6 +111,8 @@ export interface HttpClientOptions {
   secrets: Secrets;
   sink: () => ExchangeSink;
   defaultTimeoutMs?: number;
+  /** Sees every answer with its unredacted body (the run's manifest audit: harness/exchange-audit.ts). */
+  observe?: (result: HttpResult, method: string, url: string) => void;
 }
 
 /** Joins a base URL (which may carry a path prefix) and an absolute path with its query. */
@@ -158,6 +160,7 @@ export class HttpClient {
   readonly #secrets: Secrets;
   readonly #sink: () => ExchangeSink;
   readonly #timeout: number;
+  readonly #observe: HttpClientOptions['observe'];
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -165,6 +168,7 @@ export class HttpClient {
     this.#secrets = options.secrets;
     this.#sink = options.sink;
     this.#timeout = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#observe = options.observe;
   }
 
   /** The default per-request timeout of this client. */
@@ -306,7 +310,9 @@ export class HttpClient {
       curl: curlLine({ method, url: this.#secrets.redact(url), headers: curlHeaders, ...(curlBody === undefined ? {} : { body: curlBody }) }),
       ...(notes.length === 0 ? {} : { notes }),
     });
-    return new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    const result = new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    if (!truncated) this.#observe?.(result, method, url);
+    return result;
   }
 }
 

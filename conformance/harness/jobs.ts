@@ -1,16 +1,13 @@
 /**
  * Job helpers for the jobs, SSE and events checks: a short WAV with speech
- * rendered by the simulator (fixtures/meetings/tiny.json), imports of raw
+ * (fixtures/meetings/tiny.json, rendered once and shipped: harness/audio.ts), imports of raw
  * bytes, polling a job until a state, and uploads that stall on purpose (a
  * Content-Length that is never sent in full) for the size cap and the import
  * budget, recorded as exchanges with a curl line.
  */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { loadScript, REPO_ROOT } from '../../simulator/scripts/load-script.ts';
-import { renderScript } from '../../simulator/synth/render-script.ts';
+import { speechBytes } from './audio.ts';
 import type { BoundClient, CheckContext } from './context.ts';
 import { curlLine } from './curl.ts';
 import type { Exchange } from './exchange.ts';
@@ -34,31 +31,9 @@ export interface JobDto {
   created_at?: unknown;
 }
 
-let wav: Promise<Uint8Array> | null = null;
-
-/**
- * Where speechWav keeps its file; named for its voice set, so a file rendered
- * before with other voices is not taken for this one.
- */
-export const SPEECH_WAV_PATH = path.join(REPO_ROOT, '.tmp', 'conformance', 'tiny-espeak.wav');
-
-/** A short 16 kHz mono WAV with two spoken lines (the simulator's tiny meeting), rendered once per process. */
+/** A short 16 kHz mono WAV with two spoken lines (the simulator's tiny meeting), shipped with the suite. */
 export function speechWav(): Promise<Uint8Array> {
-  wav ??= (async () => {
-    const file = SPEECH_WAV_PATH;
-    const dir = path.dirname(file);
-    const exists = await stat(file).then(
-      (s) => s.size > 1000,
-      () => false,
-    );
-    if (!exists) {
-      await mkdir(dir, { recursive: true });
-      // espeak-ng explicitly: an implementer's machine has espeak-ng and ffmpeg, not Flite or Festival.
-      await renderScript(await loadScript('tiny'), file, { voiceSet: 'espeak' });
-    }
-    return new Uint8Array(await readFile(file));
-  })();
-  return wav;
+  return speechBytes('tiny');
 }
 
 /**
@@ -131,15 +106,15 @@ export async function pollJob(api: BoundClient, id: string, done: (job: JobDto) 
 
 export const isTerminal = (job: JobDto): boolean => (TERMINAL_STATES as readonly unknown[]).includes(job.state);
 
-/** Imports the speech WAV and waits for the job to end; SKIPPED when the audio cannot be rendered. */
+/** Imports the speech WAV (POST only: the caller polls the job); SKIPPED when the shipped file cannot be read. */
 export async function importSpeech(ctx: CheckContext, api: BoundClient, query: Record<string, string | undefined> = { filename: 'conformance.wav' }): Promise<{ res: HttpResult; jobId: string | null }> {
   let bytes: Uint8Array;
   try {
     bytes = await speechWav();
   } catch (err) {
-    return ctx.skip(`cannot render a WAV with speech with the simulator (espeak-ng and ffmpeg needed): ${(err as Error).message}`);
+    return ctx.skip(`cannot read the shipped speech WAV (conformance/audio/tiny.wav): ${(err as Error).message}`);
   }
-  const res = await importBytes(api, bytes, query, 'import a short WAV with speech (simulator, fixtures/meetings/tiny.json)');
+  const res = await importBytes(api, bytes, query, 'import a short WAV with speech (conformance/audio/tiny.wav)');
   return { res, jobId: jobIdOf(res) };
 }
 

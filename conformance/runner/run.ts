@@ -16,10 +16,14 @@ import { CheckContext, PropertyMismatch } from '../harness/context.ts';
 import type { Environment } from '../harness/context.ts';
 import { ControlDriver } from '../harness/control.ts';
 import type { Exchange } from '../harness/exchange.ts';
+import { ExchangeAudit } from '../harness/exchange-audit.ts';
 import { HttpClient } from '../harness/http.ts';
 import type { ExchangeSink } from '../harness/http.ts';
 import { Receiver } from '../harness/receiver.ts';
 import { Secrets } from '../harness/secrets.ts';
+import { TokenPool, TokenUse, TokensFileError, readTokensFile } from '../harness/token-pool.ts';
+import type { PoolToken } from '../harness/token-pool.ts';
+import type { TokenKind, TokenOrigin } from '../harness/control.ts';
 import { ControlError, SkipSignal, StopCheck } from '../harness/signals.ts';
 import type { Attempt, CheckResult, Outcome } from './result.ts';
 import { isFailing } from './result.ts';
@@ -32,6 +36,10 @@ export interface RunOptions {
   controlUrl?: string;
   controlSecret?: string;
   token?: string;
+  /** Use only these capabilities of the Control API (what a target offering fewer would give). */
+  controlCapabilities?: string[];
+  /** A tokens file (harness/token-pool.ts): tokens of other descriptions for a target without a Control API. */
+  tokensFile?: string;
   seed: number;
   runs: number;
   slow: boolean;
@@ -124,7 +132,9 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     if (options.controlSecret === undefined) throw new SetupError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
     controlClient = new HttpClient({ baseUrl: options.controlUrl, channel: 'control', secrets, sink, defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000) });
     try {
-      const discovery = await ControlDriver.discover(controlClient, options.controlSecret);
+      const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
+      const only = options.controlCapabilities;
+      const discovery = only === undefined ? discovered : { ...discovered, capabilities: discovered.capabilities.filter((c) => only.includes(c)) };
       control = new ControlDriver(controlClient, options.controlSecret, discovery, ready);
       progress({ type: 'setup', message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}` });
     } catch (err) {
@@ -152,6 +162,50 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     });
   }
 
+  const pooled: PoolToken[] = [];
+  const describe = async (token: string, source: string, given: { scopes?: string[]; origin?: TokenOrigin; kind?: TokenKind; note?: string }): Promise<void> => {
+    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const res = await client.get('/v1/whoami', { token, label: `setup: whoami of ${source}` });
+    if (res.status === 401 || res.status === 0) throw new SetupError(`${source} cannot be used: GET /v1/whoami answered ${res.describe(160)}`);
+    const who = (res.status === 200 ? res.body : {}) as { token_id?: unknown; scopes?: unknown; origin?: unknown; kind?: unknown };
+    const scopes = given.scopes ?? (Array.isArray(who.scopes) ? who.scopes.map(String) : null);
+    if (scopes === null) throw new SetupError(`${source}: GET /v1/whoami answered ${res.describe(120)}, so its scopes are unknown; give them in the tokens file ("scopes")`);
+    const origin = given.origin ?? (typeof who.origin === 'string' && ['loopback', 'paired', 'lan'].includes(who.origin) ? (who.origin as TokenOrigin) : 'loopback');
+    const kind = given.kind ?? (typeof who.kind === 'string' && ['standard', 'first_party', 'assistant'].includes(who.kind) ? (who.kind as TokenKind) : 'standard');
+    pooled.push({ token, tokenId: typeof who.token_id === 'string' ? who.token_id : '', scopes, origin, kind, source, ...(given.note === undefined ? {} : { note: given.note }) });
+  };
+  if (userToken !== null && userToken.scopes !== null) await describe(userToken.token, '--token', { scopes: userToken.scopes });
+  // A --token whose scopes whoami did not tell is used as before: for any check content with "at least" some scopes.
+  else if (userToken !== null) pooled.push({ token: userToken.token, tokenId: '', scopes: [], scopesKnown: false, origin: 'loopback', kind: 'standard', source: '--token' });
+  if (options.tokensFile !== undefined) {
+    let entries;
+    try {
+      entries = readTokensFile(options.tokensFile);
+    } catch (err) {
+      if (err instanceof TokensFileError) throw new SetupError(err.message);
+      throw err;
+    }
+    for (const e of entries) {
+      secrets.add(e.token, `$MAS_TOKEN_${e.index}`);
+      await describe(e.token, `tokens file entry ${e.index}`, e);
+    }
+    progress({ type: 'setup', message: `--tokens: ${pooled.filter((t) => t.source !== '--token').map((t) => `#${t.source.replace(/\D+/g, '')} ${t.scopes.join('+') || 'no scope'} · ${t.origin} · ${t.kind}`).join('; ')}` });
+  }
+  const tokenPool = pooled.length === 0 ? null : new TokenPool(pooled);
+
+  // Without the Control API's 'settings' nothing can switch webhooks on; when the target has them off, a webhook
+  // check's premise does not hold (its registrations would meet the feature switch, not the rule it tests).
+  let webhooksOff: string | null = null;
+  const reader = pooled.find((t) => t.scopesKnown === false || t.scopes.some((x) => x === 'read' || x === 'record' || x === 'write'));
+  if (control?.has('settings') !== true && reader !== undefined) {
+    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const res = await client.get('/v1/webhooks', { token: reader.token, label: 'setup: are webhooks switched on?' });
+    if (res.status === 403 && res.errorCode !== 'insufficient_scope') {
+      webhooksOff = `webhooks are switched off on the target (GET /v1/webhooks answered ${res.describe(140)}): switch them on in its settings, or give --control-url with the 'settings' capability`;
+      progress({ type: 'setup', message: webhooksOff });
+    }
+  }
+
   const local = isLoopbackUrl(options.baseUrl);
   let receiver: Promise<Receiver | { missing: string }> | null = null;
   const getReceiver = (): Promise<Receiver | { missing: string }> => {
@@ -173,6 +227,9 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     controlMissing,
     controlClient,
     userToken,
+    tokenPool,
+    tokenUse: new TokenUse(),
+    webhooksOff,
     seed: options.seed,
     runs: options.runs,
     slow: options.slow,
@@ -182,6 +239,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     requestTimeoutMs: options.requestTimeoutMs,
     receiver: getReceiver,
     runLog,
+    exchangeAudit: new ExchangeAudit(options.baseUrl),
     ...(options.replay === undefined ? {} : { replay: options.replay }),
     replayHint: options.replayHint ?? ((id) => `--only ${id} --seed ${options.seed}`),
   };
@@ -206,9 +264,19 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
 export function missingNeed(need: Need, env: Environment): string | null {
   switch (need) {
     case 'token':
-      return env.control?.has('tokens') === true || env.userToken !== null ? null : "needs an API token: give --token, or --control-url with the 'tokens' capability";
+      return env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null ? null : "needs an API token: give --token or --tokens, or --control-url with the 'tokens' capability";
+    case 'tokens':
+      // Without the Control API the check runs with the tokens handed to the run; one it lacks makes it SKIPPED, naming it.
+      if (env.control?.has('tokens') === true || (env.tokenPool ?? null) !== null) return null;
+      if (env.control === null) return `needs tokens of several scope sets: give --tokens FILE (or --token), or --control-url with the 'tokens' capability (${env.controlMissing})`;
+      return `needs the Control API capability 'tokens' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'}), or --tokens FILE`;
     case 'receiver':
       return env.receiverHint ?? null;
+    case 'meeting':
+      // Seeded through the Control API, or made by importing speech with any token that may import.
+      return env.control?.has('meetings') === true || env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null
+        ? null
+        : "needs a meeting: give --token (one that may import: read and write), or --control-url with the 'meetings' capability";
     case 'slow':
       return env.slow ? null : 'a slow check (minutes of waiting): run with --slow';
     case 'fresh':
@@ -369,7 +437,9 @@ export async function runChecks(
   const runOne = async (check: Check, resetFirst: boolean, concurrent: boolean): Promise<CheckResult> => {
     const i = index++;
     progress({ type: 'start', check, index: i, total: ordered.length });
-    const missing = check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null);
+    const missing =
+      check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null) ??
+      ((env.webhooksOff ?? null) !== null && checkArea(check.id) === 'webhooks' && !check.needs.includes('settings') ? env.webhooksOff : null);
     let result: CheckResult;
     if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);

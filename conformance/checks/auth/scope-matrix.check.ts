@@ -58,7 +58,7 @@ export const check = defineCheck({
   id: 'auth/scope-matrix',
   clauses: [...GENERAL, ...OWN_CLAUSES],
   level: 'requirement',
-  needs: ['tokens', 'meetings'],
+  needs: ['tokens', 'meeting'],
   description:
     'Every operation of the endpoint tables is called with tokens of every single scope, none, and (a fast-check property) random scope sets × origin (loopback, paired, LAN) × kind (standard, first-party, assistant); the answer is a 403 insufficient_scope exactly when API.md’s scope rules say the token falls short, 403 not_prearmed for a remote recording start, and otherwise gets past the gates.',
   requirement:
@@ -77,10 +77,14 @@ export const check = defineCheck({
       const bearer = (await ctx.mint({ scopes: token.requested, origin: token.origin, kind: token.kind })).token;
       for (const op of PROTECTED_OPERATIONS) await probe(ctx, resources, token, bearer, op);
     }
-    // 2. The property: random tokens on random operations.
+    // 2. The property: random tokens on random operations. Without a Control API to mint any token, the
+    //    random tokens are drawn from the ones handed to the run (--token, --tokens).
+    const pooled: TokenModel[] = (ctx.has('tokens') ? [] : (ctx.env.tokenPool?.tokens ?? []))
+      .filter((t) => t.scopesKnown !== false)
+      .map((t) => ({ requested: t.scopes, origin: t.origin, kind: t.kind }));
     await ctx.property(
       'random tokens × operations',
-      fc.record({ token: tokenArbitrary, ops: fc.subarray([...PROTECTED_OPERATIONS], { minLength: 1, maxLength: 4 }) }),
+      fc.record({ token: ctx.has('tokens') ? tokenArbitrary : fc.constantFrom(...pooled), ops: fc.subarray([...PROTECTED_OPERATIONS], { minLength: 1, maxLength: 4 }) }),
       async ({ token, ops }) => {
         const bearer = (await ctx.mint({ scopes: token.requested, origin: token.origin, kind: token.kind })).token;
         for (const op of ops) await probe(ctx, resources, token, bearer, op);

@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { SPEECH_WAV_PATH, importBytes, isTerminal, jobIdOf, pollJob, speechWav, toneWav, transcriptWords } from '../../harness/jobs.ts';
+import { importBytes, isTerminal, jobIdOf, pollJob, speechWav, toneWav, transcriptWords } from '../../harness/jobs.ts';
+import { speechPath } from '../../harness/audio.ts';
 import type { BoundClient } from '../../harness/context.ts';
 
 /** The words of the transcript of the meeting a job made, or null with why there is none. */
@@ -27,7 +28,7 @@ export const check = defineCheck({
     try {
       speech = await speechWav();
     } catch (err) {
-      return ctx.skip(`cannot render the speech WAV to point at: ${(err as Error).message}`);
+      return ctx.skip(`cannot read the shipped speech WAV to point at: ${(err as Error).message}`);
     }
     // The premise: an import of the speech itself yields its words here. Without it, a transcript
     // free of those words would say nothing about which bytes were imported.
@@ -39,7 +40,7 @@ export const check = defineCheck({
     const heard = await wordsOf(api, controlJob.meeting_id);
     if ('none' in heard || heard.words.size === 0) return ctx.skip(`premise not met: the import of the speech WAV itself gave no words to look for (${'none' in heard ? heard.none : 'an empty transcript'})`);
 
-    const real = SPEECH_WAV_PATH;
+    const real = speechPath('tiny');
     const res = await importBytes(api, toneWav(), { filename: 'tone.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` }, 'a tone, with path-like parameters naming the speech WAV');
     const id = jobIdOf(res);
     if (id === null) {

@@ -6,13 +6,13 @@ export const check = defineCheck({
   clauses: ['meetings.export.alias-markdown'],
   level: 'requirement',
   touches: 'own',
-  needs: ['token', 'meetings'],
+  needs: ['token', 'meeting'],
   description: 'GET …/export?format=markdown answers what format=md answers: same status, Content-Type and document.',
   requirement:
     'format=markdown is accepted as an alias of md.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
-    const m = await ctx.fixtures.meeting();
+    const m = await ctx.fixtures.meetingToRead();
     const canonical = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'md' } });
     const alias = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'markdown' } });
     ctx.require('meetings.export.alias-markdown', 'GET …/export?format=markdown', x.status(alias, 200), alias);

@@ -6,13 +6,13 @@ export const check = defineCheck({
   clauses: ['meetings.export.alias-text'],
   level: 'requirement',
   touches: 'own',
-  needs: ['token', 'meetings'],
+  needs: ['token', 'meeting'],
   description: 'GET …/export?format=text answers what format=txt answers: same status, Content-Type and document.',
   requirement:
     'format=text is accepted as an alias of txt.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
-    const m = await ctx.fixtures.meeting();
+    const m = await ctx.fixtures.meetingToRead();
     const canonical = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'txt' } });
     const alias = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'text' } });
     ctx.require('meetings.export.alias-text', 'GET …/export?format=text', x.status(alias, 200), alias);

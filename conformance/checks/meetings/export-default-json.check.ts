@@ -6,13 +6,13 @@ export const check = defineCheck({
   clauses: ['meetings.export.default-json'],
   level: 'requirement',
   touches: 'own',
-  needs: ['token', 'meetings'],
+  needs: ['token', 'meeting'],
   description: 'GET /v1/meetings/{id}/export without format answers the JSON export (meeting and transcript), the same document as format=json.',
   requirement:
     'GET /v1/meetings/{id}/export without format returns the JSON ExportDto, json being the default format.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
-    const m = await ctx.fixtures.meeting();
+    const m = await ctx.fixtures.meetingToRead();
     const plain = await api.get(`/v1/meetings/${m.id}/export`);
     ctx.require('meetings.export.default-json', 'GET /v1/meetings/{id}/export', x.all(x.status(plain, 200), x.json(plain), x.fields(plain.body, { meeting: 'object', transcript: 'any' }, 'ExportDto')), plain);
     const json = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'json' } });

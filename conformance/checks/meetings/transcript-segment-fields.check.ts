@@ -6,13 +6,13 @@ export const check = defineCheck({
   clauses: ['meetings.transcript.segment-fields.gap'],
   level: 'gap',
   touches: 'own',
-  needs: ['token', 'meetings'],
+  needs: ['token', 'meeting'],
   description: 'Records the field names and types of transcript segments (with and without word timings) and the other fields of the transcript.',
   requirement:
     'The exact field names inside a transcript segment are not shown and are implementation-defined.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
-    const m = await ctx.fixtures.meeting();
+    const m = await ctx.fixtures.meetingToRead();
     const res = await api.get(`/v1/meetings/${m.id}/transcript`);
     const body = res.body as { segments?: Array<Record<string, unknown>> } | undefined;
     const describe = (o: Record<string, unknown> | undefined): string => (o === undefined ? 'none' : Object.entries(o).map(([k, v]) => `${k}: ${x.typeName(v)}`).join(', '));

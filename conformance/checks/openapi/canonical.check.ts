@@ -19,7 +19,7 @@ export const check = defineCheck({
   clauses: ['openapi.canonical'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meetings'],
+  needs: ['tokens', 'meeting'],
   description: 'For every operation of the endpoint tables, the scope the target enforces (probed with single-scope tokens) is the one its manifest states in x-service-required-scope.',
   requirement:
     'The manifest is the canonical route description and wins over prose, so the enforced behaviour (e.g. minimum scope per operation) must agree with the manifest\'s own annotations.',

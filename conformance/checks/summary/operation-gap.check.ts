@@ -5,7 +5,7 @@ export const check = defineCheck({
   clauses: ['summary.operation.status.gap'],
   level: 'gap',
   touches: 'own',
-  needs: ['meetings', 'token'],
+  needs: ['meeting', 'token'],
   description: 'Records the operation status bodies from the regenerate answer until it settles (states and fields).',
   requirement: 'The states of a regeneration operation and the body of the operation status poll are not shown and are implementation-defined.',
   async run(ctx) {

@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['summary.regenerate.id-name'],
   level: 'conflict',
   touches: 'own',
-  needs: ['meetings', 'token'],
+  needs: ['meeting', 'token'],
   description: 'The regenerate answer names the id operation_id (the spec) or process_id (the other reference).',
   requirement: 'The regenerate response names the operation id operation_id, which the spec chooses over one reference that calls it process_id.',
   async run(ctx) {

@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['summary.regeneration-failed.flag'],
   level: 'requirement',
   touches: 'own',
-  needs: ['meetings', 'token'],
+  needs: ['meeting', 'token'],
   description:
     'Regenerates with a model and template that do not exist; when the operation is accepted and then fails, GET …/summary must show regeneration_failed true. SKIPPED when the target refuses such a request up front (no failing regeneration can be caused through HTTP).',
   requirement: 'regeneration_failed is set when a regeneration of the summary failed.',

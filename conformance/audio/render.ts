@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * Renders the speech the conformance suite imports, once, into files that are
+ * committed beside this script: `<name>.wav` (16 kHz mono 16-bit, what the
+ * simulator's renderer writes) and `<name>.truth.json` (the words and turns
+ * actually placed). The suite reads these files (harness/audio.ts) and never
+ * synthesizes at run time, so an implementer's run needs Node alone: no
+ * espeak-ng, no ffmpeg. This script does need both (the simulator's renderer);
+ * run it after changing a script below or the renderer:
+ *
+ *   node conformance/audio/render.ts
+ *
+ * The output is deterministic for a given espeak-ng and ffmpeg (bitexact WAV),
+ * so a re-render on the same tools leaves git clean.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { loadScript } from '../../simulator/scripts/load-script.ts';
+import { renderScript } from '../../simulator/synth/render-script.ts';
+
+/** The meeting scripts (fixtures/meetings/<name>.json) whose rendering the suite ships. */
+export const SHIPPED_SPEECH = ['tiny'] as const;
+
+const HERE = import.meta.dirname;
+
+async function render(name: string): Promise<void> {
+  const wav = path.join(HERE, `${name}.wav`);
+  const truth = path.join(HERE, `${name}.truth.json`);
+  const rendered = await renderScript(await loadScript(name), wav, { truthPath: truth });
+  const size = (await stat(wav)).size;
+  process.stdout.write(`${path.relative(process.cwd(), wav)}: ${rendered.duration.toFixed(2)} s, ${size} bytes; truth ${path.relative(process.cwd(), truth)}\n`);
+}
+
+if (import.meta.main) {
+  for (const name of SHIPPED_SPEECH) await render(name);
+}

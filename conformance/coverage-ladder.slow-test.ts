@@ -1,0 +1,28 @@
+/**
+ * Floors under what a target without a Control API gets checked: runs the
+ * suite against spawned reference gateways with one full-scope token, then
+ * with the tokens file (coverage-ladder.ts), and asserts the clauses each run
+ * exercised stay at or above the counts published in conformance/README.md,
+ * so a change that makes checks skip without a Control API cannot pass
+ * unnoticed. Slow (both runs import real speech for their meetings: about
+ * 2 + 6 minutes on 2 busy cores), so it is not among the *.test.ts files of
+ * `npm run test:unit`; `npm run test:conformance-floors` runs it.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { measure } from './coverage-ladder.ts';
+
+/** Clauses exercised against the reference (README "Without a Control API"), less a small margin for checks that skip on timing-free premises. */
+export const FLOORS = { token: 90, 'tokens-file': 160 } as const;
+
+test('without a Control API the reference still has its floors of clauses exercised', { timeout: 20 * 60_000 }, async () => {
+  const rows = await measure(['token', 'tokens-file']);
+  for (const row of rows) {
+    const floor = FLOORS[row.rung as keyof typeof FLOORS];
+    assert.ok(row.exercised >= floor, `${row.rung}: ${row.exercised} of ${row.checkable} clauses exercised, below the floor ${floor}`);
+    assert.equal(row.outcomes.FAIL ?? 0, 0, `${row.rung}: no FAIL against the reference`);
+    assert.equal(row.outcomes.ERROR ?? 0, 0, `${row.rung}: no ERROR against the reference`);
+  }
+  const [token, file] = rows;
+  assert.ok(file!.exercised > token!.exercised, 'the tokens file unlocks more than the single token');
+});

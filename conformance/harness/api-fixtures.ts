@@ -1,0 +1,119 @@
+/**
+ * Test data created through the API itself, for targets without the Control
+ * API's 'meetings' capability: a meeting is made the way a user makes one, by
+ * importing speech (the shipped conformance/audio/tiny.wav, titled through the
+ * import's title parameter) and waiting for the job to succeed. A check that
+ * can work on such a meeting declares the need 'meeting' instead of
+ * 'meetings': it uses the meeting's id and title only, never the seeded
+ * transcript or summary text, which an import does not control.
+ */
+import type { CheckContext } from './context.ts';
+import type { SeedMeeting } from './control.ts';
+import { speechTruth } from './audio.ts';
+import { importBytes, isTerminal, jobIdOf, pollJob, speechWav } from './jobs.ts';
+
+/** How long an import of a few seconds of speech may take before the premise is given up. */
+export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
+/** How long to wait for the automatic summary of the new meeting (so later summary calls do not race it). */
+export const AUTO_SUMMARY_WAIT_MS = 30_000;
+
+/**
+ * The text of a summary's result as GET …/summary shows it (its shape is
+ * implementation-defined: a string, or an object with text): what a check on a
+ * meeting made by import compares against, since it did not choose the text.
+ */
+export function summaryTextOf(result: unknown): string | null {
+  if (typeof result === 'string' && result.length > 0) return result;
+  const text = (result as { text?: unknown } | null | undefined)?.text;
+  return typeof text === 'string' && text.length > 0 ? text : null;
+}
+
+/** The shipped speech's lines as segments: what the meeting holds, as far as the import's ground truth knows. */
+async function truthSegments(): Promise<SeedMeeting['segments']> {
+  const truth = await speechTruth('tiny');
+  return truth.lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end, text: l.text }));
+}
+
+/**
+ * A word the meeting's transcript holds, as GET …/transcript shows it (the
+ * longest word of the first segment): what a check on a meeting made by import
+ * looks for in a rendered export, since it did not choose the transcript.
+ */
+export async function transcriptWord(ctx: CheckContext, token: string, meetingId: string): Promise<string | null> {
+  const t = await ctx.as(token).get(`/v1/meetings/${meetingId}/transcript`, { label: 'a word of the transcript, to find in the export' });
+  const text = (t.body as { segments?: Array<{ text?: unknown }> } | undefined)?.segments?.find((s) => typeof s.text === 'string' && s.text.trim() !== '')?.text;
+  if (typeof text !== 'string') return null;
+  const words = text.split(/[^\p{L}\p{N}']+/u).filter((w) => w.length >= 3);
+  return words.sort((a, b) => b.length - a.length)[0] ?? null;
+}
+
+/** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
+export function silentWav(seconds: number): Uint8Array {
+  const samples = Math.round(seconds * 16_000);
+  const b = Buffer.alloc(44 + samples * 2);
+  b.write('RIFF', 0, 'ascii');
+  b.writeUInt32LE(36 + samples * 2, 4);
+  b.write('WAVEfmt ', 8, 'ascii');
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(16_000, 24);
+  b.writeUInt32LE(32_000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36, 'ascii');
+  b.writeUInt32LE(samples * 2, 40);
+  return new Uint8Array(b);
+}
+
+/**
+ * A meeting with an empty transcript, made by importing silence; null (with
+ * the reason) when the target does not make one of it (a job that fails on
+ * silence, or a transcript that is not empty): then there is none to be had
+ * through the API.
+ */
+export async function importSilentMeeting(ctx: CheckContext, title: string): Promise<{ id: string } | { missing: string }> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  const res = await importBytes(api, silentWav(3), { filename: 'conformance-silence.wav', title }, 'fixture: a meeting made by importing silence');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return { missing: `importing silence answered ${res.describe(120)}` };
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') return { missing: `the import of silence ended in state ${String(job.state)}` };
+  const t = await api.get(`/v1/meetings/${job.meeting_id}/transcript`, { label: 'fixture: the transcript of silence' });
+  const segments = (t.body as { segments?: unknown[] } | undefined)?.segments;
+  if (!Array.isArray(segments) || segments.length > 0) return { missing: `the transcript of imported silence is not empty (${t.describe(100)})` };
+  return { id: job.meeting_id };
+}
+
+/**
+ * Creates a meeting by importing the shipped speech with `title`; returns its
+ * id and a description (title and the speech's ground truth; no summary).
+ * SKIPPED, naming why, when the import does not produce a meeting: the check's
+ * premise does not hold, which jobs/import-speech grades on its own.
+ */
+export async function importMeeting(ctx: CheckContext, title: string): Promise<{ id: string; seed: SeedMeeting }> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  let bytes: Uint8Array;
+  try {
+    bytes = await speechWav();
+  } catch (err) {
+    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the shipped speech to import cannot be read (${(err as Error).message})`);
+  }
+  const res = await importBytes(api, bytes, { filename: 'conformance-meeting.wav', title, language: 'en' }, 'fixture: a meeting made by importing the shipped speech');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and importing speech to make one answered ${res.describe(160)}`);
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  const meetingId = job.meeting_id;
+  if (!reached || job.state !== 'succeeded' || typeof meetingId !== 'string' || meetingId.length === 0) {
+    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the import made to create one ended ${reached ? `in state ${String(job.state)} (meeting_id ${String(meetingId)})` : `in no terminal state within ${IMPORT_MEETING_TIMEOUT_MS / 1000} s`}`);
+  }
+  // The summary is generated automatically after an import; let it finish so the check's own summary calls do not race it.
+  const until = Date.now() + AUTO_SUMMARY_WAIT_MS;
+  for (;;) {
+    const s = await api.get(`/v1/meetings/${meetingId}/summary`, { label: 'fixture: wait for the automatic summary' });
+    const body = s.body as { result?: unknown; status?: unknown } | undefined;
+    if (s.status !== 200 || (body?.result ?? null) !== null || Date.now() > until) break;
+    await ctx.sleep(300);
+  }
+  return { id: meetingId, seed: { title, segments: await truthSegments(), summary: null, audio: true } };
+}
