@@ -27,6 +27,7 @@
  * method), 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
+import { Fft } from './enhance/fft.ts';
 
 /** Speech regions are cut into blocks of about this length: the unit a speaker is assigned to. */
 const BLOCK_SECONDS = 0.25;
@@ -508,60 +509,18 @@ function melFilterbank(count: number, fftSize: number, rate: number, lowHz: numb
   return filters;
 }
 
-const fftTables = new Map<number, { rev: Uint32Array; cos: Float64Array; sin: Float64Array }>();
+const ffts = new Map<number, Fft>();
 
-/** In-place iterative radix-2 complex FFT; the length must be a power of two. */
+/** In-place complex FFT (the pipeline's one FFT, server/pipeline/enhance/fft.ts); the length must be a power of two. */
 export function fft(re: Float64Array, im: Float64Array): void {
   const n = re.length;
   if (n !== im.length || n === 0 || (n & (n - 1)) !== 0) throw new RangeError('fft length must be a power of two');
-  let tables = fftTables.get(n);
-  if (tables === undefined) {
-    const bits = Math.log2(n);
-    const rev = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      let r = 0;
-      for (let b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
-      rev[i] = r;
-    }
-    const cos = new Float64Array(n / 2);
-    const sin = new Float64Array(n / 2);
-    for (let i = 0; i < n / 2; i++) {
-      cos[i] = Math.cos((2 * Math.PI * i) / n);
-      sin[i] = -Math.sin((2 * Math.PI * i) / n);
-    }
-    tables = { rev, cos, sin };
-    fftTables.set(n, tables);
+  let transform = ffts.get(n);
+  if (transform === undefined) {
+    transform = new Fft(n);
+    ffts.set(n, transform);
   }
-  const { rev, cos, sin } = tables;
-  for (let i = 0; i < n; i++) {
-    const j = rev[i]!;
-    if (j > i) {
-      const tr = re[i]!;
-      re[i] = re[j]!;
-      re[j] = tr;
-      const ti = im[i]!;
-      im[i] = im[j]!;
-      im[j] = ti;
-    }
-  }
-  for (let size = 2; size <= n; size <<= 1) {
-    const half = size >> 1;
-    const step = n / size;
-    for (let start = 0; start < n; start += size) {
-      for (let k = 0; k < half; k++) {
-        const wr = cos[k * step]!;
-        const wi = sin[k * step]!;
-        const a = start + k;
-        const b = a + half;
-        const xr = re[b]! * wr - im[b]! * wi;
-        const xi = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a]! += xr;
-        im[a]! += xi;
-      }
-    }
-  }
+  transform.transform(re, im);
 }
 
 // Pitch, on audio decimated to 8 kHz.
