@@ -117,7 +117,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export function checkEnvironment(env: Env): string | null {
   const ours: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('MAS_') || value === undefined) continue;
+    // An empty value counts as unset, as it did before the schema and as the
+    // start options read it (`MAS_PORT= npm start` starts on the default port).
+    if (!name.startsWith('MAS_') || value === undefined || value === '') continue;
     if (name in GATEWAY_VARIABLES) ours[name] = value;
     else if (!(name in FOREIGN_VARIABLES)) return `unknown environment variable ${name}${suggestion(name)}`;
   }

@@ -170,6 +170,10 @@ test('an unknown MAS_* variable is refused, with the near name it was probably m
   assert.match(refused(['--port', '0'], { MAS_PORT: 'eighty' }), /^MAS_PORT must be a port number/);
 });
 
+test('an empty MAS_* variable counts as unset', () => {
+  assert.equal(opts([], { MAS_PORT: '', MAS_HOST: '', MAS_CONTROL_SECRET: '' }).port, 8420);
+});
+
 test('malformed adapter variables are refused at start', () => {
   assert.equal(refused([], { MAS_SUMMARY_URL: 'ftp://x' }), 'MAS_SUMMARY_URL must be an http:// or https:// URL, got "ftp://x"');
   assert.match(refused([], { MAS_TRANSCRIBE_URL: 'not a url' }), /^MAS_TRANSCRIBE_URL must be an http/);
