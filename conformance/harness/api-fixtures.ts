@@ -10,7 +10,7 @@
 import type { CheckContext } from './context.ts';
 import type { SeedMeeting } from './control.ts';
 import { speechTruth } from './audio.ts';
-import { importBytes, isTerminal, jobIdOf, pollJob, speechWav } from './jobs.ts';
+import { importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav } from './jobs.ts';
 
 /** How long an import of a few seconds of speech may take before the premise is given up. */
 export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
@@ -49,21 +49,7 @@ export async function transcriptWord(ctx: CheckContext, token: string, meetingId
 
 /** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
 export function silentWav(seconds: number): Uint8Array {
-  const samples = Math.round(seconds * 16_000);
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write('RIFF', 0, 'ascii');
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write('WAVEfmt ', 8, 'ascii');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20); // PCM
-  b.writeUInt16LE(1, 22); // mono
-  b.writeUInt32LE(16_000, 24);
-  b.writeUInt32LE(32_000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'ascii');
-  b.writeUInt32LE(samples * 2, 40);
-  return new Uint8Array(b);
+  return pcmWav(new Int16Array(Math.round(seconds * 16_000)));
 }
 
 /**

@@ -42,10 +42,16 @@ export function speechWav(): Promise<Uint8Array> {
  * a meeting with an empty transcript), it holds none of the speech's words.
  */
 export function toneWav(seconds = 3, rate = 16_000): Uint8Array {
-  const samples = seconds * rate;
-  const buf = Buffer.alloc(44 + samples * 2);
+  const samples = new Int16Array(seconds * rate);
+  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000);
+  return pcmWav(samples, rate);
+}
+
+/** 16-bit mono PCM samples as a WAV file, built here so the suite needs no audio tool. */
+export function pcmWav(samples: Int16Array, rate = 16_000): Uint8Array {
+  const buf = Buffer.alloc(44 + samples.length * 2);
   buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + samples * 2, 4);
+  buf.writeUInt32LE(36 + samples.length * 2, 4);
   buf.write('WAVEfmt ', 8, 'ascii');
   buf.writeUInt32LE(16, 16);
   buf.writeUInt16LE(1, 20); // PCM
@@ -55,8 +61,8 @@ export function toneWav(seconds = 3, rate = 16_000): Uint8Array {
   buf.writeUInt16LE(2, 32);
   buf.writeUInt16LE(16, 34);
   buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), 44 + i * 2);
+  buf.writeUInt32LE(samples.length * 2, 40);
+  for (let i = 0; i < samples.length; i++) buf.writeInt16LE(samples[i]!, 44 + i * 2);
   return new Uint8Array(buf);
 }
 

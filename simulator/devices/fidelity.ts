@@ -3,46 +3,7 @@
  * best aligns the two (by FFT cross-correlation) and the normalised
  * correlation at that offset (1 = identical up to gain). Pure.
  */
-
-/** In-place radix-2 FFT of (re, im); inverse when `inverse`. Length must be a power of two. */
-function fft(re: Float64Array, im: Float64Array, inverse: boolean): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const angle = ((inverse ? 2 : -2) * Math.PI) / len;
-    const wr = Math.cos(angle);
-    const wi = Math.sin(angle);
-    for (let i = 0; i < n; i += len) {
-      let cr = 1;
-      let ci = 0;
-      for (let k = 0; k < len / 2; k++) {
-        const a = i + k;
-        const b = a + len / 2;
-        const xr = re[b]! * cr - im[b]! * ci;
-        const xi = re[b]! * ci + im[b]! * cr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
-        const t = cr * wr - ci * wi;
-        ci = cr * wi + ci * wr;
-        cr = t;
-      }
-    }
-  }
-  if (inverse) for (let i = 0; i < n; i++) {
-    re[i] = re[i]! / n;
-    im[i] = im[i]! / n;
-  }
-}
+import { fft } from '../scenes/fft-convolve.ts';
 
 export interface Alignment {
   /** Samples by which `captured` lags `played` (positive: the capture is late). */
