@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', 'dist/'] },
+  { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', 'dist/', 'conformance/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

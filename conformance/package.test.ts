@@ -1,26 +1,33 @@
 /**
- * The suite as a third-party implementer gets it: `npm pack` (prepack builds
- * dist/), the tarball installed into a fresh project, and its
- * `mas-conformance` bin run through npx: --help, --list (every check file of
- * the sources loads from the compiled copy), then a few real checks against
- * the reference gateway started as its own process: one seeds a meeting from
- * fixtures/meetings (the copied data files), one imports the speech shipped
- * in conformance/audio/ (no synthesizer or ffmpeg at run time), one validates /openapi.json with
- * @seriousme/openapi-schema-validator (a declared dependency, not a
- * devDependency). See docs/decisions/021-conformance-package.md.
+ * The suite as a third-party implementer gets it: the workspace package
+ * conformance/ packed (`npm pack --workspace mas-conformance`; its prepack
+ * builds conformance/dist/), the tarball installed into a fresh project, and
+ * its `mas-conformance` bin run through npx: --help, --list (every check file
+ * of the sources loads from the compiled copy), then real checks against the
+ * reference gateway started as its own process, once with the Control API and
+ * once with an API token only: one seeds a meeting from fixtures/meetings (the
+ * copied data files), one imports the speech shipped in conformance/audio/ (no
+ * synthesizer or ffmpeg at run time), one validates /openapi.json with
+ * @seriousme/openapi-schema-validator (a dependency of the package). Then the
+ * gate options and their exit codes. See docs/decisions/021-conformance-package.md
+ * and 056-conformance-workspace-package.md.
  *
- * Side effect on the checkout: `npm pack` rebuilds dist/ (gitignored), as it
- * would for anyone packing. The temporary folder is removed at the end.
+ * Side effect on the checkout: `npm pack` rebuilds conformance/dist/
+ * (gitignored), as it would for anyone packing. The temporary folder is
+ * removed at the end.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { detailPath } from './reporters/json.ts';
 import type { DetailFile } from './reporters/json.ts';
-import { ROOT, startReference } from './reference.ts';
+import { ROOT, freePort, startReference } from './reference.ts';
+import type { Reference } from './reference.ts';
 import { checkFiles } from './runner/registry.ts';
 
 interface Ran {
@@ -68,9 +75,10 @@ const mas = (args: string[]): Promise<Ran> => run('npx', ['--no-install', 'mas-c
 
 before(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'mas-conformance-package-'));
-  const packed = await run('npm', ['pack', '--pack-destination', tmp], ROOT);
+  // Packed from the root by workspace name, as a CI job in a checkout does; the tarball is mas-conformance-<version>.tgz.
+  const packed = await run('npm', ['pack', '--workspace', 'mas-conformance', '--pack-destination', tmp], ROOT);
   assert.equal(packed.code, 0, `npm pack\n${show(packed)}`);
-  const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+  const tarball = readdirSync(tmp).find((f) => /^mas-conformance-.*\.tgz$/.test(f));
   assert.ok(tarball !== undefined, `no .tgz in ${tmp}\n${show(packed)}`);
 
   project = path.join(tmp, 'implementer');
@@ -102,7 +110,8 @@ test('the installed bin answers --help and lists every check of the sources', as
   assert.equal(Number(listed[1]), checkFiles().length);
 
   // The speech the suite imports is shipped, and nothing that could synthesize it at run time is.
-  const installed = path.join(project, 'node_modules', 'meeting-automation-service', 'dist');
+  const pkgDir = path.join(project, 'node_modules', 'mas-conformance');
+  const installed = path.join(pkgDir, 'dist');
   assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.wav'), 'dist/conformance/audio/tiny.wav is in the package');
   assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.truth.json'), 'its ground truth too');
   // simulator/synth/wav.js (a WAV reader) may come along; the synthesizers and the renderer may not.
@@ -112,9 +121,37 @@ test('the installed bin answers --help and lists every check of the sources', as
     assert.ok(!shipped.includes(renderer), `no speech renderer in the package (${renderer})`);
   }
 
+  // Its own package: what it loads at run time and nothing of the gateway's (no express, no audio decoders).
+  const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { license?: string; dependencies?: Record<string, string> };
+  assert.equal(manifest.license, 'Apache-2.0');
+  assert.ok(existsSync(path.join(installed, 'LICENSE')), 'the license text is in the package');
+  const deps = Object.keys(manifest.dependencies ?? {});
+  for (const gatewayOnly of ['express', '@audio/decode-wav', '@audio/decode-mp3', '@echogarden/rnnoise-wasm', 'commander']) {
+    assert.ok(!deps.includes(gatewayOnly), `${gatewayOnly} is not a dependency of the suite`);
+    assert.ok(!existsSync(path.join(project, 'node_modules', gatewayOnly)), `${gatewayOnly} was not installed`);
+  }
+  for (const [name, range] of Object.entries(manifest.dependencies ?? {})) assert.match(range, /^\^\d/, `${name}: a caret range`);
+
   const bad = await mas(['--bogus']);
   assert.equal(bad.code, 2, show(bad));
+  assert.match(bad.err, /^ {2}npx mas-conformance --base-url URL/m, 'the usage names the way the suite was started');
 });
+
+/**
+ * A full-scope token made through the reference's Control API: what an implementer without a Control API
+ * creates in their own gateway and hands the suite with --token. (The startup token is gone once a run
+ * with the Control API has reset the target.)
+ */
+async function fullToken(ref: Reference): Promise<string> {
+  const res = await fetch(`${ref.controlUrl}/control/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ref.controlSecret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ scopes: ['read', 'record', 'write', 'delete'], name: 'token-only run' }),
+  });
+  const body = (await res.json()) as { token?: string };
+  assert.ok(res.ok && typeof body.token === 'string', `POST /control/tokens answered ${res.status}`);
+  return body.token;
+}
 
 test('the installed bin passes real checks against the reference gateway', async () => {
   const ref = await startReference();
@@ -131,6 +168,14 @@ test('the installed bin passes real checks against the reference gateway', async
     const openapi = JSON.parse(readFileSync(path.join(json, detailPath('openapi/version-3-1')), 'utf8')) as DetailFile;
     assert.equal(openapi.outcome, 'PASS');
     assert.deepEqual(openapi.notes.filter((n) => n.includes('not installed')), []);
+
+    // The same bin with an API token only (no Control API): the checks that need no more still run and pass.
+    const tokenOnly = await mas(['--base-url', ref.baseUrl, '--token', await fullToken(ref), '--only', 'health/no-auth,identity/whoami-fields,openapi/version-3-1,jobs/import-no-source-path', '--seed', '1', '--runs', '5', '--no-retry']);
+    assert.equal(tokenOnly.code, 0, `${show(tokenOnly)}\n--- gateway\n${ref.log().slice(-2000)}`);
+    for (const id of ['health/no-auth', 'identity/whoami-fields', 'openapi/version-3-1']) {
+      assert.match(tokenOnly.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes with --token only\n${tokenOnly.out}`);
+    }
+    assert.doesNotMatch(tokenOnly.out, /^(FAIL|ERROR) /m);
   } finally {
     await ref.stop();
   }
@@ -159,6 +204,28 @@ test('the installed bin: the gate options and their exit codes, hints naming npx
     assert.match(wait.out, /^::notice file=conformance\/checks\/transport\/default-address\.check\.ts/m);
     const bad = await mas([...some, '--fail-on', 'nothing']);
     assert.equal(bad.code, 2, show(bad));
+    // A failing check prints a replay hint naming npx, not the checkout's npm script. The reference breaks
+    // no clause, so the failing target is a stand-in that answers every request with 200 and an empty object.
+    const broken = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((ok) => broken.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (broken.address() as AddressInfo).port;
+      const failing = await mas(['--base-url', `http://127.0.0.1:${port}`, '--token', 'not-a-real-token-0123', '--only', 'health/', '--seed', '1', '--no-retry']);
+      assert.equal(failing.code, 1, show(failing));
+      assert.match(failing.out, /^FAIL /m, show(failing));
+      assert.match(failing.out, /^Replay one check: npx mas-conformance .*--only <check id>/m, show(failing));
+    } finally {
+      await new Promise((ok) => broken.close(ok));
+    }
+
+    // Nobody listens on a port just freed: the run does not start, and says why.
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await mas(['--base-url', nobody, '--token', 'not-a-real-token-0123', '--only', 'health/no-auth', '--wait-for-target', '1']);
+    assert.notEqual(unreachable.code, 0, show(unreachable));
+    assert.match(unreachable.out + unreachable.err, /did not answer GET \/health within 1 s/);
   } finally {
     await ref.stop();
   }
