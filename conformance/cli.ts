@@ -93,7 +93,10 @@ TLS (an https:// target):
 Other:
   --timeout MS            per-request timeout (default 15000)
   --jobs N                run up to N checks at once among those that touch only their own
-                          target state (Check.touches); the rest run alone (default 1)
+                          target state (Check.touches), at most one of them recording; the
+                          rest run alone (default 1)
+  --recorder-alone        with --jobs: run the checks that record alone too (for a target whose
+                          recording slows or changes other work; the earlier --jobs schedule)
   --no-retry              do not run a FAILed or ERRORed check a second time
   --no-reset              never reset the target between checks
   -h, --help              this text
@@ -141,6 +144,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'no-retry': { type: 'boolean' },
   'no-reset': { type: 'boolean' },
+  'recorder-alone': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -361,7 +365,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let results;
   try {
-    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs }, consoleReporter.handle);
+    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs, recorderAlone: values['recorder-alone'] === true }, consoleReporter.handle);
   } finally {
     await session.close();
   }

@@ -70,9 +70,13 @@ export interface Check {
    * other 'own' checks after one shared reset; 'global': it resets,
    * restarts, changes settings, records (one recording at a time), counts or
    * searches every resource, or loads a shared queue or budget, so it runs
-   * alone after its own reset. Unset: inferred from `needs` (see isolationOf).
+   * alone after its own reset. 'recorder': its own resources plus the one
+   * recorder and the simulated devices it records from (it starts recordings,
+   * waits on them or plugs devices, and changes no setting), so it runs beside
+   * 'own' checks but never beside another 'recorder' check; the devices it
+   * plugged are unplugged after it. Unset: 'global' (see isolationOf).
    */
-  touches?: 'own' | 'global';
+  touches?: 'own' | 'recorder' | 'global';
   run(ctx: CheckContext): Promise<void>;
 }
 

@@ -81,6 +81,8 @@ export class ControlDriver {
   readonly version: number;
   /** Called after reset and restart: resolves when the API answers again. */
   readonly #ready: () => Promise<void>;
+  /** Devices plugged through this driver and not unplugged since (unplugLeftovers). */
+  readonly #plugged = new Set<string>();
 
   constructor(client: HttpClient, secret: string, discovery: Discovery, ready: () => Promise<void>) {
     this.client = client;
@@ -232,11 +234,22 @@ export class ControlDriver {
   async plugDevice(device: { name: string; device_type: 'input' | 'output'; script?: string | null }): Promise<void> {
     this.#need('devices');
     await this.#call('POST', '/control/devices', [201, 200], { json: device });
+    this.#plugged.add(device.name);
   }
 
   async unplugDevice(name: string): Promise<void> {
     this.#need('devices');
     await this.#call('DELETE', `/control/devices/${encodeURIComponent(name)}`, [204, 200]);
+    this.#plugged.delete(name);
+  }
+
+  /**
+   * Unplugs what this driver plugged and did not unplug. A check run beside
+   * others gets no reset after it (runner/run.ts), so without this the next
+   * recorder check plugging the same name would meet 409.
+   */
+  async unplugLeftovers(): Promise<void> {
+    for (const name of [...this.#plugged]) await this.unplugDevice(name);
   }
 
   async recordingFault(error: string): Promise<void> {

@@ -32,6 +32,17 @@ test('answers a scripted sequence: 500, 400, then 2xx repeated', async () => {
   assert.deepEqual(ep.deliveries.map((d) => d.answered), ['500', '400', '202', '202']);
 });
 
+test('only: the deliveries it sets aside get 204, take no reply of the sequence and do not count', async () => {
+  const ep = receiver.endpoint('mine', [{ status: 500 }, { status: 204 }]);
+  ep.only((d) => d.body.includes('"id":"mine"'));
+  const post = async (id: string): Promise<number> => (await fetch(ep.url, { method: 'POST', body: `{"resource":{"id":"${id}"}}` })).status;
+  // Another check's event first: it must not take the 500 meant for this one.
+  assert.deepEqual([await post('other'), await post('mine'), await post('other'), await post('mine')], [204, 500, 204, 204]);
+  assert.deepEqual(ep.deliveries.map((d) => d.answered), ['500', '204']);
+  assert.equal(ep.others.length, 2);
+  assert.equal((await ep.waitFor(2, 100)).length, 2);
+});
+
 test('a reset closes the connection without an answer', async () => {
   const ep = receiver.endpoint('reset', { action: 'reset' });
   await assert.rejects(fetch(ep.url, { method: 'POST', body: 'x' }));

@@ -27,7 +27,10 @@ export class Endpoint {
   /** host:port as the target sees it (for the local-webhook-targets allowlist). */
   readonly hostPort: string;
   readonly deliveries: Delivery[] = [];
+  /** Deliveries the filter (only) set aside: answered 204, never counted or waited for. */
+  readonly others: Delivery[] = [];
   #replies: Reply[];
+  #only: ((d: Delivery) => boolean) | null = null;
   #waiters: Array<() => void> = [];
 
   constructor(name: string, path: string, publicBase: string, hostPort: string, replies: Reply[]) {
@@ -41,6 +44,20 @@ export class Endpoint {
   /** What to answer next: each delivery takes the next reply; the last one repeats. */
   reply(replies: Reply | Reply[]): void {
     this.#replies = Array.isArray(replies) ? [...replies] : [replies];
+  }
+
+  /**
+   * Keeps only the deliveries `keep` accepts: the rest (a target reports every resource's events to
+   * every subscribed webhook, e.g. the jobs of checks run beside this one) are answered 204 and go to
+   * `others`, so they neither take a reply of the sequence nor count in deliveries, waitFor or quiet.
+   */
+  only(keep: (d: Delivery) => boolean): void {
+    this.#only = keep;
+  }
+
+  /** @internal */
+  accepts(d: Delivery): boolean {
+    return this.#only === null || this.#only(d);
   }
 
   /** @internal */
@@ -158,7 +175,6 @@ export class Receiver {
       const raw = Buffer.concat(chunks);
       const path = (req.url ?? '/').split('?')[0]!;
       const ep = this.#endpoints.get(path);
-      const reply = ep?.nextReply() ?? { status: 404 };
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
       this.#seq += 1;
@@ -171,10 +187,14 @@ export class Receiver {
         headers,
         bodyBase64: raw.toString('base64'),
         body: cut(raw.toString('utf8')).text,
-        answered: describeReply(reply),
+        answered: '',
       };
+      const kept = ep?.accepts(delivery) ?? false;
+      const reply: Reply = ep === undefined ? { status: 404 } : kept ? ep.nextReply() : { status: 204 };
+      delivery.answered = describeReply(reply);
       if (ep === undefined) this.strays.push(delivery);
-      else ep.add(delivery);
+      else if (kept) ep.add(delivery);
+      else ep.others.push(delivery);
       if ('action' in reply) {
         if (reply.action === 'reset') req.socket.destroy();
         // 'hang': never answer; the socket is closed with the receiver.

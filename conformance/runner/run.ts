@@ -341,6 +341,10 @@ export async function runAttempt(check: Check, session: Session, resetFirst: boo
     }
   } finally {
     clearTimeout(timer);
+    if (options.concurrent === true && env.control !== null && env.control !== session.env.control) {
+      // No reset follows a check run beside others: the devices it left plugged go now (harness/control.ts).
+      await env.control.unplugLeftovers().catch((err: unknown) => ctx.note(`could not unplug the devices this check plugged: ${(err as Error).message}`));
+    }
     ctx.close();
     if (options.concurrent !== true) session.setCurrent(null);
   }
@@ -415,7 +419,7 @@ export function orderChecks(checks: readonly Check[]): Check[] {
 }
 
 /** Whether a check may run beside others under --jobs (Check.touches; unset: 'global'). */
-export function isolationOf(check: Check): 'own' | 'global' {
+export function isolationOf(check: Check): 'own' | 'recorder' | 'global' {
   if (check.order !== undefined) return 'global';
   return check.touches ?? 'global';
 }
@@ -423,7 +427,7 @@ export function isolationOf(check: Check): 'own' | 'global' {
 export async function runChecks(
   checks: readonly Check[],
   session: Session,
-  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number },
+  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number; recorderAlone?: boolean },
   progress: (e: ProgressEvent) => void = () => undefined,
 ): Promise<CheckResult[]> {
   const env = session.env;
@@ -472,40 +476,62 @@ export async function runChecks(
   }
 
   // --jobs N: the 'first' checks, then every 'global' check alone after its own reset, then the
-  // 'own' checks N at a time after one shared reset, then the 'last' ones (which audit them all).
+  // 'own' and 'recorder' checks N at a time after one shared reset (at most one 'recorder' check
+  // at a time: there is one recorder), then the 'last' ones (which audit them all).
   const byId = new Map<string, CheckResult>();
+  // --recorder-alone: the recorder checks run alone as global ones do (the schedule before 'recorder' existed).
+  const isolation = (c: Check): 'own' | 'recorder' | 'global' => {
+    const i = isolationOf(c);
+    return i === 'recorder' && options.recorderAlone === true ? 'global' : i;
+  };
   const first = ordered.filter((c) => c.order === 'first');
   const last = ordered.filter((c) => c.order === 'last');
-  const global = ordered.filter((c) => c.order === undefined && isolationOf(c) === 'global');
-  const own = ordered.filter((c) => c.order === undefined && isolationOf(c) === 'own');
+  const global = ordered.filter((c) => c.order === undefined && isolation(c) === 'global');
+  // The recorder checks first: one after the other they make the longest chain of the pool, so it starts at once.
+  const pool = [...ordered.filter((c) => c.order === undefined && isolation(c) === 'recorder'), ...ordered.filter((c) => c.order === undefined && isolation(c) === 'own')];
   for (const c of first) byId.set(c.id, await runOne(c, false, false));
   for (const c of global) byId.set(c.id, await runOne(c, resettable, false));
-  if (own.length > 0) {
-    await prepareSharedRun(session, own, resettable);
-    const queue = [...own];
-    const worker = async (): Promise<void> => {
-      for (let c = queue.shift(); c !== undefined; c = queue.shift()) byId.set(c.id, await runOne(c, false, true));
+  if (pool.length > 0) {
+    await prepareSharedRun(session, pool, resettable);
+    const queue = [...pool];
+    let recorderBusy = false;
+    // The next check this worker may start: a recorder check only while no other one runs. A worker that finds
+    // only recorder checks left while one runs stops; the worker running it takes the rest in turn.
+    const take = (): Check | undefined => {
+      const i = queue.findIndex((c) => !recorderBusy || isolation(c) !== 'recorder');
+      return i < 0 ? undefined : queue.splice(i, 1)[0];
     };
-    await Promise.all(Array.from({ length: Math.min(jobs, own.length) }, worker));
+    const worker = async (): Promise<void> => {
+      for (let c = take(); c !== undefined; c = take()) {
+        const recorder = isolation(c) === 'recorder';
+        if (recorder) recorderBusy = true;
+        try {
+          byId.set(c.id, await runOne(c, false, true));
+        } finally {
+          if (recorder) recorderBusy = false;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(jobs, pool.length) }, worker));
   }
   for (const c of last) byId.set(c.id, await runOne(c, resettable, false));
   return ordered.map((c) => byId.get(c.id)!);
 }
 
 /**
- * Before the 'own' checks run side by side: one reset, and the webhook
+ * Before the 'own' and 'recorder' checks run side by side: one reset, and the webhook
  * receiver put on the Local webhook targets allowlist once (it is read at
  * startup, so a restart follows), so that no check restarts the target
  * under the others (harness/webhooks.ts, allowReceiver, then finds it there).
  */
-async function prepareSharedRun(session: Session, own: readonly Check[], resettable: boolean): Promise<void> {
+async function prepareSharedRun(session: Session, pool: readonly Check[], resettable: boolean): Promise<void> {
   const control = session.env.control;
   if (control === null) return;
   const ctx = new CheckContext({ id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '', run: async () => undefined }, session.env);
   session.setCurrent(ctx);
   try {
     if (resettable) await control.reset();
-    const receiver = own.some((c) => c.needs.includes('receiver')) ? await session.env.receiver() : null;
+    const receiver = pool.some((c) => c.needs.includes('receiver')) ? await session.env.receiver() : null;
     if (receiver !== null && !('missing' in receiver) && control.has('settings') && control.has('restart')) {
       const hostPort = receiver.endpoint('shared-run-allowlist').hostPort;
       const settings = await control.settings();

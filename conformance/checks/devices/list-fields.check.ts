@@ -5,7 +5,8 @@ export const check = defineCheck({
   id: 'devices/list-fields',
   clauses: ['devices.list.fields'],
   level: 'requirement',
-  touches: 'own',
+  // 'recorder': the device it plugs could become the recorder's default input under a recording beside it.
+  touches: 'recorder',
   needs: ['token'],
   description: 'GET /v1/devices answers 200 {devices: [...]} whose items carry name and device_type; a device plugged through the Control API (when it can) is listed.',
   requirement:

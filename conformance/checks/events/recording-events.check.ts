@@ -7,6 +7,7 @@ export const check = defineCheck({
   id: 'events/recording-events',
   clauses: ['events.recording-started', 'events.recording-stopped'],
   level: 'requirement',
+  touches: 'recorder',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
   timeoutMs: 60_000,
   description: 'An approved webhook (record scope) for recording.started and recording.stopped; a recording on a simulated microphone (Control API) is started and stopped: recording.started arrives once the state is recording, recording.stopped once it stopped.',

@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'events/resource-gap',
   clauses: ['events.resource.gap'],
   level: 'gap',
+  touches: 'recorder',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
   timeoutMs: 60_000,
   description: 'Records the resource {kind, id} of recording.started, recording.stopped and webhook.test deliveries.',

@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'recording/consent-false',
   clauses: ['recording.start.consent-false.400'],
   level: 'conflict',
+  touches: 'recorder',
   needs: ['devices', 'token'],
   description: 'With a simulated microphone plugged, POST /v1/recording/start {"consent_attested": false}: 400 bad_request whose message says it must be true, recording not started (the spec), or accepted as a no-op (NON_STRICT).',
   requirement: 'A start request with consent_attested false is refused with 400 and a message saying it must be true, which the spec chooses over one reference that calls the field an accepted no-op.',

@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'recording/fault-redacted',
   clauses: ['recording.last-error.redacted'],
   level: 'requirement',
+  touches: 'recorder',
   needs: ['devices', 'recording-fault', 'token'],
   timeoutMs: 60_000,
   description: 'Starts a recording on a simulated microphone and makes it fail (Control API) with errors naming /home/alice/… and /var/lib/…: last_error shows ~/… without the user name, and only the file name of the other path.',

@@ -5,6 +5,7 @@ export const check = defineCheck({
   id: 'recording/gaps',
   clauses: ['recording.start.status-code.gap', 'recording.pause-resume.states.gap', 'recording.control.response.gap'],
   level: 'gap',
+  touches: 'recorder',
   needs: ['devices', 'token'],
   timeoutMs: 60_000,
   description: 'Records the start status code, the states after pause and resume, and the bodies of stop, pause and resume.',

@@ -23,6 +23,7 @@ export const check = defineCheck({
   id: 'recording/lifecycle-model',
   clauses: ['recording.start.reaches-recording', 'recording.stop.to-idle'],
   level: 'requirement',
+  touches: 'recorder',
   needs: ['devices', 'token'],
   timeoutMs: 180_000,
   description:

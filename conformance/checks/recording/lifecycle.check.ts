@@ -31,6 +31,7 @@ export const check = defineCheck({
     'recording.stop.to-idle',
   ],
   level: 'requirement',
+  touches: 'recorder',
   needs: ['devices', 'token'],
   timeoutMs: 90_000,
   description:

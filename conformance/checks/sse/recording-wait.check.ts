@@ -8,6 +8,7 @@ export const check = defineCheck({
   id: 'sse/recording-wait',
   clauses: ['sse.recording.resolves-on-transition'],
   level: 'requirement',
+  touches: 'recorder',
   needs: ['devices', 'token'],
   timeoutMs: 60_000,
   description: 'With a simulated microphone: a wait with until=started opened while idle stays silent, then resolves with one (non-timeout) event once the recording starts; until=stopped likewise resolves when it stops.',

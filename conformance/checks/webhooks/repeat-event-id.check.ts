@@ -6,6 +6,7 @@ export const check = defineCheck({
   id: 'webhooks/repeat-event-id',
   clauses: ['webhooks.delivery.repeat-event-id', 'webhooks.delivery.2xx-accepted'],
   level: 'requirement',
+  touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 60_000,
   description: 'An approved at-least-once webhook whose receiver answers 500 once, then 204: a held job finishes; the retry carries the same event_id as the first attempt, and after the 204 nothing more arrives (4 s).',
@@ -15,6 +16,9 @@ export const check = defineCheck({
     const { endpoint } = await hookTo(ctx, api, 'repeat', ['job.completed'], [{ status: 500 }, { status: 204 }]);
     const m = await ctx.fixtures.meeting();
     const job = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
+    // Only this job's deliveries take the replies and count (the jobs of checks run beside this one are reported too).
+    endpoint.only((d) => envelopeOf(d)?.resource?.id === job);
+    endpoint.reply([{ status: 500 }, { status: 204 }]);
     await ctx.control.finishJob(job, 'succeeded');
     const ds = await endpoint.waitFor(2, 8000);
     // The retry itself is graded by webhooks/retry-schedule-start; here it is the premise.
