@@ -17,10 +17,14 @@ export const check = defineCheck({
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const { endpoint } = await hookTo(ctx, api, 'jobs', ['job.completed', 'job.failed', 'job.cancelled', 'job.paused', 'job.resumed'], { status: 204 });
+    // Only this check's jobs count, so the quiet wait below ends on its own events, not on those of checks beside it.
+    const mine = new Set<string>();
+    endpoint.only((d) => mine.has(String(envelopeOf(d)?.resource?.id)));
     const m = await ctx.fixtures.meeting();
     const ok = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
     const bad = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
     const pr = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
+    for (const id of [ok, bad, pr]) mine.add(id);
     await ctx.control.finishJob(ok, 'succeeded');
     await ctx.control.finishJob(bad, 'failed', 'diarizer crashed');
     await api.post(`/v1/jobs/${pr}/pause`);

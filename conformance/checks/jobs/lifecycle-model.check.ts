@@ -26,6 +26,8 @@ export const check = defineCheck({
   id: 'jobs/lifecycle-model',
   clauses: ['jobs.pause.non-import', 'jobs.resume.paused', 'jobs.cancel.running', 'jobs.state.terminal', 'jobs.retry.requires-retryable', 'jobs.transition.succeeded', 'jobs.transition.failed'],
   level: 'requirement',
+  // Only its own held jobs and meeting: it lists, counts and loads nothing shared.
+  touches: 'own',
   needs: ['jobs', 'tokens'],
   timeoutMs: 240_000,
   description:
