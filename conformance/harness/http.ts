@@ -33,6 +33,12 @@ export interface RequestOptions {
    * answer with an open stream); what arrived by then is kept.
    */
   readBodyMs?: number;
+  /**
+   * A 200 text/event-stream answer is not read at all: for a probe of the
+   * gates (auth, scopes) its status and headers are the whole verdict, and
+   * reading would wait for the stream's own timeout.
+   */
+  skipEventStream?: boolean;
 }
 
 /** Receives every exchange a client makes. */
@@ -269,6 +275,13 @@ export class HttpClient {
         status = res.status;
         statusText = res.statusText;
         headers = res.headers;
+        if (options.skipEventStream === true && res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+          await res.body?.cancel();
+          truncated = true;
+          notes.push('did not read the event stream: its status and headers were all this probe needed');
+          error = undefined;
+          break;
+        }
         const read = await readBody(res, options.readBodyMs);
         text = read.text;
         bytes = read.bytes;

@@ -53,7 +53,8 @@ export function probeFor(op: Operation, r: ProbeResources, origin: Origin = 'loo
   const key = `${op.method} ${op.path}`;
   const ids = { id: r.meetingId, operation_id: r.missingId, section: 'vad' };
   const missing = { id: r.missingId, operation_id: r.missingId, section: 'vad' };
-  const stream = { readBodyMs: 1500, timeoutMs: 10_000 };
+  // A granted stream is not read: the probes judge the gates, and the recording wait would hold each one for its 1 s timeout.
+  const stream = { readBodyMs: 1500, timeoutMs: 10_000, skipEventStream: true };
   switch (key) {
     case 'GET /v1/search':
       return { path: op.path, options: { query: { q: 'probe', limit: 1 } } };
