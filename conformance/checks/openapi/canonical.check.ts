@@ -18,7 +18,8 @@ export const check = defineCheck({
   id: 'openapi/canonical',
   clauses: ['openapi.canonical'],
   level: 'requirement',
-  touches: 'own',
+  // 'recorder': its granted probes of POST /v1/recording/stop, pause and resume act on a recording beside it.
+  touches: 'recorder',
   needs: ['tokens', 'meeting'],
   description: 'For every operation of the endpoint tables, the scope the target enforces (probed with single-scope tokens) is the one its manifest states in x-service-required-scope.',
   requirement:

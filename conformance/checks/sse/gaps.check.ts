@@ -6,7 +6,8 @@ export const check = defineCheck({
   id: 'sse/gaps',
   clauses: ['sse.wait.event-name.gap', 'sse.wait.default-timeout.gap'],
   level: 'gap',
-  touches: 'own',
+  // 'recorder': it observes the recording wait while idle, which a recording beside it would end early.
+  touches: 'recorder',
   needs: ['jobs', 'meetings', 'token'],
   timeoutMs: 60_000,
   description: 'Records the name and data of the resolving event of a job wait and of a summary-operation wait, and what the recording wait and the summary-operation wait do in 3 s without a timeout parameter.',
