@@ -5,7 +5,8 @@ export const check = defineCheck({
   id: 'recording/wait-scope-read',
   clauses: ['recording.wait.scope-read'],
   level: 'conflict',
-  touches: 'recorder',
+  // 'own': it judges a recording wait's status and media type only, which a recording beside it does not change.
+  touches: 'own',
   needs: ['tokens'],
   description: 'GET /v1/recording/wait?until=started with a read-only token opens the stream (the spec’s reading) rather than 403 insufficient_scope (the index table’s record).',
   requirement:

@@ -7,7 +7,8 @@ export const check = defineCheck({
   id: 'recording/wait-until-required',
   clauses: ['recording.wait.until-required'],
   level: 'requirement',
-  touches: 'recorder',
+  // 'own': it judges a recording wait's status and media type only, which a recording beside it does not change.
+  touches: 'own',
   needs: ['token'],
   description: 'GET /v1/recording/wait without until, and with until=paused, stopping, start, "" and a list (case is not judged): each refused with a 4xx envelope (not a stream).',
   requirement: 'The recording wait requires until with the value started or stopped, and a missing or other value is refused.',
