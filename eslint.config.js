@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Route handlers shape replies; only errors.ts writes error bodies.
-    files: ['server/routes/**/*.ts', 'server/control/**/*.ts'],
+    files: ['server/features/**/*.ts', 'server/control/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [

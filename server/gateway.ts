@@ -22,22 +22,22 @@ import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { createControlApp } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
 import { createDeps, dataPaths } from './deps.ts';
-import { ApiError, sendError } from './errors.ts';
-import { handleClientError } from './http/client-error.ts';
+import { ApiError, sendError } from './kernel/errors.ts';
+import { handleClientError } from './kernel/http/client-error.ts';
 import {
   applyConnectionLimits,
   CONTROL_MAX_CONNECTIONS,
   resolveLimits,
   serverOptions,
   type ConnectionLimits,
-} from './http/connection-limits.ts';
-import type { ControlOptions } from './options.ts';
-import { openDatabase, type Database } from './store/database.ts';
-import { tightenDir } from './store/owner-only.ts';
+} from './kernel/http/connection-limits.ts';
+import type { ControlOptions } from './startup/options.ts';
+import { openDatabase, type Database } from './kernel/store/database.ts';
+import { tightenDir } from './kernel/store/owner-only.ts';
 import type { Server as HttpsServer } from 'node:https';
 import { createLanServer, LAN_DEFAULTS } from './lan/lan-listener.ts';
 import { loadOrCreateTlsMaterial, tlsPaths, type TlsMaterial } from './lan/self-signed-cert.ts';
-import { SCOPES } from './scopes.ts';
+import { SCOPES } from './kernel/scopes.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -145,7 +145,7 @@ export class Gateway {
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
     // requestTimeout 0 (serverOptions): node's default (300 s for a whole request) would cut a 2 GB import
-    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (http/connection-limits.ts).
+    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (kernel/http/connection-limits.ts).
     const apiServer = createServer({ ...serverOptions(limits), requireHostHeader: false }, (req, res) => {
       if (gateway === null) unavailable(res);
       else gateway.#handle(req, res);

@@ -1,13 +1,13 @@
 /**
- * Entry point: `npm start -- [options]` (see server/options.ts or --help).
+ * Entry point: `npm start -- [options]` (see server/startup/options.ts or --help).
  *
  * Starts the gateway, prints where it listens, the startup token and a
  * ready-to-run curl line, and stops cleanly on SIGINT/SIGTERM. A start that
  * fails prints one line and exits 1; a bad option exits 2.
  */
 import { Gateway, GatewayStartError } from './gateway.ts';
-import { OptionsError, parseOptions, type StartOptions } from './options.ts';
-import { SERVER_VERSION } from './version.ts';
+import { OptionsError, parseOptions, type StartOptions } from './startup/options.ts';
+import { SERVER_VERSION } from './startup/version.ts';
 
 const NAME = 'mas';
 

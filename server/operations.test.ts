@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPERATIONS, type Operation } from './operations.ts';
-import { HANDLERS } from './routes/index.ts';
+import { HANDLERS } from './handlers.ts';
 import { ALL_SCOPES, testGateway } from './test-support.ts';
 
 const API_MD = readFileSync(new URL('../docs/spec/API.md', import.meta.url), 'utf8');

@@ -6,15 +6,15 @@
  * operations.test.ts proves it. A route that is not in this table does not
  * exist. Later features add their rows here and their handlers under routes/.
  */
-import { OVERWRITE, READ, REPLACE, type Operation, type PathParam } from './operation-types.ts';
-import { boolParam, clampedInt, enumParam, paginationParams, stringParam } from './http/query.ts';
-import * as M from './schemas/meetings.ts';
-import * as S from './schemas/system.ts';
-import { ConfigDto, ConfigSectionBody, CONFIG_SECTION_NAMES } from './schemas/config.ts';
-import * as J from './schemas/jobs.ts';
-import { WEBHOOK_OPERATIONS } from './operations-webhooks.ts';
-import { PAIRING_OPERATIONS } from './operations-pairing.ts';
-import { RECORDING_OPERATIONS } from './operations-recording.ts';
+import { OVERWRITE, READ, REPLACE, type Operation, type PathParam } from './kernel/operation-types.ts';
+import { boolParam, clampedInt, enumParam, paginationParams, stringParam } from './kernel/http/query.ts';
+import * as M from './features/meetings/schemas.ts';
+import * as S from './features/system/schemas.ts';
+import { ConfigDto, ConfigSectionBody, CONFIG_SECTION_NAMES } from './features/config/schemas.ts';
+import * as J from './features/jobs/schemas.ts';
+import { WEBHOOK_OPERATIONS } from './features/webhooks/operations.ts';
+import { PAIRING_OPERATIONS } from './features/pairing/operations.ts';
+import { RECORDING_OPERATIONS } from './features/recording/operations.ts';
 
 const meetingId: Record<string, PathParam> = { id: { description: 'meeting id' } };
 
@@ -400,4 +400,4 @@ export const OPERATIONS = [...CORE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...PAIRING
 
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
 
-export { expressPath, pathMatcher, type HttpMethod, type Operation, type PathParam, type ResponseSpec } from './operation-types.ts';
+export { expressPath, pathMatcher, type HttpMethod, type Operation, type PathParam, type ResponseSpec } from './kernel/operation-types.ts';

@@ -14,7 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from './gateway.ts';
-import type { ConnectionLimits } from './http/connection-limits.ts';
+import type { ConnectionLimits } from './kernel/http/connection-limits.ts';
 import { call } from './http/test-call.ts';
 import { listenerTestOptions } from './test-support.ts';
 

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { Express } from 'express';
 import { createApp, type AppDeps } from './app.ts';
 import { createDeps, type PipelineParts } from './deps.ts';
-import type { ImportLimits } from './domain/import-budget.ts';
-import { openDatabase, type Database } from './store/database.ts';
-import { RESET_SETTINGS } from './store/settings-repo.ts';
-import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
+import type { ImportLimits } from './features/jobs/imports/budget.ts';
+import { openDatabase, type Database } from './kernel/store/database.ts';
+import { RESET_SETTINGS } from './kernel/store/settings-repo.ts';
+import type { TokenKind, TokenOrigin } from './kernel/store/tokens-repo.ts';
 import type { GatewayOptions } from './gateway.ts';
 
 export interface TestGateway {

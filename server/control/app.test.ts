@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { testGateway, type TestGateway } from '../test-support.ts';
-import { RESET_SETTINGS } from '../store/settings-repo.ts';
+import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
 import { createControlApp } from './app.ts';
 
 const SECRET = 'control-secret-for-tests-0123456789';

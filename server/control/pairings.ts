@@ -11,7 +11,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { PairingRecord } from '../domain/pairing-service.ts';
+import type { PairingRecord } from '../features/pairing/service.ts';
 import type { ControlDeps } from './app.ts';
 import { readControlBody, sendJson } from './webhooks.ts';
 

@@ -14,7 +14,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../app.ts';
 import { json, readBody } from './http.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../kernel/errors.ts';
 import { VirtualDeviceCatalog } from '../../simulator/devices/catalog.ts';
 
 export const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });

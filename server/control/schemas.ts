@@ -4,10 +4,10 @@
  */
 import { sceneSchema } from '../../simulator/scenes/scene.ts';
 import { z } from 'zod';
-import { codePointString, CONTROL_CHARS } from '../schemas/common.ts';
-import { TITLE_MAX } from '../schemas/meetings.ts';
-import { TOKEN_KINDS, TOKEN_ORIGINS } from '../store/tokens-repo.ts';
-import { JOB_KINDS, JOB_STATES } from '../domain/job-states.ts';
+import { codePointString, CONTROL_CHARS } from '../kernel/common-schemas.ts';
+import { TITLE_MAX } from '../features/meetings/schemas.ts';
+import { TOKEN_KINDS, TOKEN_ORIGINS } from '../kernel/store/tokens-repo.ts';
+import { JOB_KINDS, JOB_STATES } from '../features/jobs/states.ts';
 
 /** What GET /control lists: only what this build implements. */
 export const CAPABILITIES = ['reset', 'settings', 'restart', 'tokens', 'meetings', 'jobs', 'pairings', 'webhook-approval', 'devices', 'recording-fault'] as const;

@@ -12,10 +12,10 @@
  */
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
-import { formatIssues } from '../http/validation.ts';
-import type { WebhookRecord } from '../store/webhooks-repo.ts';
+import { ApiError } from '../kernel/errors.ts';
+import { readJsonBody } from '../kernel/http/json-body.ts';
+import { formatIssues } from '../kernel/http/validation.ts';
+import type { WebhookRecord } from '../features/webhooks/repo.ts';
 import type { ControlDeps } from './app.ts';
 
 export const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });

@@ -12,10 +12,10 @@ import type { Express } from 'express';
 import { createApp, type AppDeps } from '../app.ts';
 import { createControlApp } from '../control/app.ts';
 import { createDeps } from '../deps.ts';
-import type { WebhookDeliveryOverrides } from '../domain/webhooks-service.ts';
+import type { WebhookDeliveryOverrides } from '../features/webhooks/service.ts';
 import { testGateway, type TestGateway } from '../test-support.ts';
-import type { TokenKind, TokenOrigin } from '../store/tokens-repo.ts';
-import type { Resolver } from './destination.ts';
+import type { TokenKind, TokenOrigin } from '../kernel/store/tokens-repo.ts';
+import type { Resolver } from '../features/webhooks/destination.ts';
 
 export const CONTROL_SECRET = 'control-secret-for-tests-0123456789';
 export const CONTROL_AUTH = `Bearer ${CONTROL_SECRET}`;

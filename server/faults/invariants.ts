@@ -25,8 +25,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOB_STATES } from '../domain/job-states.ts';
-import { NO_SPEECH_SUMMARY } from '../domain/summary-service.ts';
+import { JOB_STATES } from '../features/jobs/states.ts';
+import { NO_SPEECH_SUMMARY } from '../features/summaries/service.ts';
 
 export interface InvariantReport {
   problems: string[];

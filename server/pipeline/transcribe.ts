@@ -13,8 +13,8 @@
  * the meeting and its recording; a retranscription keeps the old transcript).
  * Bytes that cannot be decoded still throw the decoder's StageError.
  */
-import type { ConfigService } from '../domain/config-service.ts';
-import type { SeedSegment } from '../domain/meetings-service.ts';
+import type { ConfigService } from '../features/config/service.ts';
+import type { SeedSegment } from '../features/meetings/service.ts';
 import type {
   Decoder,
   DiarizationSettings,

@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { createApp, type AppDeps } from '../app.ts';
 import { createControlApp } from '../control/app.ts';
 import { createDeps, type PipelineParts } from '../deps.ts';
-import { openDatabase } from '../store/database.ts';
-import { RESET_SETTINGS } from '../store/settings-repo.ts';
-import type { TokenOrigin } from '../store/tokens-repo.ts';
+import { openDatabase } from '../kernel/store/database.ts';
+import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
+import type { TokenOrigin } from '../kernel/store/tokens-repo.ts';
 import { VirtualDeviceCatalog, type VirtualBackend } from '../../simulator/devices/catalog.ts';
-import type { CaptureOptions } from './capture.ts';
+import type { CaptureOptions } from '../features/recording/capture.ts';
 
 export const CONTROL_SECRET = 'recording-tests-control-secret-0123456789';
 

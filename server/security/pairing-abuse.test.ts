@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
-import { normaliseAddress, PAIRING_LIMITS } from '../domain/pairing-service.ts';
+import { normaliseAddress, PAIRING_LIMITS } from '../features/pairing/service.ts';
 import { listenerTestOptions } from '../test-support.ts';
 
 interface Reply {

@@ -19,7 +19,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { bearerToken } from '../../auth.ts';
+import { bearerToken } from '../../kernel/auth.ts';
 import type { ControlDeps } from '../app.ts';
 import { secretMatches } from '../secret.ts';
 import { listTokens } from '../tokens-listing.ts';
