@@ -7,7 +7,7 @@
  * sequence. There is no total (API.md, SearchResponse).
  */
 import type { z } from 'zod';
-import type { SearchResult } from '../system/schemas.ts';
+import type { SearchResult } from './schemas.ts';
 import type { Database } from '../../kernel/store/database.ts';
 import { SearchRepo } from './repo.ts';
 

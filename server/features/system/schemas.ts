@@ -1,8 +1,7 @@
 /**
- * DTOs of health, identity, search, devices and models.
+ * DTOs of health, identity, devices and models.
  */
 import { z } from 'zod';
-import { Timestamp } from '../../kernel/common-schemas.ts';
 
 export const HealthResponse = z
   .object({
@@ -28,22 +27,6 @@ export const WhoamiResponse = z
     kind: z.enum(['standard', 'first_party', 'assistant']),
   })
   .meta({ id: 'WhoamiResponse' });
-
-export const SearchResult = z
-  .object({
-    meeting_id: z.string(),
-    title: z.string(),
-    match_context: z.string().meta({ description: 'the words around the hit' }),
-    timestamp: Timestamp.meta({ description: 'when the meeting was created' }),
-    audio_start_time: z
-      .number()
-      .nonnegative()
-      .optional()
-      .meta({ description: 'seconds into the recording where the matching segment starts; absent for title hits' }),
-  })
-  .meta({ id: 'SearchResult' });
-
-export const SearchResponse = z.object({ results: z.array(SearchResult) }).meta({ id: 'SearchResponse' });
 
 export const Device = z
   .object({
