@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../server/features/system/openapi.ts';
-import { SERVER_VERSION } from '../server/startup/version.ts';
+import { SERVER_VERSION } from '../server/kernel/version.ts';
 
 export const DOCUMENT_PATH = new URL('../docs/openapi.json', import.meta.url);
 export const TYPES_PATH = new URL('./openapi-types.ts', import.meta.url);

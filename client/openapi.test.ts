@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { testGateway } from '../server/test-support.ts';
+import { testGateway } from '../server/testing/gateway.ts';
 import { SUBSCRIBABLE_EVENTS } from '../server/features/webhooks/event-catalog.ts';
 import { DOCUMENT_PATH, ROUTES_PATH, TYPES_PATH, documentText, routesText, typesText } from './generate.ts';
 

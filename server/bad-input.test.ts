@@ -45,7 +45,7 @@ import { OPERATIONS, type Operation } from './operations.ts';
 import { SCOPES, satisfies } from './kernel/scopes.ts';
 import { CONFIG_SECTION_NAMES } from './features/config/schemas.ts';
 import type { MeetingSeed } from './features/meetings/service.ts';
-import { testGateway, type TestGateway } from './test-support.ts';
+import { testGateway, type TestGateway } from './testing/gateway.ts';
 
 // ── Replay parameters ──────────────────────────────────────────────────────
 

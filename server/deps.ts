@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppDeps } from './app.ts';
 import { systemClock, type Clock } from './adapters/clock.ts';
-import type { DeviceCatalog } from './adapters/devices.ts';
+import { DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/service.ts';
 import { sweepDataFolder } from './kernel/store/data-sweep.ts';
@@ -34,8 +34,7 @@ import { PairingService } from './features/pairing/service.ts';
 import type { CaptureOptions } from './features/recording/capture.ts';
 import { RecordingProcessor } from './features/recording/processor.ts';
 import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
-import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
-import { SERVER_VERSION } from './startup/version.ts';
+import { SERVER_VERSION } from './kernel/version.ts';
 
 /** Where things live inside the data folder. */
 export function dataPaths(dataDir: string) {
@@ -61,6 +60,12 @@ export interface DepsOptions {
   clock?: Clock;
   /** Carried across restarts, so simulated devices stay plugged in. */
   devices?: DeviceCatalog;
+  /**
+   * When no catalog is carried: makes one that ends with these deps. The
+   * composition root passes the simulator's (server/main.ts, testing/); the
+   * default lists the real devices only.
+   */
+  makeDevices?: () => DeviceCatalog;
   validateResponses?: boolean;
   pocketsphinxRoots?: readonly string[];
   importLimits?: ImportLimits;
@@ -123,13 +128,13 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const pairing = new PairingService({ clock, tokens });
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
-  const devices = opts.devices ?? new VirtualDeviceCatalog({ log: (line) => process.stderr.write(`${line}\n`) });
+  const devices = opts.devices ?? opts.makeDevices?.() ?? new DeviceCatalog();
   const ownsDevices = opts.devices === undefined;
   let recording: RecordingService | null = null;
   const processor = new RecordingProcessor({ parts, config, meetings, summaries, bus, onSettled: (id) => recording?.settled(id), logError });
   recording = new RecordingService({
     devices,
-    virtual: devices instanceof VirtualDeviceCatalog ? devices : null,
+    virtual: devices.virtualBackend(),
     meetings,
     bus,
     clock,
@@ -183,7 +188,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     },
     shutdown() {
       recordingService.shutdown(); // capture stops, the audio file is completed
-      if (ownsDevices && devices instanceof VirtualDeviceCatalog) devices.dispose();
+      if (ownsDevices) devices.virtualBackend()?.dispose();
       jobsService.stop();
       summaries.stop();
       webhooks.stop(); // undelivered events are dropped, never replayed

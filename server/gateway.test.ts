@@ -13,8 +13,8 @@ import { join, resolve } from 'node:path';
 import { Gateway, GatewayStartError, type GatewayOptions } from './gateway.ts';
 import { openDatabase } from './kernel/store/database.ts';
 import { RESET_SETTINGS, SettingsRepo } from './kernel/store/settings-repo.ts';
-import { call, type CallReply as Reply } from './http/test-call.ts';
-import { listenerTestOptions } from './test-support.ts';
+import { call, type CallReply as Reply } from './testing/http-call.ts';
+import { listenerTestOptions } from './testing/gateway.ts';
 
 
 function tempDir(): string {

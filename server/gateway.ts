@@ -17,8 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Express, Request } from 'express';
 import { createApp, type AppDeps } from './app.ts';
-import type { DeviceCatalog } from './adapters/devices.ts';
-import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
+import { DeviceCatalog } from './adapters/devices.ts';
 import { createControlApp } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
 import { createDeps, dataPaths } from './deps.ts';
@@ -54,6 +53,12 @@ export interface GatewayOptions {
   pocketsphinxRoots?: readonly string[];
   /** Where unexpected failures are reported; standard error by default. */
   log?: (line: string) => void;
+  /**
+   * The device catalog, made once and kept across restarts. The composition
+   * root plugs the simulator's virtual devices in here (server/main.ts); the
+   * default lists the real devices only.
+   */
+  makeDevices?: (log: (line: string) => void) => DeviceCatalog;
   /** LAN listener address, used while settings.lan_enabled is on at startup (default 0.0.0.0; tests use 127.0.0.1). */
   lanHost?: string;
   /** LAN listener port (default 8421; 0 picks a free one). */
@@ -93,7 +98,7 @@ export class Gateway {
   readonly controlSecretFile: string | null;
 
   readonly #opts: GatewayOptions;
-  readonly #devices: VirtualDeviceCatalog;
+  readonly #devices: DeviceCatalog;
   readonly #apiServer: Server;
   readonly #controlServer: Server | null;
   #db: Database | null;
@@ -107,7 +112,7 @@ export class Gateway {
 
   private constructor(init: {
     opts: GatewayOptions;
-    devices: VirtualDeviceCatalog;
+    devices: DeviceCatalog;
     db: Database;
     deps: AppDeps;
     startupToken: string;
@@ -140,7 +145,7 @@ export class Gateway {
     const paths = dataPaths(opts.dataDir);
     prepareDataDir(opts.dataDir);
 
-    const devices = new VirtualDeviceCatalog({ log });
+    const devices = opts.makeDevices?.(log) ?? new DeviceCatalog();
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
@@ -318,8 +323,9 @@ export class Gateway {
       this.#db?.close();
       this.#db = null;
       // The simulated devices end with the application: players, sinks, the private PulseAudio daemon.
-      this.#devices.dispose();
-      await this.#devices.disposed();
+      const backend = this.#devices.virtualBackend();
+      backend?.dispose();
+      await backend?.disposed();
     })();
     return this.#stopping;
   }

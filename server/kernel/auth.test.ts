@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { OPERATIONS, type Operation } from '../operations.ts';
 import { bearerToken } from './auth.ts';
-import { testGateway } from '../test-support.ts';
+import { testGateway } from '../testing/gateway.ts';
 import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
 
 const SEED = Number(process.env['MAS_AUTH_SEED'] ?? 4242);

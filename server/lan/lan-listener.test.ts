@@ -15,7 +15,7 @@ import { RESET_SETTINGS, SettingsRepo } from '../kernel/store/settings-repo.ts';
 import { TokensRepo } from '../kernel/store/tokens-repo.ts';
 import { createLanServer } from './lan-listener.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
-import { fails, httpGet, httpsGet } from './tls-test-client.ts';
+import { fails, httpGet, httpsGet } from '../testing/tls-client.ts';
 
 test('every connection the LAN listener accepts is a remote caller; the same token on a plain listener is not', async () => {
   const db = openDatabase(':memory:');

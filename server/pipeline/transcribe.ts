@@ -13,8 +13,8 @@
  * the meeting and its recording; a retranscription keeps the old transcript).
  * Bytes that cannot be decoded still throw the decoder's StageError.
  */
-import type { ConfigService } from '../features/config/service.ts';
-import type { SeedSegment } from '../features/meetings/service.ts';
+import type { ConfigService } from '../features/config/index.ts';
+import type { SeedSegment } from '../features/meetings/index.ts';
 import type {
   Decoder,
   DiarizationSettings,

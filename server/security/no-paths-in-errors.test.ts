@@ -23,7 +23,7 @@ import request from 'supertest';
 import { generateBrokenFixtures, type BrokenFixture } from '../../simulator/broken/generate-broken-fixtures.ts';
 import { CONFIG_SECTION_NAMES } from '../features/config/schemas.ts';
 import { redactPaths } from '../kernel/redact.ts';
-import { testGateway, type TestGateway } from '../test-support.ts';
+import { testGateway, type TestGateway } from '../testing/gateway.ts';
 
 const ROOT_ENTRIES = new Set(readdirSync('/'));
 const SEED = 2026_0022;

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
 import { normaliseAddress, PAIRING_LIMITS } from '../features/pairing/service.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 interface Reply {
   status: number;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { DEFAULTS, OptionsError, parseOptions, USAGE, type StartOptions } from './options.ts';
-import { SERVER_VERSION } from './version.ts';
+import { SERVER_VERSION } from '../kernel/version.ts';
 
 function opts(argv: string[], env: Record<string, string> = {}): StartOptions {
   const parsed = parseOptions(argv, env);

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkEnvironment, environmentHelp, type Env } from './environment.ts';
 import { CONNECTION_DEFAULTS, type ConnectionLimits } from '../kernel/http/connection-limits.ts';
-import { SERVER_VERSION } from './version.ts';
+import { SERVER_VERSION } from '../kernel/version.ts';
 
 export interface ControlOptions {
   /** Always a loopback address. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { CONFIG_SECTIONS, CONFIG_SECTION_NAMES } from './schemas.ts';
-import { ALL_SCOPES, testGateway } from '../../test-support.ts';
+import { ALL_SCOPES, testGateway } from '../../testing/gateway.ts';
 
 test('each of the eight sections answers a ConfigDto with its defaults', async () => {
   const gw = testGateway();

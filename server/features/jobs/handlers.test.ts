@@ -1,7 +1,7 @@
 /**
  * The job routes through HTTP: import upload and its limits, the state
  * machine, pause/resume/cancel/retry with their sub-codes, events, and the
- * SSE wait. The pipeline's stages are scripted here (scripted-pipeline.ts) so
+ * SSE wait. The pipeline's stages are scripted here (testing/scripted-pipeline.ts) so
  * every transition can be met on purpose; the real stages run end to end in
  * server/features/jobs/import-end-to-end.test.ts.
  */
@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import request from 'supertest';
-import { readSse } from '../../http/sse-client.ts';
-import { Gate, SAMPLE_WORDS, scriptedPipeline, type Script } from '../../pipeline/scripted-pipeline.ts';
+import { readSse } from '../../testing/sse-client.ts';
+import { Gate, SAMPLE_WORDS, scriptedPipeline, type Script } from '../../testing/scripted-pipeline.ts';
 import { StageError } from '../../pipeline/types.ts';
 import type { DomainEvent } from '../../kernel/events.ts';
-import { testGateway, type TestGateway, type TestGatewayOptions } from '../../test-support.ts';
+import { testGateway, type TestGateway, type TestGatewayOptions } from '../../testing/gateway.ts';
 import { DEFAULT_IMPORT_LIMITS } from './imports/budget.ts';
 
 const ALL = ['read', 'record', 'write', 'delete'];

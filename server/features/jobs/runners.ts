@@ -13,10 +13,10 @@
  * (decision 031). A retranscription without speech fails and keeps the
  * transcript the meeting had.
  */
-import type { ConfigService } from '../config/service.ts';
+import type { ConfigService } from '../config/index.ts';
 import type { JobRunners, JobWork } from './service.ts';
-import type { MeetingsService } from '../meetings/service.ts';
-import { NO_SPEECH_SUMMARY, type SummaryService } from '../summaries/service.ts';
+import type { MeetingsService } from '../meetings/index.ts';
+import { NO_SPEECH_SUMMARY, type SummaryService } from '../summaries/index.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { JobRecord } from './repo.ts';
 import { transcribe, type TranscriptionParts } from '../../pipeline/transcribe.ts';

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { MeetingSeed } from './service.ts';
-import { ALL_SCOPES, testGateway } from '../../test-support.ts';
+import { ALL_SCOPES, testGateway } from '../../testing/gateway.ts';
 
 const gw = testGateway();
 const auth = gw.bearer(ALL_SCOPES);

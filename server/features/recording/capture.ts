@@ -5,7 +5,7 @@
  *   pulse       a virtual device's PulseAudio null sink, read from its monitor
  *               with parec (the same path a real PulseAudio source takes)
  *   in-process  a virtual device where PulseAudio cannot run: its timeline
- *               delivered by a timer (simulator/devices/in-process.ts)
+ *               delivered by a timer (the simulator's device backend)
  *   alsa        a real ALSA capture device (hw:C,D), read with ffmpeg -f alsa
  *
  * open() resolves once the device delivers its first samples ("the capture
@@ -14,10 +14,9 @@
  * CaptureUnavailableError (503 at start, or last_error).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { DeviceType } from '../../adapters/devices.ts';
-import type { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';
-import { PcmReader } from '../../../simulator/devices/timeline.ts';
-import { findTool, missingToolText } from '../../../simulator/devices/tools.ts';
+import type { DeviceType, VirtualDeviceBackend } from '../../adapters/devices.ts';
+import { PcmReader } from '../../adapters/pcm-reader.ts';
+import { findTool, missingToolText } from '../../adapters/tools.ts';
 
 export type CaptureTransport = 'pulse' | 'in-process' | 'alsa';
 
@@ -57,10 +56,10 @@ export interface CaptureOptions {
 
 export class CaptureBackends {
   readonly #env: NodeJS.ProcessEnv;
-  readonly #virtual: VirtualDeviceCatalog | null;
+  readonly #virtual: VirtualDeviceBackend | null;
   readonly #openTimeoutMs: number;
 
-  constructor(virtual: VirtualDeviceCatalog | null, opts: CaptureOptions = {}) {
+  constructor(virtual: VirtualDeviceBackend | null, opts: CaptureOptions = {}) {
     this.#virtual = virtual;
     this.#env = opts.env ?? process.env;
     this.#openTimeoutMs = opts.openTimeoutMs ?? 10_000;

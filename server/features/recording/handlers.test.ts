@@ -18,9 +18,9 @@ import { createDeps } from '../../deps.ts';
 import { openDatabase } from '../../kernel/store/database.ts';
 import { RESET_SETTINGS } from '../../kernel/store/settings-repo.ts';
 import { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';
-import { readSse } from '../../http/sse-client.ts';
-import { SAMPLE_WORDS, scriptedPipeline } from '../../pipeline/scripted-pipeline.ts';
-import { assertGone, eventually, recordingHarness, type RecordingHarness } from '../../recording/test-harness.ts';
+import { readSse } from '../../testing/sse-client.ts';
+import { SAMPLE_WORDS, scriptedPipeline } from '../../testing/scripted-pipeline.ts';
+import { assertGone, eventually, recordingHarness, type RecordingHarness } from '../../testing/recording-harness.ts';
 
 const RECORD = ['record'];
 const JSON_HEADERS = (auth: string) => ({ Authorization: auth });

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testGateway } from '../../test-support.ts';
+import { testGateway } from '../../testing/gateway.ts';
 import { RecordingProcessor } from './processor.ts';
 import { NO_SPEECH_SUMMARY } from '../summaries/service.ts';
 import { AudioDecoder } from '../../pipeline/decode.ts';

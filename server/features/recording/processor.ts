@@ -11,9 +11,9 @@
  * (`processing`). Decisions: docs/decisions/017-recording.md.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { ConfigService } from '../config/service.ts';
-import type { MeetingsService } from '../meetings/service.ts';
-import type { SummaryService } from '../summaries/service.ts';
+import type { ConfigService } from '../config/index.ts';
+import type { MeetingsService } from '../meetings/index.ts';
+import type { SummaryService } from '../summaries/index.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGE_NAMES, type TranscriptionParts } from '../../pipeline/transcribe.ts';

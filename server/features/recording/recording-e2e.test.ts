@@ -16,13 +16,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readSse } from '../../http/sse-client.ts';
+import { readSse } from '../../testing/sse-client.ts';
 import { parseWav } from '../../../simulator/synth/wav.ts';
 import { loadScriptAudio } from '../../../simulator/devices/script-audio.ts';
 import { alignCapture } from '../../../simulator/devices/fidelity.ts';
 import { wordErrorRate } from '../../../simulator/score/word-error-rate.ts';
 import { speakerAttribution } from '../../../simulator/score/speaker-attribution.ts';
-import { eventually, recordingHarness } from '../../recording/test-harness.ts';
+import { eventually, recordingHarness } from '../../testing/recording-harness.ts';
 
 test('two-person call: plug, record over HTTP, stop, transcript and summary scored against the truth', { timeout: 170_000 }, async () => {
   const h = await recordingHarness();

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { codePointString, CONTROL_CHARS, Timestamp } from '../../kernel/common-schemas.ts';
-import { TITLE_MAX } from '../meetings/schemas.ts';
+import { TITLE_MAX } from '../meetings/index.ts';
 import { RECORDING_STATES } from './states.ts';
 import { PROCESSING_STAGES } from './processor.ts';
 

@@ -20,13 +20,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../adapters/clock.ts';
-import type { DeviceCatalog, DeviceInfo } from '../../adapters/devices.ts';
-import type { MeetingsService } from '../meetings/service.ts';
+import type { DeviceCatalog, DeviceInfo, VirtualDeviceBackend } from '../../adapters/devices.ts';
+import type { MeetingsService } from '../meetings/index.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import { redactPaths } from '../../kernel/redact.ts';
 import type { Settings } from '../../kernel/store/settings-repo.ts';
-import type { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';
 import { CaptureBackends, CaptureUnavailableError, type CaptureOptions, type CaptureStream, type CaptureTarget, type CaptureTransport } from './capture.ts';
 import { Mixer } from './mixer.ts';
 import type { ProcessingView, RecordingProcessor } from './processor.ts';
@@ -96,8 +95,8 @@ interface Session {
 
 export interface RecordingServiceOptions {
   devices: DeviceCatalog;
-  /** The simulator's virtual devices (the same object as `devices` when it is a VirtualDeviceCatalog). */
-  virtual: VirtualDeviceCatalog | null;
+  /** The virtual devices plugged into `devices` (its virtualBackend()), or null when there are none. */
+  virtual: VirtualDeviceBackend | null;
   meetings: MeetingsService;
   bus: EventBus;
   clock: Clock;

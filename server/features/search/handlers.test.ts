@@ -8,7 +8,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { MeetingSeed } from '../meetings/service.ts';
-import { ALL_SCOPES, testGateway } from '../../test-support.ts';
+import { ALL_SCOPES, testGateway } from '../../testing/gateway.ts';
 
 const gw = testGateway();
 const auth = gw.bearer(ALL_SCOPES);

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { DomainEvent } from '../../kernel/events.ts';
-import { readSse } from '../../http/sse-client.ts';
-import { Gate, SAMPLE_WORDS, scriptedPipeline } from '../../pipeline/scripted-pipeline.ts';
+import { readSse } from '../../testing/sse-client.ts';
+import { Gate, SAMPLE_WORDS, scriptedPipeline } from '../../testing/scripted-pipeline.ts';
 import { StageError, uncontrolled, type Summarizer } from '../../pipeline/types.ts';
-import { testGateway } from '../../test-support.ts';
+import { testGateway } from '../../testing/gateway.ts';
 
 function gatedSummarizer(gate: Gate, fail = false): Summarizer {
   return {

@@ -12,7 +12,7 @@ import { redactPaths } from '../../kernel/redact.ts';
 import { StageError, uncontrolled, type Summarizer } from '../../pipeline/types.ts';
 import { EmptyTranscriptError } from '../../adapters/summarize/extractive.ts';
 import { transaction, type Database } from '../../kernel/store/database.ts';
-import type { MeetingsService } from '../meetings/service.ts';
+import type { MeetingsService } from '../meetings/index.ts';
 
 export const OPERATION_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type OperationState = (typeof OPERATION_STATES)[number];

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { parseAsoundPcm } from '../../adapters/devices.ts';
-import { testGateway } from '../../test-support.ts';
+import { testGateway } from '../../testing/gateway.ts';
 
 test('health has the spec fields with integer counters', async () => {
   const gw = testGateway();

@@ -19,8 +19,7 @@ import { ERROR_CODES, SUB_CODES, type AnyErrorCode } from '../../kernel/errors.t
 import { OPERATIONS, type Operation, type OperationId } from '../../operations.ts';
 import { ErrorEnvelopeSchema } from '../../kernel/common-schemas.ts';
 import { EVENT_DESCRIPTIONS, OPERATION_DESCRIPTIONS, SIGNATURE_RECIPE, TAGS, WAIT_EVENTS, scopeNote } from './openapi-descriptions.ts';
-import { SUBSCRIBABLE_EVENTS } from '../webhooks/event-catalog.ts';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../webhooks/signature.ts';
+import { SIGNATURE_HEADER, SUBSCRIBABLE_EVENTS, TIMESTAMP_HEADER } from '../webhooks/index.ts';
 
 const COMPONENT_PREFIX = '#/components/schemas/';
 

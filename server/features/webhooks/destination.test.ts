@@ -17,7 +17,7 @@ interface CorpusEntry {
 }
 
 function corpus(name: string): CorpusEntry[] {
-  return (JSON.parse(readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as { urls: CorpusEntry[] }).urls;
+  return (JSON.parse(readFileSync(new URL(`../../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as { urls: CorpusEntry[] }).urls;
 }
 
 const HOSTILE = corpus('hostile-urls.json');

@@ -18,7 +18,7 @@ import type { DeliveryLogEntry, DeliveryMode } from './repo.ts';
 import type { Resolver } from './destination.ts';
 import { judge, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.ts';
 import { verify } from './signature.ts';
-import { startReceiver } from '../../delivery/test-receiver.ts';
+import { startReceiver } from '../../testing/webhook-receiver.ts';
 import type { AttemptRequest, AttemptResult, Transport } from './transport.ts';
 
 const T0 = Date.parse('2026-11-20T09:00:00.000Z');

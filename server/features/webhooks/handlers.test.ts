@@ -14,8 +14,8 @@ import request from 'supertest';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './dispatcher.ts';
 import type { Scheduler } from './scheduler.ts';
 import { verify } from './signature.ts';
-import { CONTROL_AUTH, tableResolver, webhookTestApp, type WebhookTestApp } from '../../delivery/test-app.ts';
-import { closedPort, startReceiver, type Receiver } from '../../delivery/test-receiver.ts';
+import { CONTROL_AUTH, tableResolver, webhookTestApp, type WebhookTestApp } from '../../testing/webhook-app.ts';
+import { closedPort, startReceiver, type Receiver } from '../../testing/webhook-receiver.ts';
 import type { AttemptResult, Transport } from './transport.ts';
 import { SUBSCRIBABLE_EVENTS } from './event-catalog.ts';
 
@@ -25,7 +25,7 @@ interface CorpusEntry {
 }
 
 function corpus(name: string): CorpusEntry[] {
-  return (JSON.parse(readFileSync(new URL(`../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as { urls: CorpusEntry[] }).urls;
+  return (JSON.parse(readFileSync(new URL(`../../../fixtures/webhooks/${name}`, import.meta.url), 'utf8')) as { urls: CorpusEntry[] }).urls;
 }
 
 function resolverTable(entries: CorpusEntry[]): Record<string, string[]> {

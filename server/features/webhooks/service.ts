@@ -30,7 +30,7 @@ import { WebhookDispatcher } from './dispatcher.ts';
 import { isSubscribable, NOT_SUBSCRIBABLE, scopeToSubscribe, type SubscribableEvent } from './event-catalog.ts';
 import { globalScheduler, type Scheduler } from './scheduler.ts';
 import { createHttpTransport, type Transport } from './transport.ts';
-import { SERVER_VERSION } from '../../startup/version.ts';
+import { SERVER_VERSION } from '../../kernel/version.ts';
 
 /**
  * The approval states and the moves between them (API.md, Webhook approval

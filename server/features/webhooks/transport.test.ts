@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSelfSignedCertificate } from '../../lan/self-signed-cert.ts';
 import type { CheckedDestination, ResolvedAddress } from './destination.ts';
-import { closedPort, startReceiver } from '../../delivery/test-receiver.ts';
+import { closedPort, startReceiver } from '../../testing/webhook-receiver.ts';
 import { createHttpTransport, pinnedLookup, type AttemptRequest } from './transport.ts';
 
 const transport = createHttpTransport({ userAgent: 'test-agent/1' });

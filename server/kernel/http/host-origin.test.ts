@@ -18,7 +18,7 @@ import fc from 'fast-check';
 import { canonicalOrigin, hostName, hostRefusal, isLoopbackAddress, isLoopbackHostName, originRefusal } from './host-origin.ts';
 import { createLanServer } from '../../lan/lan-listener.ts';
 import { loadOrCreateTlsMaterial } from '../../lan/self-signed-cert.ts';
-import { testGateway, type TestGateway } from '../../test-support.ts';
+import { testGateway, type TestGateway } from '../../testing/gateway.ts';
 import type { IncomingMessage } from 'node:http';
 
 interface Reply {

@@ -13,7 +13,7 @@ import { createApp, type AppDeps } from '../app.ts';
 import { createControlApp } from '../control/app.ts';
 import { createDeps } from '../deps.ts';
 import type { WebhookDeliveryOverrides } from '../features/webhooks/service.ts';
-import { testGateway, type TestGateway } from '../test-support.ts';
+import { simulatedDevices, testGateway, type TestGateway } from './gateway.ts';
 import type { TokenKind, TokenOrigin } from '../kernel/store/tokens-repo.ts';
 import type { Resolver } from '../features/webhooks/destination.ts';
 
@@ -55,7 +55,7 @@ export function webhookTestApp(opts: { webhooks?: WebhookDeliveryOverrides; allo
     },
     restart() {
       harness.deps.shutdown();
-      const deps = createDeps({ db: gw.db, dataDir: gw.dataDir, validateResponses: true, pocketsphinxRoots: [], webhooks: overrides });
+      const deps = createDeps({ db: gw.db, dataDir: gw.dataDir, validateResponses: true, pocketsphinxRoots: [], webhooks: overrides, makeDevices: () => simulatedDevices() });
       deps.logError = (err) => gw.errors.push(err);
       deps.start();
       harness.deps = deps;

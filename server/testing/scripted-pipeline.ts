@@ -7,7 +7,7 @@
  * the test opens the gate, so pause, resume and cancel meet a running stage.
  */
 import type { PipelineParts } from '../deps.ts';
-import { PIPELINE_SAMPLE_RATE, type RecognizedWord, type StageControl, type StageError, type Summarizer } from './types.ts';
+import { PIPELINE_SAMPLE_RATE, type RecognizedWord, type StageControl, type StageError, type Summarizer } from '../pipeline/types.ts';
 
 export class Gate {
   #open = false;

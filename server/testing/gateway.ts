@@ -9,13 +9,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { createApp, type AppDeps } from './app.ts';
-import { createDeps, type PipelineParts } from './deps.ts';
-import type { ImportLimits } from './features/jobs/imports/budget.ts';
-import { openDatabase, type Database } from './kernel/store/database.ts';
-import { RESET_SETTINGS } from './kernel/store/settings-repo.ts';
-import type { TokenKind, TokenOrigin } from './kernel/store/tokens-repo.ts';
-import type { GatewayOptions } from './gateway.ts';
+import { createApp, type AppDeps } from '../app.ts';
+import { createDeps, type PipelineParts } from '../deps.ts';
+import type { ImportLimits } from '../features/jobs/imports/budget.ts';
+import { openDatabase, type Database } from '../kernel/store/database.ts';
+import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
+import type { TokenKind, TokenOrigin } from '../kernel/store/tokens-repo.ts';
+import type { GatewayOptions } from '../gateway.ts';
+import { VirtualDeviceCatalog } from '../../simulator/devices/catalog.ts';
+
+/** The simulator's virtual devices, plugged in as server/main.ts does. */
+export function simulatedDevices(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): VirtualDeviceCatalog {
+  return new VirtualDeviceCatalog({ log });
+}
 
 export interface TestGateway {
   app: Express;
@@ -45,6 +51,7 @@ export function testGateway(opts: TestGatewayOptions = {}): TestGateway {
     db,
     dataDir,
     validateResponses: true,
+    makeDevices: () => simulatedDevices(),
     pocketsphinxRoots: opts.pocketsphinxRoots ?? [],
     ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
     ...(opts.importLimits !== undefined ? { importLimits: opts.importLimits } : {}),
@@ -92,6 +99,7 @@ export function listenerTestOptions(dataDir: string, extra: Partial<GatewayOptio
     validateResponses: true,
     pocketsphinxRoots: [],
     log: () => {},
+    makeDevices: simulatedDevices,
     ...extra,
   };
 }
