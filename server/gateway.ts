@@ -86,7 +86,7 @@ export class GatewayStartError extends Error {
 }
 
 /** Name of the token minted at every start for the person who started the gateway. */
-export const STARTUP_TOKEN_NAME = 'startup';
+const STARTUP_TOKEN_NAME = 'startup';
 
 export class Gateway {
   readonly dataDir: string;

@@ -52,7 +52,7 @@ export function parseAsoundPcm(text: string): DeviceInfo[] {
   return devices;
 }
 
-export const alsaDevices: RealDeviceSource = {
+const alsaDevices: RealDeviceSource = {
   list() {
     try {
       return parseAsoundPcm(readFileSync('/proc/asound/pcm', 'utf8'));

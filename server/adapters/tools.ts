@@ -7,7 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 /** The Debian package that brings each tool, for messages. */
-export const PACKAGE_OF_TOOL: Readonly<Record<string, string>> = {
+const PACKAGE_OF_TOOL: Readonly<Record<string, string>> = {
   pulseaudio: 'pulseaudio',
   pacat: 'pulseaudio-utils',
   parec: 'pulseaudio-utils',

@@ -17,8 +17,8 @@ import { json, readBody } from './http.ts';
 import { ApiError } from '../kernel/errors.ts';
 import type { VirtualDeviceBackend } from '../adapters/devices.ts';
 
-export const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
-export const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
+const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
+const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
 
 export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }): void {
   r.post('/control/recording/fault', async (req, res) => {

@@ -73,7 +73,7 @@ export const SeedMeetingBody = z.strictObject({
 });
 
 /** 1 to 100 characters, none of them a control, format or unassigned code point, not blank. */
-export const DeviceName = codePointString({ min: 1, max: 100 })
+const DeviceName = codePointString({ min: 1, max: 100 })
   .refine((n) => /^[^\p{C}]*$/u.test(n), { message: 'must be printable characters only' })
   .refine((n) => n.trim().length > 0, { message: 'must not be blank' });
 

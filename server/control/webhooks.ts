@@ -18,10 +18,10 @@ import { formatIssues } from '../kernel/http/validation.ts';
 import type { WebhookRecord } from '../features/webhooks/repo.ts';
 import type { ControlDeps } from './app.ts';
 
-export const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
+const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
 
 /** A webhook as the application's settings see it: its owner, never its secret. */
-export function controlWebhookView(hook: WebhookRecord) {
+function controlWebhookView(hook: WebhookRecord) {
   return {
     id: hook.id,
     owner_token_id: hook.token_id,

@@ -12,7 +12,7 @@ export type Scope = (typeof SCOPES)[number];
 /** The minimum an operation requires; "none" marks the routes that take no token. */
 export type RequiredScope = Scope | 'none';
 
-export function isScope(value: unknown): value is Scope {
+function isScope(value: unknown): value is Scope {
   return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
 }
 

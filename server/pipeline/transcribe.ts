@@ -88,7 +88,7 @@ export interface Transcription {
 }
 
 /** Splits a range of the overall progress into a stage's own 0..1. */
-export function progressSpan(control: StageControl, from: number, to: number): StageControl {
+function progressSpan(control: StageControl, from: number, to: number): StageControl {
   return { ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) };
 }
 

@@ -45,7 +45,7 @@ export interface CheckResult {
   found: string | null;
 }
 
-export const DEFAULT_ENVIRONMENT: DoctorEnvironment = {
+const DEFAULT_ENVIRONMENT: DoctorEnvironment = {
   path: process.env.PATH ?? '',
   pocketsphinxModelRoot: DEFAULT_POCKETSPHINX_MODEL_ROOT,
   festivalHtsVoiceDir: '/usr/share/festival/voices/us/cmu_us_slt_arctic_hts',

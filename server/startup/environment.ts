@@ -62,7 +62,7 @@ const failpoints = z
     'must be a comma-separated list of name=milliseconds',
   );
 
-export const GATEWAY_VARIABLES = {
+const GATEWAY_VARIABLES = {
   // Start options: each has a flag (server/startup/options.ts), which wins over it.
   MAS_HOST: { help: 'API listen address (--host)', schema: text },
   MAS_PORT: { help: 'API port (--port)', schema: port },
@@ -93,7 +93,7 @@ export const GATEWAY_VARIABLES = {
 } as const satisfies Record<string, Variable>;
 
 /** Read by other programs of this repository; the gateway accepts and ignores them. */
-export const FOREIGN_VARIABLES: Readonly<Record<string, string>> = {
+const FOREIGN_VARIABLES: Readonly<Record<string, string>> = {
   MAS_TOKEN: 'the mas command line',
   MAS_BASE_URL: 'the mas command line and the conformance runner',
   MAS_CONTROL_URL: 'the device simulator and the conformance runner',

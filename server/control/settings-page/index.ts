@@ -26,7 +26,7 @@ import { listTokens } from '../tokens-listing.ts';
 import { browserGuard } from './guard.ts';
 
 /** Where the page lives on the control listener. */
-export const SETTINGS_PAGE_PATH = '/settings';
+const SETTINGS_PAGE_PATH = '/settings';
 
 /**
  * The page's Content-Security-Policy: only same-origin script, style, images

@@ -129,7 +129,7 @@ function oneLine(text: string): string {
 }
 
 /** "2026-11-20 09:00 UTC" from an ISO timestamp. */
-export function formatDate(iso: string): string {
+function formatDate(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;

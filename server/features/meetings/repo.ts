@@ -27,16 +27,8 @@ export interface MeetingRow {
   recording_file: string | null;
 }
 
-export interface NewMeetingRow {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  source: string;
-  language: string | null;
-  duration_seconds: number | null;
-  recording_file: string | null;
-}
+/** A meeting as inserted: every column but the rowid the store assigns. */
+export type NewMeetingRow = Omit<MeetingRow, 'seq'>;
 
 export interface SegmentRow {
   idx: number;

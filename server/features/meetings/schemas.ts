@@ -60,7 +60,7 @@ export const TranscriptResponse = z
   })
   .meta({ id: 'TranscriptResponse' });
 
-export const SUMMARY_STATUSES = ['none', 'generating', 'ready', 'failed'] as const;
+const SUMMARY_STATUSES = ['none', 'generating', 'ready', 'failed'] as const;
 
 export const SummaryResult = z
   .object({

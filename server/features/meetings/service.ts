@@ -67,7 +67,7 @@ export interface MeetingSeed {
 export type SeedSegment = MeetingSeed['segments'][number];
 
 /** The template a fixture summary claims to come from: the application default (API.md, RegenerateSummaryRequest). */
-export const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
+const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
 
 /** A recording file name: no separators, no leading dot, so never "..". */
 const SAFE_FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}$/;

@@ -15,7 +15,7 @@ function statusFields(record: PairingRecord) {
   };
 }
 
-export function pollUrl(id: string): string {
+function pollUrl(id: string): string {
   return `/v1/pair/${id}`;
 }
 

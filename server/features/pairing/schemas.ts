@@ -6,7 +6,7 @@ import { codePointString, CONTROL_CHARS, Timestamp } from '../../kernel/common-s
 import { PAIRING_STATES } from './service.ts';
 import { SCOPES } from '../../kernel/scopes.ts';
 
-export const ClientName = codePointString({ min: 1, max: 100 })
+const ClientName = codePointString({ min: 1, max: 100 })
   .refine((t) => !CONTROL_CHARS.test(t), { message: 'must not contain control characters' })
   .refine((t) => t.trim().length > 0, { message: 'must not be blank' });
 

@@ -8,7 +8,7 @@ import { clampedInt, type QueryParam } from '../../kernel/http/query.ts';
 import { READ, type Operation } from '../../kernel/operation-types.ts';
 import { RecordingStateDto, StartRecordingRequest } from './schemas.ts';
 
-export const WAIT_UNTIL = ['started', 'stopped'] as const;
+const WAIT_UNTIL = ['started', 'stopped'] as const;
 export type WaitUntil = (typeof WAIT_UNTIL)[number];
 
 /** `until` of the recording wait: required, started or stopped; anything else is 422 before the stream opens. */

@@ -15,7 +15,7 @@ import type { StatementSync } from 'node:sqlite';
 import type { Database } from '../../kernel/store/database.ts';
 
 /** Tokens of context snippet() returns around a hit (its maximum is 64). */
-export const SNIPPET_TOKENS = 16;
+const SNIPPET_TOKENS = 16;
 
 export interface TitleHitRow {
   meeting_id: string;

@@ -173,7 +173,7 @@ export async function checkDestination(raw: string, opts: CheckOptions): Promise
 }
 
 /** The syntactic rules; throws DestinationRefused. */
-export function parseWebhookUrl(raw: string): URL {
+function parseWebhookUrl(raw: string): URL {
   if (raw.length > MAX_URL_LENGTH) throw new DestinationRefused(`url must be at most ${MAX_URL_LENGTH} characters`);
   if (!/^https?:\/\//i.test(raw)) throw new DestinationRefused('url must start with http:// or https://');
   if (/[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/.test(raw)) {

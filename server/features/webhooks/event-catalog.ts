@@ -15,7 +15,7 @@
  * to that one webhook whatever it subscribes to. meeting.* and
  * transcription.completed are refused at registration with 400.
  */
-import { API_EVENT_NAMES, EVENT_NAMES } from '../../kernel/events.ts';
+import { API_EVENT_NAMES } from '../../kernel/events.ts';
 import type { Scope } from '../../kernel/scopes.ts';
 
 export const SUBSCRIBABLE_EVENTS = [
@@ -38,11 +38,6 @@ export const NOT_SUBSCRIBABLE = ['meeting.created', 'meeting.updated', 'meeting.
 
 export function isSubscribable(name: string): name is SubscribableEvent {
   return (SUBSCRIBABLE_EVENTS as readonly string[]).includes(name);
-}
-
-/** Whether this build can emit the event at all. */
-export function isDormant(name: SubscribableEvent): boolean {
-  return !(EVENT_NAMES as readonly string[]).includes(name);
 }
 
 /** The scope a token needs to subscribe: record for every recording.* event, read otherwise (API.md, Events). */

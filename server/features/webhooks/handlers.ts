@@ -8,7 +8,7 @@ import type { TokenRecord } from '../../kernel/store/tokens-repo.ts';
 import type { DeliveryMode, WebhookRecord } from './repo.ts';
 
 /** A webhook as the API shows it: never its secret. */
-export function webhookDto(hook: WebhookRecord) {
+function webhookDto(hook: WebhookRecord) {
   return {
     id: hook.id,
     url: hook.url,

@@ -13,7 +13,7 @@ export const DELIVERY_REASONS = ['delivery_failed', 'handler_error', 'third_part
 export type DeliveryReason = (typeof DELIVERY_REASONS)[number];
 
 /** How many log entries each webhook keeps (API.md, Limits: "most recent 100"). */
-export const DELIVERY_LOG_LIMIT = 100;
+const DELIVERY_LOG_LIMIT = 100;
 
 export interface WebhookRecord {
   id: string;

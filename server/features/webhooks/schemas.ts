@@ -15,7 +15,7 @@ import { APPROVAL_STATES, DELIVERY_MODES, DELIVERY_REASONS } from './repo.ts';
 const EVENTS_HELP = `Subscribable: ${SUBSCRIBABLE_EVENTS.join(', ')}. recording.* needs the record scope.`;
 
 /** A client-supplied signing secret: 16 to 256 visible ASCII characters, used as given. */
-export const WebhookSecret = z
+const WebhookSecret = z
   .string()
   .regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 visible ASCII characters (no spaces)')
   .meta({ description: 'optional signing secret, 16 to 256 visible ASCII characters; generated when omitted' });
@@ -56,7 +56,7 @@ export const WebhookListResponse = z.object({ webhooks: z.array(WebhookDto) }).m
 
 export const DeleteWebhookResponse = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeleteWebhookResponse' });
 
-export const DeliveryLogEntryDto = z
+const DeliveryLogEntryDto = z
   .object({
     delivery_id: z.string().meta({ description: 'the same on every attempt of one delivery' }),
     event_id: z.string(),

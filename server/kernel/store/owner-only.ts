@@ -11,11 +11,11 @@
  */
 import { chmodSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs';
 
-export const OWNER_ONLY_FILE = 0o600;
-export const OWNER_ONLY_DIR = 0o700;
+const OWNER_ONLY_FILE = 0o600;
+const OWNER_ONLY_DIR = 0o700;
 
 /** The companion files SQLite keeps next to a WAL database. */
-export function databaseFiles(file: string): string[] {
+function databaseFiles(file: string): string[] {
   return [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
 }
 

@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { transaction, type Database } from './database.ts';
 
-export const LICENSE_STATES = ['pro', 'none', 'unverifiable'] as const;
+const LICENSE_STATES = ['pro', 'none', 'unverifiable'] as const;
 
 /** host:port of a loopback or private webhook target, e.g. 127.0.0.1:9000 or [::1]:9000. */
 const HostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port');
 
-export const SettingsSchema = z.strictObject({
+const SettingsSchema = z.strictObject({
   automation_api_enabled: z.boolean(),
   license: z.enum(LICENSE_STATES),
   webhooks_enabled: z.boolean(),
@@ -27,7 +27,7 @@ export const SettingsPatch = SettingsSchema.partial();
  * (API.md "What the service does" 2; Webhooks), the installation is licensed.
  * See docs/decisions/002-startup-and-defaults.md.
  */
-export const FRESH_INSTALL_SETTINGS: Settings = {
+const FRESH_INSTALL_SETTINGS: Settings = {
   automation_api_enabled: false,
   license: 'pro',
   webhooks_enabled: false,

@@ -48,7 +48,7 @@ interface TokenRow {
 /** Raw tokens carry a recognisable prefix so secret scanners can find leaked ones. */
 const TOKEN_PREFIX = 'mas_';
 
-export function hashToken(raw: string): string {
+function hashToken(raw: string): string {
   return createHash('sha256').update(raw, 'utf8').digest('hex');
 }
 

@@ -35,7 +35,7 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   retryAfterSeconds: 30,
 };
 
-export const DECODED_BYTES_PER_FILE_BYTE: Record<ImportExtension, number> = {
+const DECODED_BYTES_PER_FILE_BYTE: Record<ImportExtension, number> = {
   wav: 2,
   flac: 4,
   mp3: 8,

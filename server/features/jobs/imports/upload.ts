@@ -29,9 +29,6 @@ export class ClientGoneError extends Error {
   }
 }
 
-/** An upload that sends nothing for this long is given up, so it cannot hold its budget place forever. */
-export const UPLOAD_IDLE_MS = 60_000; // = CONNECTION_DEFAULTS.uploadIdleMs (kernel/http/connection-limits.ts), which a listener may change
-
 /**
  * The file-system calls staging an upload makes: node:fs in the gateway; an
  * in-memory file system (memfs) in the unit tests of what is left behind.
@@ -50,7 +47,7 @@ export async function receiveUpload(
   // Throws 413 / 429 before a single byte is read.
   const reservation = opts.budget.reserve(opts.ext, declared);
   mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
-  const limits = requestLimitsOf(req); // the listener's limits; UPLOAD_IDLE_MS and 64 KiB a window by default
+  const limits = requestLimitsOf(req); // the listener's limits (CONNECTION_DEFAULTS in kernel/http/connection-limits.ts): an upload idle for uploadIdleMs is given up, so it cannot hold its budget place forever
   req.setTimeout(limits.uploadIdleMs, () => req.destroy());
   const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
   const final = `${opts.jobId}.${opts.ext}`;
