@@ -1,6 +1,7 @@
 // Lint rules of the repository. `npm run lint` runs them with zero warnings allowed.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint.import-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', 'dist/', 'conformance/dist/'] },
@@ -24,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Route handlers shape replies; only errors.ts writes error bodies.
-    files: ['server/routes/**/*.ts', 'server/control/**/*.ts'],
+    files: ['server/features/**/*.ts', 'server/control/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -35,6 +36,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The floor plan's import boundaries (server/README.md; eslint.import-boundaries.js).
+    files: ['server/**/*.ts', 'conformance/**/*.ts'],
+    plugins: { mas: boundaries },
+    rules: { 'mas/import-boundaries': 'error' },
   },
   {
     // The conformance suite is a black box: it must never import the reference gateway.

@@ -12,7 +12,7 @@
  *
  * The generated words never spell a planted term by accident.
  */
-import type { MeetingSeed } from '../server/domain/meetings-service.ts';
+import type { MeetingSeed } from '../server/features/meetings/service.ts';
 
 export const COMMON_TERM = 'budget';
 export const RARE_TERM = 'zanzibar';

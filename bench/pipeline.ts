@@ -47,7 +47,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
-import { CONFIG_SECTIONS } from '../server/schemas/config.ts';
+import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
 import { uncontrolled, type DiarizationSettings, type PcmAudio, type RecognizedWord, type SpeechRegion, type VadSettings } from '../server/pipeline/types.ts';

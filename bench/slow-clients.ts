@@ -17,7 +17,7 @@
  * Target, reported and never asserted: whoami p99 with slowloris <= 2 × without.
  */
 import { connect, type Socket } from 'node:net';
-import { CONNECTION_DEFAULTS } from '../server/http/connection-limits.ts';
+import { CONNECTION_DEFAULTS } from '../server/kernel/http/connection-limits.ts';
 import {
   fmt,
   formatRows,

@@ -19,7 +19,7 @@
  *      failed one, with the job's id and state in the data.
  *
  * Descriptors: each side holds one socket per wait; the machine allows 20,000
- * per process, and the gateway's connection cap (server/http/connection-limits.ts,
+ * per process, and the gateway's connection cap (server/kernel/http/connection-limits.ts,
  * 16,000 by default) leaves room for 10,000.
  */
 import { lineChart, barChart, histogramLabels, shares } from './charts.ts';

@@ -33,8 +33,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DISPATCH_DEFAULTS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../server/delivery/dispatcher.ts';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verify } from '../server/delivery/signature.ts';
+import { DISPATCH_DEFAULTS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../server/features/webhooks/dispatcher.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verify } from '../server/features/webhooks/signature.ts';
 import {
   fmt,
   formatRows,

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Gateway } from '../server/gateway.ts';
-import { listenerTestOptions } from '../server/test-support.ts';
+import { listenerTestOptions } from '../server/testing/gateway.ts';
 import { tlsPaths } from '../server/lan/self-signed-cert.ts';
 import { httpJson } from '../client/test-support.ts';
 

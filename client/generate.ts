@@ -1,17 +1,17 @@
 /**
  * Writes the committed OpenAPI document and the client's types from it:
  *
- *   docs/openapi.json       what GET /openapi.json serves (server/openapi.ts)
+ *   docs/openapi.json       what GET /openapi.json serves (server/features/system/openapi.ts)
  *   client/openapi-types.ts openapi-typescript's types of that document
  *   client/routes.ts        method and path of every operationId, for the client at run time
  *
  * Run `npm run openapi:generate` after changing the operations table, a DTO
- * or server/openapi-descriptions.ts; client/openapi.test.ts fails until then.
+ * or server/features/system/openapi-descriptions.ts; client/openapi.test.ts fails until then.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../server/openapi.ts';
-import { SERVER_VERSION } from '../server/version.ts';
+import { buildOpenApiDocument } from '../server/features/system/openapi.ts';
+import { SERVER_VERSION } from '../server/kernel/version.ts';
 
 export const DOCUMENT_PATH = new URL('../docs/openapi.json', import.meta.url);
 export const TYPES_PATH = new URL('./openapi-types.ts', import.meta.url);

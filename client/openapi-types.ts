@@ -64,26 +64,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Full-text search over meeting titles and transcripts
-         * @description Full-text search over meeting titles and transcripts: title hits first, then transcript hits, newest meetings first. Each result has meeting_id, title, match_context, timestamp and, for a transcript hit, audio_start_time. Results are capped and there is no total. A missing or empty q is 400 bad_request; limit is clamped to 1..200 (default 50). Scope: read (record and write also satisfy it).
-         */
-        get: operations["searchMeetings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/devices": {
         parameters: {
             query?: never;
@@ -116,6 +96,26 @@ export interface paths {
          * @description Speech recognition models present on this machine. Read-only: there is no download or delete route. Scope: read (record and write also satisfy it).
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full-text search over meeting titles and transcripts
+         * @description Full-text search over meeting titles and transcripts: title hits first, then transcript hits, newest meetings first. Each result has meeting_id, title, match_context, timestamp and, for a transcript hit, audio_start_time. Results are capped and there is no total. A missing or empty q is 400 bad_request; limit is clamped to 1..200 (default 50). Scope: read (record and write also satisfy it).
+         */
+        get: operations["searchMeetings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1167,22 +1167,6 @@ export interface components {
             /** @enum {string} */
             kind: "standard" | "first_party" | "assistant";
         };
-        SearchResponse: {
-            results: components["schemas"]["SearchResult"][];
-        };
-        SearchResult: {
-            meeting_id: string;
-            title: string;
-            /** @description the words around the hit */
-            match_context: string;
-            /**
-             * Format: date-time
-             * @description when the meeting was created
-             */
-            timestamp: string;
-            /** @description seconds into the recording where the matching segment starts; absent for title hits */
-            audio_start_time?: number;
-        };
         DeviceListResponse: {
             devices: components["schemas"]["Device"][];
         };
@@ -1208,6 +1192,22 @@ export interface components {
             status: "available";
             description: string;
             is_custom: boolean;
+        };
+        SearchResponse: {
+            results: components["schemas"]["SearchResult"][];
+        };
+        SearchResult: {
+            meeting_id: string;
+            title: string;
+            /** @description the words around the hit */
+            match_context: string;
+            /**
+             * Format: date-time
+             * @description when the meeting was created
+             */
+            timestamp: string;
+            /** @description seconds into the recording where the matching segment starts; absent for title hits */
+            audio_start_time?: number;
         };
         MeetingListResponse: {
             meetings: components["schemas"]["MeetingDto"][];
@@ -1881,135 +1881,6 @@ export interface operations {
             };
         };
     };
-    searchMeetings: {
-        parameters: {
-            query: {
-                /** @description words to find */
-                q: string;
-                /** @description page size, clamped to 1..200 */
-                limit?: number;
-                /** @description items to skip */
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description matches, title hits first, then transcript hits; newest meetings first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchResponse"];
-                };
-            };
-            /** @description error: bad_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "bad_request";
-                        };
-                    };
-                };
-            };
-            /** @description error: unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "unauthorized";
-                        };
-                    };
-                };
-            };
-            /** @description error: license_required */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "license_required";
-                        };
-                    };
-                };
-            };
-            /** @description error: api_disabled, consumer_disabled, insufficient_scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "api_disabled" | "consumer_disabled" | "insufficient_scope";
-                        };
-                    };
-                };
-            };
-            /** @description error: invalid_request */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "invalid_request";
-                        };
-                    };
-                };
-            };
-            /** @description error: internal */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /**
-                             * @description match the sub-code where one applies
-                             * @enum {string}
-                             */
-                            code?: "internal";
-                        };
-                    };
-                };
-            };
-        };
-    };
     listDevices: {
         parameters: {
             query?: never;
@@ -2163,6 +2034,135 @@ export interface operations {
                              * @enum {string}
                              */
                             code?: "api_disabled" | "consumer_disabled" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "internal";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    searchMeetings: {
+        parameters: {
+            query: {
+                /** @description words to find */
+                q: string;
+                /** @description page size, clamped to 1..200 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description matches, title hits first, then transcript hits; newest meetings first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            /** @description error: bad_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description error: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description error: license_required */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "license_required";
+                        };
+                    };
+                };
+            };
+            /** @description error: api_disabled, consumer_disabled, insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "api_disabled" | "consumer_disabled" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description error: invalid_request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /**
+                             * @description match the sub-code where one applies
+                             * @enum {string}
+                             */
+                            code?: "invalid_request";
                         };
                     };
                 };

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { testGateway } from '../server/test-support.ts';
-import { SUBSCRIBABLE_EVENTS } from '../server/delivery/event-catalog.ts';
+import { testGateway } from '../server/testing/gateway.ts';
+import { SUBSCRIBABLE_EVENTS } from '../server/features/webhooks/event-catalog.ts';
 import { DOCUMENT_PATH, ROUTES_PATH, TYPES_PATH, documentText, routesText, typesText } from './generate.ts';
 
 const committed = readFileSync(DOCUMENT_PATH, 'utf8');

@@ -6,10 +6,10 @@
  * fixtures/webhooks/signature-vectors.json); this wraps it for a receiver
  * that has a request's headers and body in hand.
  */
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verify, type VerifyResult } from '../server/delivery/signature.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verify, type VerifyResult } from '../server/features/webhooks/signature.ts';
 import type { webhooks } from './openapi-types.ts';
 
-export { sign, SIGNATURE_HEADER, TIMESTAMP_HEADER, type VerifyResult, type VerifyFailure } from '../server/delivery/signature.ts';
+export { sign, SIGNATURE_HEADER, TIMESTAMP_HEADER, type VerifyResult, type VerifyFailure } from '../server/features/webhooks/signature.ts';
 
 /** A delivery's parsed body, typed per event from the document's webhooks section. */
 export type WebhookDelivery<E extends keyof webhooks> = webhooks[E]['post']['requestBody']['content']['application/json'];

@@ -8,29 +8,29 @@
  * fallback, and every failure ends in the one error writer of errors.ts.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { authorize, type Caller } from './auth.ts';
-import { ApiError, sendError, toApiError } from './errors.ts';
-import { hostOriginGuard } from './http/host-origin.ts';
-import { readJsonBody } from './http/json-body.ts';
+import { authorize, type Caller } from './kernel/auth.ts';
+import { ApiError, sendError, toApiError } from './kernel/errors.ts';
+import { hostOriginGuard } from './kernel/http/host-origin.ts';
+import { readJsonBody } from './kernel/http/json-body.ts';
 import { expressPath, OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
-import type { HealthCounters } from './health-counters.ts';
-import type { SettingsRepo } from './store/settings-repo.ts';
-import type { TokensRepo } from './store/tokens-repo.ts';
+import type { HealthCounters } from './kernel/health-counters.ts';
+import type { SettingsRepo } from './kernel/store/settings-repo.ts';
+import type { TokensRepo } from './kernel/store/tokens-repo.ts';
 import type { Clock } from './adapters/clock.ts';
-import type { MeetingsService } from './domain/meetings-service.ts';
-import type { SearchService } from './domain/search-service.ts';
-import type { ConfigService } from './domain/config-service.ts';
+import type { MeetingsService } from './features/meetings/service.ts';
+import type { SearchService } from './features/search/service.ts';
+import type { ConfigService } from './features/config/service.ts';
 import type { DeviceCatalog } from './adapters/devices.ts';
 import type { ModelCatalog } from './adapters/models.ts';
-import type { EventBus } from './events.ts';
-import type { JobsService } from './domain/jobs-service.ts';
-import type { SummaryService } from './domain/summary-service.ts';
-import type { ImportBudget } from './domain/import-budget.ts';
-import type { WebhooksService } from './domain/webhooks-service.ts';
-import type { PairingService } from './domain/pairing-service.ts';
-import type { RecordingService } from './recording/recording-service.ts';
-import { HANDLERS } from './routes/index.ts';
-import { formatIssues } from './http/validation.ts';
+import type { EventBus } from './kernel/events.ts';
+import type { JobsService } from './features/jobs/service.ts';
+import type { SummaryService } from './features/summaries/service.ts';
+import type { ImportBudget } from './features/jobs/imports/budget.ts';
+import type { WebhooksService } from './features/webhooks/service.ts';
+import type { PairingService } from './features/pairing/service.ts';
+import type { RecordingService } from './features/recording/service.ts';
+import { HANDLERS } from './handlers.ts';
+import { formatIssues } from './kernel/http/validation.ts';
 
 export interface AppDeps {
   version: string;
@@ -46,11 +46,11 @@ export interface AppDeps {
   bus: EventBus;
   jobs: JobsService;
   summaries: SummaryService;
-  /** Webhooks: registration, approval, delivery (domain/webhooks-service.ts). */
+  /** Webhooks: registration, approval, delivery (features/webhooks/service.ts). */
   webhooks: WebhooksService;
-  /** Pairing requests, in memory (domain/pairing-service.ts). */
+  /** Pairing requests, in memory (features/pairing/service.ts). */
   pairing: PairingService;
-  /** Live recording (recording/recording-service.ts). */
+  /** Live recording (features/recording/service.ts). */
   recording: RecordingService;
   importBudget: ImportBudget;
   /** Where import uploads are written as they arrive. */
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   // DNS rebinding and cross-site requests are refused before any route, the
-  // unauthenticated pairing routes, OPTIONS and HEAD included (http/host-origin.ts,
+  // unauthenticated pairing routes, OPTIONS and HEAD included (kernel/http/host-origin.ts,
   // docs/decisions/022-host-origin-and-secrets.md).
   app.use(hostOriginGuard());
 

@@ -39,13 +39,13 @@ import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
-import { ERROR_CODES, SUB_CODES, statusOf, type AnyErrorCode } from './errors.ts';
-import { handleClientError } from './http/client-error.ts';
+import { ERROR_CODES, SUB_CODES, statusOf, type AnyErrorCode } from './kernel/errors.ts';
+import { handleClientError } from './kernel/http/client-error.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
-import { SCOPES, satisfies } from './scopes.ts';
-import { CONFIG_SECTION_NAMES } from './schemas/config.ts';
-import type { MeetingSeed } from './domain/meetings-service.ts';
-import { testGateway, type TestGateway } from './test-support.ts';
+import { SCOPES, satisfies } from './kernel/scopes.ts';
+import { CONFIG_SECTION_NAMES } from './features/config/schemas.ts';
+import type { MeetingSeed } from './features/meetings/service.ts';
+import { testGateway, type TestGateway } from './testing/gateway.ts';
 
 // ── Replay parameters ──────────────────────────────────────────────────────
 

@@ -11,31 +11,30 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppDeps } from './app.ts';
 import { systemClock, type Clock } from './adapters/clock.ts';
-import type { DeviceCatalog } from './adapters/devices.ts';
+import { DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
-import { ConfigService } from './domain/config-service.ts';
-import { sweepDataFolder } from './domain/data-sweep.ts';
-import { DEFAULT_IMPORT_LIMITS, ImportBudget, type ImportLimits } from './domain/import-budget.ts';
-import { JobsService } from './domain/jobs-service.ts';
-import { MeetingsService } from './domain/meetings-service.ts';
-import { SearchService } from './domain/search-service.ts';
-import { SummaryService, type SummarizerCatalog } from './domain/summary-service.ts';
-import { ApiError } from './errors.ts';
-import { EventBus } from './events.ts';
-import { HealthCounters } from './health-counters.ts';
-import { createJobRunners, type PipelineDeps } from './pipeline/job-runners.ts';
-import { realPipeline } from './pipeline/real-pipeline.ts';
-import type { Database } from './store/database.ts';
-import { JobsRepo } from './store/jobs-repo.ts';
-import { SettingsRepo } from './store/settings-repo.ts';
-import { TokensRepo } from './store/tokens-repo.ts';
-import { WebhooksService, type WebhookDeliveryOverrides } from './domain/webhooks-service.ts';
-import { PairingService } from './domain/pairing-service.ts';
-import type { CaptureOptions } from './recording/capture.ts';
-import { RecordingProcessor } from './recording/processor.ts';
-import { PENDING_PREFIX, RecordingService } from './recording/recording-service.ts';
-import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
-import { SERVER_VERSION } from './version.ts';
+import { ConfigService } from './features/config/service.ts';
+import { sweepDataFolder } from './kernel/store/data-sweep.ts';
+import { DEFAULT_IMPORT_LIMITS, ImportBudget, type ImportLimits } from './features/jobs/imports/budget.ts';
+import { JobsService } from './features/jobs/service.ts';
+import { MeetingsService } from './features/meetings/service.ts';
+import { SearchService } from './features/search/service.ts';
+import { SummaryService, type SummarizerCatalog } from './features/summaries/service.ts';
+import { ApiError } from './kernel/errors.ts';
+import { EventBus } from './kernel/events.ts';
+import { HealthCounters } from './kernel/health-counters.ts';
+import { createJobRunners, type PipelineDeps } from './features/jobs/runners.ts';
+import { realPipeline } from './real-pipeline.ts';
+import type { Database } from './kernel/store/database.ts';
+import { JobsRepo } from './features/jobs/repo.ts';
+import { SettingsRepo } from './kernel/store/settings-repo.ts';
+import { TokensRepo } from './kernel/store/tokens-repo.ts';
+import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/service.ts';
+import { PairingService } from './features/pairing/service.ts';
+import type { CaptureOptions } from './features/recording/capture.ts';
+import { RecordingProcessor } from './features/recording/processor.ts';
+import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
+import { SERVER_VERSION } from './kernel/version.ts';
 
 /** Where things live inside the data folder. */
 export function dataPaths(dataDir: string) {
@@ -61,6 +60,12 @@ export interface DepsOptions {
   clock?: Clock;
   /** Carried across restarts, so simulated devices stay plugged in. */
   devices?: DeviceCatalog;
+  /**
+   * When no catalog is carried: makes one that ends with these deps. The
+   * composition root passes the simulator's (server/main.ts, testing/); the
+   * default lists the real devices only.
+   */
+  makeDevices?: () => DeviceCatalog;
   validateResponses?: boolean;
   pocketsphinxRoots?: readonly string[];
   importLimits?: ImportLimits;
@@ -123,13 +128,13 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const pairing = new PairingService({ clock, tokens });
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
-  const devices = opts.devices ?? new VirtualDeviceCatalog({ log: (line) => process.stderr.write(`${line}\n`) });
+  const devices = opts.devices ?? opts.makeDevices?.() ?? new DeviceCatalog();
   const ownsDevices = opts.devices === undefined;
   let recording: RecordingService | null = null;
   const processor = new RecordingProcessor({ parts, config, meetings, summaries, bus, onSettled: (id) => recording?.settled(id), logError });
   recording = new RecordingService({
     devices,
-    virtual: devices instanceof VirtualDeviceCatalog ? devices : null,
+    virtual: devices.virtualBackend(),
     meetings,
     bus,
     clock,
@@ -183,7 +188,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     },
     shutdown() {
       recordingService.shutdown(); // capture stops, the audio file is completed
-      if (ownsDevices && devices instanceof VirtualDeviceCatalog) devices.dispose();
+      if (ownsDevices) devices.virtualBackend()?.dispose();
       jobsService.stop();
       summaries.stop();
       webhooks.stop(); // undelivered events are dropped, never replayed

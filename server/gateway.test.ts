@@ -11,10 +11,10 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Gateway, GatewayStartError, type GatewayOptions } from './gateway.ts';
-import { openDatabase } from './store/database.ts';
-import { RESET_SETTINGS, SettingsRepo } from './store/settings-repo.ts';
-import { call, type CallReply as Reply } from './http/test-call.ts';
-import { listenerTestOptions } from './test-support.ts';
+import { openDatabase } from './kernel/store/database.ts';
+import { RESET_SETTINGS, SettingsRepo } from './kernel/store/settings-repo.ts';
+import { call, type CallReply as Reply } from './testing/http-call.ts';
+import { listenerTestOptions } from './testing/gateway.ts';
 
 
 function tempDir(): string {

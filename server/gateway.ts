@@ -17,27 +17,26 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Express, Request } from 'express';
 import { createApp, type AppDeps } from './app.ts';
-import type { DeviceCatalog } from './adapters/devices.ts';
-import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
+import { DeviceCatalog } from './adapters/devices.ts';
 import { createControlApp } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
 import { createDeps, dataPaths } from './deps.ts';
-import { ApiError, sendError } from './errors.ts';
-import { handleClientError } from './http/client-error.ts';
+import { ApiError, sendError } from './kernel/errors.ts';
+import { handleClientError } from './kernel/http/client-error.ts';
 import {
   applyConnectionLimits,
   CONTROL_MAX_CONNECTIONS,
   resolveLimits,
   serverOptions,
   type ConnectionLimits,
-} from './http/connection-limits.ts';
-import type { ControlOptions } from './options.ts';
-import { openDatabase, type Database } from './store/database.ts';
-import { tightenDir } from './store/owner-only.ts';
+} from './kernel/http/connection-limits.ts';
+import type { ControlOptions } from './startup/options.ts';
+import { openDatabase, type Database } from './kernel/store/database.ts';
+import { tightenDir } from './kernel/store/owner-only.ts';
 import type { Server as HttpsServer } from 'node:https';
 import { createLanServer, LAN_DEFAULTS } from './lan/lan-listener.ts';
 import { loadOrCreateTlsMaterial, tlsPaths, type TlsMaterial } from './lan/self-signed-cert.ts';
-import { SCOPES } from './scopes.ts';
+import { SCOPES } from './kernel/scopes.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -54,6 +53,12 @@ export interface GatewayOptions {
   pocketsphinxRoots?: readonly string[];
   /** Where unexpected failures are reported; standard error by default. */
   log?: (line: string) => void;
+  /**
+   * The device catalog, made once and kept across restarts. The composition
+   * root plugs the simulator's virtual devices in here (server/main.ts); the
+   * default lists the real devices only.
+   */
+  makeDevices?: (log: (line: string) => void) => DeviceCatalog;
   /** LAN listener address, used while settings.lan_enabled is on at startup (default 0.0.0.0; tests use 127.0.0.1). */
   lanHost?: string;
   /** LAN listener port (default 8421; 0 picks a free one). */
@@ -81,7 +86,7 @@ export class GatewayStartError extends Error {
 }
 
 /** Name of the token minted at every start for the person who started the gateway. */
-export const STARTUP_TOKEN_NAME = 'startup';
+const STARTUP_TOKEN_NAME = 'startup';
 
 export class Gateway {
   readonly dataDir: string;
@@ -93,7 +98,7 @@ export class Gateway {
   readonly controlSecretFile: string | null;
 
   readonly #opts: GatewayOptions;
-  readonly #devices: VirtualDeviceCatalog;
+  readonly #devices: DeviceCatalog;
   readonly #apiServer: Server;
   readonly #controlServer: Server | null;
   #db: Database | null;
@@ -107,7 +112,7 @@ export class Gateway {
 
   private constructor(init: {
     opts: GatewayOptions;
-    devices: VirtualDeviceCatalog;
+    devices: DeviceCatalog;
     db: Database;
     deps: AppDeps;
     startupToken: string;
@@ -140,12 +145,12 @@ export class Gateway {
     const paths = dataPaths(opts.dataDir);
     prepareDataDir(opts.dataDir);
 
-    const devices = new VirtualDeviceCatalog({ log });
+    const devices = opts.makeDevices?.(log) ?? new DeviceCatalog();
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
     // requestTimeout 0 (serverOptions): node's default (300 s for a whole request) would cut a 2 GB import
-    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (http/connection-limits.ts).
+    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (kernel/http/connection-limits.ts).
     const apiServer = createServer({ ...serverOptions(limits), requireHostHeader: false }, (req, res) => {
       if (gateway === null) unavailable(res);
       else gateway.#handle(req, res);
@@ -318,8 +323,9 @@ export class Gateway {
       this.#db?.close();
       this.#db = null;
       // The simulated devices end with the application: players, sinks, the private PulseAudio daemon.
-      this.#devices.dispose();
-      await this.#devices.disposed();
+      const backend = this.#devices.virtualBackend();
+      backend?.dispose();
+      await backend?.disposed();
     })();
     return this.#stopping;
   }

@@ -1,13 +1,18 @@
 /**
- * Entry point: `npm start -- [options]` (see server/options.ts or --help).
+ * Entry point: `npm start -- [options]` (see server/startup/options.ts or --help).
  *
  * Starts the gateway, prints where it listens, the startup token and a
  * ready-to-run curl line, and stops cleanly on SIGINT/SIGTERM. A start that
  * fails prints one line and exits 1; a bad option exits 2.
+ *
+ * The composition root: the one production file that imports simulator/,
+ * to plug the simulator's virtual devices into the gateway's device backend
+ * (server/adapters/devices.ts). The import-boundary lint keeps it the only one.
  */
+import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { Gateway, GatewayStartError } from './gateway.ts';
-import { OptionsError, parseOptions, type StartOptions } from './options.ts';
-import { SERVER_VERSION } from './version.ts';
+import { OptionsError, parseOptions, type StartOptions } from './startup/options.ts';
+import { SERVER_VERSION } from './kernel/version.ts';
 
 const NAME = 'mas';
 
@@ -41,6 +46,7 @@ async function main(): Promise<void> {
       enableApi: options.enableApi,
       lanPort: options.lanPort,
       limits: options.limits,
+      makeDevices: (log) => new VirtualDeviceCatalog({ log }),
     });
   } catch (err) {
     const message = err instanceof GatewayStartError || err instanceof Error ? err.message : String(err);

@@ -14,9 +14,9 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from './gateway.ts';
-import type { ConnectionLimits } from './http/connection-limits.ts';
-import { call } from './http/test-call.ts';
-import { listenerTestOptions } from './test-support.ts';
+import type { ConnectionLimits } from './kernel/http/connection-limits.ts';
+import { call } from './testing/http-call.ts';
+import { listenerTestOptions } from './testing/gateway.ts';
 
 /** Short limits: every protection fires within a second or so. */
 const SHORT: Partial<ConnectionLimits> = {

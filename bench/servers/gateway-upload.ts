@@ -13,8 +13,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
 import { createDeps, dataPaths } from '../../server/deps.ts';
-import { openDatabase } from '../../server/store/database.ts';
-import { RESET_SETTINGS } from '../../server/store/settings-repo.ts';
+import { openDatabase } from '../../server/kernel/store/database.ts';
+import { RESET_SETTINGS } from '../../server/kernel/store/settings-repo.ts';
 import { announce, serverArg } from '../lib.ts';
 
 export interface GatewayUploadArg {

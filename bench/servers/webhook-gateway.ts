@@ -23,9 +23,9 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
 import { createControlApp } from '../../server/control/app.ts';
 import { createDeps, dataPaths } from '../../server/deps.ts';
-import type { EventName } from '../../server/events.ts';
-import { openDatabase } from '../../server/store/database.ts';
-import { RESET_SETTINGS, SettingsRepo } from '../../server/store/settings-repo.ts';
+import type { EventName } from '../../server/kernel/events.ts';
+import { openDatabase } from '../../server/kernel/store/database.ts';
+import { RESET_SETTINGS, SettingsRepo } from '../../server/kernel/store/settings-repo.ts';
 import { announce, serveCommands, serverArg } from '../lib.ts';
 
 export interface WebhookGatewayArg {

@@ -8,7 +8,6 @@
  * simulated: true and backend "simulator", so nobody mistakes them for
  * hardware.
  */
-import type { ResolvedScene } from '../../simulator/scenes/scene.ts';
 import { readFileSync } from 'node:fs';
 
 export type DeviceType = 'input' | 'output';
@@ -20,13 +19,17 @@ export interface DeviceInfo {
   backend: string;
 }
 
-export interface SimulatedDevice {
+/**
+ * A simulated device as plugged in. Scene is what the device backend places
+ * the script in (the simulator's ResolvedScene); the gateway only carries it.
+ */
+export interface SimulatedDevice<Scene = unknown> {
   name: string;
   device_type: DeviceType;
   /** Name of a fixture meeting script the device plays, or null for silence. */
   script: string | null;
-  /** The acoustic scene the script is played in (simulator/scenes/scene.ts); absent or null: the script's own, else clean. */
-  scene?: ResolvedScene | null;
+  /** The acoustic scene the script is played in; absent or null: the script's own, else clean. */
+  scene?: Scene | null;
 }
 
 export interface RealDeviceSource {
@@ -49,7 +52,7 @@ export function parseAsoundPcm(text: string): DeviceInfo[] {
   return devices;
 }
 
-export const alsaDevices: RealDeviceSource = {
+const alsaDevices: RealDeviceSource = {
   list() {
     try {
       return parseAsoundPcm(readFileSync('/proc/asound/pcm', 'utf8'));
@@ -59,9 +62,44 @@ export const alsaDevices: RealDeviceSource = {
   },
 };
 
-export class DeviceCatalog {
+/** One virtual device as the recorder and the Control API reach it. */
+export interface VirtualDeviceHandle {
+  /** How its audio reaches a recorder; null while it is being set up or after it failed. */
+  readonly transport: 'pulse' | 'in-process' | null;
+  /** The PulseAudio source a recorder reads (transport pulse), else null. */
+  readonly monitorSource: string | null;
+  /** Environment for parec to reach the device's PulseAudio server, else null. */
+  readonly pulseEnv: NodeJS.ProcessEnv | null;
+  /** Starts the device's script from its beginning at the next sample it plays. */
+  cue(): void;
+  /** Transport in-process: the device's audio from now on, delivered by a timer. */
+  openInProcess(onData: (samples: Int16Array) => void): { close(): void };
+  /** What GET /control/devices/{name} shows. */
+  view(): object;
+}
+
+/**
+ * The device backend the gateway depends on for virtual devices: the
+ * simulator implements it (simulator/devices/catalog.ts) and the composition
+ * root (server/main.ts, or a test's setup) plugs it in. The gateway itself
+ * never imports simulator/.
+ */
+export interface VirtualDeviceBackend {
+  virtual(name: string): VirtualDeviceHandle | null;
+  /** Resolves once the device is ready or has failed. */
+  ready(name: string): Promise<VirtualDeviceHandle>;
+  /** Makes a plugged-in device fail; false when there is no such device. */
+  fail(name: string, message?: string): boolean;
+  /** Calls back when a device is lost while in use; returns the unsubscribe. */
+  onLost(listener: (name: string, reason: string) => void): () => void;
+  /** Ends every player, sink and server the devices hold. */
+  dispose(): void;
+  disposed(): Promise<void>;
+}
+
+export class DeviceCatalog<Scene = unknown> {
   readonly #real: RealDeviceSource;
-  readonly #simulated = new Map<string, SimulatedDevice>();
+  readonly #simulated = new Map<string, SimulatedDevice<Scene>>();
 
   constructor(real: RealDeviceSource = alsaDevices) {
     this.#real = real;
@@ -77,17 +115,22 @@ export class DeviceCatalog {
     return [...this.#real.list(), ...simulated];
   }
 
-  listSimulated(): SimulatedDevice[] {
+  /** The virtual devices behind the simulated ones, when a device backend is plugged in; none here. */
+  virtualBackend(): VirtualDeviceBackend | null {
+    return null;
+  }
+
+  listSimulated(): SimulatedDevice<Scene>[] {
     return [...this.#simulated.values()].map((d) => ({ ...d }));
   }
 
-  getSimulated(name: string): SimulatedDevice | null {
+  getSimulated(name: string): SimulatedDevice<Scene> | null {
     const d = this.#simulated.get(name);
     return d === undefined ? null : { ...d };
   }
 
   /** Returns false when a simulated device of that name is already plugged in. */
-  plug(device: SimulatedDevice): boolean {
+  plug(device: SimulatedDevice<Scene>): boolean {
     if (this.#simulated.has(device.name)) return false;
     this.#simulated.set(device.name, { ...device });
     return true;

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { testGateway, type TestGateway } from '../test-support.ts';
-import { RESET_SETTINGS } from '../store/settings-repo.ts';
+import { testGateway, type TestGateway } from '../testing/gateway.ts';
+import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
 import { createControlApp } from './app.ts';
 
 const SECRET = 'control-secret-for-tests-0123456789';

@@ -6,16 +6,16 @@
  * Every request must carry `Authorization: Bearer <control secret>`, checked
  * in constant time before anything else (so an unknown path without the
  * secret is a 401, not a 404). Errors use the API's envelope and its one
- * registry (server/errors.ts). What is implemented, and how reset and restart
+ * registry (server/kernel/errors.ts). What is implemented, and how reset and restart
  * behave, is recorded in docs/decisions/008-control-api.md.
  */
 import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../app.ts';
-import { bearerToken } from '../auth.ts';
+import { bearerToken } from '../kernel/auth.ts';
 import { json, readBody } from './http.ts';
-import { ApiError, sendError, toApiError } from '../errors.ts';
-import { RESET_SETTINGS, SettingsPatch } from '../store/settings-repo.ts';
+import { ApiError, sendError, toApiError } from '../kernel/errors.ts';
+import { RESET_SETTINGS, SettingsPatch } from '../kernel/store/settings-repo.ts';
 import {
   CAPABILITIES,
   CONTROL_VERSION,
@@ -27,7 +27,7 @@ import {
   PlugDeviceBody,
   SeedMeetingBody,
 } from './schemas.ts';
-import { jobDto } from '../routes/jobs.ts';
+import { jobDto } from '../features/jobs/handlers.ts';
 import { secretMatches } from './secret.ts';
 import { registerRecordingControl } from './recording.ts';
 import { registerWebhookControlRoutes } from './webhooks.ts';
@@ -252,7 +252,7 @@ function answerThenRestart(res: Response, ctl: ControlDeps): void {
   }
 }
 
-function deviceView(d: { name: string; device_type: string; script: string | null; scene?: ResolvedScene | null }) {
+function deviceView(d: { name: string; device_type: string; script: string | null; scene?: unknown }) {
   // The scene is shown only when one was asked for, so the spec's four fields stay as they are otherwise.
   return { name: d.name, device_type: d.device_type, simulated: true, script: d.script, ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}) };
 }

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { testGateway } from '../test-support.ts';
-import { JOB_KINDS, JOB_STATES } from '../domain/job-states.ts';
+import { testGateway } from '../testing/gateway.ts';
+import { JOB_KINDS, JOB_STATES } from '../features/jobs/states.ts';
 import { createControlApp } from './app.ts';
 
 const SECRET = 'control-secret-for-tests-0123456789';

@@ -4,9 +4,9 @@
  */
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
-import { formatIssues } from '../http/validation.ts';
+import { ApiError } from '../kernel/errors.ts';
+import { readJsonBody } from '../kernel/http/json-body.ts';
+import { formatIssues } from '../kernel/http/validation.ts';
 
 /** Reads and validates a JSON body: 400 when it is not JSON, 422 when it breaks the schema. */
 export async function readBody<S extends z.ZodType>(req: Request, schema: S, required: true): Promise<z.output<S>>;

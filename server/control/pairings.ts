@@ -11,15 +11,15 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { PairingRecord } from '../domain/pairing-service.ts';
+import type { PairingRecord } from '../features/pairing/service.ts';
 import type { ControlDeps } from './app.ts';
 import { readControlBody, sendJson } from './webhooks.ts';
 
-export const ApprovePairingBody = z.strictObject({ scopes: z.array(z.string().max(64)).max(64).optional() });
+const ApprovePairingBody = z.strictObject({ scopes: z.array(z.string().max(64)).max(64).optional() });
 const EmptyBody = z.strictObject({});
 
 /** A pairing as the application sees it: never the raw token. */
-export function controlPairingView(record: PairingRecord) {
+function controlPairingView(record: PairingRecord) {
   return {
     id: record.id,
     client_name: record.client_name,

@@ -1,6 +1,6 @@
 /**
  * Control API routes of the recorder and the simulator's devices, beyond the
- * device routes of app.ts (which reach the same VirtualDeviceCatalog through
+ * device routes of app.ts (which reach the same device backend through
  * deps.devices):
  *
  *   POST /control/recording/fault      {error}   the active recording fails with it (CONTROL.md)
@@ -14,11 +14,11 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../app.ts';
 import { json, readBody } from './http.ts';
-import { ApiError } from '../errors.ts';
-import { VirtualDeviceCatalog } from '../../simulator/devices/catalog.ts';
+import { ApiError } from '../kernel/errors.ts';
+import type { VirtualDeviceBackend } from '../adapters/devices.ts';
 
-export const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
-export const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
+const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
+const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
 
 export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }): void {
   r.post('/control/recording/fault', async (req, res) => {
@@ -41,8 +41,9 @@ export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }
   });
 }
 
-function virtualCatalog(deps: AppDeps): VirtualDeviceCatalog {
-  if (!(deps.devices instanceof VirtualDeviceCatalog)) throw new ApiError('not_found', 'this build has no simulated devices');
-  return deps.devices;
+function virtualCatalog(deps: AppDeps): VirtualDeviceBackend {
+  const backend = deps.devices.virtualBackend();
+  if (backend === null) throw new ApiError('not_found', 'this build has no simulated devices');
+  return backend;
 }
 

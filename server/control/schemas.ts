@@ -4,10 +4,10 @@
  */
 import { sceneSchema } from '../../simulator/scenes/scene.ts';
 import { z } from 'zod';
-import { codePointString, CONTROL_CHARS } from '../schemas/common.ts';
-import { TITLE_MAX } from '../schemas/meetings.ts';
-import { TOKEN_KINDS, TOKEN_ORIGINS } from '../store/tokens-repo.ts';
-import { JOB_KINDS, JOB_STATES } from '../domain/job-states.ts';
+import { codePointString, CONTROL_CHARS } from '../kernel/common-schemas.ts';
+import { TITLE_MAX } from '../features/meetings/schemas.ts';
+import { TOKEN_KINDS, TOKEN_ORIGINS } from '../kernel/store/tokens-repo.ts';
+import { JOB_KINDS, JOB_STATES } from '../features/jobs/states.ts';
 
 /** What GET /control lists: only what this build implements. */
 export const CAPABILITIES = ['reset', 'settings', 'restart', 'tokens', 'meetings', 'jobs', 'pairings', 'webhook-approval', 'devices', 'recording-fault'] as const;
@@ -73,7 +73,7 @@ export const SeedMeetingBody = z.strictObject({
 });
 
 /** 1 to 100 characters, none of them a control, format or unassigned code point, not blank. */
-export const DeviceName = codePointString({ min: 1, max: 100 })
+const DeviceName = codePointString({ min: 1, max: 100 })
   .refine((n) => /^[^\p{C}]*$/u.test(n), { message: 'must be printable characters only' })
   .refine((n) => n.trim().length > 0, { message: 'must not be blank' });
 

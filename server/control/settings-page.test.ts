@@ -19,10 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../test-browser.ts';
+import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../testing/browser.ts';
 import { Gateway } from '../gateway.ts';
-import { call } from '../http/test-call.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { call } from '../testing/http-call.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 const SECRET = 'settings-page-browser-secret-0123456789';
 const SHOTS = fileURLToPath(new URL('../../reports/settings-page/', import.meta.url));

@@ -10,11 +10,11 @@
  * in the reply that created it (POST /control/tokens, or the device's first
  * poll after a pairing was approved).
  */
-import type { TokenRecord } from '../store/tokens-repo.ts';
+import type { TokenRecord } from '../kernel/store/tokens-repo.ts';
 import type { ControlDeps } from './app.ts';
 
 /** A token as the settings list it: exactly the record's public fields, in this order. */
-export function controlTokenView(record: TokenRecord) {
+function controlTokenView(record: TokenRecord) {
   return {
     id: record.id,
     name: record.name,

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { CONTROL_AUTH, webhookTestApp, type WebhookTestApp } from '../delivery/test-app.ts';
-import { APPROVAL_TRANSITIONS } from '../domain/webhooks-service.ts';
+import { CONTROL_AUTH, webhookTestApp, type WebhookTestApp } from '../testing/webhook-app.ts';
+import { APPROVAL_TRANSITIONS } from '../features/webhooks/service.ts';
 
 function assertError(res: request.Response, status: number, code: string): void {
   assert.equal(res.status, status, JSON.stringify(res.body));

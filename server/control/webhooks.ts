@@ -12,16 +12,16 @@
  */
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { readJsonBody } from '../http/json-body.ts';
-import { formatIssues } from '../http/validation.ts';
-import type { WebhookRecord } from '../store/webhooks-repo.ts';
+import { ApiError } from '../kernel/errors.ts';
+import { readJsonBody } from '../kernel/http/json-body.ts';
+import { formatIssues } from '../kernel/http/validation.ts';
+import type { WebhookRecord } from '../features/webhooks/repo.ts';
 import type { ControlDeps } from './app.ts';
 
-export const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
+const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
 
 /** A webhook as the application's settings see it: its owner, never its secret. */
-export function controlWebhookView(hook: WebhookRecord) {
+function controlWebhookView(hook: WebhookRecord) {
   return {
     id: hook.id,
     owner_token_id: hook.token_id,

@@ -20,9 +20,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientFor, descendants, sleep, startChild, stopChild, until, type ChildGateway, type Loose } from './child-gateway.ts';
-import { checkDataFolder } from './invariants.ts';
-import { speechWav } from './speech.ts';
+import { clientFor, descendants, sleep, startChild, stopChild, until, type ChildGateway, type Loose } from '../testing/child-gateway.ts';
+import { checkDataFolder } from '../testing/data-folder-invariants.ts';
+import { speechWav } from '../testing/speech-wav.ts';
 
 const ABSOLUTE_PATH = /(^|[\s("'=:])\/(?:[\w.-]+\/)+[\w.-]*/;
 const root = mkdtempSync(join(tmpdir(), 'mas-faults-deps-'));

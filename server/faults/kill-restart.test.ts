@@ -28,12 +28,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../simulator/seeded-random.ts';
-import { startReceiver } from '../delivery/test-receiver.ts';
-import { openDatabase, schemaVersion } from '../store/database.ts';
-import { MIGRATIONS } from '../store/migrations.ts';
-import { alive, clientFor, descendants, killHard, sleep, startChild, stopChild, until, type ChildGateway, type Loose } from './child-gateway.ts';
-import { checkDatabaseFile, checkDataFolder } from './invariants.ts';
-import { speechWav } from './speech.ts';
+import { startReceiver } from '../testing/webhook-receiver.ts';
+import { openDatabase, schemaVersion } from '../kernel/store/database.ts';
+import { MIGRATIONS } from '../kernel/store/migrations.ts';
+import { alive, clientFor, descendants, killHard, sleep, startChild, stopChild, until, type ChildGateway, type Loose } from '../testing/child-gateway.ts';
+import { checkDatabaseFile, checkDataFolder } from '../testing/data-folder-invariants.ts';
+import { speechWav } from '../testing/speech-wav.ts';
 
 const LONG = process.env.MAS_FAULTS_LONG === '1';
 const SEED = process.env.MAS_FAULTS_SEED !== undefined ? Number(process.env.MAS_FAULTS_SEED) : Date.now() % 2 ** 31;

@@ -12,9 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
-import { fails, httpGet, httpsGet } from './tls-test-client.ts';
+import { fails, httpGet, httpsGet } from '../testing/tls-client.ts';
 import { tlsPaths } from './self-signed-cert.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 async function withGateway(run: (g: Gateway, dataDir: string) => Promise<void>, dataDir = mkdtempSync(join(tmpdir(), 'mas-lan-'))): Promise<void> {
   const gateway = await Gateway.start(

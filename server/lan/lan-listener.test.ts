@@ -8,14 +8,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authorize } from '../auth.ts';
-import { HealthCounters } from '../health-counters.ts';
-import { openDatabase } from '../store/database.ts';
-import { RESET_SETTINGS, SettingsRepo } from '../store/settings-repo.ts';
-import { TokensRepo } from '../store/tokens-repo.ts';
+import { authorize } from '../kernel/auth.ts';
+import { HealthCounters } from '../kernel/health-counters.ts';
+import { openDatabase } from '../kernel/store/database.ts';
+import { RESET_SETTINGS, SettingsRepo } from '../kernel/store/settings-repo.ts';
+import { TokensRepo } from '../kernel/store/tokens-repo.ts';
 import { createLanServer } from './lan-listener.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
-import { fails, httpGet, httpsGet } from './tls-test-client.ts';
+import { fails, httpGet, httpsGet } from '../testing/tls-client.ts';
 
 test('every connection the LAN listener accepts is a remote caller; the same token on a plain listener is not', async () => {
   const db = openDatabase(':memory:');

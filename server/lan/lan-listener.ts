@@ -11,9 +11,9 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { markLanSocket } from '../auth.ts';
-import { handleClientError } from '../http/client-error.ts';
-import { applyConnectionLimits, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from '../http/connection-limits.ts';
+import { markLanSocket } from '../kernel/auth.ts';
+import { handleClientError } from '../kernel/http/client-error.ts';
+import { applyConnectionLimits, CONNECTION_DEFAULTS, serverOptions, type ConnectionLimits } from '../kernel/http/connection-limits.ts';
 import type { TlsMaterial } from './self-signed-cert.ts';
 
 export const LAN_DEFAULTS = { host: '0.0.0.0', port: 8421 } as const;

@@ -17,7 +17,7 @@ import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certifica
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { tightenDir } from '../store/owner-only.ts';
+import { tightenDir } from '../kernel/store/owner-only.ts';
 
 export interface TlsMaterial {
   /** PEM, PKCS#8. */

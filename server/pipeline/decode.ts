@@ -402,7 +402,7 @@ export function sniffContainer(head: Uint8Array): string | undefined {
 }
 
 /** The sample rate in a RIFF/WAVE header's fmt chunk, if the head holds it. */
-export function wavSampleRate(head: Uint8Array): number | undefined {
+function wavSampleRate(head: Uint8Array): number | undefined {
   const view = Buffer.from(head.buffer, head.byteOffset, head.length);
   let at = 12;
   while (at + 8 <= view.length) {
@@ -481,7 +481,7 @@ const TRUNCATION_MIN_SECONDS = 0.5;
  * when ffprobe only estimates it from the bitrate (then a shorter decode
  * proves nothing) or cannot tell.
  */
-export async function declaredDuration(file: string, opts: { ffprobePath?: string; control?: StageControl } = {}): Promise<number | null> {
+async function declaredDuration(file: string, opts: { ffprobePath?: string; control?: StageControl } = {}): Promise<number | null> {
   const head = await readHead(file, SNIFF_BYTES);
   if (sniffContainer(head) === 'wav') return wavDeclaredDuration(head);
   const args = ['-v', 'warning', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', file];
@@ -535,7 +535,7 @@ export function wavDeclaredDuration(head: Uint8Array): number | null {
  * ffprobe is missing or cannot tell. Container durations are estimates for
  * some formats (ADTS AAC is measured from its bitrate).
  */
-export async function probeDuration(file: string, opts: { ffprobePath?: string; control?: StageControl } = {}): Promise<number | null> {
+async function probeDuration(file: string, opts: { ffprobePath?: string; control?: StageControl } = {}): Promise<number | null> {
   const args = ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', file];
   let child: ChildProcess;
   try {
@@ -583,7 +583,7 @@ function toPcm(samples: Float32Array): PcmAudio {
 // ── Helpers: samples ─────────────────────────────────────────────────────
 
 /** The mean of the channels: speech is usually centred, and the mean never clips. */
-export function downmix(channels: readonly Float32Array[]): Float32Array {
+function downmix(channels: readonly Float32Array[]): Float32Array {
   const first = channels[0];
   if (first === undefined) return new Float32Array(0);
   if (channels.length === 1) return first;

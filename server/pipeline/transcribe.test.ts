@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigService, type ConfigCaller } from '../domain/config-service.ts';
-import { openDatabase } from '../store/database.ts';
+import { ConfigService, type ConfigCaller } from '../features/config/service.ts';
+import { openDatabase } from '../kernel/store/database.ts';
 import { systemClock } from '../adapters/clock.ts';
 import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGES, type TranscriptionParts, type TranscriptionStage } from './transcribe.ts';
 import { uncontrolled, type PcmAudio, type RecognitionOptions, type SpeechRegion, type VadSettings, type DiarizationSettings } from './types.ts';

@@ -13,8 +13,8 @@
  * the meeting and its recording; a retranscription keeps the old transcript).
  * Bytes that cannot be decoded still throw the decoder's StageError.
  */
-import type { ConfigService } from '../domain/config-service.ts';
-import type { SeedSegment } from '../domain/meetings-service.ts';
+import type { ConfigService } from '../features/config/index.ts';
+import type { SeedSegment } from '../features/meetings/index.ts';
 import type {
   Decoder,
   DiarizationSettings,
@@ -88,7 +88,7 @@ export interface Transcription {
 }
 
 /** Splits a range of the overall progress into a stage's own 0..1. */
-export function progressSpan(control: StageControl, from: number, to: number): StageControl {
+function progressSpan(control: StageControl, from: number, to: number): StageControl {
   return { ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) };
 }
 

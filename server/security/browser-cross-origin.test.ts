@@ -24,10 +24,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../test-browser.ts';
+import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../testing/browser.ts';
 import { Gateway } from '../gateway.ts';
-import { call } from '../http/test-call.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { call } from '../testing/http-call.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 const SECRET = 'browser-cross-origin-secret-0123456789';
 const PAIR_BODY = JSON.stringify({ client_name: 'hostile page', scopes: ['read', 'write'] });

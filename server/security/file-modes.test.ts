@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
 import { tlsPaths } from '../lan/self-signed-cert.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 function mode(path: string): string {
   return (statSync(path).mode & 0o777).toString(8).padStart(4, '0');

@@ -1,6 +1,6 @@
 /**
  * Error messages never show a path of this machine
- * (docs/decisions/022-host-origin-and-secrets.md; server/redact.ts).
+ * (docs/decisions/022-host-origin-and-secrets.md; server/kernel/redact.ts).
  *
  * fast-check properties over requests that produce errors: unknown and
  * path-shaped ids on every id route, bad config sections and bodies, imports
@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import request from 'supertest';
 import { generateBrokenFixtures, type BrokenFixture } from '../../simulator/broken/generate-broken-fixtures.ts';
-import { CONFIG_SECTION_NAMES } from '../schemas/config.ts';
-import { redactPaths } from '../redact.ts';
-import { testGateway, type TestGateway } from '../test-support.ts';
+import { CONFIG_SECTION_NAMES } from '../features/config/schemas.ts';
+import { redactPaths } from '../kernel/redact.ts';
+import { testGateway, type TestGateway } from '../testing/gateway.ts';
 
 const ROOT_ENTRIES = new Set(readdirSync('/'));
 const SEED = 2026_0022;

@@ -21,8 +21,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../gateway.ts';
-import { normaliseAddress, PAIRING_LIMITS } from '../domain/pairing-service.ts';
-import { listenerTestOptions } from '../test-support.ts';
+import { normaliseAddress, PAIRING_LIMITS } from '../features/pairing/service.ts';
+import { listenerTestOptions } from '../testing/gateway.ts';
 
 interface Reply {
   status: number;

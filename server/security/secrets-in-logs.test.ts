@@ -38,7 +38,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, type CallReply } from '../http/test-call.ts';
+import { call, type CallReply } from '../testing/http-call.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = process.execPath;

@@ -17,14 +17,17 @@
  * Every device is listed with simulated: true and backend "simulator", on
  * whichever transport it runs. Decisions: docs/decisions/018-virtual-devices.md.
  */
-import { DeviceCatalog, type DeviceType, type RealDeviceSource, type SimulatedDevice } from '../../server/adapters/devices.ts';
+import { DeviceCatalog, type DeviceType, type RealDeviceSource, type SimulatedDevice as AnySimulatedDevice, type VirtualDeviceBackend } from '../../server/adapters/devices.ts';
 import { openInProcessStream, InProcessClock, type InProcessStream } from './in-process.ts';
 import { PacatPlayer } from './pacat-player.ts';
 import { PulseServer, PulseUnavailableError, type PulseServerOptions } from './pulse-server.ts';
 import { loadScriptAudio } from './script-audio.ts';
 import type { ResolvedScene } from '../scenes/scene.ts';
-import { findTool } from './tools.ts';
+import { findTool } from '../../server/adapters/tools.ts';
 import { PlayTimeline } from './timeline.ts';
+
+/** A simulated device with the simulator's own scene type. */
+type SimulatedDevice = AnySimulatedDevice<ResolvedScene>;
 
 export type DeviceTransport = 'pulse' | 'in-process';
 export type VirtualBackend = 'auto' | 'pulse' | 'in-process';
@@ -131,7 +134,7 @@ export class VirtualDevice {
   }
 }
 
-export class VirtualDeviceCatalog extends DeviceCatalog {
+export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implements VirtualDeviceBackend {
   readonly #o: VirtualDeviceCatalogOptions;
   readonly #backend: VirtualBackend;
   readonly #devices = new Map<string, VirtualDevice>();
@@ -184,6 +187,11 @@ export class VirtualDeviceCatalog extends DeviceCatalog {
   }
 
   /** Makes a plugged device fail: its player and sink go, recorders using it are told. false when no such device. */
+  /** The gateway reaches the virtual devices through this (server/adapters/devices.ts). */
+  override virtualBackend(): VirtualDeviceBackend {
+    return this;
+  }
+
   fail(name: string, message?: string): boolean {
     const vd = this.#devices.get(name);
     if (vd === undefined) return false;

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { main } from '../cli.ts';
-import { CONTROL_SECRET, recordingHarness } from '../../server/recording/test-harness.ts';
+import { CONTROL_SECRET, recordingHarness } from '../../server/testing/recording-harness.ts';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];

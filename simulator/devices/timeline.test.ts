@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PcmReader, PlayTimeline, pcmBytes, samplesDue } from './timeline.ts';
+import { PcmReader } from '../../server/adapters/pcm-reader.ts';
+import { PlayTimeline, pcmBytes, samplesDue } from './timeline.ts';
 
 test('silence until cued, then the script once, then silence', () => {
   const t = new PlayTimeline(Int16Array.from([1, 2, 3]));

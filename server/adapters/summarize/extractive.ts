@@ -34,7 +34,7 @@ export class EmptyTranscriptError extends StageError {
   }
 }
 
-export const MAX_SENTENCE_WORDS = 30;
+const MAX_SENTENCE_WORDS = 30;
 /** Sentences shorter than this ("Okay.", "Sounds good.") are never picked… */
 const MIN_SENTENCE_WORDS = 4;
 /** …nor those with fewer content words ("Thanks everyone, see you tomorrow."). */
@@ -245,7 +245,7 @@ interface PickedSection {
   sentences: Sentence[];
 }
 
-export function pickSections(template: SummaryTemplate, sentences: readonly Sentence[], vectors: readonly Vector[], rank: readonly number[]): PickedSection[] {
+function pickSections(template: SummaryTemplate, sentences: readonly Sentence[], vectors: readonly Vector[], rank: readonly number[]): PickedSection[] {
   const candidates = sentences.filter((s) => s.text.split(' ').length >= MIN_SENTENCE_WORDS && s.terms.length >= MIN_CONTENT_TERMS);
   const statements = candidates.filter((s) => !s.question);
   const cueSections = template.sections.filter((s) => s.cues.length > 0);

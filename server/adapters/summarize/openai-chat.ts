@@ -18,7 +18,7 @@ import { EmptyTranscriptError, renderSections } from './extractive.ts';
 import { templateFor, type SummaryTemplate } from './templates.ts';
 
 /** Transcript characters sent at most (≈ 15k tokens): small local models have small contexts. */
-export const MAX_TRANSCRIPT_CHARS = 60_000;
+const MAX_TRANSCRIPT_CHARS = 60_000;
 const REQUEST_TIMEOUT_MS = 5 * 60_000;
 
 export interface OpenAiChatOptions {
@@ -67,7 +67,7 @@ export class OpenAiChatSummarizer implements Summarizer {
   }
 }
 
-export function systemPrompt(template: SummaryTemplate, language: string | null): string {
+function systemPrompt(template: SummaryTemplate, language: string | null): string {
   const sections = template.sections.map((s) => `- "${s.title}": ${s.describe}. If nothing fits, write "${s.empty}"`).join('\n');
   const lang = language === null || language === '' ? 'the language of the transcript' : `the language with code "${language}"`;
   return [

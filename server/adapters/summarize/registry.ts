@@ -17,7 +17,7 @@ import { ExtractiveSummarizer } from './extractive.ts';
 import { OpenAiChatSummarizer } from './openai-chat.ts';
 
 /** The chat model when neither the request nor MAS_SUMMARY_MODEL names one. */
-export const DEFAULT_CHAT_MODEL = 'gpt-4o-mini';
+const DEFAULT_CHAT_MODEL = 'gpt-4o-mini';
 
 export class UnknownSummaryModelError extends Error {
   constructor(model: string, configured: boolean) {

@@ -26,10 +26,10 @@
  * Origin nor Sec-Fetch-Site and use a loopback URL, so they pass unchanged.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../../errors.ts';
-import { hostName, isLoopbackHostName } from '../../http/host-origin.ts';
+import { ApiError } from '../../kernel/errors.ts';
+import { hostName, isLoopbackHostName } from '../../kernel/http/host-origin.ts';
 
-// One definition of "a name of this machine" for every listener (http/host-origin.ts, decision 022).
+// One definition of "a name of this machine" for every listener (kernel/http/host-origin.ts, decision 022).
 export { hostName, isLoopbackHostName };
 
 /** Builds the guard; `isPageNavigation` says which requests are top-level navigations to the page. */

@@ -19,14 +19,14 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { bearerToken } from '../../auth.ts';
+import { bearerToken } from '../../kernel/auth.ts';
 import type { ControlDeps } from '../app.ts';
 import { secretMatches } from '../secret.ts';
 import { listTokens } from '../tokens-listing.ts';
 import { browserGuard } from './guard.ts';
 
 /** Where the page lives on the control listener. */
-export const SETTINGS_PAGE_PATH = '/settings';
+const SETTINGS_PAGE_PATH = '/settings';
 
 /**
  * The page's Content-Security-Policy: only same-origin script, style, images

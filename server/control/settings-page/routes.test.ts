@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { testGateway, type TestGateway } from '../../test-support.ts';
+import { testGateway, type TestGateway } from '../../testing/gateway.ts';
 import { createControlApp } from '../app.ts';
 import { hostName, isLoopbackHostName } from './guard.ts';
 import { PAGE_CSP } from './index.ts';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { testGateway } from '../../test-support.ts';
+import { testGateway } from '../../testing/gateway.ts';
 
 test('vad section: enhancement, dereverberation and denoise round-trip through GET and PUT', async () => {
   const gw = testGateway();

@@ -1,0 +1,128 @@
+/**
+ * Handlers of every route under /v1/jobs. Decisions on the gaps (response
+ * bodies, sub-code conditions, the wait's event) are in docs/decisions/012-jobs.md.
+ */
+import type { Handler, HandlerContext } from '../../app.ts';
+import { ApiError } from '../../kernel/errors.ts';
+import { openWaitStream } from '../../kernel/http/sse.ts';
+import { ClientGoneError, receiveUpload } from './imports/upload.ts';
+import { isTerminal } from './states.ts';
+import { newJobId } from './service.ts';
+import { IMPORT_EXTENSIONS, type ImportExtension } from '../../pipeline/types.ts';
+import { redactPaths } from '../../kernel/redact.ts';
+import type { JobRecord } from './repo.ts';
+
+/** The JobDto of API.md: the stored record with its error redacted. */
+export function jobDto(job: JobRecord) {
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    stage: job.stage,
+    progress: job.progress,
+    meeting_id: job.meeting_id,
+    is_retryable: job.is_retryable,
+    error: job.error === null ? null : redactPaths(job.error),
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    finished_at: job.finished_at,
+    attempts: job.attempts,
+  };
+}
+
+/** Media types that say the body is something other than the file itself. */
+const NOT_A_FILE = /^(application\/(json|x-www-form-urlencoded|[a-z0-9.+-]+\+json)|multipart\/|text\/)/i;
+
+function importExtension(filename: string): ImportExtension {
+  // Only the extension is read; whatever path the name carries is ignored.
+  const base = filename.split(/[\\/]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  // ".wav" alone is a name with no extension, as in most file systems' view.
+  const ext = dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
+  if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
+    throw new ApiError('invalid_request', `filename must end in one of .${IMPORT_EXTENSIONS.join(', .')}; got "${base.slice(-40)}"`);
+  }
+  return ext as ImportExtension;
+}
+
+function jobIdParam(ctx: HandlerContext): string {
+  return ctx.params['id'] ?? '';
+}
+
+export const jobHandlers = {
+  listJobs: ({ deps }) => ({ status: 200, json: { jobs: deps.jobs.list().map(jobDto) } }),
+
+  getJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.get(jobIdParam(ctx))) }),
+
+  submitDiarization: ({ body, deps }) => {
+    const { meeting_id, speaker_count } = body as { meeting_id: string; speaker_count?: number };
+    if (!deps.meetings.exists(meeting_id)) throw new ApiError('bad_request', `meeting_id ${meeting_id.slice(0, 80)} names no meeting`);
+    const job = deps.jobs.createDiarization(meeting_id, speaker_count);
+    return { status: 202, json: { job_id: job.id } };
+  },
+
+  importAudio: async ({ query, req, res, deps }) => {
+    const contentType = req.headers['content-type'];
+    if (contentType !== undefined && NOT_A_FILE.test(contentType)) {
+      throw new ApiError('bad_request', `send the raw file bytes as application/octet-stream, not ${contentType.split(';')[0]}`);
+    }
+    const ext = importExtension(query['filename'] as string);
+    const provider = query['provider'] as string | undefined;
+    const model = query['model'] as string | undefined;
+    deps.checkRecognizer(provider, model); // 422 for an unknown provider or model, before any byte is stored
+    const jobId = newJobId();
+    let upload;
+    try {
+      upload = await receiveUpload(req, { uploadsDir: deps.uploadsDir, jobId, ext, budget: deps.importBudget });
+    } catch (err) {
+      if (err instanceof ClientGoneError) {
+        res.destroy(); // nobody is listening; nothing was kept
+        return { streamed: true };
+      }
+      throw err;
+    }
+    const params = {
+      ext,
+      ...(query['title'] !== undefined ? { title: query['title'] as string } : {}),
+      ...(query['language'] !== undefined ? { language: query['language'] as string } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(provider !== undefined ? { provider } : {}),
+    };
+    const job = deps.jobs.createImport(jobId, upload.file, params);
+    return { status: 202, json: { job_id: job.id } };
+  },
+
+  cancelJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.cancel(jobIdParam(ctx))) }),
+  pauseJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.pause(jobIdParam(ctx))) }),
+  resumeJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.resume(jobIdParam(ctx))) }),
+  retryJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.retry(jobIdParam(ctx))) }),
+
+  waitJob: (ctx) => {
+    const { deps, res } = ctx;
+    const id = jobIdParam(ctx);
+    const job = deps.jobs.get(id); // 404 before the stream opens
+    const timeoutSeconds = ctx.query['timeout'] as number;
+    let unsubscribe = () => {};
+    const stream = openWaitStream(res, {
+      timeoutMs: timeoutSeconds * 1000,
+      timeoutData: { job_id: id, timeout_seconds: timeoutSeconds },
+      onClose: () => unsubscribe(),
+    });
+    const settle = () => {
+      const current = deps.jobs.get(id);
+      // Resolve on the terminal state actually reached, whatever event woke us.
+      if (isTerminal(current.state)) stream.resolve(eventOf(current), jobDto(current));
+    };
+    unsubscribe = deps.bus.subscribe((e) => {
+      if (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled')) {
+        settle();
+      }
+    });
+    if (isTerminal(job.state)) settle();
+    return { streamed: true };
+  },
+} satisfies Record<string, Handler>;
+
+function eventOf(job: JobRecord): string {
+  return job.state === 'succeeded' ? 'job.completed' : job.state === 'failed' ? 'job.failed' : 'job.cancelled';
+}

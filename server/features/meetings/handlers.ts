@@ -1,0 +1,81 @@
+/**
+ * Handlers of the meetings operations (operations.ts, "Meetings"). Each one
+ * reads what the router already parsed and validated, calls MeetingsService
+ * and shapes the reply; the shapes are decided in
+ * docs/decisions/004-meeting-transcript-summary-shapes.md.
+ */
+import type { Handler, HandlerContext } from '../../app.ts';
+import type { OperationId } from '../../operations.ts';
+import { contentDisposition, EXPORT_CONTENT_TYPES, renderExport } from './export.ts';
+
+type MeetingOperationId = Extract<
+  OperationId,
+  | 'listMeetings'
+  | 'getMeeting'
+  | 'renameMeeting'
+  | 'deleteMeeting'
+  | 'getTranscript'
+  | 'getSummary'
+  | 'overwriteSummary'
+  | 'setSpeakerLabels'
+  | 'exportMeeting'
+>;
+
+/** The meeting id of the path; Express guarantees the parameter exists on these routes. */
+function meetingId(ctx: HandlerContext): string {
+  return ctx.params.id ?? '';
+}
+
+export const meetingHandlers: Record<MeetingOperationId, Handler> = {
+  listMeetings(ctx) {
+    const limit = ctx.query.limit as number;
+    const offset = ctx.query.offset as number;
+    const { meetings, total } = ctx.deps.meetings.list({ limit, offset });
+    return { status: 200, json: { meetings, total, limit, offset } };
+  },
+
+  getMeeting(ctx) {
+    return { status: 200, json: ctx.deps.meetings.get(meetingId(ctx)) };
+  },
+
+  renameMeeting(ctx) {
+    const { title } = ctx.body as { title: string };
+    return { status: 200, json: ctx.deps.meetings.rename(meetingId(ctx), title) };
+  },
+
+  deleteMeeting(ctx) {
+    const id = meetingId(ctx);
+    const { filesDeleted } = ctx.deps.meetings.delete(id, { deleteFiles: ctx.query.delete_files as boolean });
+    return { status: 200, json: { id, deleted: true, files_deleted: filesDeleted } };
+  },
+
+  getTranscript(ctx) {
+    return { status: 200, json: ctx.deps.meetings.transcript(meetingId(ctx)) };
+  },
+
+  getSummary(ctx) {
+    return { status: 200, json: ctx.deps.meetings.summary(meetingId(ctx)) };
+  },
+
+  overwriteSummary(ctx) {
+    const { text } = ctx.body as { text: string };
+    return { status: 200, json: ctx.deps.meetings.overwriteSummary(meetingId(ctx), text) };
+  },
+
+  setSpeakerLabels(ctx) {
+    const { labels } = ctx.body as { labels: Record<string, string | null> };
+    return { status: 200, json: ctx.deps.meetings.setSpeakerLabels(meetingId(ctx), labels) };
+  },
+
+  exportMeeting(ctx) {
+    const format = ctx.query.format as 'json' | 'md' | 'txt';
+    const data = ctx.deps.meetings.exportData(meetingId(ctx));
+    if (format === 'json') return { status: 200, json: data };
+    return {
+      status: 200,
+      text: renderExport(data, format),
+      contentType: EXPORT_CONTENT_TYPES[format],
+      headers: { 'Content-Disposition': contentDisposition(data.meeting.title, format) },
+    };
+  },
+};

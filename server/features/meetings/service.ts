@@ -1,0 +1,456 @@
+/**
+ * Meetings, their transcripts, speaker labels and summaries: the domain rules
+ * behind the /v1/meetings routes, and the fixture seeding the Control API
+ * uses (meetings cannot be created through the API, API.md fact 1).
+ *
+ * Shapes are decided in docs/decisions/004-meeting-transcript-summary-shapes.md.
+ * Methods return DTOs that satisfy features/meetings/schemas.ts and throw
+ * ApiError('not_found') for an unknown meeting id.
+ *
+ * Recording files live in one folder (recordingsDir) and the database stores
+ * only a bare file name; `#recordingPath` resolves it and refuses anything
+ * that would land outside the folder.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { z } from 'zod';
+import type { Clock } from '../../adapters/clock.ts';
+import { toneWav } from '../../audio/wav.ts';
+import { ApiError } from '../../kernel/errors.ts';
+import type {
+  ExportDto,
+  MeetingDto,
+  Segment,
+  SpeakerLabelsResponse,
+  SummaryDto,
+  SummaryResult,
+  TranscriptResponse,
+  Word,
+} from './schemas.ts';
+import { transaction, type Database } from '../../kernel/store/database.ts';
+import { MeetingsRepo, type MeetingRow, type SummaryRow } from './repo.ts';
+
+export type MeetingDtoT = z.infer<typeof MeetingDto>;
+export type SegmentDto = z.infer<typeof Segment>;
+export type WordDto = z.infer<typeof Word>;
+export type TranscriptDto = z.infer<typeof TranscriptResponse>;
+export type SummaryDtoT = z.infer<typeof SummaryDto>;
+export type SummaryResultDto = z.infer<typeof SummaryResult>;
+export type SpeakerLabelsDto = z.infer<typeof SpeakerLabelsResponse>;
+export type ExportData = z.infer<typeof ExportDto>;
+
+export type MeetingSource = MeetingDtoT['source'];
+export type SummaryStatus = SummaryDtoT['status'];
+
+/** What the Control API's POST /control/meetings (and tests) seed a meeting from. */
+export interface MeetingSeed {
+  title: string;
+  created_at: string;
+  source?: MeetingSource;
+  language?: string | null;
+  segments: {
+    speaker: string;
+    start: number;
+    end: number;
+    text: string;
+    words?: { text: string; start: number; end: number; confidence?: number }[];
+  }[];
+  summary: { text: string } | null;
+  /** true: a short generated WAV becomes the recording (fixtures). */
+  audio: boolean;
+  /** A real recording to move in as the meeting's file (imports, recordings); wins over `audio`. */
+  recording?: { path: string; ext: string };
+  duration_seconds?: number | null;
+}
+
+export type SeedSegment = MeetingSeed['segments'][number];
+
+/** The template a fixture summary claims to come from: the application default (API.md, RegenerateSummaryRequest). */
+const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
+
+/** A recording file name: no separators, no leading dot, so never "..". */
+const SAFE_FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}$/;
+
+export class MeetingsService {
+  readonly #db: Database;
+  readonly #repo: MeetingsRepo;
+  readonly #clock: Clock;
+  readonly #recordingsDir: string;
+  readonly #beforeDelete: ((id: string) => void)[] = [];
+
+  constructor(opts: { db: Database; clock: Clock; recordingsDir: string }) {
+    this.#db = opts.db;
+    this.#repo = new MeetingsRepo(opts.db);
+    this.#clock = opts.clock;
+    this.#recordingsDir = resolve(opts.recordingsDir);
+  }
+
+  // ── Reading ──────────────────────────────────────────────────────────────
+
+  // Reads need no transaction: node:sqlite is synchronous and this process
+  // is the only writer, so nothing can change between two statements of one
+  // call.
+
+  /** A page of meetings, newest first, with the total count. */
+  list(page: { limit: number; offset: number }): { meetings: MeetingDtoT[]; total: number } {
+    return { meetings: this.#repo.page(page.limit, page.offset).map(meetingDto), total: this.#repo.count() };
+  }
+
+  get(id: string): MeetingDtoT {
+    return meetingDto(this.#require(id));
+  }
+
+  exists(id: string): boolean {
+    return this.#repo.get(id) !== undefined;
+  }
+
+  transcript(id: string): TranscriptDto {
+    return this.#transcript(this.#require(id));
+  }
+
+  /** Whether the meeting has at least one segment (regeneration needs a non-empty transcript). */
+  hasTranscript(id: string): boolean {
+    this.#require(id);
+    return this.#repo.segments(id).length > 0;
+  }
+
+  summary(id: string): SummaryDtoT {
+    return this.#summary(this.#require(id));
+  }
+
+  /** Everything an export renders: the meeting, its transcript, its summary or null. */
+  exportData(id: string): ExportData {
+    const row = this.#require(id);
+    const summary = this.#repo.summary(id);
+    return {
+      meeting: meetingDto(row),
+      transcript: this.#transcript(row),
+      summary: summary === undefined ? null : summaryDto(summary),
+    };
+  }
+
+  // ── Changing ─────────────────────────────────────────────────────────────
+
+  /** Sets the title (already validated: 1..500 code points, no control characters). */
+  rename(id: string, title: string): MeetingDtoT {
+    return transaction(this.#db, () => {
+      if (!this.#repo.rename(id, title, this.#now())) throw notFound(id);
+      return meetingDto(this.#require(id));
+    });
+  }
+
+  /**
+   * Deletes the meeting and, through the foreign keys, its transcript, labels
+   * and summary, in one transaction. With deleteFiles the recording file goes
+   * too, after the commit: a failed commit must not lose the file, and a file
+   * that is already gone is not an error.
+   */
+  delete(id: string, opts: { deleteFiles: boolean }): { filesDeleted: boolean } {
+    if (this.exists(id)) for (const hook of this.#beforeDelete) hook(id);
+    const removed = transaction(this.#db, () => this.#repo.delete(id));
+    if (removed === undefined) throw notFound(id);
+    let filesDeleted = false;
+    if (opts.deleteFiles && removed.recording_file !== null) {
+      const path = this.#recordingPath(removed.recording_file);
+      if (path !== null) filesDeleted = removeIfPresent(path);
+    }
+    return { filesDeleted };
+  }
+
+  /** Replaces the summary by the caller's text (PUT summary; no undo). */
+  overwriteSummary(id: string, text: string): SummaryDtoT {
+    return transaction(this.#db, () => {
+      this.#require(id);
+      const result: SummaryResultDto = { text, sections: [], template_id: null, model: null, source: 'manual' };
+      const row: SummaryRow = {
+        meeting_id: id,
+        status: 'ready',
+        result: JSON.stringify(result),
+        regeneration_failed: 0,
+        error: null,
+        updated_at: this.#now(),
+      };
+      this.#repo.upsertSummary(row);
+      return summaryDto(row);
+    });
+  }
+
+  /**
+   * Stores a summary state as given, for the summary generator: e.g. status
+   * 'generating' while a run is under way, 'ready' with its result, or the
+   * previous result kept with regeneration_failed and error after a failure.
+   */
+  storeSummary(
+    id: string,
+    state: { status: SummaryStatus; result: SummaryResultDto | null; regeneration_failed: boolean; error: string | null },
+  ): SummaryDtoT {
+    return transaction(this.#db, () => {
+      this.#require(id);
+      const row: SummaryRow = {
+        meeting_id: id,
+        status: state.status,
+        result: state.result === null ? null : JSON.stringify(state.result),
+        regeneration_failed: state.regeneration_failed ? 1 : 0,
+        error: state.error,
+        updated_at: this.#now(),
+      };
+      this.#repo.upsertSummary(row);
+      return summaryDto(row);
+    });
+  }
+
+  /**
+   * Merges display names into the stored labels; null removes a label. Any
+   * key is accepted, also one no segment uses yet (a later diarization may
+   * bring it). Returns the whole map after the update.
+   */
+  setSpeakerLabels(id: string, labels: Record<string, string | null>): SpeakerLabelsDto {
+    return transaction(this.#db, () => {
+      this.#require(id);
+      for (const [key, label] of Object.entries(labels)) {
+        if (label === null) this.#repo.removeLabel(id, key);
+        else this.#repo.setLabel(id, key, label);
+      }
+      return { meeting_id: id, labels: Object.fromEntries(this.#repo.labels(id)) };
+    });
+  }
+
+  // ── Fixtures and reset (Control API) ─────────────────────────────────────
+
+  /**
+   * Stores a meeting as if it had been recorded: the meeting row, its
+   * segments, its summary and, with audio, a short generated WAV, all or
+   * nothing.
+   *
+   * Segments are inserted last-first, so within one meeting a higher segment
+   * id means an earlier segment: search lists transcript hits by descending
+   * segment id, which then yields newest meeting first and transcript order
+   * inside a meeting without sorting (docs/decisions/006-search.md).
+   */
+  create(seed: MeetingSeed): MeetingDtoT {
+    const id = randomUUID();
+    const created = new Date(seed.created_at);
+    if (Number.isNaN(created.getTime())) throw new ApiError('invalid_request', 'created_at must be an RFC 3339 timestamp');
+    // One spelling (UTC, milliseconds) so created_at sorts as text.
+    const createdAt = created.toISOString();
+
+    let recordingFile: string | null = null;
+    let tempPath: string | null = null;
+    if (seed.recording !== undefined) {
+      if (!/^[a-z0-9]{1,8}$/.test(seed.recording.ext)) throw new Error('a recording extension is letters and digits only');
+      recordingFile = `${id}.${seed.recording.ext}`;
+      tempPath = join(this.#recordingsDir, `.tmp-${randomBytes(8).toString('hex')}.${seed.recording.ext}`);
+      renameSync(seed.recording.path, tempPath);
+    } else if (seed.audio) {
+      recordingFile = `${id}.wav`;
+      // Written under a temporary name and renamed inside the transaction, so
+      // the final name exists only for a meeting that is being committed.
+      tempPath = join(this.#recordingsDir, `.tmp-${randomBytes(8).toString('hex')}.wav`);
+      writeFileSync(tempPath, toneWav(), { mode: 0o600 });
+    }
+    const finalPath = recordingFile === null ? null : join(this.#recordingsDir, recordingFile);
+
+    try {
+      return transaction(this.#db, () => {
+        this.#repo.insert({
+          id,
+          title: seed.title,
+          created_at: createdAt,
+          updated_at: createdAt,
+          source: seed.source ?? 'fixture',
+          language: seed.language ?? null,
+          duration_seconds: seed.duration_seconds ?? null,
+          recording_file: recordingFile,
+        });
+        this.#insertSegments(id, seed.segments);
+        if (seed.summary !== null) {
+          const result: SummaryResultDto = {
+            text: seed.summary.text,
+            sections: [],
+            template_id: DEFAULT_SUMMARY_TEMPLATE,
+            model: null,
+            // A fixture stands for a summary the application generated.
+            source: 'generated',
+          };
+          this.#repo.upsertSummary({
+            meeting_id: id,
+            status: 'ready',
+            result: JSON.stringify(result),
+            regeneration_failed: 0,
+            error: null,
+            updated_at: createdAt,
+          });
+        }
+        if (tempPath !== null && finalPath !== null) renameSync(tempPath, finalPath);
+        return meetingDto(this.#require(id));
+      });
+    } catch (err) {
+      if (seed.recording !== undefined && tempPath !== null) {
+        // Not ours to delete: the caller's file goes back where it was.
+        try {
+          renameSync(tempPath, seed.recording.path);
+        } catch {
+          rmSync(tempPath, { force: true });
+        }
+      } else if (tempPath !== null) {
+        rmSync(tempPath, { force: true });
+      }
+      if (finalPath !== null && seed.recording === undefined) rmSync(finalPath, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * Replaces a meeting's transcript (diarization, retranscription): all
+   * segments in one transaction, inserted last-first as create() does.
+   */
+  replaceTranscript(id: string, segments: readonly SeedSegment[]): TranscriptDto {
+    return transaction(this.#db, () => {
+      const row = this.#require(id);
+      this.#repo.deleteSegments(id);
+      this.#insertSegments(id, segments);
+      this.#repo.touch(id, this.#now());
+      return this.#transcript({ ...row });
+    });
+  }
+
+  /** File names in the recordings folder that some meeting refers to. */
+  referencedRecordings(): Set<string> {
+    return this.#repo.recordingFiles();
+  }
+
+  /** Called with a meeting id just before it is deleted (job files, open runs). */
+  onBeforeDelete(hook: (id: string) => void): void {
+    this.#beforeDelete.push(hook);
+  }
+
+  #insertSegments(id: string, segments: readonly SeedSegment[]): void {
+    for (let idx = segments.length - 1; idx >= 0; idx--) {
+      const seg = segments[idx]!;
+      this.#repo.insertSegment(id, {
+        idx,
+        speaker: seg.speaker,
+        start_s: seg.start,
+        end_s: seg.end,
+        text: seg.text,
+        words: seg.words === undefined || seg.words.length === 0 ? null : JSON.stringify(seg.words),
+      });
+    }
+  }
+
+  /** Removes every meeting (with transcripts, labels, summaries) and every file in the recordings folder. */
+  deleteAll(): void {
+    transaction(this.#db, () => this.#repo.deleteAll());
+    mkdirSync(this.#recordingsDir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(this.#recordingsDir)) {
+      rmSync(join(this.#recordingsDir, name), { recursive: true, force: true });
+    }
+  }
+
+  /** The absolute path of a meeting's recording file, or null when it has none. */
+  recordingPath(id: string): string | null {
+    const row = this.#require(id);
+    return row.recording_file === null ? null : this.#recordingPath(row.recording_file);
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────
+
+  #require(id: string): MeetingRow {
+    const row = this.#repo.get(id);
+    if (row === undefined) throw notFound(id);
+    return row;
+  }
+
+  #now(): string {
+    return this.#clock.now().toISOString();
+  }
+
+  #transcript(row: MeetingRow): TranscriptDto {
+    const labels = this.#repo.labels(row.id);
+    const segments = this.#repo.segments(row.id).map(
+      (s): SegmentDto => ({
+        index: s.idx,
+        speaker: s.speaker,
+        speaker_name: labels.get(s.speaker) ?? null,
+        start: s.start_s,
+        end: s.end_s,
+        text: s.text,
+        words: s.words === null ? [] : (JSON.parse(s.words) as WordDto[]),
+      }),
+    );
+    // Speakers who talk in the transcript, in order of first appearance.
+    const speakers: TranscriptDto['speakers'] = [];
+    const seen = new Set<string>();
+    for (const s of segments) {
+      if (seen.has(s.speaker)) continue;
+      seen.add(s.speaker);
+      speakers.push({ key: s.speaker, name: s.speaker_name });
+    }
+    return { meeting_id: row.id, title: row.title, segments, speakers };
+  }
+
+  #summary(row: MeetingRow): SummaryDtoT {
+    const stored = this.#repo.summary(row.id);
+    if (stored !== undefined) return summaryDto(stored);
+    // No summary yet: status none, dated by the meeting itself.
+    return { meeting_id: row.id, status: 'none', result: null, regeneration_failed: false, error: null, updated_at: row.updated_at };
+  }
+
+  /**
+   * Resolves a stored recording file name inside the recordings folder.
+   * Only a bare, safe file name is ever stored; anything else (a separator,
+   * "..", an absolute path) is refused here, so no stored value can make the
+   * service touch a file outside the folder.
+   */
+  #recordingPath(fileName: string): string | null {
+    if (!SAFE_FILE_NAME.test(fileName) || basename(fileName) !== fileName) return null;
+    const path = resolve(this.#recordingsDir, fileName);
+    if (dirname(path) !== this.#recordingsDir) return null;
+    return path;
+  }
+}
+
+/**
+ * Deletes a file; true when it was deleted. A missing file is not an error,
+ * and neither is a failure to unlink: the meeting is already committed as
+ * deleted, so the honest answer is files_deleted false, not a 500 that would
+ * invite a retry ending in 404.
+ */
+function removeIfPresent(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function notFound(id: string): ApiError {
+  const shown = id.length > 60 ? `${id.slice(0, 60)}…` : id;
+  return new ApiError('not_found', `no meeting with id "${shown}"`);
+}
+
+function meetingDto(row: MeetingRow): MeetingDtoT {
+  return {
+    id: row.id,
+    title: row.title,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    source: row.source as MeetingSource,
+    language: row.language,
+    duration_seconds: row.duration_seconds,
+    has_recording: row.recording_file !== null,
+  };
+}
+
+function summaryDto(row: SummaryRow): SummaryDtoT {
+  return {
+    meeting_id: row.meeting_id,
+    status: row.status as SummaryStatus,
+    result: row.result === null ? null : (JSON.parse(row.result) as SummaryResultDto),
+    regeneration_failed: row.regeneration_failed !== 0,
+    error: row.error,
+    updated_at: row.updated_at,
+  };
+}

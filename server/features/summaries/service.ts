@@ -1,0 +1,291 @@
+/**
+ * Summaries made by the service: the one generated automatically after an
+ * import or a recording (no operation to wait on; summary.completed tells),
+ * and regenerations started through the API, each an operation with its own
+ * status and wait stream (API.md, Summary; decisions 004 and 013).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../adapters/clock.ts';
+import { ApiError } from '../../kernel/errors.ts';
+import type { EventBus } from '../../kernel/events.ts';
+import { redactPaths } from '../../kernel/redact.ts';
+import { StageError, uncontrolled, type Summarizer } from '../../pipeline/types.ts';
+import { EmptyTranscriptError } from '../../adapters/summarize/extractive.ts';
+import { transaction, type Database } from '../../kernel/store/database.ts';
+import type { MeetingsService } from '../meetings/index.ts';
+
+export const OPERATION_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type OperationState = (typeof OPERATION_STATES)[number];
+
+/** The summary of a meeting whose recording holds no speech. */
+export const NO_SPEECH_SUMMARY = 'No speech was found in the recording.';
+
+export interface RegenerateRequest {
+  model?: string;
+  model_name?: string;
+  template_id?: string;
+  language?: string;
+}
+
+export interface SummaryDefaults {
+  template_id: string;
+  /** Summarizer: "extractive" or "openai-compatible". */
+  model: string;
+  model_name: string | null;
+}
+
+export interface SummarizerCatalog {
+  /** The summarizer for a model; throws an Error whose message says why for an unknown one. */
+  byModel(model: string | undefined, modelName: string | undefined): Summarizer;
+  isTemplate(id: string): boolean;
+  templates: readonly string[];
+}
+
+export interface OperationDto {
+  operation_id: string;
+  meeting_id: string;
+  state: OperationState;
+  template_id: string;
+  model: string;
+  language: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  wait_url: string;
+  status_url: string;
+}
+
+interface OperationRow {
+  id: string;
+  meeting_id: string;
+  state: OperationState;
+  params: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+interface ResolvedParams {
+  template_id: string;
+  model: string;
+  model_name: string | null;
+  language: string | null;
+}
+
+
+export class SummaryService {
+  readonly #db: Database;
+  readonly #bus: EventBus;
+  readonly #clock: Clock;
+  readonly #meetings: MeetingsService;
+  readonly #summarizers: SummarizerCatalog;
+  readonly #defaults: SummaryDefaults;
+  readonly #logError: (err: unknown) => void;
+  /** Runs in flight, so tests and shutdown can wait for them. */
+  readonly #running = new Set<Promise<void>>();
+  #stopped = false;
+
+  constructor(opts: {
+    db: Database;
+    bus: EventBus;
+    clock: Clock;
+    meetings: MeetingsService;
+    summarizers: SummarizerCatalog;
+    defaults: SummaryDefaults;
+    logError?: (err: unknown) => void;
+  }) {
+    this.#db = opts.db;
+    this.#bus = opts.bus;
+    this.#clock = opts.clock;
+    this.#meetings = opts.meetings;
+    this.#summarizers = opts.summarizers;
+    this.#defaults = opts.defaults;
+    this.#logError = opts.logError ?? (() => undefined);
+  }
+
+  /**
+   * POST /v1/meetings/{id}/summary/regenerate. 404 for an unknown meeting,
+   * 422 for an empty transcript or an unknown template or model, 409
+   * summary_generating while another regeneration of the meeting runs.
+   */
+  regenerate(meetingId: string, req: RegenerateRequest): OperationDto {
+    const meeting = this.#meetings.get(meetingId);
+    if (!this.#meetings.hasTranscript(meetingId)) {
+      throw new ApiError('invalid_request', 'the meeting has an empty transcript: there is nothing to summarize');
+    }
+    const params: ResolvedParams = {
+      template_id: req.template_id ?? this.#defaults.template_id,
+      model: req.model ?? this.#defaults.model,
+      model_name: req.model_name ?? this.#defaults.model_name,
+      language: req.language ?? meeting.language,
+    };
+    if (!this.#summarizers.isTemplate(params.template_id)) {
+      throw new ApiError('invalid_request', `template_id must be one of ${this.#summarizers.templates.join(', ')}`);
+    }
+    let summarizer: Summarizer;
+    try {
+      summarizer = this.#summarizers.byModel(params.model, params.model_name ?? undefined);
+    } catch (err) {
+      throw new ApiError('invalid_request', err instanceof Error ? err.message : 'unknown summary model');
+    }
+
+    const now = this.#now();
+    const id = `op_${randomUUID()}`;
+    transaction(this.#db, () => {
+      const busy = this.#db
+        .prepare("SELECT 1 FROM summary_operations WHERE meeting_id = ? AND state IN ('queued', 'running')")
+        .get(meetingId);
+      if (busy !== undefined) throw new ApiError('summary_generating', 'a summary of this meeting is already being generated');
+      this.#db
+        .prepare('INSERT INTO summary_operations (id, meeting_id, state, params, error, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)')
+        .run(id, meetingId, 'queued', JSON.stringify(params), now, now);
+    });
+    this.#track(this.#run(meetingId, params, summarizer, id));
+    return this.operation(meetingId, id);
+  }
+
+  /** The summary the application makes by itself after an import or a recording. */
+  async generateAutomatically(meetingId: string): Promise<void> {
+    const params: ResolvedParams = { template_id: this.#defaults.template_id, model: this.#defaults.model, model_name: this.#defaults.model_name, language: null };
+    const summarizer = this.#summarizers.byModel(params.model, params.model_name ?? undefined);
+    await this.#run(meetingId, params, summarizer, null);
+  }
+
+  /**
+   * The automatic summary of a meeting whose audio held no speech: it says
+   * so, in place of a failure (decision 031). summary.completed follows, as
+   * for any automatic summary.
+   */
+  recordNoSpeech(meetingId: string): void {
+    if (!this.#meetings.exists(meetingId)) return;
+    this.#meetings.storeSummary(meetingId, {
+      status: 'ready',
+      result: { text: NO_SPEECH_SUMMARY, sections: [], template_id: null, model: null, source: 'generated' },
+      regeneration_failed: false,
+      error: null,
+    });
+    this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, {});
+  }
+
+  operation(meetingId: string, operationId: string): OperationDto {
+    const row = this.#db.prepare('SELECT * FROM summary_operations WHERE id = ? AND meeting_id = ?').get(operationId, meetingId) as
+      | OperationRow
+      | undefined;
+    if (row === undefined) throw new ApiError('not_found', 'there is no such regeneration operation for this meeting');
+    return toDto(row);
+  }
+
+  /** Resolves once every run in flight has ended (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /**
+   * After this, runs still in flight finish without touching the store (it is
+   * about to close); recover() at the next start settles what they left.
+   */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** Operations left queued or running by a stop cannot continue: they fail. */
+  recover(): void {
+    const now = this.#now();
+    this.#db
+      .prepare("UPDATE summary_operations SET state = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE state IN ('queued', 'running')")
+      .run('the application stopped before the summary was ready', now, now);
+    this.#db.prepare("UPDATE summaries SET status = CASE WHEN result IS NULL THEN 'failed' ELSE 'ready' END WHERE status = 'generating'").run();
+  }
+
+  #track(run: Promise<void>): void {
+    const tracked = run.catch((err: unknown) => this.#logError(err)).finally(() => this.#running.delete(tracked));
+    this.#running.add(tracked);
+  }
+
+  async #run(meetingId: string, params: ResolvedParams, summarizer: Summarizer, operationId: string | null): Promise<void> {
+    const before = this.#meetings.summary(meetingId);
+    const previous = before.result;
+    this.#setOperation(operationId, 'running', null);
+    this.#meetings.storeSummary(meetingId, { status: 'generating', result: previous, regeneration_failed: false, error: null });
+    try {
+      const transcript = this.#meetings.transcript(meetingId);
+      if (transcript.segments.length === 0) throw new EmptyTranscriptError();
+      const output = await summarizer.summarize(
+        {
+          title: transcript.title,
+          language: params.language,
+          templateId: params.template_id,
+          segments: transcript.segments.map((s) => ({ speaker: s.speaker, speaker_name: s.speaker_name, start: s.start, end: s.end, text: s.text })),
+        },
+        uncontrolled(),
+      );
+      if (this.#stopped || !this.#meetings.exists(meetingId)) return; // stopping, or deleted while we worked
+      this.#meetings.storeSummary(meetingId, {
+        status: 'ready',
+        result: { text: output.text, sections: output.sections, template_id: params.template_id, model: output.model, source: 'generated' },
+        regeneration_failed: false,
+        error: null,
+      });
+      this.#setOperation(operationId, 'succeeded', null);
+      this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, operationId === null ? {} : { operation_id: operationId });
+    } catch (err) {
+      if (this.#stopped) return;
+      if (!(err instanceof StageError)) this.#logError(err);
+      const reason = redactPaths(err instanceof StageError ? err.message : 'the summarizer failed unexpectedly');
+      if (this.#meetings.exists(meetingId)) {
+        this.#meetings.storeSummary(meetingId, {
+          status: previous === null ? 'failed' : 'ready',
+          result: previous,
+          regeneration_failed: true,
+          error: reason,
+        });
+      }
+      this.#setOperation(operationId, 'failed', reason);
+    }
+  }
+
+  #setOperation(id: string | null, state: OperationState, error: string | null): void {
+    if (id === null) return;
+    const now = this.#now();
+    const finished = state === 'succeeded' || state === 'failed' ? now : null;
+    this.#db.prepare('UPDATE summary_operations SET state = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(state, error, now, finished, id);
+    if (finished !== null) this.#operationEnded(id);
+  }
+
+  // Operation waits listen here (the bus carries only summary.completed, which a failure never sends).
+  readonly #endListeners = new Set<(operationId: string) => void>();
+
+  onOperationEnd(listener: (operationId: string) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
+  #operationEnded(id: string): void {
+    for (const listener of [...this.#endListeners]) listener(id);
+  }
+
+  #now(): string {
+    return this.#clock.now().toISOString();
+  }
+}
+
+function toDto(row: OperationRow): OperationDto {
+  const params = JSON.parse(row.params) as ResolvedParams;
+  const base = `/v1/meetings/${encodeURIComponent(row.meeting_id)}/summary/operations/${encodeURIComponent(row.id)}`;
+  return {
+    operation_id: row.id,
+    meeting_id: row.meeting_id,
+    state: row.state,
+    template_id: params.template_id,
+    model: params.model,
+    language: params.language,
+    error: row.error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    finished_at: row.finished_at,
+    wait_url: `${base}/wait`,
+    status_url: base,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Handlers of every route under /v1/webhooks. The rules and their order are
+ * in server/features/webhooks/service.ts; decisions in docs/decisions/014-webhooks.md.
+ */
+import type { Handler, HandlerContext } from '../../app.ts';
+import type { Caller } from '../../kernel/auth.ts';
+import type { TokenRecord } from '../../kernel/store/tokens-repo.ts';
+import type { DeliveryMode, WebhookRecord } from './repo.ts';
+
+/** A webhook as the API shows it: never its secret. */
+function webhookDto(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    created_at: hook.created_at,
+    approval_state: hook.approval_state,
+    owner_token_id: hook.token_id,
+  };
+}
+
+/** Every webhook route: the feature switch first, then the caller's token (the row's scope guarantees one). */
+function enabledCaller(ctx: HandlerContext): TokenRecord {
+  ctx.deps.webhooks.assertEnabled();
+  return (ctx.caller as Caller).token;
+}
+
+function idParam(ctx: HandlerContext): string {
+  return ctx.params['id'] ?? '';
+}
+
+export const webhookHandlers = {
+  createWebhook: async (ctx) => {
+    const owner = enabledCaller(ctx);
+    const body = ctx.body as { url: string; events: string[]; delivery_mode?: DeliveryMode; secret?: string };
+    const hook = await ctx.deps.webhooks.register(owner, body);
+    return {
+      status: 201,
+      json: {
+        id: hook.id,
+        url: hook.url,
+        events: hook.events,
+        delivery_mode: hook.delivery_mode,
+        created_at: hook.created_at,
+        hmac_secret: hook.secret,
+      },
+    };
+  },
+
+  listWebhooks: (ctx) => {
+    const caller = enabledCaller(ctx);
+    const hooks = ctx.query['all'] === true ? ctx.deps.webhooks.listEveryone(caller) : ctx.deps.webhooks.listOwn(caller);
+    return { status: 200, json: { webhooks: hooks.map(webhookDto) } };
+  },
+
+  getWebhook: (ctx) => {
+    const caller = enabledCaller(ctx);
+    return { status: 200, json: webhookDto(ctx.deps.webhooks.owned(caller, idParam(ctx))) };
+  },
+
+  deleteWebhook: (ctx) => {
+    const caller = enabledCaller(ctx);
+    const id = idParam(ctx);
+    ctx.deps.webhooks.delete(caller, id);
+    return { status: 200, json: { id, deleted: true } };
+  },
+
+  listWebhookDeliveries: (ctx) => {
+    const caller = enabledCaller(ctx);
+    const id = idParam(ctx);
+    return { status: 200, json: { webhook_id: id, deliveries: ctx.deps.webhooks.deliveries(caller, id) } };
+  },
+
+  testWebhook: (ctx) => {
+    const caller = enabledCaller(ctx);
+    const { hook, event_id, delivery_id } = ctx.deps.webhooks.test(caller, idParam(ctx));
+    return {
+      status: 202,
+      json: { webhook_id: hook.id, event: 'webhook.test', event_id, delivery_id, approval_state: hook.approval_state },
+    };
+  },
+} satisfies Record<string, Handler>;

@@ -1,0 +1,28 @@
+/**
+ * Every operation's handler, keyed by operationId. The type makes a missing
+ * or unknown handler a compile error; operations.test.ts checks it at run time
+ * too.
+ */
+import type { Handler } from './app.ts';
+import type { OperationId } from './operations.ts';
+import { configHandlers } from './features/config/handlers.ts';
+import { jobHandlers } from './features/jobs/handlers.ts';
+import { meetingHandlers } from './features/meetings/handlers.ts';
+import { searchHandlers } from './features/search/handlers.ts';
+import { summaryHandlers } from './features/summaries/handlers.ts';
+import { systemHandlers } from './features/system/handlers.ts';
+import { webhookHandlers } from './features/webhooks/handlers.ts';
+import { pairingHandlers } from './features/pairing/handlers.ts';
+import { recordingHandlers } from './features/recording/handlers.ts';
+
+export const HANDLERS: Record<OperationId, Handler> = {
+  ...systemHandlers,
+  ...searchHandlers,
+  ...meetingHandlers,
+  ...summaryHandlers,
+  ...jobHandlers,
+  ...configHandlers,
+  ...webhookHandlers,
+  ...pairingHandlers,
+  ...recordingHandlers,
+};

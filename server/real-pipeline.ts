@@ -1,0 +1,37 @@
+/**
+ * The real parts of the pipeline, as the gateway runs them: the in-process
+ * decoder with ffmpeg behind it, the speech-enhancement front end, the
+ * voice-activity detector, the recognizers (pocketsphinx by default), the
+ * diarizer and the summarizers.
+ */
+import type { PipelineParts } from './deps.ts';
+import { createRecognizers } from './adapters/asr/registry.ts';
+import { createSummarizers } from './adapters/summarize/registry.ts';
+import { isTemplateId, TEMPLATE_IDS } from './adapters/summarize/templates.ts';
+import { AudioDecoder } from './pipeline/decode.ts';
+import { assignSpeakers, diarize } from './pipeline/diarize.ts';
+import { createSpeechEnhancer } from './pipeline/enhance/front-end.ts';
+import { detectSpeech } from './pipeline/vad.ts';
+import type { ConfigService } from './features/config/service.ts';
+
+export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv; config: ConfigService }): PipelineParts {
+  const recognizers = createRecognizers({ dataDir: opts.dataDir, env: opts.env });
+  const summarizers = createSummarizers(opts.env);
+  return {
+    decoder: new AudioDecoder(),
+    // The speech-enhancement front end, as the vad section sets it (decision 036).
+    enhance: createSpeechEnhancer(() => opts.config.typed('vad')),
+    detectSpeech,
+    diarize,
+    assignSpeakers,
+    recognizerFor: (provider, model) => recognizers.byProvider(provider, model),
+    checkRecognizer: (provider, model) => {
+      recognizers.byProvider(provider, model);
+    },
+    summarizers: {
+      byModel: (model, modelName) => summarizers.byModel(model, modelName),
+      isTemplate: isTemplateId,
+      templates: TEMPLATE_IDS,
+    },
+  };
+}
