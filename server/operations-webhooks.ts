@@ -11,7 +11,7 @@ import { CREATE, READ, type Operation, type PathParam } from './operation-types.
 import { boolParam } from './http/query.ts';
 import * as W from './schemas/webhooks.ts';
 
-const webhookId: Record<string, PathParam> = { id: { description: 'webhook id' } };
+const webhookId = { id: { description: 'webhook id' } } satisfies Record<string, PathParam>;
 
 export const WEBHOOK_OPERATIONS = [
   {

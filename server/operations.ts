@@ -16,7 +16,7 @@ import { WEBHOOK_OPERATIONS } from './operations-webhooks.ts';
 import { PAIRING_OPERATIONS } from './operations-pairing.ts';
 import { RECORDING_OPERATIONS } from './operations-recording.ts';
 
-const meetingId: Record<string, PathParam> = { id: { description: 'meeting id' } };
+const meetingId = { id: { description: 'meeting id' } } satisfies Record<string, PathParam>;
 
 
 const CORE_OPERATIONS = [

@@ -2,7 +2,7 @@
  * Handlers of every route under /v1/jobs. Decisions on the gaps (response
  * bodies, sub-code conditions, the wait's event) are in docs/decisions/012-jobs.md.
  */
-import type { Handler, HandlerContext } from '../app.ts';
+import type { HandlersFor } from '../app.ts';
 import { ApiError } from '../errors.ts';
 import { openWaitStream } from '../http/sse.ts';
 import { ClientGoneError, receiveUpload } from '../domain/import-upload.ts';
@@ -39,14 +39,15 @@ function importExtension(filename: string): ImportExtension {
   const dot = base.lastIndexOf('.');
   // ".wav" alone is a name with no extension, as in most file systems' view.
   const ext = dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
-  if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
+  const known = IMPORT_EXTENSIONS.find((e) => e === ext);
+  if (known === undefined) {
     throw new ApiError('invalid_request', `filename must end in one of .${IMPORT_EXTENSIONS.join(', .')}; got "${base.slice(-40)}"`);
   }
-  return ext as ImportExtension;
+  return known;
 }
 
-function jobIdParam(ctx: HandlerContext): string {
-  return ctx.params['id'] ?? '';
+function jobIdParam(ctx: { params: { readonly id: string } }): string {
+  return ctx.params.id;
 }
 
 export const jobHandlers = {
@@ -55,7 +56,7 @@ export const jobHandlers = {
   getJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.get(jobIdParam(ctx))) }),
 
   submitDiarization: ({ body, deps }) => {
-    const { meeting_id, speaker_count } = body as { meeting_id: string; speaker_count?: number };
+    const { meeting_id, speaker_count } = body;
     if (!deps.meetings.exists(meeting_id)) throw new ApiError('bad_request', `meeting_id ${meeting_id.slice(0, 80)} names no meeting`);
     const job = deps.jobs.createDiarization(meeting_id, speaker_count);
     return { status: 202, json: { job_id: job.id } };
@@ -66,9 +67,8 @@ export const jobHandlers = {
     if (contentType !== undefined && NOT_A_FILE.test(contentType)) {
       throw new ApiError('bad_request', `send the raw file bytes as application/octet-stream, not ${contentType.split(';')[0]}`);
     }
-    const ext = importExtension(query['filename'] as string);
-    const provider = query['provider'] as string | undefined;
-    const model = query['model'] as string | undefined;
+    const ext = importExtension(query.filename);
+    const { provider, model, title, language } = query;
     deps.checkRecognizer(provider, model); // 422 for an unknown provider or model, before any byte is stored
     const jobId = newJobId();
     let upload;
@@ -83,8 +83,8 @@ export const jobHandlers = {
     }
     const params = {
       ext,
-      ...(query['title'] !== undefined ? { title: query['title'] as string } : {}),
-      ...(query['language'] !== undefined ? { language: query['language'] as string } : {}),
+      ...(title !== undefined ? { title } : {}),
+      ...(language !== undefined ? { language } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(provider !== undefined ? { provider } : {}),
     };
@@ -101,7 +101,7 @@ export const jobHandlers = {
     const { deps, res } = ctx;
     const id = jobIdParam(ctx);
     const job = deps.jobs.get(id); // 404 before the stream opens
-    const timeoutSeconds = ctx.query['timeout'] as number;
+    const timeoutSeconds = ctx.query.timeout;
     let unsubscribe = () => {};
     const stream = openWaitStream(res, {
       timeoutMs: timeoutSeconds * 1000,
@@ -121,7 +121,9 @@ export const jobHandlers = {
     if (isTerminal(job.state)) settle();
     return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<
+  'listJobs' | 'getJob' | 'submitDiarization' | 'importAudio' | 'cancelJob' | 'pauseJob' | 'resumeJob' | 'retryJob' | 'waitJob'
+>;
 
 function eventOf(job: JobRecord): string {
   return job.state === 'succeeded' ? 'job.completed' : job.state === 'failed' ? 'job.failed' : 'job.cancelled';

@@ -2,7 +2,7 @@
  * Handlers of the pairing routes (no token needed). Decisions in
  * docs/decisions/015-pairing.md; the state lives in server/domain/pairing-service.ts.
  */
-import type { Handler } from '../app.ts';
+import type { HandlersFor } from '../app.ts';
 import type { PairingRecord } from '../domain/pairing-service.ts';
 
 function statusFields(record: PairingRecord) {
@@ -21,13 +21,12 @@ export function pollUrl(id: string): string {
 
 export const pairingHandlers = {
   requestPairing: ({ body, deps, req }) => {
-    const input = body as { client_name: string; scopes: string[] };
-    const record = deps.pairing.request(input, req.socket.remoteAddress ?? 'unknown');
+    const record = deps.pairing.request(body, req.socket.remoteAddress ?? 'unknown');
     return { status: 202, json: { ...statusFields(record), poll_url: pollUrl(record.id) } };
   },
 
   getPairing: ({ params, deps, req }) => {
-    const { record, token } = deps.pairing.poll(params['id'] ?? '', req.socket.remoteAddress ?? 'unknown');
+    const { record, token } = deps.pairing.poll(params.id, req.socket.remoteAddress ?? 'unknown');
     return {
       status: 200,
       json: {
@@ -38,4 +37,4 @@ export const pairingHandlers = {
       },
     };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'requestPairing' | 'getPairing'>;

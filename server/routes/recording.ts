@@ -3,16 +3,14 @@
  * server/recording/recording-service.ts; decisions on the gaps (status
  * codes, sub-codes, the wait's rules) are in docs/decisions/017-recording.md.
  */
-import type { Handler, HandlerContext } from '../app.ts';
+import type { HandlersFor } from '../app.ts';
 import { openWaitStream } from '../http/sse.ts';
-import type { WaitUntil } from '../operations-recording.ts';
-import type { StartRequest } from '../recording/recording-service.ts';
 
 export const recordingHandlers = {
   getRecording: ({ deps }) => ({ status: 200, json: deps.recording.view() }),
 
   startRecording: ({ deps, body, caller }) => {
-    const view = deps.recording.start((body ?? {}) as StartRequest, { remote: caller?.remote ?? false });
+    const view = deps.recording.start(body ?? {}, { remote: caller.remote });
     return { status: 202, json: view };
   },
 
@@ -20,10 +18,9 @@ export const recordingHandlers = {
   pauseRecording: ({ deps }) => ({ status: 200, json: deps.recording.pause() }),
   resumeRecording: ({ deps }) => ({ status: 200, json: deps.recording.resume() }),
 
-  waitRecording: (ctx: HandlerContext) => {
+  waitRecording: (ctx) => {
     const { deps, res } = ctx;
-    const until = ctx.query['until'] as WaitUntil;
-    const timeoutSeconds = ctx.query['timeout'] as number;
+    const { until, timeout: timeoutSeconds } = ctx.query;
     const recording = deps.recording;
     let unsubscribe = () => {};
     const stream = openWaitStream(res, {
@@ -49,4 +46,4 @@ export const recordingHandlers = {
     if (until === 'stopped' && state === 'idle') stream.resolve('recording.stopped', recording.view());
     return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'getRecording' | 'startRecording' | 'stopRecording' | 'pauseRecording' | 'resumeRecording' | 'waitRecording'>;

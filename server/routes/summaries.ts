@@ -1,17 +1,16 @@
 /**
  * Summary regeneration: start an operation, read its status, wait for it.
  */
-import type { Handler, HandlerContext } from '../app.ts';
+import type { HandlersFor } from '../app.ts';
 import { openWaitStream } from '../http/sse.ts';
-import type { RegenerateRequest } from '../domain/summary-service.ts';
 
-function ids(ctx: HandlerContext): { meetingId: string; operationId: string } {
-  return { meetingId: ctx.params['id'] ?? '', operationId: ctx.params['operation_id'] ?? '' };
+function ids(ctx: { params: { readonly id: string; readonly operation_id: string } }): { meetingId: string; operationId: string } {
+  return { meetingId: ctx.params.id, operationId: ctx.params.operation_id };
 }
 
 export const summaryHandlers = {
   regenerateSummary: (ctx) => {
-    const op = ctx.deps.summaries.regenerate(ids(ctx).meetingId, (ctx.body ?? {}) as RegenerateRequest);
+    const op = ctx.deps.summaries.regenerate(ctx.params.id, ctx.body ?? {});
     return { status: 202, json: op };
   },
 
@@ -24,7 +23,7 @@ export const summaryHandlers = {
     const { deps, res } = ctx;
     const { meetingId, operationId } = ids(ctx);
     const op = deps.summaries.operation(meetingId, operationId); // 404 before the stream opens
-    const timeoutMs = ctx.query['timeout_ms'] as number;
+    const timeoutMs = ctx.query.timeout_ms;
     let unsubscribe = () => {};
     const stream = openWaitStream(res, {
       timeoutMs,
@@ -42,4 +41,4 @@ export const summaryHandlers = {
     if (op.state === 'succeeded' || op.state === 'failed') settle();
     return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'regenerateSummary' | 'getSummaryOperation' | 'waitSummaryOperation'>;
