@@ -24,7 +24,8 @@ import { satisfies } from '../scopes.ts';
 import type { Database } from '../store/database.ts';
 import type { SettingsRepo } from '../store/settings-repo.ts';
 import type { TokenRecord } from '../store/tokens-repo.ts';
-import { WebhooksRepo, type ApprovalState, type DeliveryLogEntry, type DeliveryMode, type WebhookRecord } from '../store/webhooks-repo.ts';
+import { defineStateMachine, transition } from '../kernel/state-machine.ts';
+import { APPROVAL_STATES, WebhooksRepo, type ApprovalState, type DeliveryLogEntry, type DeliveryMode, type WebhookRecord } from '../store/webhooks-repo.ts';
 import { Allowlist, checkDestination, DestinationRefused, systemResolver, type CheckedDestination, type Resolver } from '../delivery/destination.ts';
 import { WebhookDispatcher } from '../delivery/dispatcher.ts';
 import { isSubscribable, NOT_SUBSCRIBABLE, scopeToSubscribe, type SubscribableEvent } from '../delivery/event-catalog.ts';
@@ -38,11 +39,21 @@ import { SERVER_VERSION } from '../version.ts';
  * (here the Control API) allow or deny it. Nothing leaves denied: asking is
  * a 409 conflict. Asking for the state a webhook is already in is a no-op.
  */
-export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = {
-  pending: ['allowed', 'denied'],
-  allowed: ['allowed', 'denied'],
-  denied: ['denied'],
-};
+export const APPROVAL_EVENTS = ['allow', 'deny'] as const;
+export type ApprovalEvent = (typeof APPROVAL_EVENTS)[number];
+
+export const APPROVAL_MACHINE = defineStateMachine({
+  name: 'webhook approval',
+  states: APPROVAL_STATES,
+  events: APPROVAL_EVENTS,
+  rows: [
+    { from: ['pending', 'allowed'], on: 'allow', to: 'allowed' },
+    { from: ['pending', 'allowed', 'denied'], on: 'deny', to: 'denied' },
+  ],
+});
+
+/** The event of an approval request (the Control API names the state it wants). */
+const APPROVAL_EVENT_OF: Record<Exclude<ApprovalState, 'pending'>, ApprovalEvent> = { allowed: 'allow', denied: 'deny' };
 
 /** Generated secrets: a recognisable prefix and 32 random bytes (256 bits), base64url. */
 const SECRET_PREFIX = 'whsec_';
@@ -207,11 +218,11 @@ export class WebhooksService {
     return this.repo.listAll();
   }
 
-  /** Moves a webhook along APPROVAL_TRANSITIONS: 404 unknown, 409 conflict out of denied. */
+  /** Moves a webhook along APPROVAL_MACHINE: 404 unknown, 409 conflict out of denied. */
   setApproval(id: string, state: Exclude<ApprovalState, 'pending'>): WebhookRecord {
     const hook = this.repo.get(id);
     if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
-    if (!APPROVAL_TRANSITIONS[hook.approval_state].includes(state)) {
+    if (transition(APPROVAL_MACHINE, hook.approval_state, APPROVAL_EVENT_OF[state]) === null) {
       throw new ApiError('conflict', `a ${hook.approval_state} webhook cannot become ${state}: nothing moves a webhook out of denied`);
     }
     if (hook.approval_state === state) return hook;

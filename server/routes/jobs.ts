@@ -4,7 +4,7 @@
  */
 import type { HandlersFor } from '../app.ts';
 import { ApiError } from '../errors.ts';
-import { openWaitStream } from '../http/sse.ts';
+import { waitOnBus } from '../kernel/sse-wait.ts';
 import { ClientGoneError, receiveUpload } from '../domain/import-upload.ts';
 import { isTerminal } from '../domain/job-states.ts';
 import { newJobId } from '../domain/jobs-service.ts';
@@ -100,26 +100,21 @@ export const jobHandlers = {
   waitJob: (ctx) => {
     const { deps, res } = ctx;
     const id = jobIdParam(ctx);
-    const job = deps.jobs.get(id); // 404 before the stream opens
+    deps.jobs.get(id); // 404 before the stream opens
     const timeoutSeconds = ctx.query.timeout;
-    let unsubscribe = () => {};
-    const stream = openWaitStream(res, {
+    return waitOnBus({
+      res,
+      bus: deps.bus,
       timeoutMs: timeoutSeconds * 1000,
       timeoutData: { job_id: id, timeout_seconds: timeoutSeconds },
-      onClose: () => unsubscribe(),
+      settle: (e) => {
+        const ending = e === null || (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled'));
+        if (!ending) return null;
+        const current = deps.jobs.get(id);
+        // Resolve on the terminal state actually reached, whatever event woke us.
+        return isTerminal(current.state) ? { event: eventOf(current), data: jobDto(current) } : null;
+      },
     });
-    const settle = () => {
-      const current = deps.jobs.get(id);
-      // Resolve on the terminal state actually reached, whatever event woke us.
-      if (isTerminal(current.state)) stream.resolve(eventOf(current), jobDto(current));
-    };
-    unsubscribe = deps.bus.subscribe((e) => {
-      if (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled')) {
-        settle();
-      }
-    });
-    if (isTerminal(job.state)) settle();
-    return { streamed: true };
   },
 } satisfies HandlersFor<
   'listJobs' | 'getJob' | 'submitDiarization' | 'importAudio' | 'cancelJob' | 'pauseJob' | 'resumeJob' | 'retryJob' | 'waitJob'
