@@ -27,7 +27,7 @@ import {
   PlugDeviceBody,
   SeedMeetingBody,
 } from './schemas.ts';
-import { jobDto } from '../routes/jobs.ts';
+import { jobDto } from '../domain/jobs-service.ts';
 import { secretMatches } from './secret.ts';
 import { registerRecordingControl } from './recording.ts';
 import { registerWebhookControlRoutes } from './webhooks.ts';

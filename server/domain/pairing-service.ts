@@ -93,6 +93,51 @@ export interface PairingRecord {
   rawToken: string | null;
 }
 
+// ── DTOs: a pairing on the wire, to the device (API) and to the application (Control API) ──
+
+function statusFields(record: PairingRecord) {
+  return {
+    pairing_id: record.id,
+    state: record.state,
+    client_name: record.client_name,
+    scopes: record.scopes,
+    expires_at: record.expires_at,
+  };
+}
+
+export function pollUrl(id: string): string {
+  return `/v1/pair/${id}`;
+}
+
+/** The answer to POST /v1/pair: the request and where to poll it. */
+export function pairingRequestDto(record: PairingRecord) {
+  return { ...statusFields(record), poll_url: pollUrl(record.id) };
+}
+
+/** The answer to a poll: the raw token on the first poll after approval only. */
+export function pairingPollDto(record: PairingRecord, token: string | null) {
+  return {
+    ...statusFields(record),
+    granted_scopes: record.granted,
+    token_id: record.token_id,
+    ...(token !== null ? { token } : {}),
+  };
+}
+
+/** A pairing as the application sees it: never the raw token. */
+export function controlPairingView(record: PairingRecord) {
+  return {
+    id: record.id,
+    client_name: record.client_name,
+    scopes: record.scopes,
+    state: record.state,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    granted_scopes: record.granted,
+    token_id: record.token_id,
+  };
+}
+
 export interface PollResult {
   record: PairingRecord;
   /** The raw token, on the first poll after approval only. */

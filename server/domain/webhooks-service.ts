@@ -55,6 +55,47 @@ export const APPROVAL_MACHINE = defineStateMachine({
 /** The event of an approval request (the Control API names the state it wants). */
 const APPROVAL_EVENT_OF: Record<Exclude<ApprovalState, 'pending'>, ApprovalEvent> = { allowed: 'allow', denied: 'deny' };
 
+// ── DTOs: every shape a webhook takes on the wire, the API's and the Control API's ──
+
+/** A webhook as the API shows it: never its secret. */
+export function webhookDto(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    created_at: hook.created_at,
+    approval_state: hook.approval_state,
+    owner_token_id: hook.token_id,
+  };
+}
+
+/** The answer to a registration: the only time the secret is shown. */
+export function createdWebhookDto(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    created_at: hook.created_at,
+    hmac_secret: hook.secret,
+  };
+}
+
+/** A webhook as the application's settings see it: its owner, never its secret. */
+export function controlWebhookView(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    owner_token_id: hook.token_id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    approval_state: hook.approval_state,
+    created_at: hook.created_at,
+    updated_at: hook.updated_at,
+  };
+}
+
 /** Generated secrets: a recognisable prefix and 32 random bytes (256 bits), base64url. */
 const SECRET_PREFIX = 'whsec_';
 

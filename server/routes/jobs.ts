@@ -7,28 +7,9 @@ import { ApiError } from '../errors.ts';
 import { waitOnBus } from '../kernel/sse-wait.ts';
 import { ClientGoneError, receiveUpload } from '../domain/import-upload.ts';
 import { isTerminal } from '../domain/job-states.ts';
-import { newJobId } from '../domain/jobs-service.ts';
+import { jobDto, newJobId } from '../domain/jobs-service.ts';
 import { IMPORT_EXTENSIONS, type ImportExtension } from '../pipeline/types.ts';
-import { redactPaths } from '../redact.ts';
 import type { JobRecord } from '../store/jobs-repo.ts';
-
-/** The JobDto of API.md: the stored record with its error redacted. */
-export function jobDto(job: JobRecord) {
-  return {
-    id: job.id,
-    kind: job.kind,
-    state: job.state,
-    stage: job.stage,
-    progress: job.progress,
-    meeting_id: job.meeting_id,
-    is_retryable: job.is_retryable,
-    error: job.error === null ? null : redactPaths(job.error),
-    created_at: job.created_at,
-    updated_at: job.updated_at,
-    finished_at: job.finished_at,
-    attempts: job.attempts,
-  };
-}
 
 /** Media types that say the body is something other than the file itself. */
 const NOT_A_FILE = /^(application\/(json|x-www-form-urlencoded|[a-z0-9.+-]+\+json)|multipart\/|text\/)/i;

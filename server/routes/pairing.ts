@@ -3,38 +3,16 @@
  * docs/decisions/015-pairing.md; the state lives in server/domain/pairing-service.ts.
  */
 import type { HandlersFor } from '../app.ts';
-import type { PairingRecord } from '../domain/pairing-service.ts';
-
-function statusFields(record: PairingRecord) {
-  return {
-    pairing_id: record.id,
-    state: record.state,
-    client_name: record.client_name,
-    scopes: record.scopes,
-    expires_at: record.expires_at,
-  };
-}
-
-export function pollUrl(id: string): string {
-  return `/v1/pair/${id}`;
-}
+import { pairingPollDto, pairingRequestDto } from '../domain/pairing-service.ts';
 
 export const pairingHandlers = {
   requestPairing: ({ body, deps, req }) => {
     const record = deps.pairing.request(body, req.socket.remoteAddress ?? 'unknown');
-    return { status: 202, json: { ...statusFields(record), poll_url: pollUrl(record.id) } };
+    return { status: 202, json: pairingRequestDto(record) };
   },
 
   getPairing: ({ params, deps, req }) => {
     const { record, token } = deps.pairing.poll(params.id, req.socket.remoteAddress ?? 'unknown');
-    return {
-      status: 200,
-      json: {
-        ...statusFields(record),
-        granted_scopes: record.granted,
-        token_id: record.token_id,
-        ...(token !== null ? { token } : {}),
-      },
-    };
+    return { status: 200, json: pairingPollDto(record, token) };
   },
 } satisfies HandlersFor<'requestPairing' | 'getPairing'>;

@@ -5,20 +5,7 @@
 import type { AppDeps, HandlersFor } from '../app.ts';
 import type { Caller } from '../auth.ts';
 import type { TokenRecord } from '../store/tokens-repo.ts';
-import type { WebhookRecord } from '../store/webhooks-repo.ts';
-
-/** A webhook as the API shows it: never its secret. */
-export function webhookDto(hook: WebhookRecord) {
-  return {
-    id: hook.id,
-    url: hook.url,
-    events: hook.events,
-    delivery_mode: hook.delivery_mode,
-    created_at: hook.created_at,
-    approval_state: hook.approval_state,
-    owner_token_id: hook.token_id,
-  };
-}
+import { createdWebhookDto, webhookDto } from '../domain/webhooks-service.ts';
 
 /** Every webhook route: the feature switch first, then the caller's token (the row's scope guarantees one). */
 function enabledCaller(ctx: { deps: AppDeps; caller: Caller }): TokenRecord {
@@ -34,17 +21,7 @@ export const webhookHandlers = {
   createWebhook: async (ctx) => {
     const owner = enabledCaller(ctx);
     const hook = await ctx.deps.webhooks.register(owner, ctx.body);
-    return {
-      status: 201,
-      json: {
-        id: hook.id,
-        url: hook.url,
-        events: hook.events,
-        delivery_mode: hook.delivery_mode,
-        created_at: hook.created_at,
-        hmac_secret: hook.secret,
-      },
-    };
+    return { status: 201, json: createdWebhookDto(hook) };
   },
 
   listWebhooks: (ctx) => {
