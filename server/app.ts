@@ -13,6 +13,7 @@ import { ApiError, sendError, toApiError } from './kernel/errors.ts';
 import { hostOriginGuard } from './kernel/http/host-origin.ts';
 import { readJsonBody } from './kernel/http/json-body.ts';
 import { expressPath, OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
+import type { BodyOf, HasCaller, ParamsOf, QueryOf, ReplyOf } from './kernel/operation-types.ts';
 import type { HealthCounters } from './kernel/health-counters.ts';
 import type { SettingsRepo } from './kernel/store/settings-repo.ts';
 import type { TokensRepo } from './kernel/store/tokens-repo.ts';
@@ -87,6 +88,23 @@ export type Reply =
 
 export type Handler = (ctx: HandlerContext) => Reply | Promise<Reply>;
 
+/** The row of an operationId in the operations table. */
+export type RowOf<Id extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: Id }>;
+
+/** What a handler receives: the context with params, query and body typed by its row. */
+export type ContextFor<Id extends OperationId> = Omit<HandlerContext, 'caller' | 'params' | 'query' | 'body'> & {
+  caller: HasCaller<RowOf<Id>> extends true ? Caller : Caller | null;
+  params: ParamsOf<RowOf<Id>>;
+  query: QueryOf<RowOf<Id>>;
+  body: BodyOf<RowOf<Id>>;
+};
+
+/** A handler typed by its row: no cast of params, query or body, and replies its row documents. */
+export type HandlerFor<Id extends OperationId> = (ctx: ContextFor<Id>) => ReplyOf<RowOf<Id>> | Promise<ReplyOf<RowOf<Id>>>;
+
+/** The handlers of a group of rows; `satisfies HandlersFor<...>` types each one by its row. */
+export type HandlersFor<Id extends OperationId> = { [K in Id]: HandlerFor<K> };
+
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -130,7 +148,9 @@ export function createApp(deps: AppDeps): express.Express {
 
   const router = express.Router({ caseSensitive: true });
   for (const op of OPERATIONS as readonly Operation[]) {
-    const handler = HANDLERS[op.operationId as OperationId];
+    // The one place the typed handlers meet the untyped request: serve() parses
+    // params, query and body by this same row, which is what HandlerFor promises.
+    const handler = HANDLERS[op.operationId as OperationId] as Handler;
     router[op.method](expressPath(op.path), (req: Request, res: Response, next: NextFunction) => {
       serve(op, handler, deps, req, res).catch(next);
     });

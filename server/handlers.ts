@@ -1,9 +1,9 @@
 /**
- * Every operation's handler, keyed by operationId. The type makes a missing
- * or unknown handler a compile error; operations.test.ts checks it at run time
+ * Every operation's handler, keyed by operationId, each typed by its row. The
+ * type makes a missing or unknown handler a compile error; operations.test.ts checks it at run time
  * too.
  */
-import type { Handler } from './app.ts';
+import type { HandlersFor } from './app.ts';
 import type { OperationId } from './operations.ts';
 import { configHandlers } from './features/config/handlers.ts';
 import { jobHandlers } from './features/jobs/handlers.ts';
@@ -15,7 +15,7 @@ import { webhookHandlers } from './features/webhooks/handlers.ts';
 import { pairingHandlers } from './features/pairing/handlers.ts';
 import { recordingHandlers } from './features/recording/handlers.ts';
 
-export const HANDLERS: Record<OperationId, Handler> = {
+export const HANDLERS: HandlersFor<OperationId> = {
   ...systemHandlers,
   ...searchHandlers,
   ...meetingHandlers,

@@ -9,6 +9,7 @@ import request from 'supertest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPERATIONS, type Operation } from './operations.ts';
 import { HANDLERS } from './handlers.ts';
+import type { ContextFor, HandlerFor } from './app.ts';
 import { ALL_SCOPES, testGateway } from './testing/gateway.ts';
 
 const API_MD = readFileSync(new URL('../docs/spec/API.md', import.meta.url), 'utf8');
@@ -29,6 +30,22 @@ test('every table row has a handler, and there is no handler without a row', () 
   const ids = ops.map((o) => o.operationId);
   assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   assert.deepEqual(Object.keys(HANDLERS).sort(), [...ids].sort());
+});
+
+test('handlers are typed by their row: what a row does not declare does not compile', () => {
+  // Each @ts-expect-error below fails `npm run typecheck` if the line compiles.
+  const typed: HandlerFor<'listMeetings'> = (ctx) => {
+    const limit: number = ctx.query.limit; // clampedInt parses to a number
+    // @ts-expect-error listMeetings declares no path parameter
+    void ctx.params.id;
+    return { status: 200, json: { meetings: [], total: 0, limit, offset: 0 } };
+  };
+  const body = (ctx: ContextFor<'renameMeeting'>): string => ctx.body.title; // the body schema's output
+  // @ts-expect-error a status the row does not document
+  const created: HandlerFor<'listMeetings'> = () => ({ status: 201, json: { meetings: [], total: 0, limit: 1, offset: 0 } });
+  // @ts-expect-error a reply missing a field of the response schema
+  const short: HandlerFor<'getJob'> = () => ({ status: 200, json: { id: 'job_1' } });
+  for (const f of [typed, body, created, short]) assert.equal(typeof f, 'function');
 });
 
 test('every row is an endpoint of API.md with the scope the spec states', () => {

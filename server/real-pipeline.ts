@@ -20,7 +20,7 @@ export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv; co
   return {
     decoder: new AudioDecoder(),
     // The speech-enhancement front end, as the vad section sets it (decision 036).
-    enhance: createSpeechEnhancer(() => opts.config.typed('vad')),
+    enhance: createSpeechEnhancer(() => opts.config.effective('vad')),
     detectSpeech,
     diarize,
     assignSpeakers,

@@ -27,7 +27,7 @@ import {
   PlugDeviceBody,
   SeedMeetingBody,
 } from './schemas.ts';
-import { jobDto } from '../features/jobs/handlers.ts';
+import { jobDto } from '../features/jobs/service.ts';
 import { secretMatches } from './secret.ts';
 import { registerRecordingControl } from './recording.ts';
 import { registerWebhookControlRoutes } from './webhooks.ts';

@@ -11,39 +11,25 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { PairingRecord } from '../features/pairing/service.ts';
+import { controlPairingView } from '../features/pairing/service.ts';
 import type { ControlDeps } from './app.ts';
-import { readControlBody, sendJson } from './webhooks.ts';
+import { json, readBody } from './http.ts';
 
 const ApprovePairingBody = z.strictObject({ scopes: z.array(z.string().max(64)).max(64).optional() });
 const EmptyBody = z.strictObject({});
 
-/** A pairing as the application sees it: never the raw token. */
-function controlPairingView(record: PairingRecord) {
-  return {
-    id: record.id,
-    client_name: record.client_name,
-    scopes: record.scopes,
-    state: record.state,
-    created_at: record.created_at,
-    expires_at: record.expires_at,
-    granted_scopes: record.granted,
-    token_id: record.token_id,
-  };
-}
-
 export function registerPairingControlRoutes(router: Router, ctl: ControlDeps): void {
   router.get('/control/pairings', (_req, res) => {
-    sendJson(res, 200, { pairings: ctl.deps().pairing.list().map(controlPairingView) });
+    json(res, 200, { pairings: ctl.deps().pairing.list().map(controlPairingView) });
   });
 
   router.post('/control/pairings/:id/approve', async (req, res) => {
-    const body = await readControlBody(req, ApprovePairingBody, false);
-    sendJson(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id ?? '', body.scopes)));
+    const body = await readBody(req, ApprovePairingBody, false);
+    json(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id ?? '', body?.scopes)));
   });
 
   router.post('/control/pairings/:id/reject', async (req, res) => {
-    await readControlBody(req, EmptyBody, false);
-    sendJson(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id ?? '')));
+    await readBody(req, EmptyBody, false);
+    json(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id ?? '')));
   });
 }

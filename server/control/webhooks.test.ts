@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { CONTROL_AUTH, webhookTestApp, type WebhookTestApp } from '../testing/webhook-app.ts';
-import { APPROVAL_TRANSITIONS } from '../features/webhooks/service.ts';
+import { APPROVAL_MACHINE } from '../features/webhooks/service.ts';
+import { outcomes } from '../kernel/state-machine.ts';
 
 function assertError(res: request.Response, status: number, code: string): void {
   assert.equal(res.status, status, JSON.stringify(res.body));
@@ -44,7 +45,11 @@ test('GET /control lists pairings and webhook-approval, in CONTROL.md\'s order',
 
 test('approval transitions: pending → allowed → denied; nothing leaves denied (409); same state is a no-op', () =>
   withApp(async (h) => {
-    assert.deepEqual(APPROVAL_TRANSITIONS, { pending: ['allowed', 'denied'], allowed: ['allowed', 'denied'], denied: ['denied'] });
+    // The table, pair by pair (null: refused, 409 conflict).
+    assert.deepEqual(
+      outcomes(APPROVAL_MACHINE).map(({ state, event, to }) => `${state} ${event} → ${to ?? 'refused'}`),
+      ['pending allow → allowed', 'pending deny → denied', 'allowed allow → allowed', 'allowed deny → denied', 'denied allow → refused', 'denied deny → denied'],
+    );
     const auth = h.bearer(['read']);
     const a = await register(h, auth);
     const allowed = await approval(h, a, { state: 'allowed' });

@@ -22,8 +22,14 @@ export const API_EVENT_NAMES = [
   'transcript.updated',
 ] as const;
 
-/** What the bus carries: API.md's nine, and webhook.test (sent to one webhook, never subscribable). */
-export const EVENT_NAMES = [...API_EVENT_NAMES, 'webhook.test'] as const;
+/**
+ * What the bus carries: API.md's nine, webhook.test (sent to one webhook,
+ * never subscribable), and summary.operation.ended: a regeneration operation
+ * reached succeeded or failed, for its wait stream. A failed regeneration
+ * sends no API event, so the wait needs one of its own; the name is not
+ * subscribable, so webhooks never see it (delivery/event-catalog.ts).
+ */
+export const EVENT_NAMES = [...API_EVENT_NAMES, 'webhook.test', 'summary.operation.ended'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 export interface DomainEvent {

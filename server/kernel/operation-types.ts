@@ -67,3 +67,44 @@ export function pathMatcher(template: string): RegExp {
     .join('[^/]+');
   return new RegExp(`^${pattern}/?$`);
 }
+
+// ── Types inferred from a row ───────────────────────────────────────────────
+// A handler is typed by its own row (app.ts, HandlerFor): the path parameters
+// it declares, the values its query descriptors parse to, the output of its
+// body schema and the input of its response schemas. The router parses every
+// request by the same row, so what the types promise is what arrives.
+
+/** `{ id: string }` for a row with pathParams { id }; no keys for a row without. */
+export type ParamsOf<R> = R extends { pathParams: infer P } ? { readonly [K in keyof P]: string } : Record<never, string>;
+
+/** Each query parameter as its descriptor parses it (clampedInt → number, boolParam → boolean, ...). */
+export type QueryOf<R> = R extends { query: infer Q } ? { readonly [K in keyof Q]: Q[K] extends QueryParam<infer T> ? T : never } : Record<never, never>;
+
+/**
+ * The body after the router's validation: the schema's output, undefined when
+ * the body is optional and absent; unknown when the handler validates it
+ * itself (config sections pick their schema by path).
+ */
+export type BodyOf<R> = R extends { body: infer B }
+  ? B extends { validatedByHandler: true }
+    ? unknown
+    : B extends { schema: infer S extends z.ZodType; required: infer Req }
+      ? z.output<S> | (Req extends true ? never : undefined)
+      : never
+  : undefined;
+
+/** A row that needs a scope is only reached with a caller (auth.ts authorize); the others may have none. */
+export type HasCaller<R> = R extends { ungated: true } ? false : R extends { scope: 'none' } ? false : true;
+
+type HeadersField = { headers?: Record<string, string> };
+
+/** One status's replies: its JSON schema's input, and text when it names other content types. */
+type ReplyAt<Status extends number, S> =
+  | (S extends { schema: infer J extends z.ZodType } ? { status: Status; json: z.input<J> } & HeadersField : never)
+  | (S extends { schema: z.ZodType } ? never : S extends { contentTypes: readonly string[] } ? never : { status: Status; json: unknown } & HeadersField)
+  | (S extends { contentTypes: readonly string[] } ? { status: Status; text: string; contentType: string } & HeadersField : never);
+
+/** Every reply the row documents, plus a stream the handler wrote itself. */
+export type ReplyOf<R> = R extends { responses: infer Rs }
+  ? { [K in keyof Rs]: K extends number ? ReplyAt<K, Rs[K]> : never }[keyof Rs] | { streamed: true }
+  : never;

@@ -119,7 +119,7 @@ export async function transcribe(
   }
 
   const vad = enter('detecting_speech');
-  const regions = parts.detectSpeech(audio, parts.config.typed('vad'));
+  const regions = parts.detectSpeech(audio, parts.config.effective('vad'));
   vad.progress(1);
   await control.checkpoint();
 
@@ -130,8 +130,8 @@ export async function transcribe(
     words = [];
   } else {
     const recognition = enter('transcribing');
-    const customWords = parts.config.typed('custom-words');
-    const prompt = parts.config.typed('initial-prompt');
+    const customWords = parts.config.effective('custom-words');
+    const prompt = parts.config.effective('initial-prompt');
     const recognizer = parts.recognizerFor(request.provider, request.model);
     words = await recognizer.transcribe(
       audio,
@@ -150,7 +150,7 @@ export async function transcribe(
   if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
 
   const diarization = enter('diarizing');
-  const settings: DiarizationSettings = { ...parts.config.typed('diarization') };
+  const settings: DiarizationSettings = { ...parts.config.effective('diarization') };
   if (request.speakerCount !== undefined) settings.speaker_count = request.speakerCount;
   const turns = await parts.diarize(audio, regions, settings, diarization);
   const speakers = parts.assignSpeakers(words, turns);

@@ -33,7 +33,7 @@ test('PUT replaces the whole section: omitted fields fall back, the next GET equ
     assert.equal(second.body.config.min_speech_ms, CONFIG_SECTIONS.vad.defaults.min_speech_ms);
     const read = await request(gw.app).get('/v1/config/vad').set('Authorization', bearer);
     assert.deepEqual(read.body, second.body);
-    assert.equal(gw.deps.config.effective('vad')['enabled'], false, 'the pipeline sees the change at once');
+    assert.equal(gw.deps.config.effective('vad').enabled, false, 'the pipeline sees the change at once');
   } finally {
     gw.close();
   }

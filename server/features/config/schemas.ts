@@ -143,9 +143,16 @@ export function effectiveConfig(section: ConfigSectionName, stored: Record<strin
   return { ...CONFIG_SECTIONS[section].defaults, ...(stored ?? {}) };
 }
 
+/** A list zod's enum and union accept (they need at least one member); the sections are never empty. */
+function atLeastOne<T>(items: readonly T[]): [T, ...T[]] {
+  const [first, ...rest] = items;
+  if (first === undefined) throw new Error('the config section table is empty');
+  return [first, ...rest];
+}
+
 export const ConfigDto = z
   .object({
-    section: z.enum(CONFIG_SECTION_NAMES as [ConfigSectionName, ...ConfigSectionName[]]),
+    section: z.enum(atLeastOne(CONFIG_SECTION_NAMES)),
     config: z.record(z.string(), z.unknown()),
     withheld: z.array(z.string()).meta({
       description: 'names of fields the application keeps for this section but never shows or accepts over the API',
@@ -155,5 +162,5 @@ export const ConfigDto = z
 
 /** The PUT body in the OpenAPI document: one of the section schemas. */
 export const ConfigSectionBody = z
-  .union(CONFIG_SECTION_NAMES.map((n) => CONFIG_SECTIONS[n].schema) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .union(atLeastOne(CONFIG_SECTION_NAMES.map((n) => CONFIG_SECTIONS[n].schema)))
   .meta({ id: 'ConfigSectionBody', description: 'the whole section object; which fields apply depends on {section}' });

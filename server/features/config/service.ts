@@ -73,13 +73,8 @@ export class ConfigService {
     return this.#view(name, value);
   }
 
-  /** What the pipeline reads: the section in force, defaults filled in. */
-  effective(name: ConfigSectionName): Record<string, unknown> {
-    return effectiveConfig(name, this.#stored(name));
-  }
-
-  /** The same, typed by the section's schema, for the stages that use its fields. */
-  typed<N extends ConfigSectionName>(name: N): EffectiveSection<N> {
+  /** What the pipeline reads: the section in force, defaults filled in, typed by the section's schema. */
+  effective<N extends ConfigSectionName>(name: N): EffectiveSection<N> {
     return typedEffectiveConfig(name, this.#stored(name));
   }
 

@@ -2,33 +2,14 @@
  * Handlers of every route under /v1/jobs. Decisions on the gaps (response
  * bodies, sub-code conditions, the wait's event) are in docs/decisions/012-jobs.md.
  */
-import type { Handler, HandlerContext } from '../../app.ts';
+import type { HandlersFor } from '../../app.ts';
 import { ApiError } from '../../kernel/errors.ts';
-import { openWaitStream } from '../../kernel/http/sse.ts';
+import { waitOnBus } from '../../kernel/sse-wait.ts';
 import { ClientGoneError, receiveUpload } from './imports/upload.ts';
 import { isTerminal } from './states.ts';
-import { newJobId } from './service.ts';
+import { jobDto, newJobId } from './service.ts';
 import { IMPORT_EXTENSIONS, type ImportExtension } from '../../pipeline/types.ts';
-import { redactPaths } from '../../kernel/redact.ts';
 import type { JobRecord } from './repo.ts';
-
-/** The JobDto of API.md: the stored record with its error redacted. */
-export function jobDto(job: JobRecord) {
-  return {
-    id: job.id,
-    kind: job.kind,
-    state: job.state,
-    stage: job.stage,
-    progress: job.progress,
-    meeting_id: job.meeting_id,
-    is_retryable: job.is_retryable,
-    error: job.error === null ? null : redactPaths(job.error),
-    created_at: job.created_at,
-    updated_at: job.updated_at,
-    finished_at: job.finished_at,
-    attempts: job.attempts,
-  };
-}
 
 /** Media types that say the body is something other than the file itself. */
 const NOT_A_FILE = /^(application\/(json|x-www-form-urlencoded|[a-z0-9.+-]+\+json)|multipart\/|text\/)/i;
@@ -39,14 +20,15 @@ function importExtension(filename: string): ImportExtension {
   const dot = base.lastIndexOf('.');
   // ".wav" alone is a name with no extension, as in most file systems' view.
   const ext = dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
-  if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
+  const known = IMPORT_EXTENSIONS.find((e) => e === ext);
+  if (known === undefined) {
     throw new ApiError('invalid_request', `filename must end in one of .${IMPORT_EXTENSIONS.join(', .')}; got "${base.slice(-40)}"`);
   }
-  return ext as ImportExtension;
+  return known;
 }
 
-function jobIdParam(ctx: HandlerContext): string {
-  return ctx.params['id'] ?? '';
+function jobIdParam(ctx: { params: { readonly id: string } }): string {
+  return ctx.params.id;
 }
 
 export const jobHandlers = {
@@ -55,7 +37,7 @@ export const jobHandlers = {
   getJob: (ctx) => ({ status: 200, json: jobDto(ctx.deps.jobs.get(jobIdParam(ctx))) }),
 
   submitDiarization: ({ body, deps }) => {
-    const { meeting_id, speaker_count } = body as { meeting_id: string; speaker_count?: number };
+    const { meeting_id, speaker_count } = body;
     if (!deps.meetings.exists(meeting_id)) throw new ApiError('bad_request', `meeting_id ${meeting_id.slice(0, 80)} names no meeting`);
     const job = deps.jobs.createDiarization(meeting_id, speaker_count);
     return { status: 202, json: { job_id: job.id } };
@@ -66,9 +48,8 @@ export const jobHandlers = {
     if (contentType !== undefined && NOT_A_FILE.test(contentType)) {
       throw new ApiError('bad_request', `send the raw file bytes as application/octet-stream, not ${contentType.split(';')[0]}`);
     }
-    const ext = importExtension(query['filename'] as string);
-    const provider = query['provider'] as string | undefined;
-    const model = query['model'] as string | undefined;
+    const ext = importExtension(query.filename);
+    const { provider, model, title, language } = query;
     deps.checkRecognizer(provider, model); // 422 for an unknown provider or model, before any byte is stored
     const jobId = newJobId();
     let upload;
@@ -83,8 +64,8 @@ export const jobHandlers = {
     }
     const params = {
       ext,
-      ...(query['title'] !== undefined ? { title: query['title'] as string } : {}),
-      ...(query['language'] !== undefined ? { language: query['language'] as string } : {}),
+      ...(title !== undefined ? { title } : {}),
+      ...(language !== undefined ? { language } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(provider !== undefined ? { provider } : {}),
     };
@@ -100,28 +81,25 @@ export const jobHandlers = {
   waitJob: (ctx) => {
     const { deps, res } = ctx;
     const id = jobIdParam(ctx);
-    const job = deps.jobs.get(id); // 404 before the stream opens
-    const timeoutSeconds = ctx.query['timeout'] as number;
-    let unsubscribe = () => {};
-    const stream = openWaitStream(res, {
+    deps.jobs.get(id); // 404 before the stream opens
+    const timeoutSeconds = ctx.query.timeout;
+    return waitOnBus({
+      res,
+      bus: deps.bus,
       timeoutMs: timeoutSeconds * 1000,
       timeoutData: { job_id: id, timeout_seconds: timeoutSeconds },
-      onClose: () => unsubscribe(),
+      settle: (e) => {
+        const ending = e === null || (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled'));
+        if (!ending) return null;
+        const current = deps.jobs.get(id);
+        // Resolve on the terminal state actually reached, whatever event woke us.
+        return isTerminal(current.state) ? { event: eventOf(current), data: jobDto(current) } : null;
+      },
     });
-    const settle = () => {
-      const current = deps.jobs.get(id);
-      // Resolve on the terminal state actually reached, whatever event woke us.
-      if (isTerminal(current.state)) stream.resolve(eventOf(current), jobDto(current));
-    };
-    unsubscribe = deps.bus.subscribe((e) => {
-      if (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled')) {
-        settle();
-      }
-    });
-    if (isTerminal(job.state)) settle();
-    return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<
+  'listJobs' | 'getJob' | 'submitDiarization' | 'importAudio' | 'cancelJob' | 'pauseJob' | 'resumeJob' | 'retryJob' | 'waitJob'
+>;
 
 function eventOf(job: JobRecord): string {
   return job.state === 'succeeded' ? 'job.completed' : job.state === 'failed' ? 'job.failed' : 'job.cancelled';

@@ -2,7 +2,7 @@
  * All SQL for jobs. State changes are written by JobsService only, after the
  * transition table allowed them.
  */
-import type { Database } from '../../kernel/store/database.ts';
+import { allRows, type Database } from '../../kernel/store/database.ts';
 import type { JobKind, JobStage, JobState } from './states.ts';
 
 export interface JobParams {
@@ -97,16 +97,16 @@ export class JobsRepo {
 
   /** Newest first. */
   list(): JobRecord[] {
-    return (this.#db.prepare('SELECT * FROM jobs ORDER BY seq DESC').all() as unknown as JobRow[]).map(toRecord);
+    return allRows<JobRow>(this.#db.prepare('SELECT * FROM jobs ORDER BY seq DESC')).map(toRecord);
   }
 
   inStates(states: readonly JobState[]): JobRecord[] {
     const marks = states.map(() => '?').join(', ');
-    return (this.#db.prepare(`SELECT * FROM jobs WHERE state IN (${marks}) ORDER BY seq`).all(...states) as unknown as JobRow[]).map(toRecord);
+    return allRows<JobRow>(this.#db.prepare(`SELECT * FROM jobs WHERE state IN (${marks}) ORDER BY seq`), ...states).map(toRecord);
   }
 
   forMeeting(meetingId: string): JobRecord[] {
-    return (this.#db.prepare('SELECT * FROM jobs WHERE meeting_id = ? ORDER BY seq').all(meetingId) as unknown as JobRow[]).map(toRecord);
+    return allRows<JobRow>(this.#db.prepare('SELECT * FROM jobs WHERE meeting_id = ? ORDER BY seq'), meetingId).map(toRecord);
   }
 
   update(

@@ -21,6 +21,7 @@ import type { EventBus, EventName } from '../../kernel/events.ts';
 import { CancelledError, StageError, type StageControl } from '../../pipeline/types.ts';
 import type { JobParams, JobRecord, JobsRepo } from './repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './states.ts';
+import { redactPaths } from '../../kernel/redact.ts';
 
 /** What a kind of job does. It reports stages through `stage()` and returns the meeting it produced or changed. */
 /**
@@ -64,6 +65,27 @@ const EVENT_OF: Partial<Record<JobState, EventName>> = {
   paused: 'job.paused',
   resuming: 'job.resumed',
 };
+
+/**
+ * The JobDto of API.md, shaped here for the API and the Control API alike:
+ * the stored record with its error redacted.
+ */
+export function jobDto(job: JobRecord) {
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    stage: job.stage,
+    progress: job.progress,
+    meeting_id: job.meeting_id,
+    is_retryable: job.is_retryable,
+    error: job.error === null ? null : redactPaths(job.error),
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    finished_at: job.finished_at,
+    attempts: job.attempts,
+  };
+}
 
 export class JobsService {
   readonly #o: JobsServiceOptions;

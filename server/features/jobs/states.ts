@@ -4,6 +4,7 @@
  * writes a job's state. Decisions on the rows API.md leaves open are in
  * docs/decisions/012-jobs.md.
  */
+import { defineStateMachine, transition as nextState } from '../../kernel/state-machine.ts';
 import { TRANSCRIPTION_STAGE_NAMES } from '../../pipeline/transcribe.ts';
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'pausing', 'paused', 'resuming', 'cancelling'] as const;
@@ -14,47 +15,48 @@ export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'can
 export const JOB_KINDS = ['import', 'retranscription', 'diarization'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-export type JobAction =
-  | 'start' // the worker picks the job up
-  | 'succeed' // the work finished
-  | 'fail' // the work raised an error
-  | 'cancel' // POST /cancel
-  | 'cancelled' // the worker stopped after a cancel
-  | 'pause' // POST /pause (not for imports)
-  | 'paused' // the worker has stopped at a checkpoint
-  | 'resume' // POST /resume
-  | 'resumed' // the worker runs again
-  | 'retry' // POST /retry of a failed, retryable job
-  | 'interrupt'; // the application restarted while the job was in flight
-
-interface Row {
-  from: readonly JobState[];
-  action: JobAction;
-  to: JobState;
-}
+/** What can happen to a job (the events of its machine). */
+export const JOB_ACTIONS = [
+  'start', // the worker picks the job up
+  'succeed', // the work finished
+  'fail', // the work raised an error
+  'cancel', // POST /cancel
+  'cancelled', // the worker stopped after a cancel
+  'pause', // POST /pause (not for imports)
+  'paused', // the worker has stopped at a checkpoint
+  'resume', // POST /resume
+  'resumed', // the worker runs again
+  'retry', // POST /retry of a failed, retryable job
+  'interrupt', // the application restarted while the job was in flight
+] as const;
+export type JobAction = (typeof JOB_ACTIONS)[number];
 
 /** The whole table. A (state, action) pair that is not here is refused. */
-export const JOB_TRANSITIONS: readonly Row[] = [
-  { from: ['queued'], action: 'start', to: 'running' },
-  // Work that ends while a pause or resume is still settling ends all the same.
-  { from: ['running', 'pausing', 'resuming'], action: 'succeed', to: 'succeeded' },
-  { from: ['running', 'pausing', 'paused', 'resuming'], action: 'fail', to: 'failed' },
-  // A job nobody is working on ends at once; one being worked on passes through cancelling.
-  { from: ['queued', 'paused'], action: 'cancel', to: 'cancelled' },
-  { from: ['running', 'pausing', 'resuming'], action: 'cancel', to: 'cancelling' },
-  { from: ['cancelling'], action: 'cancelled', to: 'cancelled' },
-  { from: ['running'], action: 'pause', to: 'pausing' },
-  { from: ['pausing'], action: 'paused', to: 'paused' },
-  { from: ['paused'], action: 'resume', to: 'resuming' },
-  { from: ['resuming'], action: 'resumed', to: 'running' },
-  { from: ['failed'], action: 'retry', to: 'queued' },
-  { from: ['running', 'pausing', 'paused', 'resuming', 'cancelling'], action: 'interrupt', to: 'failed' },
-];
+export const JOB_MACHINE = defineStateMachine({
+  name: 'job',
+  states: JOB_STATES,
+  events: JOB_ACTIONS,
+  rows: [
+    { from: ['queued'], on: 'start', to: 'running' },
+    // Work that ends while a pause or resume is still settling ends all the same.
+    { from: ['running', 'pausing', 'resuming'], on: 'succeed', to: 'succeeded' },
+    { from: ['running', 'pausing', 'paused', 'resuming'], on: 'fail', to: 'failed' },
+    // A job nobody is working on ends at once; one being worked on passes through cancelling.
+    { from: ['queued', 'paused'], on: 'cancel', to: 'cancelled' },
+    { from: ['running', 'pausing', 'resuming'], on: 'cancel', to: 'cancelling' },
+    { from: ['cancelling'], on: 'cancelled', to: 'cancelled' },
+    { from: ['running'], on: 'pause', to: 'pausing' },
+    { from: ['pausing'], on: 'paused', to: 'paused' },
+    { from: ['paused'], on: 'resume', to: 'resuming' },
+    { from: ['resuming'], on: 'resumed', to: 'running' },
+    { from: ['failed'], on: 'retry', to: 'queued' },
+    { from: ['running', 'pausing', 'paused', 'resuming', 'cancelling'], on: 'interrupt', to: 'failed' },
+  ],
+});
 
 /** The next state, or null when the table has no row for it. */
 export function transition(state: JobState, action: JobAction): JobState | null {
-  const row = JOB_TRANSITIONS.find((r) => r.action === action && r.from.includes(state));
-  return row?.to ?? null;
+  return nextState(JOB_MACHINE, state, action);
 }
 
 export function isTerminal(state: JobState): boolean {

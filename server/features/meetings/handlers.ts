@@ -4,7 +4,7 @@
  * and shapes the reply; the shapes are decided in
  * docs/decisions/004-meeting-transcript-summary-shapes.md.
  */
-import type { Handler, HandlerContext } from '../../app.ts';
+import type { HandlersFor } from '../../app.ts';
 import type { OperationId } from '../../operations.ts';
 import { contentDisposition, EXPORT_CONTENT_TYPES, renderExport } from './export.ts';
 
@@ -21,15 +21,14 @@ type MeetingOperationId = Extract<
   | 'exportMeeting'
 >;
 
-/** The meeting id of the path; Express guarantees the parameter exists on these routes. */
-function meetingId(ctx: HandlerContext): string {
-  return ctx.params.id ?? '';
+/** The meeting id of the path (every row but the list declares it). */
+function meetingId(ctx: { params: { readonly id: string } }): string {
+  return ctx.params.id;
 }
 
-export const meetingHandlers: Record<MeetingOperationId, Handler> = {
+export const meetingHandlers = {
   listMeetings(ctx) {
-    const limit = ctx.query.limit as number;
-    const offset = ctx.query.offset as number;
+    const { limit, offset } = ctx.query;
     const { meetings, total } = ctx.deps.meetings.list({ limit, offset });
     return { status: 200, json: { meetings, total, limit, offset } };
   },
@@ -39,13 +38,13 @@ export const meetingHandlers: Record<MeetingOperationId, Handler> = {
   },
 
   renameMeeting(ctx) {
-    const { title } = ctx.body as { title: string };
+    const { title } = ctx.body;
     return { status: 200, json: ctx.deps.meetings.rename(meetingId(ctx), title) };
   },
 
   deleteMeeting(ctx) {
     const id = meetingId(ctx);
-    const { filesDeleted } = ctx.deps.meetings.delete(id, { deleteFiles: ctx.query.delete_files as boolean });
+    const { filesDeleted } = ctx.deps.meetings.delete(id, { deleteFiles: ctx.query.delete_files });
     return { status: 200, json: { id, deleted: true, files_deleted: filesDeleted } };
   },
 
@@ -58,17 +57,17 @@ export const meetingHandlers: Record<MeetingOperationId, Handler> = {
   },
 
   overwriteSummary(ctx) {
-    const { text } = ctx.body as { text: string };
+    const { text } = ctx.body;
     return { status: 200, json: ctx.deps.meetings.overwriteSummary(meetingId(ctx), text) };
   },
 
   setSpeakerLabels(ctx) {
-    const { labels } = ctx.body as { labels: Record<string, string | null> };
+    const { labels } = ctx.body;
     return { status: 200, json: ctx.deps.meetings.setSpeakerLabels(meetingId(ctx), labels) };
   },
 
   exportMeeting(ctx) {
-    const format = ctx.query.format as 'json' | 'md' | 'txt';
+    const { format } = ctx.query;
     const data = ctx.deps.meetings.exportData(meetingId(ctx));
     if (format === 'json') return { status: 200, json: data };
     return {
@@ -78,4 +77,4 @@ export const meetingHandlers: Record<MeetingOperationId, Handler> = {
       headers: { 'Content-Disposition': contentDisposition(data.meeting.title, format) },
     };
   },
-};
+} satisfies HandlersFor<MeetingOperationId>;

@@ -7,7 +7,7 @@ import { OVERWRITE, READ, REPLACE, type Operation, type PathParam } from '../../
 import { boolParam, enumParam, paginationParams } from '../../kernel/http/query.ts';
 import * as M from './schemas.ts';
 
-const meetingId: Record<string, PathParam> = { id: { description: 'meeting id' } };
+const meetingId = { id: { description: 'meeting id' } } satisfies Record<string, PathParam>;
 
 export const MEETING_OPERATIONS = [
   {

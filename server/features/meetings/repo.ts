@@ -12,7 +12,7 @@
  * search indexes in step.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { Database } from '../../kernel/store/database.ts';
+import { allRows, type Database } from '../../kernel/store/database.ts';
 
 export interface MeetingRow {
   seq: number;
@@ -86,9 +86,9 @@ export class MeetingsRepo {
 
   /** Newest first: created_at DESC, then id DESC (the meetings_by_created index). */
   page(limit: number, offset: number): MeetingRow[] {
-    return this.#sql(
+    return allRows<MeetingRow>(this.#sql(
       `SELECT ${MEETING_COLUMNS} FROM meetings m ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`,
-    ).all(limit, offset) as unknown as MeetingRow[];
+    ), limit, offset);
   }
 
   get(id: string): MeetingRow | undefined {
@@ -151,17 +151,17 @@ export class MeetingsRepo {
 
   /** The transcript in segment order. */
   segments(meetingId: string): SegmentRow[] {
-    return this.#sql(
+    return allRows<SegmentRow>(this.#sql(
       'SELECT idx, speaker, start_s, end_s, text, words FROM segments WHERE meeting_id = ? ORDER BY idx',
-    ).all(meetingId) as unknown as SegmentRow[];
+    ), meetingId);
   }
 
   // ── Speaker labels ───────────────────────────────────────────────────────
 
   labels(meetingId: string): Map<string, string> {
-    const rows = this.#sql(
+    const rows = allRows<{ speaker_key: string; label: string }>(this.#sql(
       'SELECT speaker_key, label FROM speaker_labels WHERE meeting_id = ? ORDER BY speaker_key',
-    ).all(meetingId) as unknown as { speaker_key: string; label: string }[];
+    ), meetingId);
     return new Map(rows.map((r) => [r.speaker_key, r.label]));
   }
 

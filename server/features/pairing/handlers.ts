@@ -2,40 +2,17 @@
  * Handlers of the pairing routes (no token needed). Decisions in
  * docs/decisions/015-pairing.md; the state lives in server/features/pairing/service.ts.
  */
-import type { Handler } from '../../app.ts';
-import type { PairingRecord } from './service.ts';
-
-function statusFields(record: PairingRecord) {
-  return {
-    pairing_id: record.id,
-    state: record.state,
-    client_name: record.client_name,
-    scopes: record.scopes,
-    expires_at: record.expires_at,
-  };
-}
-
-function pollUrl(id: string): string {
-  return `/v1/pair/${id}`;
-}
+import type { HandlersFor } from '../../app.ts';
+import { pairingPollDto, pairingRequestDto } from './service.ts';
 
 export const pairingHandlers = {
   requestPairing: ({ body, deps, req }) => {
-    const input = body as { client_name: string; scopes: string[] };
-    const record = deps.pairing.request(input, req.socket.remoteAddress ?? 'unknown');
-    return { status: 202, json: { ...statusFields(record), poll_url: pollUrl(record.id) } };
+    const record = deps.pairing.request(body, req.socket.remoteAddress ?? 'unknown');
+    return { status: 202, json: pairingRequestDto(record) };
   },
 
   getPairing: ({ params, deps, req }) => {
-    const { record, token } = deps.pairing.poll(params['id'] ?? '', req.socket.remoteAddress ?? 'unknown');
-    return {
-      status: 200,
-      json: {
-        ...statusFields(record),
-        granted_scopes: record.granted,
-        token_id: record.token_id,
-        ...(token !== null ? { token } : {}),
-      },
-    };
+    const { record, token } = deps.pairing.poll(params.id, req.socket.remoteAddress ?? 'unknown');
+    return { status: 200, json: pairingPollDto(record, token) };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'requestPairing' | 'getPairing'>;

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../kernel/errors.ts';
 import { openDatabase } from '../../kernel/store/database.ts';
 import { TokensRepo } from '../../kernel/store/tokens-repo.ts';
-import { PAIRING_LIMITS, PairingService, pairableScopes } from './service.ts';
+import { tableOf } from '../../kernel/state-machine.ts';
+import { PAIRING_LIMITS, PAIRING_MACHINE, PairingService, pairableScopes } from './service.ts';
 
 function setup() {
   let now = Date.parse('2026-11-20T09:00:00.000Z');
@@ -33,6 +34,16 @@ function code(fn: () => unknown): string {
   }
   assert.fail('no error');
 }
+
+test('the pairing table, pair by pair: only pending moves (null: refused, 409 conflict)', () => {
+  const ended = { approve: null, reject: null, expire: null };
+  assert.deepEqual(tableOf(PAIRING_MACHINE), {
+    pending: { approve: 'approved', reject: 'rejected', expire: 'expired' },
+    approved: ended,
+    rejected: ended,
+    expired: ended,
+  });
+});
 
 test('scopes parse like tokens: unknown names drop, delete is never granted', () => {
   assert.deepEqual(pairableScopes(['write', 'admin', 'read', 'delete', 'read', 7]), ['read', 'write']);

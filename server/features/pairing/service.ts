@@ -29,9 +29,29 @@ import type { Clock } from '../../adapters/clock.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import { parseScopes, type Scope } from '../../kernel/scopes.ts';
 import type { TokensRepo } from '../../kernel/store/tokens-repo.ts';
+import { defineStateMachine, transition } from '../../kernel/state-machine.ts';
 
 export const PAIRING_STATES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type PairingState = (typeof PAIRING_STATES)[number];
+
+export const PAIRING_EVENTS = [
+  'approve', // the application approved it (Control API)
+  'reject', // the application rejected it (Control API)
+  'expire', // nobody answered before expires_at
+] as const;
+export type PairingEvent = (typeof PAIRING_EVENTS)[number];
+
+/** Only a pending request moves; every end is final (answering an ended one is 409 conflict). */
+export const PAIRING_MACHINE = defineStateMachine({
+  name: 'pairing',
+  states: PAIRING_STATES,
+  events: PAIRING_EVENTS,
+  rows: [
+    { from: ['pending'], on: 'approve', to: 'approved' },
+    { from: ['pending'], on: 'reject', to: 'rejected' },
+    { from: ['pending'], on: 'expire', to: 'expired' },
+  ],
+});
 
 export const PAIRING_LIMITS = {
   /** A pending request expires after this long. */
@@ -71,6 +91,51 @@ export interface PairingRecord {
   token_id: string | null;
   granted: Scope[] | null;
   rawToken: string | null;
+}
+
+// ── DTOs: a pairing on the wire, to the device (API) and to the application (Control API) ──
+
+function statusFields(record: PairingRecord) {
+  return {
+    pairing_id: record.id,
+    state: record.state,
+    client_name: record.client_name,
+    scopes: record.scopes,
+    expires_at: record.expires_at,
+  };
+}
+
+export function pollUrl(id: string): string {
+  return `/v1/pair/${id}`;
+}
+
+/** The answer to POST /v1/pair: the request and where to poll it. */
+export function pairingRequestDto(record: PairingRecord) {
+  return { ...statusFields(record), poll_url: pollUrl(record.id) };
+}
+
+/** The answer to a poll: the raw token on the first poll after approval only. */
+export function pairingPollDto(record: PairingRecord, token: string | null) {
+  return {
+    ...statusFields(record),
+    granted_scopes: record.granted,
+    token_id: record.token_id,
+    ...(token !== null ? { token } : {}),
+  };
+}
+
+/** A pairing as the application sees it: never the raw token. */
+export function controlPairingView(record: PairingRecord) {
+  return {
+    id: record.id,
+    client_name: record.client_name,
+    scopes: record.scopes,
+    state: record.state,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    granted_scopes: record.granted,
+    token_id: record.token_id,
+  };
 }
 
 export interface PollResult {
@@ -169,7 +234,7 @@ export class PairingService {
    * 422 when nothing grantable is left.
    */
   approve(id: string, scopes?: readonly unknown[]): PairingRecord {
-    const record = this.#pendingOr(id);
+    const { record, next } = this.#answerable(id, 'approve');
     const granted = scopes === undefined ? record.scopes : pairableScopes(scopes).filter((s) => record.scopes.includes(s));
     if (granted.length === 0) {
       throw new ApiError('invalid_request', `scopes must keep at least one of what the device asked for (${record.scopes.join(', ')})`);
@@ -179,7 +244,7 @@ export class PairingService {
       { name: record.client_name, scopes: granted, origin: 'paired', kind: 'standard' },
       now,
     );
-    record.state = 'approved';
+    record.state = next;
     record.ended_at = now.toISOString();
     record.token_id = tokenRecord.id;
     record.granted = tokenRecord.scopes;
@@ -188,25 +253,28 @@ export class PairingService {
   }
 
   reject(id: string): PairingRecord {
-    const record = this.#pendingOr(id);
-    record.state = 'rejected';
+    const { record, next } = this.#answerable(id, 'reject');
+    record.state = next;
     record.ended_at = this.#clock.now().toISOString();
     return record;
   }
 
-  #pendingOr(id: string): PairingRecord {
+  /** The request and the state the answer moves it to: 404 unknown, 409 when the table refuses (it is no longer pending). */
+  #answerable(id: string, event: 'approve' | 'reject'): { record: PairingRecord; next: PairingState } {
     this.#sweep(this.#clock.now().getTime());
     const record = this.#records.get(id);
     if (record === undefined) throw new ApiError('not_found', 'no pairing request with this id');
-    if (record.state !== 'pending') throw new ApiError('conflict', `this pairing request is ${record.state}, not pending`);
-    return record;
+    const next = transition(PAIRING_MACHINE, record.state, event);
+    if (next === null) throw new ApiError('conflict', `this pairing request is ${record.state}, not pending`);
+    return { record, next };
   }
 
   /** Expires pending requests past their time, forgets ended ones past retention, keeps the map bounded. */
   #sweep(now: number): void {
     for (const record of this.#records.values()) {
-      if (record.state === 'pending' && Date.parse(record.expires_at) <= now) {
-        record.state = 'expired';
+      const expired = transition(PAIRING_MACHINE, record.state, 'expire');
+      if (expired !== null && Date.parse(record.expires_at) <= now) {
+        record.state = expired;
         record.ended_at = record.expires_at;
       }
     }

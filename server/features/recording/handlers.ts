@@ -3,16 +3,14 @@
  * server/features/recording/service.ts; decisions on the gaps (status
  * codes, sub-codes, the wait's rules) are in docs/decisions/017-recording.md.
  */
-import type { Handler, HandlerContext } from '../../app.ts';
-import { openWaitStream } from '../../kernel/http/sse.ts';
-import type { WaitUntil } from './operations.ts';
-import type { StartRequest } from './service.ts';
+import type { HandlersFor } from '../../app.ts';
+import { waitOnBus, type WaitOutcome } from '../../kernel/sse-wait.ts';
 
 export const recordingHandlers = {
   getRecording: ({ deps }) => ({ status: 200, json: deps.recording.view() }),
 
   startRecording: ({ deps, body, caller }) => {
-    const view = deps.recording.start((body ?? {}) as StartRequest, { remote: caller?.remote ?? false });
+    const view = deps.recording.start(body ?? {}, { remote: caller.remote });
     return { status: 202, json: view };
   },
 
@@ -20,33 +18,37 @@ export const recordingHandlers = {
   pauseRecording: ({ deps }) => ({ status: 200, json: deps.recording.pause() }),
   resumeRecording: ({ deps }) => ({ status: 200, json: deps.recording.resume() }),
 
-  waitRecording: (ctx: HandlerContext) => {
+  waitRecording: (ctx) => {
     const { deps, res } = ctx;
-    const until = ctx.query['until'] as WaitUntil;
-    const timeoutSeconds = ctx.query['timeout'] as number;
+    const { until, timeout: timeoutSeconds } = ctx.query;
     const recording = deps.recording;
-    let unsubscribe = () => {};
-    const stream = openWaitStream(res, {
+    const started = (): WaitOutcome => ({ event: 'recording.started', data: recording.view() });
+    const stopped = (): WaitOutcome => ({ event: 'recording.stopped', data: recording.view() });
+    return waitOnBus({
+      res,
+      bus: deps.bus,
       timeoutMs: timeoutSeconds * 1000,
       timeoutData: { until, timeout_seconds: timeoutSeconds, state: recording.state },
-      onClose: () => unsubscribe(),
+      settle: (e) => {
+        if (e === null) {
+          // Already there: resolves at once. For started that is a recording running
+          // (recording, paused) or, when idle, a latest start that ended before it
+          // ever recorded (its start failed): then recording.stopped with last_error.
+          const state = recording.state;
+          if (until === 'started' && (state === 'recording' || state === 'paused')) return started();
+          if (until === 'started' && state === 'idle' && recording.lastEnded !== null && !recording.lastEnded.reachedRecording) return stopped();
+          if (until === 'stopped' && state === 'idle') return stopped();
+          return null;
+        }
+        if (e.resource.kind !== 'recording') return null;
+        if (e.event === 'recording.started' && until === 'started') return started();
+        if (e.event === 'recording.stopped') {
+          // A started-wait also ends when the recording it waited for ended without ever starting (its start failed).
+          const neverStarted = recording.lastEnded?.id === e.resource.id && !recording.lastEnded.reachedRecording;
+          if (until === 'stopped' || neverStarted) return stopped();
+        }
+        return null;
+      },
     });
-    unsubscribe = deps.bus.subscribe((e) => {
-      if (e.resource.kind !== 'recording') return;
-      if (e.event === 'recording.started' && until === 'started') stream.resolve('recording.started', recording.view());
-      if (e.event === 'recording.stopped') {
-        // A started-wait also ends when the recording it waited for ended without ever starting (its start failed).
-        const neverStarted = recording.lastEnded?.id === e.resource.id && !recording.lastEnded.reachedRecording;
-        if (until === 'stopped' || neverStarted) stream.resolve('recording.stopped', recording.view());
-      }
-    });
-    // Already there: resolves at once. For started that is a recording running
-    // (recording, paused) or, when idle, a latest start that ended before it
-    // ever recorded (its start failed): then recording.stopped with last_error.
-    const state = recording.state;
-    if (until === 'started' && (state === 'recording' || state === 'paused')) stream.resolve('recording.started', recording.view());
-    if (until === 'started' && state === 'idle' && recording.lastEnded !== null && !recording.lastEnded.reachedRecording) stream.resolve('recording.stopped', recording.view());
-    if (until === 'stopped' && state === 'idle') stream.resolve('recording.stopped', recording.view());
-    return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'getRecording' | 'startRecording' | 'stopRecording' | 'pauseRecording' | 'resumeRecording' | 'waitRecording'>;

@@ -5,42 +5,44 @@
  * state the table has no row for (a no-op, or a 409 with which sub-code) is
  * the second table, `API_OUTCOMES`. Decisions: docs/decisions/017-recording.md.
  */
+import { defineStateMachine, transition as nextState } from '../../kernel/state-machine.ts';
+
 export const RECORDING_STATES = ['idle', 'starting', 'recording', 'paused', 'stopping'] as const;
 export type RecordingState = (typeof RECORDING_STATES)[number];
 
-export type RecordingAction =
-  | 'start' // POST /v1/recording/start accepted
-  | 'capture_up' // every device delivers audio: the recording has started
-  | 'pause' // POST /v1/recording/pause
-  | 'resume' // POST /v1/recording/resume
-  | 'stop' // POST /v1/recording/stop
-  | 'fail' // a device was lost, capture failed, or POST /control/recording/fault
-  | 'finalized' // capture closed, the audio file complete
-  | 'reset'; // Control API reset, application shutdown
-
-interface Row {
-  from: readonly RecordingState[];
-  action: RecordingAction;
-  to: RecordingState;
-}
+export const RECORDING_ACTIONS = [
+  'start', // POST /v1/recording/start accepted
+  'capture_up', // every device delivers audio: the recording has started
+  'pause', // POST /v1/recording/pause
+  'resume', // POST /v1/recording/resume
+  'stop', // POST /v1/recording/stop
+  'fail', // a device was lost, capture failed, or POST /control/recording/fault
+  'finalized', // capture closed, the audio file complete
+  'reset', // Control API reset, application shutdown
+] as const;
+export type RecordingAction = (typeof RECORDING_ACTIONS)[number];
 
 /** The whole table. A (state, action) pair that is not here does not move the state. */
-export const RECORDING_TRANSITIONS: readonly Row[] = [
-  { from: ['idle'], action: 'start', to: 'starting' },
-  { from: ['starting'], action: 'capture_up', to: 'recording' },
-  { from: ['recording'], action: 'pause', to: 'paused' },
-  { from: ['paused'], action: 'resume', to: 'recording' },
-  // Every end passes through stopping, where capture closes and the file is completed.
-  { from: ['starting', 'recording', 'paused'], action: 'stop', to: 'stopping' },
-  { from: ['starting', 'recording', 'paused'], action: 'fail', to: 'stopping' },
-  { from: ['stopping'], action: 'finalized', to: 'idle' },
-  { from: ['idle', 'starting', 'recording', 'paused', 'stopping'], action: 'reset', to: 'idle' },
-];
+export const RECORDING_MACHINE = defineStateMachine({
+  name: 'recording',
+  states: RECORDING_STATES,
+  events: RECORDING_ACTIONS,
+  rows: [
+    { from: ['idle'], on: 'start', to: 'starting' },
+    { from: ['starting'], on: 'capture_up', to: 'recording' },
+    { from: ['recording'], on: 'pause', to: 'paused' },
+    { from: ['paused'], on: 'resume', to: 'recording' },
+    // Every end passes through stopping, where capture closes and the file is completed.
+    { from: ['starting', 'recording', 'paused'], on: 'stop', to: 'stopping' },
+    { from: ['starting', 'recording', 'paused'], on: 'fail', to: 'stopping' },
+    { from: ['stopping'], on: 'finalized', to: 'idle' },
+    { from: ['idle', 'starting', 'recording', 'paused', 'stopping'], on: 'reset', to: 'idle' },
+  ],
+});
 
 /** The next state, or null when the table has no row for it. */
 export function transition(state: RecordingState, action: RecordingAction): RecordingState | null {
-  const row = RECORDING_TRANSITIONS.find((r) => r.action === action && r.from.includes(state));
-  return row?.to ?? null;
+  return nextState(RECORDING_MACHINE, state, action);
 }
 
 export type ApiAction = 'start' | 'stop' | 'pause' | 'resume';

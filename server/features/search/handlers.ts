@@ -3,12 +3,12 @@
  * missing or blank q (400 bad_request) and clamped limit; the rules of the
  * search itself are in docs/decisions/006-search.md.
  */
-import type { Handler } from '../../app.ts';
+import type { HandlersFor } from '../../app.ts';
 
-export const searchHandlers: Record<'searchMeetings', Handler> = {
+export const searchHandlers = {
   searchMeetings(ctx) {
-    const q = ctx.query.q as string;
-    const results = ctx.deps.search.search(q, { limit: ctx.query.limit as number, offset: ctx.query.offset as number });
+    const { q, limit, offset } = ctx.query;
+    const results = ctx.deps.search.search(q, { limit, offset });
     return { status: 200, json: { results } };
   },
-};
+} satisfies HandlersFor<'searchMeetings'>;

@@ -12,7 +12,7 @@
  * size of the store instead of the size of the page.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { Database } from '../../kernel/store/database.ts';
+import { allRows, type Database } from '../../kernel/store/database.ts';
 
 /** Tokens of context snippet() returns around a hit (its maximum is 64). */
 const SNIPPET_TOKENS = 16;
@@ -67,7 +67,7 @@ export class SearchRepo {
 
   /** Title hits, most recently stored meeting first. */
   titleHits(match: string, limit: number, offset: number): TitleHitRow[] {
-    return this.#titleHits.all(match, limit, offset) as unknown as TitleHitRow[];
+    return allRows<TitleHitRow>(this.#titleHits, match, limit, offset);
   }
 
   /**
@@ -76,12 +76,12 @@ export class SearchRepo {
    * within one meeting.
    */
   segmentHits(match: string, limit: number, offset: number): SegmentHitRow[] {
-    return this.#segmentHits.all(match, limit, offset) as unknown as SegmentHitRow[];
+    return allRows<SegmentHitRow>(this.#segmentHits, match, limit, offset);
   }
 
   /** The plan SQLite chooses for the transcript query (a test pins that it needs no sort). */
   static segmentHitsPlan(db: Database): string[] {
-    const rows = db.prepare(`EXPLAIN QUERY PLAN ${SEGMENT_HITS_SQL}`).all('"x"', 1, 0) as unknown as { detail: string }[];
+    const rows = allRows<{ detail: string }>(db.prepare(`EXPLAIN QUERY PLAN ${SEGMENT_HITS_SQL}`), '"x"', 1, 0);
     return rows.map((r) => r.detail);
   }
 }

@@ -1,17 +1,16 @@
 /**
  * Summary regeneration: start an operation, read its status, wait for it.
  */
-import type { Handler, HandlerContext } from '../../app.ts';
-import { openWaitStream } from '../../kernel/http/sse.ts';
-import type { RegenerateRequest } from './service.ts';
+import type { HandlersFor } from '../../app.ts';
+import { waitOnBus } from '../../kernel/sse-wait.ts';
 
-function ids(ctx: HandlerContext): { meetingId: string; operationId: string } {
-  return { meetingId: ctx.params['id'] ?? '', operationId: ctx.params['operation_id'] ?? '' };
+function ids(ctx: { params: { readonly id: string; readonly operation_id: string } }): { meetingId: string; operationId: string } {
+  return { meetingId: ctx.params.id, operationId: ctx.params.operation_id };
 }
 
 export const summaryHandlers = {
   regenerateSummary: (ctx) => {
-    const op = ctx.deps.summaries.regenerate(ids(ctx).meetingId, (ctx.body ?? {}) as RegenerateRequest);
+    const op = ctx.deps.summaries.regenerate(ctx.params.id, ctx.body ?? {});
     return { status: 202, json: op };
   },
 
@@ -23,23 +22,20 @@ export const summaryHandlers = {
   waitSummaryOperation: (ctx) => {
     const { deps, res } = ctx;
     const { meetingId, operationId } = ids(ctx);
-    const op = deps.summaries.operation(meetingId, operationId); // 404 before the stream opens
-    const timeoutMs = ctx.query['timeout_ms'] as number;
-    let unsubscribe = () => {};
-    const stream = openWaitStream(res, {
+    deps.summaries.operation(meetingId, operationId); // 404 before the stream opens
+    const timeoutMs = ctx.query.timeout_ms;
+    return waitOnBus({
+      res,
+      bus: deps.bus,
       timeoutMs,
       timeoutData: { operation_id: operationId, timeout_ms: timeoutMs },
-      onClose: () => unsubscribe(),
+      settle: (e) => {
+        if (e !== null && !(e.event === 'summary.operation.ended' && e.operation_id === operationId)) return null;
+        const current = deps.summaries.operation(meetingId, operationId);
+        if (current.state === 'succeeded') return { event: 'summary.completed', data: current };
+        if (current.state === 'failed') return { event: 'summary.failed', data: current };
+        return null;
+      },
     });
-    const settle = () => {
-      const current = deps.summaries.operation(meetingId, operationId);
-      if (current.state === 'succeeded') stream.resolve('summary.completed', current);
-      else if (current.state === 'failed') stream.resolve('summary.failed', current);
-    };
-    unsubscribe = deps.summaries.onOperationEnd((id) => {
-      if (id === operationId) settle();
-    });
-    if (op.state === 'succeeded' || op.state === 'failed') settle();
-    return { streamed: true };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'regenerateSummary' | 'getSummaryOperation' | 'waitSummaryOperation'>;

@@ -7,7 +7,7 @@ import { READ, type Operation, type PathParam } from '../../kernel/operation-typ
 import { clampedInt } from '../../kernel/http/query.ts';
 import * as S from './schemas.ts';
 
-const meetingId: Record<string, PathParam> = { id: { description: 'meeting id' } };
+const meetingId = { id: { description: 'meeting id' } } satisfies Record<string, PathParam>;
 
 export const SUMMARY_OPERATIONS = [
   {

@@ -13,9 +13,38 @@ import { StageError, uncontrolled, type Summarizer } from '../../pipeline/types.
 import { EmptyTranscriptError } from '../../adapters/summarize/extractive.ts';
 import { transaction, type Database } from '../../kernel/store/database.ts';
 import type { MeetingsService } from '../meetings/index.ts';
+import { defineStateMachine, transition } from '../../kernel/state-machine.ts';
 
 export const OPERATION_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type OperationState = (typeof OPERATION_STATES)[number];
+
+export const OPERATION_EVENTS = [
+  'start', // the run began
+  'succeed', // the summary was stored
+  'fail', // the summarizer failed
+  'interrupt', // the application stopped before the run ended
+] as const;
+export type OperationEvent = (typeof OPERATION_EVENTS)[number];
+
+/** A regeneration operation's life (API.md, Summary; decision 013). Nothing leaves succeeded or failed. */
+export const OPERATION_MACHINE = defineStateMachine({
+  name: 'summary operation',
+  states: OPERATION_STATES,
+  events: OPERATION_EVENTS,
+  rows: [
+    { from: ['queued'], on: 'start', to: 'running' },
+    { from: ['running'], on: 'succeed', to: 'succeeded' },
+    { from: ['queued', 'running'], on: 'fail', to: 'failed' },
+    { from: ['queued', 'running'], on: 'interrupt', to: 'failed' },
+  ],
+});
+
+/** The states an operation can still leave: one of them makes the meeting busy (409 summary_generating). */
+export const ACTIVE_OPERATION_STATES = OPERATION_STATES.filter((s) => OPERATION_EVENTS.some((e) => transition(OPERATION_MACHINE, s, e) !== null));
+
+export function isOperationEnded(state: OperationState): boolean {
+  return !ACTIVE_OPERATION_STATES.includes(state);
+}
 
 /** The summary of a meeting whose recording holds no speech. */
 export const NO_SPEECH_SUMMARY = 'No speech was found in the recording.';
@@ -135,8 +164,8 @@ export class SummaryService {
     const id = `op_${randomUUID()}`;
     transaction(this.#db, () => {
       const busy = this.#db
-        .prepare("SELECT 1 FROM summary_operations WHERE meeting_id = ? AND state IN ('queued', 'running')")
-        .get(meetingId);
+        .prepare(`SELECT 1 FROM summary_operations WHERE meeting_id = ? AND state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`)
+        .get(meetingId, ...ACTIVE_OPERATION_STATES);
       if (busy !== undefined) throw new ApiError('summary_generating', 'a summary of this meeting is already being generated');
       this.#db
         .prepare('INSERT INTO summary_operations (id, meeting_id, state, params, error, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)')
@@ -192,10 +221,11 @@ export class SummaryService {
 
   /** Operations left queued or running by a stop cannot continue: they fail. */
   recover(): void {
-    const now = this.#now();
-    this.#db
-      .prepare("UPDATE summary_operations SET state = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE state IN ('queued', 'running')")
-      .run('the application stopped before the summary was ready', now, now);
+    const active = this.#db
+      .prepare(`SELECT id FROM summary_operations WHERE state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`)
+      .all(...ACTIVE_OPERATION_STATES) as { id: string }[];
+    // No wait stream can be open yet (the listener starts after recovery), so nothing is told.
+    for (const { id } of active) this.#moveOperation(id, 'interrupt', 'the application stopped before the summary was ready', { quiet: true });
     this.#db.prepare("UPDATE summaries SET status = CASE WHEN result IS NULL THEN 'failed' ELSE 'ready' END WHERE status = 'generating'").run();
   }
 
@@ -207,7 +237,7 @@ export class SummaryService {
   async #run(meetingId: string, params: ResolvedParams, summarizer: Summarizer, operationId: string | null): Promise<void> {
     const before = this.#meetings.summary(meetingId);
     const previous = before.result;
-    this.#setOperation(operationId, 'running', null);
+    this.#moveOperation(operationId, 'start', null);
     this.#meetings.storeSummary(meetingId, { status: 'generating', result: previous, regeneration_failed: false, error: null });
     try {
       const transcript = this.#meetings.transcript(meetingId);
@@ -228,7 +258,7 @@ export class SummaryService {
         regeneration_failed: false,
         error: null,
       });
-      this.#setOperation(operationId, 'succeeded', null);
+      this.#moveOperation(operationId, 'succeed', null);
       this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, operationId === null ? {} : { operation_id: operationId });
     } catch (err) {
       if (this.#stopped) return;
@@ -242,28 +272,28 @@ export class SummaryService {
           error: reason,
         });
       }
-      this.#setOperation(operationId, 'failed', reason);
+      this.#moveOperation(operationId, 'fail', reason);
     }
   }
 
-  #setOperation(id: string | null, state: OperationState, error: string | null): void {
+  /**
+   * Moves an operation along OPERATION_MACHINE; the only writer of its state.
+   * A run without an operation (the automatic summary) has nothing to move;
+   * an operation gone with its meeting, or a pair the table refuses, is left
+   * as it is. An end is announced on the bus for the operation's wait stream.
+   */
+  #moveOperation(id: string | null, event: OperationEvent, error: string | null, opts: { quiet?: boolean } = {}): void {
     if (id === null) return;
+    const row = this.#db.prepare('SELECT meeting_id, state FROM summary_operations WHERE id = ?').get(id) as { meeting_id: string; state: OperationState } | undefined;
+    if (row === undefined) return;
+    const next = transition(OPERATION_MACHINE, row.state, event);
+    if (next === null) return;
     const now = this.#now();
-    const finished = state === 'succeeded' || state === 'failed' ? now : null;
-    this.#db.prepare('UPDATE summary_operations SET state = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(state, error, now, finished, id);
-    if (finished !== null) this.#operationEnded(id);
-  }
-
-  // Operation waits listen here (the bus carries only summary.completed, which a failure never sends).
-  readonly #endListeners = new Set<(operationId: string) => void>();
-
-  onOperationEnd(listener: (operationId: string) => void): () => void {
-    this.#endListeners.add(listener);
-    return () => this.#endListeners.delete(listener);
-  }
-
-  #operationEnded(id: string): void {
-    for (const listener of [...this.#endListeners]) listener(id);
+    const finished = isOperationEnded(next) ? now : null;
+    this.#db.prepare('UPDATE summary_operations SET state = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(next, error, now, finished, id);
+    if (finished !== null && opts.quiet !== true) {
+      this.#bus.publish('summary.operation.ended', { kind: 'meeting', id: row.meeting_id }, { operation_id: id });
+    }
   }
 
   #now(): string {

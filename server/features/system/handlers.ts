@@ -1,7 +1,7 @@
 /**
  * Health, identity, the OpenAPI manifest, devices and models.
  */
-import type { Handler } from '../../app.ts';
+import type { HandlersFor } from '../../app.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 /** The manifest depends only on the build, so it is made once per process. */
@@ -20,7 +20,7 @@ export const systemHandlers = {
 
   getWhoami: ({ caller, deps }) => {
     // The router authenticated the caller (scope read), so a token is present.
-    const token = caller!.token;
+    const token = caller.token;
     const license = deps.settings.get().license;
     return {
       status: 200,
@@ -43,4 +43,4 @@ export const systemHandlers = {
   listDevices: ({ deps }) => ({ status: 200, json: { devices: deps.devices.list() } }),
 
   listModels: ({ deps }) => ({ status: 200, json: { models: deps.models.list() } }),
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'getHealth' | 'getWhoami' | 'getOpenApi' | 'listDevices' | 'listModels'>;

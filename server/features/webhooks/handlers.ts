@@ -2,55 +2,31 @@
  * Handlers of every route under /v1/webhooks. The rules and their order are
  * in server/features/webhooks/service.ts; decisions in docs/decisions/014-webhooks.md.
  */
-import type { Handler, HandlerContext } from '../../app.ts';
+import type { AppDeps, HandlersFor } from '../../app.ts';
 import type { Caller } from '../../kernel/auth.ts';
 import type { TokenRecord } from '../../kernel/store/tokens-repo.ts';
-import type { DeliveryMode, WebhookRecord } from './repo.ts';
-
-/** A webhook as the API shows it: never its secret. */
-function webhookDto(hook: WebhookRecord) {
-  return {
-    id: hook.id,
-    url: hook.url,
-    events: hook.events,
-    delivery_mode: hook.delivery_mode,
-    created_at: hook.created_at,
-    approval_state: hook.approval_state,
-    owner_token_id: hook.token_id,
-  };
-}
+import { createdWebhookDto, webhookDto } from './service.ts';
 
 /** Every webhook route: the feature switch first, then the caller's token (the row's scope guarantees one). */
-function enabledCaller(ctx: HandlerContext): TokenRecord {
+function enabledCaller(ctx: { deps: AppDeps; caller: Caller }): TokenRecord {
   ctx.deps.webhooks.assertEnabled();
-  return (ctx.caller as Caller).token;
+  return ctx.caller.token;
 }
 
-function idParam(ctx: HandlerContext): string {
-  return ctx.params['id'] ?? '';
+function idParam(ctx: { params: { readonly id: string } }): string {
+  return ctx.params.id;
 }
 
 export const webhookHandlers = {
   createWebhook: async (ctx) => {
     const owner = enabledCaller(ctx);
-    const body = ctx.body as { url: string; events: string[]; delivery_mode?: DeliveryMode; secret?: string };
-    const hook = await ctx.deps.webhooks.register(owner, body);
-    return {
-      status: 201,
-      json: {
-        id: hook.id,
-        url: hook.url,
-        events: hook.events,
-        delivery_mode: hook.delivery_mode,
-        created_at: hook.created_at,
-        hmac_secret: hook.secret,
-      },
-    };
+    const hook = await ctx.deps.webhooks.register(owner, ctx.body);
+    return { status: 201, json: createdWebhookDto(hook) };
   },
 
   listWebhooks: (ctx) => {
     const caller = enabledCaller(ctx);
-    const hooks = ctx.query['all'] === true ? ctx.deps.webhooks.listEveryone(caller) : ctx.deps.webhooks.listOwn(caller);
+    const hooks = ctx.query.all ? ctx.deps.webhooks.listEveryone(caller) : ctx.deps.webhooks.listOwn(caller);
     return { status: 200, json: { webhooks: hooks.map(webhookDto) } };
   },
 
@@ -80,4 +56,4 @@ export const webhookHandlers = {
       json: { webhook_id: hook.id, event: 'webhook.test', event_id, delivery_id, approval_state: hook.approval_state },
     };
   },
-} satisfies Record<string, Handler>;
+} satisfies HandlersFor<'createWebhook' | 'listWebhooks' | 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries' | 'testWebhook'>;

@@ -11,7 +11,7 @@ import { CREATE, READ, type Operation, type PathParam } from '../../kernel/opera
 import { boolParam } from '../../kernel/http/query.ts';
 import * as W from './schemas.ts';
 
-const webhookId: Record<string, PathParam> = { id: { description: 'webhook id' } };
+const webhookId = { id: { description: 'webhook id' } } satisfies Record<string, PathParam>;
 
 export const WEBHOOK_OPERATIONS = [
   {

@@ -1,7 +1,7 @@
 /**
  * Webhooks and their delivery logs in the store (schema: migration-003-webhooks.ts).
  */
-import { transaction, type Database } from '../../kernel/store/database.ts';
+import { allRows, transaction, type Database } from '../../kernel/store/database.ts';
 
 export const DELIVERY_MODES = ['at-least-once', 'at-most-once'] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
@@ -102,12 +102,12 @@ export class WebhooksRepo {
 
   /** Newest first. */
   listByOwner(tokenId: string): WebhookRecord[] {
-    return (this.#db.prepare('SELECT * FROM webhooks WHERE token_id = ? ORDER BY seq DESC').all(tokenId) as unknown as WebhookRow[]).map(toRecord);
+    return allRows<WebhookRow>(this.#db.prepare('SELECT * FROM webhooks WHERE token_id = ? ORDER BY seq DESC'), tokenId).map(toRecord);
   }
 
   /** Every owner's, newest first. */
   listAll(): WebhookRecord[] {
-    return (this.#db.prepare('SELECT * FROM webhooks ORDER BY seq DESC').all() as unknown as WebhookRow[]).map(toRecord);
+    return allRows<WebhookRow>(this.#db.prepare('SELECT * FROM webhooks ORDER BY seq DESC')).map(toRecord);
   }
 
   /**
@@ -116,14 +116,15 @@ export class WebhooksRepo {
    * in registration order.
    */
   subscribersOf(event: string): WebhookRecord[] {
-    const rows = this.#db
-      .prepare(
+    const rows = allRows<WebhookRow>(
+      this.#db.prepare(
         `SELECT w.* FROM webhooks w JOIN tokens t ON t.id = w.token_id
          WHERE t.enabled = 1 AND w.approval_state <> 'pending'
            AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)
          ORDER BY w.seq`,
-      )
-      .all(event) as unknown as WebhookRow[];
+      ),
+      event,
+    );
     return rows.map(toRecord);
   }
 
@@ -177,12 +178,14 @@ export class WebhooksRepo {
 
   /** The log of one webhook, newest first, at most DELIVERY_LOG_LIMIT entries. */
   deliveries(webhookId: string): DeliveryLogEntry[] {
-    const rows = this.#db
-      .prepare(
+    const rows = allRows<DeliveryRow>(
+      this.#db.prepare(
         `SELECT delivery_id, event_id, event, attempt, delivered, reason, status_code, detail, occurred_at, next_attempt_at
          FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?`,
-      )
-      .all(webhookId, DELIVERY_LOG_LIMIT) as unknown as DeliveryRow[];
+      ),
+      webhookId,
+      DELIVERY_LOG_LIMIT,
+    );
     return rows.map((r) => ({ ...r, delivered: r.delivered === 1 }));
   }
 }

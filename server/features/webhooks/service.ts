@@ -24,7 +24,8 @@ import { satisfies } from '../../kernel/scopes.ts';
 import type { Database } from '../../kernel/store/database.ts';
 import type { SettingsRepo } from '../../kernel/store/settings-repo.ts';
 import type { TokenRecord } from '../../kernel/store/tokens-repo.ts';
-import { WebhooksRepo, type ApprovalState, type DeliveryLogEntry, type DeliveryMode, type WebhookRecord } from './repo.ts';
+import { defineStateMachine, transition } from '../../kernel/state-machine.ts';
+import { APPROVAL_STATES, WebhooksRepo, type ApprovalState, type DeliveryLogEntry, type DeliveryMode, type WebhookRecord } from './repo.ts';
 import { Allowlist, checkDestination, DestinationRefused, systemResolver, type CheckedDestination, type Resolver } from './destination.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { isSubscribable, NOT_SUBSCRIBABLE, scopeToSubscribe, type SubscribableEvent } from './event-catalog.ts';
@@ -38,11 +39,62 @@ import { SERVER_VERSION } from '../../kernel/version.ts';
  * (here the Control API) allow or deny it. Nothing leaves denied: asking is
  * a 409 conflict. Asking for the state a webhook is already in is a no-op.
  */
-export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = {
-  pending: ['allowed', 'denied'],
-  allowed: ['allowed', 'denied'],
-  denied: ['denied'],
-};
+export const APPROVAL_EVENTS = ['allow', 'deny'] as const;
+export type ApprovalEvent = (typeof APPROVAL_EVENTS)[number];
+
+export const APPROVAL_MACHINE = defineStateMachine({
+  name: 'webhook approval',
+  states: APPROVAL_STATES,
+  events: APPROVAL_EVENTS,
+  rows: [
+    { from: ['pending', 'allowed'], on: 'allow', to: 'allowed' },
+    { from: ['pending', 'allowed', 'denied'], on: 'deny', to: 'denied' },
+  ],
+});
+
+/** The event of an approval request (the Control API names the state it wants). */
+const APPROVAL_EVENT_OF: Record<Exclude<ApprovalState, 'pending'>, ApprovalEvent> = { allowed: 'allow', denied: 'deny' };
+
+// ── DTOs: every shape a webhook takes on the wire, the API's and the Control API's ──
+
+/** A webhook as the API shows it: never its secret. */
+export function webhookDto(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    created_at: hook.created_at,
+    approval_state: hook.approval_state,
+    owner_token_id: hook.token_id,
+  };
+}
+
+/** The answer to a registration: the only time the secret is shown. */
+export function createdWebhookDto(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    created_at: hook.created_at,
+    hmac_secret: hook.secret,
+  };
+}
+
+/** A webhook as the application's settings see it: its owner, never its secret. */
+export function controlWebhookView(hook: WebhookRecord) {
+  return {
+    id: hook.id,
+    owner_token_id: hook.token_id,
+    url: hook.url,
+    events: hook.events,
+    delivery_mode: hook.delivery_mode,
+    approval_state: hook.approval_state,
+    created_at: hook.created_at,
+    updated_at: hook.updated_at,
+  };
+}
 
 /** Generated secrets: a recognisable prefix and 32 random bytes (256 bits), base64url. */
 const SECRET_PREFIX = 'whsec_';
@@ -207,11 +259,11 @@ export class WebhooksService {
     return this.repo.listAll();
   }
 
-  /** Moves a webhook along APPROVAL_TRANSITIONS: 404 unknown, 409 conflict out of denied. */
+  /** Moves a webhook along APPROVAL_MACHINE: 404 unknown, 409 conflict out of denied. */
   setApproval(id: string, state: Exclude<ApprovalState, 'pending'>): WebhookRecord {
     const hook = this.repo.get(id);
     if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
-    if (!APPROVAL_TRANSITIONS[hook.approval_state].includes(state)) {
+    if (transition(APPROVAL_MACHINE, hook.approval_state, APPROVAL_EVENT_OF[state]) === null) {
       throw new ApiError('conflict', `a ${hook.approval_state} webhook cannot become ${state}: nothing moves a webhook out of denied`);
     }
     if (hook.approval_state === state) return hook;

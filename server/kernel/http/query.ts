@@ -62,13 +62,14 @@ export function boolParam(opts: { default: boolean; description: string }): Quer
   };
 }
 
-export function stringParam(opts: {
-  required: boolean;
+/** A required string parameter parses to a string (a missing one is refused), an optional one to string | undefined. */
+export function stringParam<const Required extends boolean>(opts: {
+  required: Required;
   description: string;
   maxLength?: number;
   /** The code used when a required value is missing or empty (API.md: empty q is 400). */
   missingCode?: 'bad_request' | 'invalid_request';
-}): QueryParam<string | undefined> {
+}): QueryParam<Required extends true ? string : string | undefined> {
   const maxLength = opts.maxLength ?? 1000;
   return {
     required: opts.required,
@@ -82,7 +83,8 @@ export function stringParam(opts: {
       if (text !== undefined && [...text].length > maxLength) {
         throw new ApiError('invalid_request', `query parameter ${name} must be at most ${maxLength} characters`);
       }
-      return text;
+      // A required value was checked present just above.
+      return text as Required extends true ? string : string | undefined;
     },
   };
 }

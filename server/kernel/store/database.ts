@@ -8,12 +8,21 @@
  * next open. Foreign keys are on, so deleting a meeting cascades to its
  * transcript, labels and summary in the same transaction.
  */
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { failpoint } from '../failpoints.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { prepareDatabaseFile, tightenDatabaseFiles } from './owner-only.ts';
 
 export type Database = DatabaseSync;
+
+/**
+ * The rows of a query, typed as the caller's row shape. node:sqlite types a
+ * row as a loose record of column values; the SQL text decides which columns
+ * there are, so the one cast of a result set lives here.
+ */
+export function allRows<Row extends object>(statement: StatementSync, ...params: SQLInputValue[]): Row[] {
+  return statement.all(...params) as unknown as Row[];
+}
 
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Database {
   // Owner-only before SQLite creates anything: it holds token hashes and webhook secrets (owner-only.ts).

@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { StatementSync } from 'node:sqlite';
-import type { Database } from './database.ts';
+import { allRows, type Database } from './database.ts';
 import { parseScopes, type Scope } from '../scopes.ts';
 
 export const TOKEN_ORIGINS = ['loopback', 'paired', 'lan'] as const;
@@ -126,7 +126,7 @@ export class TokensRepo {
   }
 
   list(): TokenRecord[] {
-    return (this.#db.prepare('SELECT * FROM tokens ORDER BY created_at, id').all() as unknown as TokenRow[]).map(toRecord);
+    return allRows<TokenRow>(this.#db.prepare('SELECT * FROM tokens ORDER BY created_at, id')).map(toRecord);
   }
 
   setEnabled(id: string, enabled: boolean): TokenRecord | null {

@@ -25,7 +25,7 @@ test('vad section: enhancement, dereverberation and denoise round-trip through G
     assert.equal(put.body.config.dereverberation, true, 'an omitted field falls back to its default');
     const read = await request(gw.app).get('/v1/config/vad').set('Authorization', bearer);
     assert.deepEqual(read.body, put.body);
-    const typed = gw.deps.config.typed('vad');
+    const typed = gw.deps.config.effective('vad');
     assert.equal(typed.enhancement, 'on');
     assert.equal(typed.denoise, false);
 
