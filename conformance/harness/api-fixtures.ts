@@ -175,3 +175,36 @@ export async function failedImport(api: BoundClient): Promise<{ id: string } | {
   if (!reached || job.state !== 'failed') return { missing: `the import of undecodable bytes ended in state ${String(job.state)}` };
   return { id: jobId };
 }
+
+/** How long the imports of titled meetings may take in all before the premise is given up. */
+export const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
+
+/**
+ * Meetings with these titles, made through the API for a check that needs
+ * many (pagination, search): each an import of one second of silence (cheap
+ * to transcribe) titled through the import's title parameter. The uploads go
+ * one after another (never more than one in flight, well inside the import
+ * budget); the jobs are then awaited together. SKIPPED, naming why, when an
+ * import does not produce a meeting. Ids in the order of `titles`.
+ */
+export async function importTitledMeetings(ctx: CheckContext, titles: readonly string[]): Promise<string[]> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  const bytes = silentWav(1);
+  const jobs: string[] = [];
+  for (const [i, title] of titles.entries()) {
+    const res = await importBytes(api, bytes, { filename: `conformance-titled-${i}.wav`, title }, `fixture: meeting ${i + 1} of ${titles.length}, made by importing a second of silence`);
+    const jobId = jobIdOf(res);
+    if (jobId === null) return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and importing silence to make one answered ${res.describe(160)}`);
+    jobs.push(jobId);
+  }
+  const until = Date.now() + TITLED_MEETINGS_TIMEOUT_MS;
+  const ids: string[] = [];
+  for (const jobId of jobs) {
+    const { job, reached } = await pollJob(api, jobId, isTerminal, Math.max(1000, until - Date.now()), 250);
+    if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') {
+      return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and an import of silence made to create one ended ${reached ? `in state ${String(job.state)}` : 'in no terminal state in time'}`);
+    }
+    ids.push(job.meeting_id);
+  }
+  return ids;
+}
