@@ -4,18 +4,22 @@
  * with the tokens file (coverage-ladder.ts), and asserts the clauses each run
  * exercised stay at or above the counts published in conformance/README.md,
  * so a change that makes checks skip without a Control API cannot pass
- * unnoticed. Slow (both runs import real speech for their meetings: about
- * 2 + 6 minutes on 2 busy cores), so it is not among the *.test.ts files of
+ * unnoticed. Slow (both runs import real speech for their meetings and jobs:
+ * about 5 + 8 minutes on 2 busy cores), so it is not among the *.test.ts files of
  * `npm run test:unit`; `npm run test:conformance-floors` runs it.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { measure } from './coverage-ladder.ts';
 
-/** Clauses exercised against the reference (README "Without a Control API"), less a small margin for checks that skip on timing-free premises. */
-export const FLOORS = { token: 90, 'tokens-file': 160 } as const;
+/**
+ * Clauses exercised against the reference (README "Without a Control API": 141 and 204), less a small
+ * margin for checks whose premise is a real job still running when asked (docs/decisions/054), which
+ * a busy machine can make SKIPPED.
+ */
+export const FLOORS = { token: 135, 'tokens-file': 196 } as const;
 
-test('without a Control API the reference still has its floors of clauses exercised', { timeout: 20 * 60_000 }, async () => {
+test('without a Control API the reference still has its floors of clauses exercised', { timeout: 30 * 60_000 }, async () => {
   const rows = await measure(['token', 'tokens-file']);
   for (const row of rows) {
     const floor = FLOORS[row.rung as keyof typeof FLOORS];

@@ -7,10 +7,10 @@
  * 'meetings': it uses the meeting's id and title only, never the seeded
  * transcript or summary text, which an import does not control.
  */
-import type { CheckContext } from './context.ts';
+import type { BoundClient, CheckContext } from './context.ts';
 import type { SeedMeeting } from './control.ts';
 import { speechTruth } from './audio.ts';
-import { importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav } from './jobs.ts';
+import { importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav, UNDECODABLE } from './jobs.ts';
 
 /** How long an import of a few seconds of speech may take before the premise is given up. */
 export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
@@ -102,4 +102,109 @@ export async function importMeeting(ctx: CheckContext, title: string): Promise<{
     await ctx.sleep(300);
   }
   return { id: meetingId, seed: { title, segments: await truthSegments(), summary: null, audio: true } };
+}
+
+/** The 16-bit PCM samples of a mono WAV (the shipped speech), read from its data chunk; null when it is not one. */
+function wavSamples(bytes: Uint8Array): Int16Array | null {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') return null;
+  for (let at = 12; at + 8 <= buf.length; ) {
+    const id = buf.toString('ascii', at, at + 4);
+    const size = buf.readUInt32LE(at + 4);
+    if (id === 'data') {
+      const n = Math.floor(Math.min(size, buf.length - at - 8) / 2);
+      const out = new Int16Array(n);
+      for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(at + 8 + i * 2);
+      return out;
+    }
+    at += 8 + size + (size % 2);
+  }
+  return null;
+}
+
+/**
+ * The shipped speech said `times` over (16 kHz mono): an import of it keeps
+ * the target transcribing for a while, which is how a check without the
+ * Control API's 'jobs' capability gets a job that is running.
+ */
+export async function longSpeechWav(times: number): Promise<Uint8Array> {
+  const samples = wavSamples(await speechWav());
+  if (samples === null) throw new Error('the shipped speech is not a PCM WAV');
+  const out = new Int16Array(samples.length * times);
+  for (let i = 0; i < times; i++) out.set(samples, i * samples.length);
+  return pcmWav(out);
+}
+
+/** How many times the shipped speech is repeated for a running import (about 40 s of audio). */
+export const RUNNING_IMPORT_REPEATS = 8;
+
+/**
+ * A job that is running right now, made through the API: an import of the
+ * shipped speech said over and over, polled until its state is running. The
+ * caller cancels it when done. SKIPPED, naming why, when the import is refused
+ * or ends before it is seen running: the check's premise does not hold.
+ */
+export async function runningImport(ctx: CheckContext, api: BoundClient): Promise<string> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await longSpeechWav(RUNNING_IMPORT_REPEATS);
+  } catch (err) {
+    return ctx.skip(`needs a running job: no Control API 'jobs' capability, and the shipped speech to import cannot be read (${(err as Error).message})`);
+  }
+  const res = await importBytes(api, bytes, { filename: 'conformance-long.wav', title: 'Conformance running import', language: 'en' }, 'fixture: a running job, made by importing a long recording');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return ctx.skip(`needs a running job: no Control API 'jobs' capability, and importing speech answered ${res.describe(160)}`);
+  const { job, reached } = await pollJob(api, jobId, (j) => j.state === 'running' || isTerminal(j), 30_000, 100);
+  if (!reached || job.state !== 'running') {
+    await api.post(`/v1/jobs/${jobId}/cancel`, { label: 'clean up' });
+    return ctx.skip(`needs a running job: no Control API 'jobs' capability, and the import made to get one was not seen running (state ${String(job.state)})`);
+  }
+  return jobId;
+}
+
+/**
+ * A job that failed, made through the API: an import of bytes no decoder
+ * accepts. Null, with what happened, when the target does not fail it (it is
+ * not told how to handle undecodable input at import time).
+ */
+export async function failedImport(api: BoundClient): Promise<{ id: string } | { missing: string }> {
+  const res = await importBytes(api, UNDECODABLE, { filename: 'conformance-undecodable.wav' }, 'fixture: a failed job, made by importing bytes that are not audio');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return { missing: `importing undecodable bytes answered ${res.describe(160)} (no job to fail)` };
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 200);
+  if (!reached || job.state !== 'failed') return { missing: `the import of undecodable bytes ended in state ${String(job.state)}` };
+  return { id: jobId };
+}
+
+/** How long the imports of titled meetings may take in all before the premise is given up. */
+export const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
+
+/**
+ * Meetings with these titles, made through the API for a check that needs
+ * many (pagination, search): each an import of one second of silence (cheap
+ * to transcribe) titled through the import's title parameter. The uploads go
+ * one after another (never more than one in flight, well inside the import
+ * budget); the jobs are then awaited together. SKIPPED, naming why, when an
+ * import does not produce a meeting. Ids in the order of `titles`.
+ */
+export async function importTitledMeetings(ctx: CheckContext, titles: readonly string[]): Promise<string[]> {
+  const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
+  const bytes = silentWav(1);
+  const jobs: string[] = [];
+  for (const [i, title] of titles.entries()) {
+    const res = await importBytes(api, bytes, { filename: `conformance-titled-${i}.wav`, title }, `fixture: meeting ${i + 1} of ${titles.length}, made by importing a second of silence`);
+    const jobId = jobIdOf(res);
+    if (jobId === null) return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and importing silence to make one answered ${res.describe(160)}`);
+    jobs.push(jobId);
+  }
+  const until = Date.now() + TITLED_MEETINGS_TIMEOUT_MS;
+  const ids: string[] = [];
+  for (const jobId of jobs) {
+    const { job, reached } = await pollJob(api, jobId, isTerminal, Math.max(1000, until - Date.now()), 250);
+    if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') {
+      return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and an import of silence made to create one ended ${reached ? `in state ${String(job.state)}` : 'in no terminal state in time'}`);
+    }
+    ids.push(job.meeting_id);
+  }
+  return ids;
 }

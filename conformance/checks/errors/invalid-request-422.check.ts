@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['errors.code.invalid_request.422'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'Well-formed JSON bodies that fail validation answer 422 invalid_request: a numeric or list title, a numeric summary text, labels that are not an object, a config section that is not an object.',
   requirement:
     'The code invalid_request is sent with status 422 when the body or parameters fail validation.',

@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['format.json.bodies'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'JSON request bodies are taken as JSON: sent as application/json, as application/json; charset=utf-8, and with non-ASCII text, a rename is applied exactly.',
   requirement:
     'Request and response bodies are JSON, except the import request body (raw bytes), SSE wait streams and md/txt exports.',

@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['meetings.delete.cascade'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'After deleting a meeting that had a transcript and a summary, GET …/transcript and …/summary answer 404 not_found.',
   requirement:
     'Deleting a meeting also deletes its transcript and summary.',

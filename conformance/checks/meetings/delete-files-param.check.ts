@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['meetings.delete.delete-files.param'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'DELETE /v1/meetings/{id} is accepted with delete_files=true, delete_files=false and without it, for meetings that have a recording file.',
   requirement:
     'DELETE /v1/meetings/{id} accepts the boolean query parameter delete_files, which defaults to false.',

@@ -5,7 +5,7 @@ export const check = defineCheck({
   id: 'meetings/delete-irreversible',
   clauses: ['meetings.delete.irreversible'],
   level: 'requirement',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'DELETE /v1/meetings/{id} answers 2xx; afterwards GET answers 404 not_found, the list no longer holds it and a second DELETE is 404.',
   requirement:
     'DELETE /v1/meetings/{id} removes the meeting permanently, after which it is not found.',

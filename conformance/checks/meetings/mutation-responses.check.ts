@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['meetings.mutation.response.gap'],
   level: 'gap',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'Records the status and body of PATCH rename, PUT summary, PUT speaker-labels and DELETE meeting.',
   requirement:
     'The response bodies of PATCH rename, PUT summary, DELETE meeting and PUT speaker-labels are not shown; only a 2xx outcome is defined.',

@@ -6,7 +6,7 @@ export const check = defineCheck({
   id: 'meetings/rename-applies',
   clauses: ['meetings.rename.applies'],
   level: 'requirement',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'A property over titles (any script, NFC, no control characters): PATCH /v1/meetings/{id} {title} answers 2xx, and GET /v1/meetings/{id} and the list then show exactly that title.',
   requirement:
     'PATCH /v1/meetings/{id} with {title} renames the meeting, and later reads return the new title.',

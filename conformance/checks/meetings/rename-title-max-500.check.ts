@@ -10,7 +10,7 @@ export const check = defineCheck({
   clauses: ['meetings.rename.title-max-500'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description:
     'A property over titles of 1, 450..550, 1000 and 5000 characters (characters for which UTF-16 units, code points and graphemes agree): up to 500 is accepted and stored, longer is refused with a 4xx envelope and leaves the title as it was. How the target counts emoji is recorded.',
   requirement:

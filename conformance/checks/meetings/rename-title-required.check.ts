@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['meetings.rename.title-required'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'PATCH /v1/meetings/{id} with {} or with {"name": …} (no title) is refused with a 4xx envelope, and the title stays.',
   requirement:
     'A rename body without title is refused with a 4xx error.',

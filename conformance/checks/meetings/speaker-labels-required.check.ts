@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['meetings.speaker-labels.labels-required'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'PUT /v1/meetings/{id}/speaker-labels without labels ({} or {"speakers": {...}}) is refused with a 4xx envelope.',
   requirement:
     'A speaker-labels body without labels is refused with a 4xx error.',

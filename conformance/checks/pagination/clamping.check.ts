@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { defineCheck } from '../../harness/check.ts';
 import type { BoundClient } from '../../harness/context.ts';
+import { importTitledMeetings } from '../../harness/api-fixtures.ts';
 import * as x from '../../harness/expect.ts';
 
 const MAX = 200;
@@ -32,16 +33,17 @@ export const check = defineCheck({
   id: 'pagination/clamping',
   clauses: ['pagination.limit.clamp-max-200', 'pagination.limit.clamp-min-1', 'pagination.offset.skips'],
   level: 'requirement',
-  needs: ['token', 'meetings'],
+  needs: ['token', 'meeting'],
   description:
-    'With 203 meetings matching a word, a property over limit (negative, 0, 1..5, 195..205, 1000, 10^6) × offset (0..210) × route (meetings, search): the answer is 200 and holds exactly whole[offset : offset + clamp(limit, 1, 200)]; the meetings list reports the clamped limit.',
+    'With 203 meetings matching a word, a property over limit (negative, 0, 1..5, 195..205, 1000, 10^6) × offset (0..210) × route (meetings, search): the answer is 200 and holds exactly whole[offset : offset + clamp(limit, 1, 200)]; the meetings list reports the clamped limit. Without the Control API the meetings are imports of silence titled with the word.',
   requirement:
     'A limit above 200 is clamped to 200 instead of being rejected.',
   timeoutMs: 300_000,
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const word = ctx.fixtures.word();
-    await ctx.fixtures.many(SEEDED, (i) => ({ title: `Retro ${i} ${word}`, segments: [{ speaker: 'S1', start: 0, end: 1, text: 'Short.' }], summary: null }));
+    if (ctx.has('meetings')) await ctx.fixtures.many(SEEDED, (i) => ({ title: `Retro ${i} ${word}`, segments: [{ speaker: 'S1', start: 0, end: 1, text: 'Short.' }], summary: null }));
+    else await importTitledMeetings(ctx, Array.from({ length: SEEDED }, (_, i) => `Retro ${i} ${word}`));
     const whole: Record<Kind, unknown[]> = { meetings: await everything(api, 'meetings', word), search: await everything(api, 'search', word) };
     ctx.require('pagination.offset.skips', 'the whole meetings sequence (pages of 200)', x.that(whole.meetings.length >= SEEDED, `at least the ${SEEDED} seeded meetings`, `${whole.meetings.length} meetings`));
     if (whole.search.length < SEEDED) ctx.note(`the search for a word in ${SEEDED} titles found ${whole.search.length} (results may be capped); the search part pages through those`);

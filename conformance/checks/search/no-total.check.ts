@@ -5,8 +5,8 @@ export const check = defineCheck({
   id: 'search/no-total',
   clauses: ['search.no-total'],
   level: 'requirement',
-  needs: ['token', 'meetings'],
-  description: 'With three meetings matching a word: the search response has no total key, and limit=1 gives at most one result.',
+  needs: ['token', 'meeting'],
+  description: 'With three meetings whose titles hold a made-up word (seeded, or made by importing speech with that title): the search response has no total key, and limit=1 gives at most one result.',
   requirement:
     'The search response has no total count, and the number of results is capped by the page limit.',
   async run(ctx) {

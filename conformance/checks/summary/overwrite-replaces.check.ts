@@ -9,7 +9,7 @@ export const check = defineCheck({
   clauses: ['summary.overwrite.replaces'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'A property over summary texts (one line or several, any script): PUT /v1/meetings/{id}/summary {text} answers 2xx, and GET …/summary then holds the new text and not the previous one.',
   requirement:
     'PUT /v1/meetings/{id}/summary with {text} replaces the stored summary by that text with no undo.',

@@ -6,7 +6,7 @@ export const check = defineCheck({
   clauses: ['summary.overwrite.text-required'],
   level: 'requirement',
   touches: 'own',
-  needs: ['tokens', 'meeting'],
+  needs: ['token', 'meeting'],
   description: 'PUT /v1/meetings/{id}/summary without text ({} or {"summary": …}) is refused with a 4xx envelope and the summary stays.',
   requirement:
     'An overwrite body without text is refused with a 4xx error.',

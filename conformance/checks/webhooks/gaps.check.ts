@@ -7,7 +7,7 @@ export const check = defineCheck({
   clauses: ['webhooks.events.catalog.gap'],
   level: 'gap',
   touches: 'own',
-  needs: ['tokens'],
+  needs: ['token'],
   description: 'Records which of twenty candidate event names a token with every scope can subscribe to.',
   requirement: 'There are 17 subscribable event names, but only ten names are given and the full list, including which are dormant, is not shown.',
   async run(ctx) {
