@@ -31,7 +31,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { wavHeader } from '../../audio/wav.ts';
-import { biasTrieModel, readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
+import { readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
+import { biasTrieModelOffThread } from '../../pipeline/off-thread.ts';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -272,8 +273,10 @@ export class PocketSphinxRecognizer implements Recognizer {
     await control.checkpoint();
     let bytes: Buffer;
     try {
-      bytes = biasTrieModel(lm, { words, ...this.#lmBias });
-    } catch {
+      // Seconds of CPU: built on the pipeline's worker thread, so the gateway serves HTTP meanwhile (decision 035).
+      bytes = await biasTrieModelOffThread(model.lm, { words, ...this.#lmBias }, control);
+    } catch (err) {
+      if (err instanceof CancelledError) throw err;
       return stock;
     }
     await mkdir(this.#cacheDir, { recursive: true, mode: 0o700 });
