@@ -70,6 +70,8 @@ export interface PocketSphinxOptions {
   tmpDir?: string;
   /** PATH used to find the binaries; default process.env.PATH. */
   path?: string;
+  /** More pocketsphinx_continuous options for the language-model pass (measurements: bench/quality-real-speech.ts). */
+  extraArgs?: readonly string[];
 }
 
 export const VOCABULARY_BIAS_MODES = ['lm', 'kws', 'lm+kws', 'off'] as const;
@@ -136,6 +138,7 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #cacheDir: string;
   readonly #tmpDir: string;
   readonly #path: string;
+  readonly #extraArgs: readonly string[];
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -147,6 +150,7 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#tmpDir = opts.tmpDir ?? tmpdir();
     this.#cacheDir = opts.cacheDir ?? join(this.#tmpDir, 'mas-pocketsphinx-models');
     this.#path = opts.path ?? process.env.PATH ?? '';
+    this.#extraArgs = opts.extraArgs ?? [];
   }
 
   async available(): Promise<boolean> {
@@ -188,7 +192,7 @@ export class PocketSphinxRecognizer implements Recognizer {
       const common = ['-infile', wav, '-hmm', model.hmm, '-time', 'yes'];
 
       const lmWords: FileWord[] = [];
-      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
+      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
         const word = parseTimedLine(line);
         if (word === null) return;
         progress(lmShare * Math.min(1, word.end / plan.fileDuration));
