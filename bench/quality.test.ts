@@ -68,3 +68,16 @@ test('the report shows every cell, marks each target, and says why a cell did no
   assert.match(table(report), /NOT MET/);
   assert.equal(charts(report).length, 2);
 });
+
+test("a stopped chunk's log lines become cells with their targets marked", async () => {
+  const { cellsFromLog, mergeQualityReports } = await import('./quality-merge.ts');
+  const cells = cellsFromLog(
+    'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER 0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF 3.081 (front end 0.274)\n',
+  );
+  assert.equal(cells.length, 1);
+  assert.equal(cells[0]!.wer_bias, 0.313);
+  assert.equal(cells[0]!.key_points_found, 0.4);
+  assert.equal(cells[0]!.targets.wer_bias?.met, true);
+  const merged = mergeQualityReports([{ generated_at: 'x', machine: machine(), config: {}, benchmarks: { cells }, ratios: {}, targets: {} }]);
+  assert.deepEqual(Object.keys(merged.targets), ['two-person-call/natural/noise-only/auto: rtf', 'two-person-call/natural/noise-only/auto: wer_bias']);
+});

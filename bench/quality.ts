@@ -178,6 +178,13 @@ function mark(value: number | null, rule: Rule & { why: string }, absolute = fal
   return { target: `<= ${rule.max} (${rule.why})`, value, met: v !== null && v <= rule.max };
 }
 
+/** Marks every target of a cell (its figures against targetsFor). */
+export function markTargets(cell: Cell): Cell {
+  const rules = targetsFor(cell);
+  for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][]) cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
+  return cell;
+}
+
 // ── One import through the gateway ─────────────────────────────────────────
 
 interface Segment {
@@ -282,11 +289,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
     ...base, audio_seconds: null, error: null, targets: {}, key_points: [],
     wer_no_bias: null, wer_bias: null, attribution: null, der: null, speaker_count_error: null, speakers_found: null, key_point_recall: null, key_points_found: null, rtf: null, front_end_rtf: null,
   };
-  const markAll = (cell: Cell): Cell => {
-    const rules = targetsFor(cell);
-    for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][]) cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
-    return cell;
-  };
+  const markAll = markTargets;
   const voices = VOICE_SETS[job.voice_set];
   if (voices === undefined) return markAll({ ...empty, error: `voice set "${job.voice_set}" is not available in this renderer (known: ${Object.keys(VOICE_SETS).join(', ')})` });
   if (script.bias === undefined) return markAll({ ...empty, error: 'the script has no "bias"' });
