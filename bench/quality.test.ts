@@ -27,6 +27,10 @@ test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long sessio
   const subset = matrix(qualityConfig({ tiny: false, options: { scripts: 'two-person-call', scenes: 'clean,office', voices: 'espeak' } }));
   assert.deepEqual(subset.map((j) => `${j.script}/${j.voice_set}/${j.scene}`), ['two-person-call/espeak/clean', 'two-person-call/espeak/office']);
   assert.throws(() => qualityConfig({ tiny: false, options: { scenes: 'attic' } }), /no scene preset "attic"/);
+  // Front-end modes: every listed one on the 2- and 4-speaker scripts, the first elsewhere and on the reference voices.
+  const modes = matrix(qualityConfig({ tiny: false, options: { scripts: 'two-person-call,three-person-design-review', scenes: 'noise-only', enhancement: 'off,on,auto' } }));
+  assert.deepEqual(modes.map((j) => `${j.script}/${j.voice_set}/${j.enhancement}`), ['two-person-call/natural/off', 'two-person-call/natural/on', 'two-person-call/natural/auto', 'three-person-design-review/natural/off']);
+  assert.throws(() => qualityConfig({ tiny: false, options: { enhancement: 'max' } }), /no mode "max"/);
 });
 
 test("targets follow the issues: clean, office, the room halves; none on the reference voices' row when natural ones exist", () => {
@@ -49,18 +53,31 @@ test('a summary result of any shape reads as its text', () => {
 });
 
 test('the report shows every cell, marks each target, and says why a cell did not run', () => {
-  const figures = { wer_no_bias: 0.2, wer_bias: 0.07, attribution: 0.99, der: 0.12, speaker_count_error: 1, speakers_found: 3, key_point_recall: 0.5, key_points_found: 0.6, rtf: 0.3 };
+  const figures = { wer_no_bias: 0.2, wer_bias: 0.07, attribution: 0.99, der: 0.12, speaker_count_error: 1, speakers_found: 3, key_point_recall: 0.5, key_points_found: 0.6, rtf: 0.3, front_end_rtf: 0.02 };
   const ok: Cell = {
-    script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean', audio_seconds: 60, error: null, key_points: [{ kind: 'blocker', text: 'b', appears: false }],
+    script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean', enhancement: 'auto', audio_seconds: 60, error: null, key_points: [{ kind: 'blocker', text: 'b', appears: false }],
     ...figures,
     targets: { wer_no_bias: { target: '<= 0.15', value: 0.2, met: false }, wer_bias: { target: '<= 0.08', value: 0.07, met: true } },
   };
   const failed: Cell = { ...ok, scene: 'hard', error: 'the import ended failed', wer_no_bias: null, wer_bias: null, targets: { rtf: { target: '<= 0.5', value: null, met: false } } };
   const report: BenchReport = { generated_at: 'now', machine: machine(), config: {}, benchmarks: { cells: [ok, failed] }, ratios: {}, targets: {} };
   const md = markdown(report);
-  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
-  assert.match(md, /\| hard \| – \| – \|.*the import ended failed \|/);
-  assert.match(md, /missed: 2, e\.g\. two-person-call\/clean: blocker "b"/);
+  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
+  assert.match(md, /\| hard \| auto \| – \| – \|.*the import ended failed \|/);
+  assert.match(md, /missed: 2, e\.g\. two-person-call\/clean\/auto: blocker "b"/);
   assert.match(table(report), /NOT MET/);
   assert.equal(charts(report).length, 2);
+});
+
+test("a stopped chunk's log lines become cells with their targets marked", async () => {
+  const { cellsFromLog, mergeQualityReports } = await import('./quality-merge.ts');
+  const cells = cellsFromLog(
+    'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER 0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF 3.081 (front end 0.274)\n',
+  );
+  assert.equal(cells.length, 1);
+  assert.equal(cells[0]!.wer_bias, 0.313);
+  assert.equal(cells[0]!.key_points_found, 0.4);
+  assert.equal(cells[0]!.targets.wer_bias?.met, true);
+  const merged = mergeQualityReports([{ generated_at: 'x', machine: machine(), config: {}, benchmarks: { cells }, ratios: {}, targets: {} }]);
+  assert.deepEqual(Object.keys(merged.targets), ['two-person-call/natural/noise-only/auto: rtf', 'two-person-call/natural/noise-only/auto: wer_bias']);
 });

@@ -7,7 +7,11 @@
  *               the 38-minute long-planning-session too, once, clean, natural voices;
  *   voice sets  the renderer's voice sets (VOICE_SETS: natural, the default;
  *               espeak, the reference row, clean only);
- *   scenes      clean, office, hard, noise-only, reverb-only (simulator/scenes).
+ *   scenes      clean, office, hard, noise-only, reverb-only (simulator/scenes);
+ *   front end   the vad section's enhancement mode (decision 036): auto by
+ *               default; --enhancement off,on,auto runs each listed mode on
+ *               the scene cells of the 2- and 4-speaker scripts (the others
+ *               and the clean-only voice sets keep the first mode listed).
  *
  * Every cell is a real import through the real gateway (server/main.ts in a
  * child process, bench/gateway-child.ts) over HTTP on loopback: the WAV is
@@ -29,6 +33,8 @@
  *   key_points_found          share of key points that appear (simulator/score/key-points.ts)
  *   rtf                       wall seconds from the upload's first byte to the job's
  *                             end, over the audio's seconds (the slower of the two runs)
+ *   front_end_rtf             wall seconds the job spent in its `enhancing` stage (seen
+ *                             by polling the job every 200 ms), over the audio's seconds
  *
  * Targets (issue 11, issue 16) are marked met or not on every cell they apply
  * to; every cell is reported, met or not, and a cell that failed to run says why.
@@ -36,6 +42,7 @@
  *   npm run bench -- --only quality                               the default matrix
  *   npm run bench -- --only quality --scripts two-person-call --scenes clean,office
  *   npm run bench -- --only quality --voices espeak --long
+ *   npm run bench -- --only quality --scripts two-person-call --scenes noise-only --enhancement off,on,auto
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +54,7 @@ import { scoreKeyPoints } from '../simulator/score/key-points.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { SCENE_PRESETS } from '../simulator/scenes/scene.ts';
+import { ENHANCEMENT_MODES, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { renderScript, type RenderOptions } from '../simulator/synth/render-script.ts';
 import { barChart } from './charts.ts';
 import { httpCall, startGatewayChild, type GatewayChild } from './gateway-child.ts';
@@ -72,6 +80,8 @@ export interface QualityConfig {
   scenes: string[];
   /** Voice sets rendered in the clean scene only (the reference rows). */
   clean_only_voice_sets: string[];
+  /** Front-end modes (vad section `enhancement`); several only on the 2- and 4-speaker scripts' scene cells. */
+  enhancement: string[];
   /** The long session, once: clean, the first voice set. */
   long: boolean;
   seed: number;
@@ -93,10 +103,12 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
     scenes: list(o['scenes']) ?? (opts.tiny ? ['clean', 'office'] : DEFAULT_SCENES),
     // espeak is the reference: clean only, unless it is the only voice set asked for.
     clean_only_voice_sets: voices.length > 1 ? voices.filter((v) => v === 'espeak') : [],
+    enhancement: list(o['enhancement']) ?? ['auto'],
     long: o['long'] === 'true',
     seed: QUALITY_SEED,
     job_timeout_s: 3600,
   };
+  for (const mode of config.enhancement) if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode)) throw new Error(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
   for (const scene of config.scenes) if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   return config;
 }
@@ -111,6 +123,7 @@ export interface CellFigures {
   key_point_recall: number | null;
   key_points_found: number | null;
   rtf: number | null;
+  front_end_rtf: number | null;
 }
 
 export interface Cell extends CellFigures {
@@ -118,6 +131,7 @@ export interface Cell extends CellFigures {
   speakers: number;
   voice_set: string;
   scene: string;
+  enhancement: string;
   audio_seconds: number | null;
   /** Why the cell has no figures, when it could not run. */
   error: string | null;
@@ -164,6 +178,13 @@ function mark(value: number | null, rule: Rule & { why: string }, absolute = fal
   return { target: `<= ${rule.max} (${rule.why})`, value, met: v !== null && v <= rule.max };
 }
 
+/** Marks every target of a cell (its figures against targetsFor). */
+export function markTargets(cell: Cell): Cell {
+  const rules = targetsFor(cell);
+  for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][]) cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
+  return cell;
+}
+
 // ── One import through the gateway ─────────────────────────────────────────
 
 interface Segment {
@@ -176,6 +197,8 @@ interface Segment {
 
 interface ImportResult {
   seconds: number;
+  /** Wall seconds the job was seen in its `enhancing` stage. */
+  enhancingSeconds: number;
   segments: Segment[];
   summary: string;
 }
@@ -206,9 +229,14 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
   const res = await httpCall({ port: gw.apiPort, method: 'POST', path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`, token: gw.startupToken, bytes, timeoutMs: 120_000 });
   if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
   const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
-  let job: { state: string; meeting_id: string | null; error: string | null };
+  let job: { state: string; stage: string; meeting_id: string | null; error: string | null };
+  let enhancingFrom: number | null = null;
+  let enhancingTo: number | null = null;
   for (;;) {
     job = await api(gw, 'GET', `/v1/jobs/${jobId}`);
+    const now = performance.now();
+    if (job.stage === 'enhancing') enhancingFrom ??= now;
+    else if (enhancingFrom !== null) enhancingTo ??= now;
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;
     if ((performance.now() - started) / 1000 > timeoutS) throw new Error(`the import job did not end within ${timeoutS} s (state ${job.state})`);
     await new Promise((r) => setTimeout(r, 200));
@@ -219,7 +247,8 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
   const summary = await api<{ status: string; result?: unknown }>(gw, 'GET', `/v1/meetings/${job.meeting_id}/summary`);
   // Removed so the next import's search, list and storage work stay the same size.
   await api(gw, 'DELETE', `/v1/meetings/${job.meeting_id}?delete_files=true`);
-  return { seconds, segments: transcript.segments, summary: summaryText(summary.result) };
+  const enhancingSeconds = enhancingFrom === null ? 0 : ((enhancingTo ?? performance.now()) - enhancingFrom) / 1000;
+  return { seconds, enhancingSeconds, segments: transcript.segments, summary: summaryText(summary.result) };
 }
 
 function hypothesisWords(segments: readonly Segment[]): { text: string; start: number; end: number; cluster: string }[] {
@@ -232,7 +261,11 @@ interface Job {
   script: string;
   voice_set: string;
   scene: string;
+  enhancement: string;
 }
+
+/** Scripts whose scene cells run every listed front-end mode (the others run the first). */
+const FRONT_END_SCRIPTS = ['two-person-call', 'four-person-standup'];
 
 export function matrix(config: QualityConfig): Job[] {
   const jobs: Job[] = [];
@@ -240,26 +273,23 @@ export function matrix(config: QualityConfig): Job[] {
     for (const voice_set of config.voice_sets) {
       for (const scene of config.scenes) {
         if (config.clean_only_voice_sets.includes(voice_set) && scene !== 'clean') continue;
-        jobs.push({ script, voice_set, scene });
+        const modes = FRONT_END_SCRIPTS.includes(script) && !config.clean_only_voice_sets.includes(voice_set) ? config.enhancement : config.enhancement.slice(0, 1);
+        for (const enhancement of modes) jobs.push({ script, voice_set, scene, enhancement });
       }
     }
   }
-  if (config.long) jobs.push({ script: LONG_SCRIPT, voice_set: config.voice_sets[0]!, scene: 'clean' });
+  if (config.long) jobs.push({ script: LONG_SCRIPT, voice_set: config.voice_sets[0]!, scene: 'clean', enhancement: config.enhancement[0]! });
   return jobs;
 }
 
 async function runCell(gw: GatewayChild, job: Job, work: string, config: QualityConfig, log: (line: string) => void): Promise<Cell> {
   const script = await loadScript(job.script);
-  const base = { script: job.script, speakers: script.speakers.length, voice_set: job.voice_set, scene: job.scene };
+  const base = { script: job.script, speakers: script.speakers.length, voice_set: job.voice_set, scene: job.scene, enhancement: job.enhancement };
   const empty: Cell = {
     ...base, audio_seconds: null, error: null, targets: {}, key_points: [],
-    wer_no_bias: null, wer_bias: null, attribution: null, der: null, speaker_count_error: null, speakers_found: null, key_point_recall: null, key_points_found: null, rtf: null,
+    wer_no_bias: null, wer_bias: null, attribution: null, der: null, speaker_count_error: null, speakers_found: null, key_point_recall: null, key_points_found: null, rtf: null, front_end_rtf: null,
   };
-  const markAll = (cell: Cell): Cell => {
-    const rules = targetsFor(cell);
-    for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][]) cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
-    return cell;
-  };
+  const markAll = markTargets;
   const voices = VOICE_SETS[job.voice_set];
   if (voices === undefined) return markAll({ ...empty, error: `voice set "${job.voice_set}" is not available in this renderer (known: ${Object.keys(VOICE_SETS).join(', ')})` });
   if (script.bias === undefined) return markAll({ ...empty, error: 'the script has no "bias"' });
@@ -269,6 +299,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
     const truth = rendered.truth;
     const reference = truth.words.map((w) => w.text);
 
+    await api(gw, 'PUT', '/v1/config/vad', { enhancement: job.enhancement });
     await setBias(gw, null);
     const plain = await importWav(gw, wav, `${job.script}-${job.scene}-plain`, config.job_timeout_s);
     await setBias(gw, script.bias);
@@ -294,12 +325,13 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
       key_point_recall: round(kp.rouge1_recall, 4),
       key_points_found: round(kp.appear_rate, 4),
       rtf: round(Math.max(plain.seconds, biased.seconds) / truth.duration, 3),
+      front_end_rtf: round(Math.max(plain.enhancingSeconds, biased.enhancingSeconds) / truth.duration, 3),
     };
-    log(`quality ${job.script} / ${job.voice_set} / ${job.scene}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)}`);
+    log(`quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)} (front end ${fmt(cell.front_end_rtf, 3)})`);
     return markAll(cell);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    log(`quality ${job.script} / ${job.voice_set} / ${job.scene}: not run: ${message}`);
+    log(`quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: not run: ${message}`);
     return markAll({ ...empty, error: message });
   }
 }
@@ -319,7 +351,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     rmSync(work, { recursive: true, force: true });
   }
   const targets: Record<string, Target> = {};
-  for (const c of cells) for (const [k, t] of Object.entries(c.targets)) targets[`${c.script}/${c.voice_set}/${c.scene}: ${k}`] = t;
+  for (const c of cells) for (const [k, t] of Object.entries(c.targets)) targets[`${c.script}/${c.voice_set}/${c.scene}/${c.enhancement}: ${k}`] = t;
   return {
     generated_at: new Date().toISOString(),
     machine: machine(),
@@ -341,6 +373,7 @@ const COLUMNS: { key: keyof CellFigures; label: string; digits: number; percent?
   { key: 'key_point_recall', label: 'KP ROUGE-1', digits: 2 },
   { key: 'key_points_found', label: 'KP found', digits: 0, percent: true },
   { key: 'rtf', label: 'RTF', digits: 2 },
+  { key: 'front_end_rtf', label: 'front end RTF', digits: 3 },
 ];
 
 function cellsOf(report: BenchReport): Cell[] {
@@ -356,8 +389,8 @@ function show(c: Cell, col: (typeof COLUMNS)[number], markdown: boolean): string
 }
 
 export function table(report: BenchReport): string {
-  const rows = [['script', 'voices', 'scene', ...COLUMNS.map((c) => c.label), 'note']];
-  for (const c of cellsOf(report)) rows.push([c.script, c.voice_set, c.scene, ...COLUMNS.map((col) => show(c, col, false)), c.error ?? '']);
+  const rows = [['script', 'voices', 'scene', 'front end', ...COLUMNS.map((c) => c.label), 'note']];
+  for (const c of cellsOf(report)) rows.push([c.script, c.voice_set, c.scene, c.enhancement, ...COLUMNS.map((col) => show(c, col, false)), c.error ?? '']);
   const met = Object.values(report.targets).filter((t) => t.met).length;
   return `${formatRows(rows)}\ntargets met: ${met} of ${Object.keys(report.targets).length}`;
 }
@@ -367,13 +400,13 @@ export function markdown(report: BenchReport): string {
     'Every cell is two real imports through the gateway over HTTP (without and with the user\'s bias). ✓ a target met, **✗** not met; a figure without a mark has no target in this cell. ' +
       'Targets: clean natural voices WER ≤ 15 % (≤ 8 % with bias), attribution ≥ 97 %, DER ≤ 10 %, exact speaker count up to four speakers; office WER with bias ≤ 25 %, DER ≤ 5 %, half the key points; noise-only and reverb-only WER with bias ≤ 35 %; RTF ≤ 0.5 everywhere.',
     '',
-    `| script | speakers | voices | scene | ${COLUMNS.map((c) => c.label).join(' | ')} | note |`,
-    `|---|---:|---|---|${COLUMNS.map(() => '---:').join('|')}|---|`,
+    `| script | speakers | voices | scene | front end | ${COLUMNS.map((c) => c.label).join(' | ')} | note |`,
+    `|---|---:|---|---|---|${COLUMNS.map(() => '---:').join('|')}|---|`,
   ];
   for (const c of cellsOf(report)) {
-    out.push(`| ${c.script} | ${c.speakers} | ${c.voice_set} | ${c.scene} | ${COLUMNS.map((col) => show(c, col, true)).join(' | ')} | ${(c.error ?? '').replace(/\|/g, '\\|')} |`);
+    out.push(`| ${c.script} | ${c.speakers} | ${c.voice_set} | ${c.scene} | ${c.enhancement} | ${COLUMNS.map((col) => show(c, col, true)).join(' | ')} | ${(c.error ?? '').replace(/\|/g, '\\|')} |`);
   }
-  const missed = cellsOf(report).flatMap((c) => c.key_points.filter((k) => !k.appears).map((k) => `${c.script}/${c.scene}: ${k.kind} "${k.text}"`));
+  const missed = cellsOf(report).flatMap((c) => c.key_points.filter((k) => !k.appears).map((k) => `${c.script}/${c.scene}/${c.enhancement}: ${k.kind} "${k.text}"`));
   if (missed.length > 0) out.push('', `Key points the summaries missed: ${missed.length}, e.g. ${missed.slice(0, 6).join('; ')}.`);
   return out.join('\n');
 }
@@ -388,7 +421,7 @@ export function charts(report: BenchReport): Chart[] {
       svg: barChart({
         title: 'Word error rate (lower is better)',
         yLabel: 'WER',
-        categories: cells.map((c) => `${c.script} ${c.voice_set} ${c.scene}`),
+        categories: cells.map((c) => `${c.script} ${c.voice_set} ${c.scene} ${c.enhancement}`),
         series: [
           { name: 'without bias', values: cells.map((c) => c.wer_no_bias) },
           { name: 'with bias', values: cells.map((c) => c.wer_bias) },
@@ -403,7 +436,7 @@ export function charts(report: BenchReport): Chart[] {
       svg: barChart({
         title: 'Speakers and summaries',
         yLabel: 'share',
-        categories: cells.map((c) => `${c.script} ${c.voice_set} ${c.scene}`),
+        categories: cells.map((c) => `${c.script} ${c.voice_set} ${c.scene} ${c.enhancement}`),
         series: [
           { name: 'attribution', values: cells.map((c) => c.attribution) },
           { name: 'DER', values: cells.map((c) => c.der) },

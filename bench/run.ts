@@ -56,7 +56,7 @@ export interface RunArgs {
 }
 
 /** Options passed through to the benchmarks: value flags, and flags that take none. */
-const PASS_THROUGH = ['scripts', 'scenes', 'voices'] as const;
+const PASS_THROUGH = ['scripts', 'scenes', 'voices', 'enhancement'] as const;
 const PASS_THROUGH_SWITCHES = ['long'];
 
 /** The pass-through options as command-line flags again, for the reproduce lines. */
@@ -78,9 +78,10 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       scripts: { type: 'string' },
       scenes: { type: 'string' },
       voices: { type: 'string' },
+      enhancement: { type: 'string' },
       long: { type: 'boolean' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --long)',
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --long)',
   );
   if (flags.only !== undefined) args.only = flags.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (flags.tiny === true) args.tiny = true;

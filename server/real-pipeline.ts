@@ -2,15 +2,16 @@
  * The real parts of the pipeline, as the gateway runs them: the in-process
  * decoder with ffmpeg behind it, the speech-enhancement front end, the
  * voice-activity detector, the recognizers (pocketsphinx by default), the
- * diarizer and the summarizers.
+ * diarizer and the summarizers. The front end and the diarizer run on a
+ * worker thread (off-thread.ts).
  */
 import type { PipelineParts } from './deps.ts';
 import { createRecognizers } from './adapters/asr/registry.ts';
 import { createSummarizers } from './adapters/summarize/registry.ts';
 import { isTemplateId, TEMPLATE_IDS } from './adapters/summarize/templates.ts';
 import { AudioDecoder } from './pipeline/decode.ts';
-import { assignSpeakers, diarize } from './pipeline/diarize.ts';
-import { createSpeechEnhancer } from './pipeline/enhance/front-end.ts';
+import { assignSpeakers } from './pipeline/diarize.ts';
+import { offThreadDiarizer, offThreadEnhancer } from './pipeline/off-thread.ts';
 import { detectSpeech } from './pipeline/vad.ts';
 import type { ConfigService } from './features/config/service.ts';
 
@@ -19,10 +20,11 @@ export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv; co
   const summarizers = createSummarizers(opts.env);
   return {
     decoder: new AudioDecoder(),
-    // The speech-enhancement front end, as the vad section sets it (decision 036).
-    enhance: createSpeechEnhancer(() => opts.config.effective('vad')),
+    // The speech-enhancement front end, as the vad section sets it (decision 036),
+    // and the diarizer run on the worker thread, so HTTP is served meanwhile (decision 035).
+    enhance: offThreadEnhancer(() => opts.config.effective('vad')),
     detectSpeech,
-    diarize,
+    diarize: offThreadDiarizer(),
     assignSpeakers,
     recognizerFor: (provider, model) => recognizers.byProvider(provider, model),
     checkRecognizer: (provider, model) => {

@@ -31,7 +31,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { wavHeader } from '../../audio/wav.ts';
-import { biasTrieModel, readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
+import { readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
+import { biasTrieModelOffThread } from '../../pipeline/off-thread.ts';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -69,6 +70,8 @@ export interface PocketSphinxOptions {
   tmpDir?: string;
   /** PATH used to find the binaries; default process.env.PATH. */
   path?: string;
+  /** More pocketsphinx_continuous options for the language-model pass (measurements: bench/quality-real-speech.ts). */
+  extraArgs?: readonly string[];
 }
 
 export const VOCABULARY_BIAS_MODES = ['lm', 'kws', 'lm+kws', 'off'] as const;
@@ -135,6 +138,7 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #cacheDir: string;
   readonly #tmpDir: string;
   readonly #path: string;
+  readonly #extraArgs: readonly string[];
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -146,6 +150,7 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#tmpDir = opts.tmpDir ?? tmpdir();
     this.#cacheDir = opts.cacheDir ?? join(this.#tmpDir, 'mas-pocketsphinx-models');
     this.#path = opts.path ?? process.env.PATH ?? '';
+    this.#extraArgs = opts.extraArgs ?? [];
   }
 
   async available(): Promise<boolean> {
@@ -187,7 +192,7 @@ export class PocketSphinxRecognizer implements Recognizer {
       const common = ['-infile', wav, '-hmm', model.hmm, '-time', 'yes'];
 
       const lmWords: FileWord[] = [];
-      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
+      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
         const word = parseTimedLine(line);
         if (word === null) return;
         progress(lmShare * Math.min(1, word.end / plan.fileDuration));
@@ -272,8 +277,10 @@ export class PocketSphinxRecognizer implements Recognizer {
     await control.checkpoint();
     let bytes: Buffer;
     try {
-      bytes = biasTrieModel(lm, { words, ...this.#lmBias });
-    } catch {
+      // Seconds of CPU: built on the pipeline's worker thread, so the gateway serves HTTP meanwhile (decision 035).
+      bytes = await biasTrieModelOffThread(model.lm, { words, ...this.#lmBias }, control);
+    } catch (err) {
+      if (err instanceof CancelledError) throw err;
       return stock;
     }
     await mkdir(this.#cacheDir, { recursive: true, mode: 0o700 });

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWav } from '../../../simulator/synth/wav.ts';
+import { applyScene, resolveScene } from '../../../simulator/scenes/scene.ts';
 import { uncontrolled, type PcmAudio } from '../types.ts';
 import { combineWithFrontEnd } from '../vad.ts';
 import { enhanceSpeech } from './front-end.ts';
@@ -243,4 +244,28 @@ test('front end: off and clean audio in auto mode pass through; on runs both par
 test("voice activity averages its own probability with the front end's, one slice later", () => {
   const combined = combineWithFrontEnd(new Float32Array([0.2, 0.4, 0.6]), new Float32Array([1, 0, 1, 0]));
   assert.deepEqual(Array.from(combined, (v) => Math.round(v * 100) / 100), [0.1, 0.7, 0.3]);
+});
+
+/** Debian's pocketsphinx-testdata: real readings recorded in ordinary rooms. */
+const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
+const hasRealSpeech = (() => {
+  try {
+    readFileSync(join(LIBRIVOX, 'fileids'));
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+test('front end, auto: real clean readings are left alone; the same readings in a 0.4 s room are dereverberated', { skip: hasRealSpeech ? false : 'pocketsphinx-testdata is not installed' }, async () => {
+  const ids = readFileSync(join(LIBRIVOX, 'fileids'), 'utf8').split('\n').filter(Boolean);
+  const parts = ids.map((id) => Float32Array.from(parseWav(readFileSync(join(LIBRIVOX, `${id}.wav`))).samples, (v) => v / 32768));
+  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (joined.set(p, at), at + p.length), 0);
+  const all = { enhancement: 'auto' as const, dereverberation: true, denoise: true };
+  const clean = await enhanceSpeech(pcm(joined), all, uncontrolled());
+  assert.equal(clean.denoised || clean.dereverberated, false, `clean real speech (SNR ${clean.estimate?.snrDb.toFixed(1)} dB, RT60 ${clean.estimate?.rt60Seconds.toFixed(3)} s) is passed on`);
+  const room = await applyScene([{ speaker: 'reader', samples: joined }], RATE, resolveScene('reverb-only', 1));
+  const reverberant = await enhanceSpeech(pcm(room), all, uncontrolled());
+  assert.equal(reverberant.dereverberated, true, `in the room (RT60 estimate ${reverberant.estimate?.rt60Seconds.toFixed(3)} s) WPE runs`);
 });

@@ -1,0 +1,97 @@
+/**
+ * The worker thread behind off-thread.ts: the table of CPU-heavy tasks it
+ * runs, each the same function the pipeline would run in place, with a
+ * StageControl whose progress and checkpoints travel to the main thread.
+ */
+import { parentPort, type TransferListItem } from 'node:worker_threads';
+import { biasTrieModel, readTrieModel, type TrieLanguageModel } from '../adapters/asr/lm-bias.ts';
+import { diarize } from './diarize.ts';
+import { enhanceSpeech, type EnhancementSettings } from './enhance/front-end.ts';
+import { serializeError, type MainMessage, type WorkerMessage } from './off-thread.ts';
+import { PIPELINE_SAMPLE_RATE, type DiarizationSettings, type PcmAudio, type SpeechRegion, type StageControl } from './types.ts';
+
+if (parentPort === null) throw new Error('off-thread-worker.ts runs as a worker thread (off-thread.ts starts it)');
+const port = parentPort;
+
+/** Audio as it crosses threads: samples, and the denoiser's probability when there is one. */
+export interface AudioPayload {
+  samples: Float32Array;
+  speechProbability?: Float32Array | undefined;
+}
+
+export function toPcm(a: AudioPayload): PcmAudio {
+  const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples: a.samples, durationSeconds: a.samples.length / PIPELINE_SAMPLE_RATE };
+  if (a.speechProbability !== undefined) audio.speechProbability = a.speechProbability;
+  return audio;
+}
+
+type TaskResult = { result: unknown; transfer: TransferListItem[] };
+
+/** Stock language models read once per worker (their layout is needed on every adaptation). */
+const trieModels = new Map<string, TrieLanguageModel>();
+
+const TASKS: Record<string, (payload: never, control: StageControl) => Promise<TaskResult>> = {
+  async enhance(payload: { audio: AudioPayload; settings: EnhancementSettings }, control) {
+    const input = toPcm(payload.audio);
+    const out = await enhanceSpeech(input, payload.settings, control);
+    if (out.audio === input) return { result: { untouched: true }, transfer: [] };
+    const audio: AudioPayload = { samples: out.audio.samples, speechProbability: out.audio.speechProbability };
+    const transfer: TransferListItem[] = [audio.samples.buffer as ArrayBuffer];
+    if (audio.speechProbability !== undefined) transfer.push(audio.speechProbability.buffer as ArrayBuffer);
+    return { result: { untouched: false, audio }, transfer };
+  },
+  async diarize(payload: { audio: AudioPayload; regions: SpeechRegion[]; settings: DiarizationSettings }, control) {
+    return { result: await diarize(toPcm(payload.audio), payload.regions, payload.settings, control), transfer: [] };
+  },
+  async 'bias-lm'(payload: { lmPath: string; words: string[]; boost: number; floor: number }) {
+    let model = trieModels.get(payload.lmPath);
+    if (model === undefined) {
+      model = readTrieModel(payload.lmPath);
+      trieModels.set(payload.lmPath, model);
+    }
+    const bytes = biasTrieModel(model, { words: payload.words, boost: payload.boost, floor: payload.floor });
+    const out = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { result: out, transfer: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [] };
+  },
+};
+
+/** Progress is posted when it moves by this much, so a tight loop does not flood the channel. */
+const PROGRESS_STEP = 0.005;
+
+const resumes = new Map<number, () => void>();
+let checkpoints = 0;
+
+function controlFor(id: number): StageControl {
+  let last = -1;
+  return {
+    // Cancelling ends this thread (off-thread.ts), so the signal here never fires.
+    signal: new AbortController().signal,
+    checkpoint: () =>
+      new Promise<void>((resolve) => {
+        const n = ++checkpoints;
+        resumes.set(n, resolve);
+        port.postMessage({ type: 'checkpoint', id, n } satisfies WorkerMessage);
+      }),
+    track: () => () => undefined,
+    progress: (fraction) => {
+      if (fraction < 1 && fraction - last < PROGRESS_STEP) return;
+      last = fraction;
+      port.postMessage({ type: 'progress', id, fraction } satisfies WorkerMessage);
+    },
+  };
+}
+
+port.on('message', (m: MainMessage) => {
+  if (m.type === 'resume') {
+    const resume = resumes.get(m.n);
+    resumes.delete(m.n);
+    resume?.();
+    return;
+  }
+  const task = TASKS[m.task];
+  const run = task === undefined ? Promise.reject(new Error(`no task "${m.task}"`)) : task(m.payload as never, controlFor(m.id));
+  run.then(
+    ({ result, transfer }) => port.postMessage({ type: 'done', id: m.id, result } satisfies WorkerMessage, transfer),
+    (err: unknown) => port.postMessage({ type: 'failed', id: m.id, error: serializeError(err) } satisfies WorkerMessage),
+  );
+});
