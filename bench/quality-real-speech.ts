@@ -29,7 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
-import { CONFIG_SECTIONS } from '../server/schemas/config.ts';
+import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { enhanceSpeech, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { estimateSignal } from '../server/pipeline/enhance/estimate.ts';
 import { analyseFrames, detectSpeech } from '../server/pipeline/vad.ts';

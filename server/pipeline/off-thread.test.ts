@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { wavFromPcm16 } from '../audio/wav.ts';
-import { testGateway } from '../test-support.ts';
+import { testGateway } from '../testing/gateway.ts';
 import { enhanceSpeech } from './enhance/front-end.ts';
 import { OffThreadRunner, offThreadDiarizer, offThreadEnhancer } from './off-thread.ts';
 import { diarize } from './diarize.ts';
