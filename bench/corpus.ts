@@ -51,7 +51,7 @@ function buildVocabulary(): string[] {
   while (words.size < 4_000) {
     const n = 2 + Math.floor(rand() * 3);
     let w = '';
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)];
+    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)] ?? '';
     if (!planted.has(w)) words.add(w);
   }
   return [...words];

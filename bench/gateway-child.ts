@@ -106,7 +106,7 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
           reject(new Error('the gateway probe did not answer within 30 s'));
         }, 30_000);
         const onMessage = (raw: unknown): void => {
-          const m = raw as { reply?: number; result?: ProbeSample; error?: string };
+          const m = raw as { reply?: number; result?: ProbeSample; error?: string } | null;
           if (m?.reply !== id) return;
           clearTimeout(timer);
           child.off('message', onMessage);
@@ -128,7 +128,7 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
           rmSync(dataDir, { recursive: true, force: true });
           resolve();
         };
-        if (child.exitCode !== null || child.signalCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) { done(); return; }
         const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {
           clearTimeout(kill);

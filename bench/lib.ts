@@ -312,7 +312,7 @@ export async function startServer(script: string, arg: unknown = {}, timeoutMs =
           child.off('exit', onExit);
         };
         const onMessage = (msg: unknown): void => {
-          const m = msg as CommandReply;
+          const m = msg as CommandReply | null;
           if (m?.reply !== id) return;
           done();
           if (m.error !== undefined) reject(new Error(`${script}: ${cmd}: ${m.error}`));
@@ -332,7 +332,7 @@ export async function startServer(script: string, arg: unknown = {}, timeoutMs =
       }),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
@@ -351,14 +351,14 @@ interface CommandReply {
  */
 export function serveCommands(handlers: Record<string, (msg: Record<string, unknown>) => unknown>): void {
   process.on('message', (raw) => {
-    const msg = raw as { id?: number; cmd?: string } & Record<string, unknown>;
+    const msg = raw as ({ id?: number; cmd?: string } & Record<string, unknown>) | null;
     if (typeof msg?.id !== 'number' || typeof msg.cmd !== 'string') return;
     const id = msg.id;
     const handler = handlers[msg.cmd];
     const reply = (r: Omit<CommandReply, 'reply'>): void => {
       process.send?.({ reply: id, ...r });
     };
-    if (handler === undefined) return reply({ error: `unknown command ${msg.cmd}` });
+    if (handler === undefined) { reply({ error: `unknown command ${msg.cmd}` }); return; }
     Promise.resolve()
       .then(() => handler(msg))
       .then(
@@ -410,6 +410,7 @@ export function cpuSecondsWithChildren(): number {
 }
 
 /** For server scripts: the JSON argument, and the ready message. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape it parses
 export function serverArg<T>(): T {
   return JSON.parse(process.argv[2] ?? '{}') as T;
 }

@@ -257,7 +257,7 @@ export function charts(report: BenchReport): Chart[] {
       svg: barChart({
         title: `Latency distribution, ${g.connections} connections`,
         yLabel: '% of requests',
-        categories: labels.slice(lo, hi + 1).map((l) => `${l}`),
+        categories: labels.slice(lo, hi + 1).map((l) => l),
         series: present.map(([k, label]) => ({ name: label, values: shares(b[k]!.histogram.counts).slice(lo, hi + 1) })),
         labelEvery: hi - lo > 16 ? 2 : 1,
       }),

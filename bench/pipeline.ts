@@ -50,7 +50,7 @@ import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
-import { uncontrolled, type DiarizationSettings, type PcmAudio, type RecognizedWord, type SpeechRegion, type VadSettings } from '../server/pipeline/types.ts';
+import { uncontrolled, type DiarizationSettings, type PcmAudio, type RecognizedWord, type SpeechRegion } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
@@ -254,7 +254,7 @@ async function benchUpload(cfg: PipelineConfig, log: (line: string) => void): Pr
     /** Cancels the import's job (its bytes are not audio), waits for it to end, and removes what it left. */
     const settle = async (answer: UploadResult): Promise<void> => {
       if (answer.status !== 202) throw new Error(`the gateway answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-      const jobId = String((JSON.parse(answer.body) as { job_id: string }).job_id);
+      const jobId = (JSON.parse(answer.body) as { job_id: string }).job_id;
       await api('POST', `/v1/jobs/${jobId}/cancel`);
       const until = Date.now() + 60_000;
       while (!['cancelled', 'failed', 'succeeded'].includes(String((await api('GET', `/v1/jobs/${jobId}`))['state']))) {
@@ -272,8 +272,9 @@ async function benchUpload(cfg: PipelineConfig, log: (line: string) => void): Pr
       bare: {
         server: bare,
         send: (bytes: number) => upload(bare.info.port, '/upload/bench-upload.wav', {}, bytes, pool),
-        settle: async (answer: UploadResult) => {
-          if (answer.status !== 200) throw new Error(`the bare server answered ${answer.status}`);
+        settle: (answer: UploadResult) => {
+          if (answer.status !== 200) return Promise.reject(new Error(`the bare server answered ${answer.status}`));
+          return Promise.resolve();
         },
       },
     };
@@ -327,7 +328,7 @@ async function prepareMeeting(name: string, dir: string): Promise<Meeting> {
   const script = await loadScript(name);
   const rendered = await renderScript(script, join(dir, `${name}.wav`));
   const audio = await new AudioDecoder().decode(rendered.wav, 'wav', uncontrolled());
-  const regions = detectSpeech(audio, CONFIG_SECTIONS.vad.defaults as VadSettings);
+  const regions = detectSpeech(audio, CONFIG_SECTIONS.vad.defaults);
   return { name, script, truth: rendered.truth, audio, regions, speechSeconds: regions.reduce((s, r) => s + r.end - r.start, 0) };
 }
 
@@ -624,6 +625,7 @@ function derive(b: Record<string, unknown>, cfg: PipelineConfig): { ratios: Reco
 
 function sections(report: BenchReport) {
   const b = report.benchmarks;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the section's shape
   const ok = <T>(x: unknown): T | undefined => (x === undefined || isError(x) ? undefined : (x as T));
   return {
     upload: ok<{ gateway: UploadFigures; bare_http: UploadFigures }>(b['upload']),

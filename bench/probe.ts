@@ -77,7 +77,7 @@ export function takeSample(runGc: boolean): ProbeSample {
 
 if (process.send !== undefined) {
   process.on('message', (raw) => {
-    const msg = raw as { id?: unknown; cmd?: unknown; gc?: unknown };
+    const msg = raw as { id?: unknown; cmd?: unknown; gc?: unknown } | null;
     if (typeof msg?.id !== 'number' || msg.cmd !== 'sample') return;
     try {
       process.send?.({ reply: msg.id, result: takeSample(msg.gc === true) });

@@ -171,8 +171,8 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
       delay: {
         start_to_recording_ms: round(startToRecordingMs, 0),
         stop_to_idle_ms: round(stopToIdleMs, 1),
-        stop_to_transcript_s: 'transcript.updated' in events ? round((events['transcript.updated']! - stopAt) / 1000, 2) : null,
-        stop_to_summary_s: 'summary.completed' in events ? round((events['summary.completed']! - stopAt) / 1000, 2) : null,
+        stop_to_transcript_s: 'transcript.updated' in events ? round((events['transcript.updated'] - stopAt) / 1000, 2) : null,
+        stop_to_summary_s: 'summary.completed' in events ? round((events['summary.completed'] - stopAt) / 1000, 2) : null,
         meeting_created: 'at capture start (the meeting exists while recording; its transcript arrives after stop)',
         processing,
       },

@@ -101,7 +101,7 @@ test('a tiny recording run through run.ts writes bench-recording.json', { timeou
       const agg = JSON.parse(readFileSync(join(outDir, 'bench.json'), 'utf8')) as { parts: Record<string, { error?: string }> };
       const error = agg.parts['recording']?.error ?? '';
       // Off CI a machine may lack PulseAudio; CI installs it, so there a missing real path fails.
-      if (/PulseAudio is not available/.test(error) && (process.env['CI'] ?? '') === '') return t.skip(error);
+      if (/PulseAudio is not available/.test(error) && (process.env['CI'] ?? '') === '') { t.skip(error); return; }
       throw err;
     }
     assert.match(stdout, /bench recording/);

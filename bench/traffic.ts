@@ -357,7 +357,7 @@ export function openWait(port: number, path: string, token: string): OpenWait {
     req.on('error', (err: NodeJS.ErrnoException) => finish({ status: 0, event: null, data: null, error: err.code ?? err.message }));
     req.end();
   });
-  return { held, done, abort: () => (req as http.ClientRequest | null)?.destroy() };
+  return { held, done, abort: () => (req)?.destroy() };
 }
 
 /** The single event of a wait stream: its name and JSON data (comment lines skipped). */

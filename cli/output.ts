@@ -23,7 +23,7 @@ export function table(rows: readonly Row[], columns: readonly string[]): string 
   const cells = rows.map((r) => columns.map((c) => cell(r[c])));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
   const fit = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s.padEnd(w));
-  const line = (parts: string[]) => `${parts.map((p, i) => (i === parts.length - 1 ? p : fit(p, widths[i]!))).join('  ')}`.trimEnd();
+  const line = (parts: string[]) => parts.map((p, i) => (i === parts.length - 1 ? p : fit(p, widths[i]!))).join('  ').trimEnd();
   return `${[line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n')}\n`;
 }
 

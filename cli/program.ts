@@ -106,7 +106,7 @@ export function buildProgram(io: Io): Command {
   /** Runs one API call and prints its data (JSON or the human form), or its error. */
   const show = <O extends OperationId>(c: Context, r: ApiResult<O>, human: (data: ApiResult<O> & { ok: true }) => string): void => {
     if (!r.ok) fail(c, r);
-    c.io.stdout.write(c.asJson ? (typeof r.data === 'string' ? r.data : json(r.data)) : human(r as ApiResult<O> & { ok: true }));
+    c.io.stdout.write(c.asJson ? (typeof r.data === 'string' ? r.data : json(r.data)) : human(r));
   };
 
   const action = (fn: (c: Context, ...args: never[]) => Promise<void>) =>
@@ -288,7 +288,7 @@ export function buildProgram(io: Io): Command {
         const body = { model: o.model, model_name: o.modelName, template_id: o.template, language: o.language };
         const r = await c.client.call('regenerateSummary', { path: { id }, body: dropUndefined(body), signal: c.io.signal });
         if (!r.ok) fail(c, r);
-        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data as Row, ['operation_id', 'state', 'wait_url', 'status_url']));
+        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, ['operation_id', 'state', 'wait_url', 'status_url']));
         await followSummary(c, id, r.data.operation_id, o.timeout);
       }),
     );
@@ -404,7 +404,7 @@ export function buildProgram(io: Io): Command {
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', intArg('--timeout', 0))
     .action(
       action(async (c, meetingId: string, o: { speakers?: number; wait?: boolean; timeout?: number }) => {
-        const r = await c.client.call('submitDiarization', { body: dropUndefined({ meeting_id: meetingId, speaker_count: o.speakers }) as Schemas['DiarizationRequest'], signal: c.io.signal });
+        const r = await c.client.call('submitDiarization', { body: dropUndefined({ meeting_id: meetingId, speaker_count: o.speakers }), signal: c.io.signal });
         if (!r.ok) fail(c, r);
         if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : `${r.data.job_id}\n`);
         const job = await followJob(c, r.data.job_id, o.timeout);
@@ -432,7 +432,7 @@ export function buildProgram(io: Io): Command {
         const body = dropUndefined({ meeting_name: o.name, mic_device_name: o.mic, system_device_name: o.system });
         const r = await c.client.call('startRecording', { body, signal: c.io.signal });
         if (!r.ok) fail(c, r);
-        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data as Row, RECORDING_FIELDS));
+        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, RECORDING_FIELDS));
         await followRecording(c, 'started', o.timeout);
       }),
     );
@@ -454,7 +454,7 @@ export function buildProgram(io: Io): Command {
       action(async (c, o: { wait?: boolean; timeout?: number }) => {
         const r = await c.client.call('stopRecording', { signal: c.io.signal });
         if (!r.ok) fail(c, r);
-        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data as Row, RECORDING_FIELDS));
+        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, RECORDING_FIELDS));
         await followRecording(c, 'stopped', o.timeout);
       }),
     );
@@ -477,7 +477,7 @@ export function buildProgram(io: Io): Command {
     .action(
       action(async (c, url: string, o: { events: string[]; mode?: 'at-least-once' | 'at-most-once'; secret?: string }) => {
         const body = dropUndefined({ url, events: o.events, delivery_mode: o.mode, secret: o.secret });
-        show(c, await c.client.call('createWebhook', { body: body as Schemas['CreateWebhookRequest'], signal: c.io.signal }), (r) => fields(r.data as Row));
+        show(c, await c.client.call('createWebhook', { body: body, signal: c.io.signal }), (r) => fields(r.data as Row));
       }),
     );
   webhooks
@@ -527,7 +527,7 @@ export function buildProgram(io: Io): Command {
     .requiredOption('--scopes <scopes>', 'comma-separated: read, record, write', listArg)
     .action(
       action(async (c, clientName: string, o: { scopes: string[] }) =>
-        show(c, await c.client.call('requestPairing', { body: { client_name: clientName, scopes: o.scopes } as Schemas['PairRequestBody'], signal: c.io.signal }), (r) =>
+        show(c, await c.client.call('requestPairing', { body: { client_name: clientName, scopes: o.scopes }, signal: c.io.signal }), (r) =>
           fields(r.data as Row),
         ),
       ),
@@ -634,7 +634,7 @@ async function followSummary(c: Context, id: string, operationId: string, timeou
   const s = await c.client.call('getSummaryOperation', { path, signal: c.io.signal });
   if (!s.ok) fail(c, s);
   c.progress.done(`Summary ${operationId}  ${s.data.state}`);
-  c.io.stdout.write(c.asJson ? json(s.data) : fields(s.data as Row, ['operation_id', 'meeting_id', 'state', 'template_id', 'model', 'error', 'finished_at']));
+  c.io.stdout.write(c.asJson ? json(s.data) : fields(s.data, ['operation_id', 'meeting_id', 'state', 'template_id', 'model', 'error', 'finished_at']));
   if (event !== 'summary.completed') throw new Exit(EXIT.refused);
 }
 
@@ -644,7 +644,7 @@ async function followRecording(c: Context, until: 'started' | 'stopped', timeout
   const r = await c.client.call('getRecording', { signal: c.io.signal });
   if (!r.ok) fail(c, r);
   c.progress.done(`Recording ${r.data.state}`);
-  c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data as Row, RECORDING_FIELDS));
+  c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, RECORDING_FIELDS));
   if (event !== `recording.${until}`) throw new Exit(EXIT.refused);
 }
 
@@ -730,7 +730,7 @@ function clock(seconds: number): string {
 }
 
 function summaryText(s: Schemas['SummaryDto']): string {
-  const head = fields(s as unknown as Row, ['meeting_id', 'status', 'regeneration_failed', 'error', 'updated_at']);
+  const head = fields(s, ['meeting_id', 'status', 'regeneration_failed', 'error', 'updated_at']);
   const result = s.result as Record<string, unknown> | null;
   const text = result !== null && typeof result['text'] === 'string' ? `\n${result['text']}\n` : result !== null ? `\n${json(result)}` : '';
   return head + text;
@@ -764,7 +764,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.stderr.write(`mas: ${err.message}\n`);
       return EXIT.unreachable;
     }
-    io.stderr.write(`mas: ${(err as Error).message ?? String(err)}\n`);
+    io.stderr.write(`mas: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.unreachable;
   }
 }

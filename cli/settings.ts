@@ -43,7 +43,7 @@ export function readConfigFile(file: string): ConfigFile {
     if (c[key] !== undefined && typeof c[key] !== 'string') throw new UsageError(`${file}: ${key} must be a string`);
   }
   if (c['insecure'] !== undefined && typeof c['insecure'] !== 'boolean') throw new UsageError(`${file}: insecure must be true or false`);
-  return c as ConfigFile;
+  return c;
 }
 
 export interface Target {

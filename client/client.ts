@@ -145,17 +145,17 @@ export class MasClient {
   }
 
   /** The URL of an operation with its path and query parameters filled in. */
-  url<O extends OperationId>(operationId: O, args: { path?: object; query?: object } = {}): URL {
+  url(operationId: OperationId, args: { path?: object; query?: object } = {}): URL {
     const template: string = ROUTES[operationId].path;
     const params = (args.path ?? {}) as Record<string, unknown>;
     const filled = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
       const value = params[name];
-      if (value === undefined || value === null || String(value) === '') throw new TypeError(`${operationId}: path parameter ${name} is missing`);
-      return encodeURIComponent(String(value));
+      if (value === undefined || value === null || scalarText(value) === '') throw new TypeError(`${operationId}: path parameter ${name} is missing`);
+      return encodeURIComponent(scalarText(value));
     });
     const url = new URL(filled.slice(1), this.baseUrl);
     for (const [k, v] of Object.entries((args.query ?? {}) as Record<string, unknown>)) {
-      if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+      if (v !== undefined && v !== null) url.searchParams.set(k, scalarText(v));
     }
     return url;
   }
@@ -205,7 +205,7 @@ export class MasClient {
   async wait<O extends WaitOperation>(operationId: O, ...rest: object extends CallArgs<O> ? [CallArgs<O>?] : [CallArgs<O>]): Promise<WaitResult<O>> {
     const args = (rest[0] ?? {}) as { path?: object; query?: object; signal?: AbortSignal };
     const res = await this.#send('GET', this.url(operationId, args), { Accept: 'text/event-stream' }, undefined, args.signal);
-    const type = String(res.headers['content-type'] ?? '');
+    const type = res.headers['content-type'] ?? '';
     if (res.status !== 200 || !type.startsWith('text/event-stream')) return (await readResult(res)) as WaitResult<O>;
     const event = await firstEvent(res.stream);
     return { ok: true, status: res.status, headers: res.headers, data: event as WaitEvents[O] };
@@ -293,7 +293,7 @@ async function readBody(stream: http.IncomingMessage): Promise<Buffer> {
 /** Turns a response into a result: JSON or text data on 2xx, the envelope's error otherwise. */
 async function readResult(res: RawResponse): Promise<{ ok: boolean; status: number; headers: http.IncomingHttpHeaders; data?: unknown; error?: unknown }> {
   const raw = await readBody(res.stream);
-  const type = String(res.headers['content-type'] ?? '');
+  const type = res.headers['content-type'] ?? '';
   const isJson = type.startsWith('application/json');
   let parsed: unknown = undefined;
   if (isJson && raw.length > 0) {
@@ -353,4 +353,9 @@ function describeNetworkError(err: Error, url: URL): string {
     return `${url.origin} presents a certificate this client does not trust (${code}): pass its certificate with --ca, or --insecure`;
   }
   return `${url.origin}: ${code !== undefined ? `${code} ` : ''}${err.message}`;
+}
+
+/** A path or query parameter as text: parameters are scalars; anything else is sent as JSON rather than "[object Object]". */
+function scalarText(value: unknown): string {
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

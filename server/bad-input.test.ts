@@ -1166,7 +1166,7 @@ function sendRaw(bytes: Buffer, timeoutMs = 5_000, toPort = port): Promise<Recei
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      if (err !== null) return reject(err);
+      if (err !== null) { reject(err); return; }
       const parsed = parseRawResponse(Buffer.concat(chunks));
       if (parsed === null) reject(new Error(`no complete HTTP response; got ${JSON.stringify(Buffer.concat(chunks).subarray(0, 200).toString('latin1'))}`));
       else resolve(parsed);

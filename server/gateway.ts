@@ -193,7 +193,7 @@ export class Gateway {
       // LAN mode is a startup setting: read here and at every restart, never live.
       if (deps.settings.get().lan_enabled) await gateway.#openLan();
     } catch (err) {
-      const lan = gateway === null ? null : (gateway as Gateway).#lanServer;
+      const lan = gateway === null ? null : (gateway).#lanServer;
       await Promise.all([
         closeServer(apiServer),
         controlServer === null ? undefined : closeServer(controlServer),

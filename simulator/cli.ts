@@ -13,7 +13,6 @@ import { parseArgs } from 'node:util';
 import { generateBrokenFixtures } from './broken/generate-broken-fixtures.ts';
 import { DEVICES_USAGE, DevicesUsageError, devicesCommand } from './devices/cli.ts';
 import { IMPORT_FORMATS, encodeFormat, isImportFormat } from './encode/encode-format.ts';
-import type { ImportFormat } from './encode/encode-format.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
 import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-script.ts';
@@ -123,7 +122,7 @@ async function render(args: string[]): Promise<void> {
     const work = await mkdtemp(path.join(tmpdir(), 'simulator-render-'));
     try {
       result = await renderScript(script, path.join(work, 'meeting.wav'), { ...cache, truthPath });
-      await encodeFormat(result.wav, format as ImportFormat, values.out, {
+      await encodeFormat(result.wav, format, values.out, {
         title: script.title,
         ...(sampleRate !== undefined ? { sampleRate } : {}),
         ...(channels !== undefined ? { channels } : {}),

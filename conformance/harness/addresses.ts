@@ -60,7 +60,7 @@ function decorate(host: string, scheme: string, port: number | null, path: strin
 /** A URL of the category, in a random spelling; `canonical` is the WHATWG host. */
 export function urlOf(category: Category): fc.Arbitrary<{ url: string; category: Category; canonical: string }> {
   const v4 = fc.tuple(fc.constantFrom(...BASES[category]), fc.constantFrom(...SPELLINGS)).map(([ip, spell]) => spell(ip));
-  const v6 = V6[category] === undefined ? null : fc.constantFrom(...V6[category]!).map((a) => `[${a}]`);
+  const v6 = V6[category] === undefined ? null : fc.constantFrom(...V6[category]).map((a) => `[${a}]`);
   const host = v6 === null ? v4 : fc.oneof(v4, v6);
   return fc
     .record({

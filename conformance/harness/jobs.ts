@@ -93,7 +93,7 @@ export function jobIdOf(res: HttpResult): string | null {
 
 export async function getJob(api: BoundClient, id: string): Promise<{ res: HttpResult; job: JobDto }> {
   const res = await api.get(`/v1/jobs/${encodeURIComponent(id)}`, { label: `poll job ${id}` });
-  return { res, job: (res.body ?? {}) as JobDto };
+  return { res, job: (res.body ?? {}) };
 }
 
 /**

@@ -61,7 +61,7 @@ export interface SseStream {
 
 export function openSse(client: HttpClient, path: string, options: SseOptions): SseStream {
   const { url, init, recorded, curlHeaders } = client.prepare('GET', path, options);
-  const headersIn = new Headers(init.headers as Record<string, string>);
+  const headersIn = new Headers(init.headers);
   if (!headersIn.has('accept')) {
     headersIn.set('accept', 'text/event-stream');
     recorded.headers['accept'] = 'text/event-stream';

@@ -86,7 +86,7 @@ export function readTokensFile(file: string, env: NodeJS.ProcessEnv = process.en
     const entry: TokenFileEntry = { token, index: i + 1 };
     if (e.scopes !== undefined) {
       if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string')) throw new TokensFileError(`${where}: "scopes" must be an array of strings`);
-      entry.scopes = e.scopes as string[];
+      entry.scopes = e.scopes;
     }
     if (e.origin !== undefined) {
       if (!TOKEN_ORIGINS.includes(e.origin as TokenOrigin)) throw new TokensFileError(`${where}: "origin" must be one of ${TOKEN_ORIGINS.join(', ')}`);

@@ -445,7 +445,7 @@ export const MUTANTS: Mutant[] = [
     description: 'manifest operations lack x-service-destructive',
     expect: { 'openapi/annotations-four': 'FAIL' },
     response: openapiEdit((doc) => {
-      for (const item of Object.values(doc.paths)) for (const o of Object.values(item)) if (o !== null && typeof o === 'object') delete (o as Json)['x-service-destructive'];
+      for (const item of Object.values(doc.paths)) for (const o of Object.values(item)) if (o !== null && typeof o === 'object') delete (o)['x-service-destructive'];
     }),
   },
   {

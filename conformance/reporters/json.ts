@@ -95,7 +95,7 @@ export function readJsonReport(dir: string): RunReport {
   const results = index.checks.map((entry) => {
     const detail = JSON.parse(readFileSync(join(dir, entry.detail), 'utf8')) as DetailFile;
     const { format: _format, run: _run, ...result } = detail;
-    return result as CheckResult;
+    return result;
   });
   return { meta: index.meta, results, suite: index.suite };
 }

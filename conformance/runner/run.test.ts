@@ -19,22 +19,22 @@ before(async () => {
     };
     if (url.pathname === '/echo') {
       const n = Number(url.searchParams.get('n'));
-      return n >= 10 ? send(500, { error: { code: 'internal', message: 'too big' } }) : send(200, { n });
+      n >= 10 ? send(500, { error: { code: 'internal', message: 'too big' } }) : send(200, { n }); return;
     }
-    if (url.pathname === '/flaky') return send(++flakyCalls === 1 ? 500 : 200, {});
+    if (url.pathname === '/flaky') { send(++flakyCalls === 1 ? 500 : 200, {}); return; }
     if (url.pathname === '/reset') {
       counter = 0;
-      return send(200, {});
+      send(200, {}); return;
     }
     // A counter with a bug: the fourth increment is lost.
     if (url.pathname === '/inc') {
       counter += 1;
       if (counter === 4) counter -= 1;
-      return send(200, { value: counter });
+      send(200, { value: counter }); return;
     }
-    if (url.pathname === '/value') return send(200, { value: counter });
+    if (url.pathname === '/value') { send(200, { value: counter }); return; }
     if (url.pathname === '/slow') return setTimeout(() => send(200, {}), 2000);
-    return send(404, { error: { code: 'not_found', message: 'no' } });
+    send(404, { error: { code: 'not_found', message: 'no' } });
   });
 });
 after(() => server.close());
@@ -64,7 +64,7 @@ test('a failing property reports the clause, the seed, the path, the shrunk coun
   assert.ok(f.exchanges!.length >= 1);
   // Replay: seed and path lead straight to the same counterexample.
   const replay = await session();
-  replay.env.replay = { 'small numbers': { seed: f.property!.seed, path: f.property!.path! } };
+  replay.env.replay = { 'small numbers': { seed: f.property.seed, path: f.property.path } };
   const b = await runAttempt(check, replay, false);
   assert.equal(b.failures[0]?.property?.counterexample, '10');
   assert.ok(b.exchanges.length < a.exchanges.length);

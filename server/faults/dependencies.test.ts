@@ -86,7 +86,7 @@ async function importAndSettle(gw: ChildGateway, bytes: Uint8Array, filename: st
 
 function assertRedacted(text: unknown, what: string): void {
   assert.equal(typeof text, 'string', `${what}: a reason is given`);
-  assert.doesNotMatch(text as string, ABSOLUTE_PATH, `${what}: no absolute path in "${text}"`);
+  assert.doesNotMatch(text as string, ABSOLUTE_PATH, `${what}: no absolute path in "${String(text)}"`);
 }
 
 test('ffmpeg missing: 16 kHz and 44.1 kHz WAV (and MP3 with MAS_FAULTS_LONG=1) decode in process; content only ffmpeg reads fails, redacted and retryable', async () => {

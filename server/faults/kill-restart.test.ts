@@ -147,7 +147,7 @@ test(`SIGKILL at random points and restart, ${PER_POINT * POINTS.length} cycles 
       return jobs.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state) || j.state === 'queued') ? true : undefined;
     }, 60_000, 200);
     await until('recordings to be transcribed', async () => {
-      const p = (await c.api('GET', '/v1/recording')).body.processing as Loose;
+      const p = (await c.api('GET', '/v1/recording')).body.processing;
       return p === null || p.state === 'succeeded' || p.state === 'failed' ? true : undefined;
     }, 120_000, 200);
     await checkApi(c, ledger, cycle + 1, 'end');

@@ -148,7 +148,7 @@ export class AudioDecoder implements Decoder {
           : new StageError(`the built-in decoder cannot read ${kind} content`, { retryable: false });
       }
       try {
-        return await this.#inProcess(file, kind!, size, label, control);
+        return await this.#inProcess(file, kind, size, label, control);
       } catch (err) {
         if (!canFallBack || !isDecodeFailure(err)) throw err;
         // ffmpeg reads more codecs and damaged files more leniently; its verdict is the final one.
@@ -172,7 +172,7 @@ export class AudioDecoder implements Decoder {
           { retryable: true, dependencyMissing: true, cause: err },
         );
       }
-      return await this.#inProcess(file, kind!, size, label, control);
+      return await this.#inProcess(file, kind, size, label, control);
     }
   }
 

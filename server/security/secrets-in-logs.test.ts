@@ -34,7 +34,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,7 +135,7 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     receiver = createServer((req, res) => {
       received.push(req.url ?? '');
       req.resume();
-      if ((req.url ?? '').startsWith('/drop')) (req.socket as Socket).destroy();
+      if ((req.url ?? '').startsWith('/drop')) (req.socket).destroy();
       else res.writeHead(500, { 'content-type': 'text/plain' }).end('handler failed');
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -148,7 +148,10 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const exited = new Promise<void>((resolve) => child.on('exit', (code) => ((exitCode = code), resolve())));
+    const exited = new Promise<void>((resolve) => child.on('exit', (code) => {
+      exitCode = code;
+      resolve();
+    }));
 
     const banner = await until('the start banner', async () => (/Press Ctrl\+C to stop\./.test(output) ? output : null));
     const api = /Automation API\s+(http:\/\/\S+)/.exec(banner)?.[1] ?? '';

@@ -20,7 +20,7 @@ import { z } from 'zod';
 /** A name in the schema, its help line and its check. */
 interface Variable {
   help: string;
-  schema: z.ZodType<unknown>;
+  schema: z.ZodType;
 }
 
 const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''];

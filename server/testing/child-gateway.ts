@@ -49,8 +49,8 @@ export async function startChild(opts: StartChildOptions): Promise<ChildGateway>
     },
   );
   let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
   const gw: ChildGateway = { child, pid: child.pid!, api: '', control: '', token: '', output: () => out, exited };
   if (opts.noWait === true) return gw;

@@ -266,6 +266,7 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
       this.#lose(vd, `the simulated device "${vd.name}" cannot play the script "${vd.script}": ${message(err)}`);
       return;
     }
+     
     if (vd.gone) return;
 
     let server: PulseServer | null = null;
@@ -325,6 +326,7 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
       this.#lose(vd, `the simulated device "${vd.name}" could not start playing: ${message(err)}`);
       return;
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the player may have gone during the awaits above
     if (abandoned(vd) || vd.player === null) return;
     vd.player.begin();
     vd.state = 'ready';

@@ -168,7 +168,7 @@ export class PulseServer {
       { env: daemonEnv, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
-    daemon.stderr?.on('data', (chunk: Buffer) => {
+    daemon.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4000);
     });
     const spawnError = new Promise<Error>((resolve) => daemon.once('error', resolve));
@@ -201,7 +201,7 @@ export class PulseServer {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     keepalive.on('error', () => undefined);
-    keepalive.stdin?.on('error', () => undefined);
+    keepalive.stdin.on('error', () => undefined);
     return new PulseServer({ owned: true, clientEnv, tools, daemon, keepalive, dir, stderr: () => stderr });
   }
 

@@ -60,7 +60,7 @@ export function pinkNoise(length: number, seed: number): Float32Array {
   const out = new Float32Array(length);
   let b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0;
   for (let i = 0; i < length; i++) {
-    const w = gaussian(r.next);
+    const w = gaussian(() => r.next());
     b0 = 0.99886 * b0 + w * 0.0555179;
     b1 = 0.99332 * b1 + w * 0.0750759;
     b2 = 0.969 * b2 + w * 0.153852;
@@ -91,7 +91,7 @@ export function hvacNoise(length: number, sampleRate: number, seed: number): Flo
     let hum = 0;
     for (const h of harmonics) hum += h.amp * Math.sin(2 * Math.PI * h.f * t + h.phase);
     hum *= 1 + 0.1 * Math.sin(2 * Math.PI * 0.3 * t + waver);
-    l1 = a * l1 + (1 - a) * gaussian(r.next);
+    l1 = a * l1 + (1 - a) * gaussian(() => r.next());
     l2 = a * l2 + (1 - a) * l1;
     out[i] = 0.5 * hum + 12 * l2;
   }
@@ -104,7 +104,7 @@ function addClick(out: Float32Array, at: number, sampleRate: number, r: SeededRa
   const tau = 0.0012 * sampleRate;
   let previous = 0;
   for (let i = 0; i < length && at + i < out.length; i++) {
-    const w = gaussian(r.next);
+    const w = gaussian(() => r.next());
     // A first difference tilts the burst towards high frequencies: a click, not a thud.
     out[at + i]! += level * (w - previous) * Math.exp(-i / tau);
     previous = w;
@@ -180,7 +180,7 @@ export function interruptionNoise(length: number, sampleRate: number, perMinute:
         const f = 110 + 40 * r.next();
         for (let i = 0; i < 0.08 * sampleRate && start + i < length; i++) {
           const s = i / sampleRate;
-          out[start + i]! += Math.sin(2 * Math.PI * f * s) * Math.exp(-s / 0.015) + 0.3 * gaussian(r.next) * Math.exp(-s / 0.004);
+          out[start + i]! += Math.sin(2 * Math.PI * f * s) * Math.exp(-s / 0.015) + 0.3 * gaussian(() => r.next()) * Math.exp(-s / 0.004);
         }
       }
     }

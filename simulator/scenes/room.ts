@@ -51,7 +51,7 @@ export function impulseResponse(room: RoomSettings, place: SpeakerPlacement, sam
   const decay = Math.log(1000) / (room.rt60 * sampleRate); // amplitude falls 60 dB over rt60
   let tailEnergy = 0;
   for (let n = onset; n < length; n++) {
-    const v = gaussian(random.next) * Math.exp(-decay * (n - onset));
+    const v = gaussian(() => random.next()) * Math.exp(-decay * (n - onset));
     ir[n] = v;
     tailEnergy += v * v;
   }

@@ -54,7 +54,7 @@ export const check = defineCheck({
       if (!bad.has(key)) bad.set(key, e);
     }
     for (const [key, e] of [...bad.entries()].slice(0, 15)) {
-      ctx.expect('format.json.bodies', `${key}`, x.that(false, 'Content-Type application/json and a JSON body', `Content-Type ${e.response!.headers['content-type'] ?? '(none)'}: ${e.response!.body.slice(0, 160)}`), e);
+      ctx.expect('format.json.bodies', key, x.that(false, 'Content-Type application/json and a JSON body', `Content-Type ${e.response!.headers['content-type'] ?? '(none)'}: ${e.response!.body.slice(0, 160)}`), e);
     }
     if (bad.size > 15) ctx.note(`${bad.size - 15} more routes answered without JSON`);
     ctx.note(`${checked} answers with a body on JSON routes were checked (${seen.length} exchanges in the run so far)`);

@@ -17,7 +17,7 @@ export const check = defineCheck({
     ctx.require('meetings.export.default-json', 'GET /v1/meetings/{id}/export', x.all(x.status(plain, 200), x.json(plain), x.fields(plain.body, { meeting: 'object', transcript: 'any' }, 'ExportDto')), plain);
     const json = await api.get(`/v1/meetings/${m.id}/export`, { query: { format: 'json' } });
     ctx.expect('meetings.export.default-json', 'GET …/export?format=json', x.all(x.status(json, 200), x.json(json)), json);
-    const keys = (v: unknown): string[] => Object.keys((v ?? {}) as object).sort();
+    const keys = (v: unknown): string[] => Object.keys((v ?? {})).sort();
     ctx.expect('meetings.export.default-json', 'the default export against format=json', x.equal(keys(plain.body), keys(json.body), 'top-level keys'), plain);
     ctx.expect('meetings.export.default-json', 'the default export against format=json', x.equal((plain.body as { meeting?: unknown }).meeting, (json.body as { meeting?: unknown }).meeting, 'meeting'), plain);
   },

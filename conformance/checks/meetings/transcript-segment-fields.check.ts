@@ -16,7 +16,7 @@ export const check = defineCheck({
     const res = await api.get(`/v1/meetings/${m.id}/transcript`);
     const body = res.body as { segments?: Array<Record<string, unknown>> } | undefined;
     const describe = (o: Record<string, unknown> | undefined): string => (o === undefined ? 'none' : Object.entries(o).map(([k, v]) => `${k}: ${x.typeName(v)}`).join(', '));
-    ctx.observe('meetings.transcript.segment-fields.gap', 'transcript keys', describe(body as Record<string, unknown> | undefined), res);
+    ctx.observe('meetings.transcript.segment-fields.gap', 'transcript keys', describe(body), res);
     ctx.observe('meetings.transcript.segment-fields.gap', 'segment with word timings', describe(body?.segments?.[0]), res);
     ctx.observe('meetings.transcript.segment-fields.gap', 'segment without word timings', describe(body?.segments?.[1]), res);
     const words = Object.values(body?.segments?.[0] ?? {}).find((v) => Array.isArray(v) && v.length === 3) as Array<Record<string, unknown>> | undefined;

@@ -21,12 +21,12 @@ export const check = defineCheck({
     ctx.expect('openapi.version-3-1', 'the openapi field', x.that(typeof doc.openapi === 'string' && /^3\.1\.\d+$/.test(doc.openapi), 'openapi: "3.1.x"', `openapi = ${x.show(doc.openapi)}`), res);
     let validator: ValidatorModule | null = null;
     try {
-      validator = (await import('@seriousme/openapi-schema-validator')) as unknown as ValidatorModule;
+      validator = await import('@seriousme/openapi-schema-validator');
     } catch {
       ctx.note('@seriousme/openapi-schema-validator is not installed: the document was not validated against the OpenAPI 3.1 schema');
     }
     if (validator !== null && typeof doc.openapi === 'string' && doc.openapi.startsWith('3.1')) {
-      const result = await new validator.Validator().validate(doc as Record<string, unknown>);
+      const result = await new validator.Validator().validate(doc);
       const errors = Array.isArray(result.errors) ? result.errors.slice(0, 5).map((e: { instancePath?: string; message?: string }) => `${e.instancePath ?? ''} ${e.message ?? ''}`.trim()) : [String(result.errors ?? '')];
       ctx.expect('openapi.version-3-1', 'the document against the OpenAPI 3.1 schema', x.that(result.valid, 'a valid OpenAPI 3.1 document', result.valid ? 'valid' : `invalid: ${errors.join('; ')}`), res);
     }

@@ -6,7 +6,7 @@ import { pollPath } from '../../harness/pairing.ts';
 function tokenIn(body: unknown): string | null {
   if (body === null || typeof body !== 'object') return null;
   const b = body as Record<string, unknown>;
-  for (const k of ['token', 'access_token', 'api_token', 'raw_token']) if (typeof b[k] === 'string' && (b[k] as string).length > 0) return b[k] as string;
+  for (const k of ['token', 'access_token', 'api_token', 'raw_token']) if (typeof b[k] === 'string' && (b[k]).length > 0) return b[k];
   return null;
 }
 
@@ -37,7 +37,7 @@ export const check = defineCheck({
       const who = await ctx.api.get('/v1/whoami', { token: token! });
       const scopes = (who.body as { scopes?: unknown } | undefined)?.scopes;
       ctx.expect('pairing.token.never-delete', 'GET /v1/whoami with the paired token', x.that(who.status === 200 && Array.isArray(scopes) && !scopes.includes('delete'), 'scopes without delete', who.describe(200)), who);
-      const del = await ctx.api.delete(`/v1/meetings/${'00000000-0000-4000-8000-000000000000'}`, { token: token! });
+      const del = await ctx.api.delete(`/v1/meetings/00000000-0000-4000-8000-000000000000`, { token: token! });
       ctx.expect('pairing.token.never-delete', 'DELETE /v1/meetings/{id} with the paired token', x.error(del, 403, 'insufficient_scope'), del);
     }
   },

@@ -77,7 +77,7 @@ async function otherWaits(ctx: CheckContext, api: BoundClient, meetingId: string
     const regen = await api.post(`/v1/meetings/${m.id}/summary/regenerate`, { json: {} });
     const op = (regen.body as { operation_id?: unknown; process_id?: unknown } | undefined) ?? {};
     const opId = typeof op.operation_id === 'string' ? op.operation_id : typeof op.process_id === 'string' ? op.process_id : null;
-    if (opId === null) return ctx.note(`the regenerate answer carries no operation id (${regen.describe(150)}); summary/regenerate reports it`);
+    if (opId === null) { ctx.note(`the regenerate answer carries no operation id (${regen.describe(150)}); summary/regenerate reports it`); return; }
     const sum = await readSse(ctx.api, `/v1/meetings/${m.id}/summary/operations/${opId}/wait`, { token: api.token, query: { timeout_ms: 10_000 }, deadlineMs: 15_000, closeGraceMs: 3000 });
     ctx.expect('sse.stream.format', 'GET …/summary/operations/{operation_id}/wait', x.that(sum.status === 200 && sum.mediaType === 'text/event-stream', '200 Content-Type text/event-stream', describeStream(sum)), sum.exchange);
     ctx.expect('sse.wait.one-event-then-close', 'the summary-operation wait', x.that(sum.events.length === 1 && sum.closedByServer, 'exactly one event, then the server closes the stream', describeStream(sum)), sum.exchange);

@@ -26,7 +26,7 @@ beforeEach(() => {
     const host = Array.isArray(first) ? (first[0] as { host?: string }).host : typeof first === 'object' && first !== null ? first.host : (args[1] as string | undefined);
     contacted.push(host ?? 'localhost');
     return (originalConnect as (...a: unknown[]) => Socket).apply(this, args);
-  } as typeof Socket.prototype.connect;
+  };
 });
 afterEach(() => {
   Socket.prototype.connect = originalConnect;

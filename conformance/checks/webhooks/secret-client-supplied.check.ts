@@ -18,7 +18,7 @@ export const check = defineCheck({
     const endpoint = await ctx.endpoint('secret');
     await allowReceiver(ctx, endpoint);
     const r = await api.post('/v1/webhooks', { json: { url: endpoint.url, events: ['job.completed'], secret: SUPPLIED } });
-    if (r.status >= 400 && r.status < 500) return ctx.conflict('webhooks.create.secret.client-supplied', 'POST /v1/webhooks with a secret', 1, `refused: ${r.describe(150)}`, r);
+    if (r.status >= 400 && r.status < 500) { ctx.conflict('webhooks.create.secret.client-supplied', 'POST /v1/webhooks with a secret', 1, `refused: ${r.describe(150)}`, r); return; }
     ctx.require('webhooks.create.secret.client-supplied', 'POST /v1/webhooks with a secret', x.status(r, 201), r);
     const b = r.body as { id: string; hmac_secret?: string };
     await ctx.control.setWebhookApproval(b.id, 'allowed');

@@ -739,7 +739,7 @@ export function loadDictionary(path: string): Map<string, string> {
 async function espeakPhonemes(espeak: string, tokens: readonly string[], control: StageControl): Promise<string[] | null> {
   const run = (text: string) =>
     new Promise<string | null>((resolve) => {
-      if (control.signal.aborted) return resolve(null);
+      if (control.signal.aborted) { resolve(null); return; }
       const child = spawn(espeak, ['-v', 'en-us', '-q', '-x', '--sep=_', '--stdin'], { stdio: ['pipe', 'pipe', 'ignore'], signal: control.signal });
       const untrack = control.track(child);
       let out = '';

@@ -48,7 +48,7 @@ describe('OpenAiChatSummarizer', () => {
     );
     const out = await summarizer().summarize(input, uncontrolled());
     assert.equal(request?.auth, `Bearer ${KEY}`);
-    const body = request!.body as { model: string; response_format: unknown; messages: { role: string; content: string }[] };
+    const body = request.body as { model: string; response_format: unknown; messages: { role: string; content: string }[] };
     assert.equal(body.model, 'llama-3.1-8b');
     assert.deepEqual(body.response_format, { type: 'json_object' });
     assert.equal(body.messages[0]!.role, 'system');

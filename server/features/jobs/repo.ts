@@ -118,7 +118,7 @@ export class JobsRepo {
     const values: (string | number | null)[] = [now];
     for (const [key, value] of Object.entries(fields)) {
       sets.push(`${key} = ?`);
-      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value as string | number | null));
+      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value));
     }
     this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     return this.get(id)!;

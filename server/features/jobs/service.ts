@@ -374,6 +374,7 @@ export class JobsService {
       const current = this.#o.repo.get(job.id);
       if (current === null || isTerminal(current.state)) return;
       if (current.state === 'cancelling' || err instanceof CancelledError || exec.abort.signal.aborted) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run while the job awaited
         if (this.#stopped) return; // shutting down: recover() decides at the next start
         const cancelling = current.state === 'cancelling' ? current : this.#move(current, 'cancel');
         if (cancelling.state === 'cancelling') this.#move(cancelling, 'cancelled');
@@ -401,6 +402,7 @@ export class JobsService {
           exec.resumeWaiters.push(resolve);
           exec.abort.signal.addEventListener('abort', () => resolve(), { once: true });
         });
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a cancel may have come while paused
         if (exec.abort.signal.aborted) throw new CancelledError();
       },
       track: (child) => {

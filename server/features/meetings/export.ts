@@ -96,7 +96,7 @@ export function renderText(data: ExportData): string {
   const { meeting, transcript, summary } = data;
   const title = oneLine(meeting.title) || 'Untitled meeting';
   const out: string[] = [];
-  out.push(title, '='.repeat(Math.min(80, Math.max(3, [...title].length))), '');
+  out.push(title, '='.repeat(Math.min(80, Math.max(3, Array.from(title).length))), '');
   out.push(`Date: ${formatDate(meeting.created_at)} · Duration: ${formatDuration(meeting.duration_seconds)}`, '');
 
   const result = summary?.result ?? null;

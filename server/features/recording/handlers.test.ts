@@ -109,7 +109,7 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     assert.equal(started.state, 'recording');
     assert.ok(started.active_meeting_id !== null);
     assert.deepEqual(started.devices, [{ name: 'Talk Mic', role: 'mic', device_type: 'input', simulated: true, transport: 'pulse' }]);
-    const meetingId = started.active_meeting_id!;
+    const meetingId = started.active_meeting_id;
     const meeting = await h.call('GET', `/v1/meetings/${meetingId}`, read);
     assert.equal(meeting.body.title, 'Stand-up');
     assert.equal(meeting.body.source, 'recording');

@@ -6,15 +6,15 @@ import { apiOutcome, RECORDING_MACHINE, RECORDING_STATES, transition, type ApiAc
 test('the happy path: idle → starting → recording → paused → recording → stopping → idle', () => {
   let s = transition('idle', 'start');
   assert.equal(s, 'starting');
-  s = transition(s!, 'capture_up');
+  s = transition(s, 'capture_up');
   assert.equal(s, 'recording');
-  s = transition(s!, 'pause');
+  s = transition(s, 'pause');
   assert.equal(s, 'paused');
-  s = transition(s!, 'resume');
+  s = transition(s, 'resume');
   assert.equal(s, 'recording');
-  s = transition(s!, 'stop');
+  s = transition(s, 'stop');
   assert.equal(s, 'stopping');
-  assert.equal(transition(s!, 'finalized'), 'idle');
+  assert.equal(transition(s, 'finalized'), 'idle');
 });
 
 test('every end passes through stopping; a failure from any active state too', () => {

@@ -204,7 +204,7 @@ async function resolveWithin(resolver: Resolver, host: string, timeoutMs: number
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DestinationRefused(`url host ${host} did not resolve within ${timeoutMs / 1000} s`)), timeoutMs);
-    timer.unref?.();
+    timer.unref();
   });
   try {
     const found = await Promise.race([resolver(host), timeout]);

@@ -96,7 +96,7 @@ export function createHttpTransport(opts: { userAgent: string }): Transport {
         finish({ kind: 'network', detail: `no answer within ${attempt.timeoutMs / 1000} s` });
         req.destroy();
       }, attempt.timeoutMs);
-      timer.unref?.();
+      timer.unref();
 
       req.on('response', (res: IncomingMessage) => {
         finish({ kind: 'response', status: res.statusCode ?? 0 });

@@ -84,6 +84,7 @@ export function transaction<T>(db: Database, work: () => T): T {
     // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR …): a second
     // ROLLBACK would throw "no transaction is active" and hide the real error (found by the
     // disk-full fault test, decision 024).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- work() or SQLite may have ended the transaction
     if (db.isTransaction) db.exec('ROLLBACK');
     throw err;
   }
