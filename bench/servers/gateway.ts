@@ -42,7 +42,7 @@ const seedMs = Number(process.hrtime.bigint() - t0) / 1e6;
 const server = http.createServer(createApp(deps));
 server.listen(0, '127.0.0.1', () => {
   announce(
-    { ready: true, port: (server.address() as AddressInfo).port, token, seed_ms: Math.round(seedMs), meetings: arg.meetings, segments: arg.meetings * arg.segments },
+    { ready: true, port: (server.address() as AddressInfo).port, token, database: dataPaths(arg.dataDir).database, seed_ms: Math.round(seedMs), meetings: arg.meetings, segments: arg.meetings * arg.segments },
     () => {
       server.close();
       db.close();
