@@ -400,4 +400,4 @@ export const OPERATIONS = [...CORE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...PAIRING
 
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
 
-export { expressPath, pathMatcher, type HttpMethod, type Operation, type PathParam, type ResponseSpec } from './operation-types.ts';
+export { pathMatcher, type HttpMethod, type Operation, type PathParam, type ResponseSpec } from './operation-types.ts';
