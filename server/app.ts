@@ -8,12 +8,15 @@
  * another method) ends in the fallback, and every failure ends in the one
  * error writer of errors.ts.
  */
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { authorize, type AuthDeps, type Caller } from './auth.ts';
 import { ApiError, sendError, toApiError } from './errors.ts';
 import { hostOriginRefusal } from './http/host-origin.ts';
 import type { QueryParam } from './http/query.ts';
 import { RouteTable, type RouteMatch } from './http/route-table.ts';
+import { fallbackLogger, type Logger } from './http/logger.ts';
+import { accessLog, requestFields } from './http/request-log.ts';
 import { readJsonBody } from './http/json-body.ts';
 import { OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
 import type { HealthCounters } from './health-counters.ts';
@@ -68,6 +71,8 @@ export interface AppDeps {
   validateResponses?: boolean;
   /** Where unexpected failures are reported (never to the client). */
   logError?: (err: unknown, req?: Request) => void;
+  /** With a logger here, one access line per request (MAS_ACCESS_LOG; http/request-log.ts). Off: nothing runs per request. */
+  accessLog?: Logger;
 }
 
 export interface HandlerContext {
@@ -104,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
     (OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: route(op, HANDLERS[op.operationId as OperationId]) })),
   );
   const auth: AuthDeps = { settings: () => deps.settings.get(), tokens: deps.tokens, counters: deps.counters };
+  if (deps.accessLog !== undefined) app.use(accessLog(deps.accessLog, routeTemplate));
   app.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
@@ -274,7 +280,24 @@ function clipPath(path: string): string {
 }
 
 function defaultLogError(err: unknown, req?: Request): void {
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  const where = req === undefined ? 'background work' : `${req.method} ${req.path}`;
-  process.stderr.write(`[gateway] ${where} failed: ${detail}\n`);
+  logFailure(fallbackLogger(), err, req);
+}
+
+/** An unexpected failure of the Automation API as a log line: the request by id, method and route template, and the error. */
+export function logFailure(logger: Logger, err: unknown, req?: IncomingMessage): void {
+  if (req === undefined) logger.error({ listener: 'api', err }, 'background work failed');
+  else logger.error({ listener: 'api', ...requestFields(req, routeTemplate(req)), err }, 'request failed');
+}
+
+const TEMPLATES = new RouteTable((OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: op.path })));
+
+/** The route template that serves a request (/v1/meetings/{id}), or null: what logs name in place of the raw path. */
+export function routeTemplate(req: IncomingMessage): string | null {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  try {
+    return TEMPLATES.match(req.method ?? '', q < 0 ? url : url.slice(0, q))?.entry ?? null;
+  } catch {
+    return null; // a path parameter that is not valid percent-encoding
+  }
 }

@@ -36,6 +36,7 @@ import { RecordingProcessor } from './recording/processor.ts';
 import { PENDING_PREFIX, RecordingService } from './recording/recording-service.ts';
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { SERVER_VERSION } from './version.ts';
+import { fallbackLogger, type Logger } from './http/logger.ts';
 
 /** Where things live inside the data folder. */
 export function dataPaths(dataDir: string) {
@@ -123,7 +124,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const pairing = new PairingService({ clock, tokens });
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
-  const devices = opts.devices ?? new VirtualDeviceCatalog({ log: (line) => process.stderr.write(`${line}\n`) });
+  const devices = opts.devices ?? new VirtualDeviceCatalog({ log: deviceLog(fallbackLogger()) });
   const ownsDevices = opts.devices === undefined;
   let recording: RecordingService | null = null;
   const processor = new RecordingProcessor({ parts, config, meetings, summaries, bus, onSettled: (id) => recording?.settled(id), logError });
@@ -191,4 +192,9 @@ export function createDeps(opts: DepsOptions): AppDeps {
     validateResponses: opts.validateResponses ?? false,
   } satisfies Omit<AppDeps, 'logError'>);
   return deps;
+}
+
+/** The simulated devices' notices ("[devices] PulseAudio is not available …") as warnings of the gateway's log. */
+export function deviceLog(logger: Logger): (line: string) => void {
+  return (line) => logger.warn({ component: 'devices' }, line.replace(/^\[devices\] /, ''));
 }

@@ -6,6 +6,7 @@
  * fails prints one line and exits 1; a bad option exits 2.
  */
 import { Gateway, GatewayStartError } from './gateway.ts';
+import { createLogger, logSettingsFrom } from './http/logger.ts';
 import { OptionsError, parseOptions, type StartOptions } from './options.ts';
 import { SERVER_VERSION } from './version.ts';
 
@@ -31,9 +32,13 @@ async function main(): Promise<void> {
 
   // Everything the gateway writes (database, recordings, control secret) is for the owner only.
   process.umask(0o077);
+  // MAS_LOG_LEVEL and MAS_ACCESS_LOG, checked with every other MAS_* variable by parseOptions.
+  const log = logSettingsFrom(process.env);
   let gateway: Gateway;
   try {
     gateway = await Gateway.start({
+      logger: createLogger({ level: log.level }),
+      accessLog: log.accessLog,
       host: options.host,
       port: options.port,
       dataDir: options.dataDir,

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from './store/database.ts';
 import { RESET_SETTINGS } from './store/settings-repo.ts';
 import type { TokenKind, TokenOrigin } from './store/tokens-repo.ts';
 import type { GatewayOptions } from './gateway.ts';
+import { createLogger } from './http/logger.ts';
 
 export interface TestGateway {
   app: Express;
@@ -91,7 +92,7 @@ export function listenerTestOptions(dataDir: string, extra: Partial<GatewayOptio
     enableApi: true,
     validateResponses: true,
     pocketsphinxRoots: [],
-    log: () => {},
+    logger: createLogger({ level: 'silent' }),
     ...extra,
   };
 }
