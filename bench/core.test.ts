@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMMON_TERM, meetingSeed, PHRASE, QUERY_MIX, RARE_TERM } from './corpus.ts';
+import { HTTP_FIGURES, httpSeconds, throughput } from './core.ts';
 import { latencyStats, percentile, ratio, target } from './lib.ts';
 import { BENCHMARKS, parseArgs } from './run.ts';
 
@@ -34,7 +35,7 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
     assert.match(stdout, /whoami_vs_bare_express/);
 
     const report = JSON.parse(readFileSync(join(outDir, 'bench-core.json'), 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(report).sort(), ['benchmarks', 'config', 'generated_at', 'machine', 'ratios', 'targets']);
+    assert.deepEqual(Object.keys(report).sort(), ['baselines', 'benchmarks', 'config', 'generated_at', 'machine', 'ratios', 'targets']);
     assert.ok(!Number.isNaN(Date.parse(report['generated_at'] as string)));
 
     const m = report['machine'] as Record<string, unknown>;
@@ -43,12 +44,15 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
     assert.equal(typeof m['platform'], 'string');
 
     const b = report['benchmarks'] as Record<string, Record<string, unknown>>;
-    for (const key of ['bare_http', 'bare_express', 'gateway_whoami', 'gateway_meetings']) {
+    for (const key of HTTP_FIGURES.map(([k]) => k)) {
       assert.ok(b[key] !== undefined, key);
       assert.ok((b[key]['requests'] as number) > 0, `${key} made requests`);
-      assert.equal(b[key]['errors'], 0, `${key}: every answer was 200`);
+      assert.equal(b[key]['errors'], 0, `${key}: no connection error`);
+      assert.equal(b[key]['non2xx'], 0, `${key}: every answer was 2xx`);
       assert.equal(typeof b[key]['rps'], 'number');
-      assert.ok(isStats(b[key]['latency_ms']), `${key} latency`);
+      assert.equal((b[key]['rounds_rps'] as unknown[]).length, 1, `${key}: one round in a tiny run`);
+      const latency = b[key]['latency_ms'] as Record<string, unknown>;
+      for (const k of ['mean', 'p50', 'p90', 'p99', 'max']) assert.equal(typeof latency[k], 'number', `${key} latency ${k}`);
     }
     for (const [key, meetings] of [['search_small', 10], ['search_large', 20]] as const) {
       assert.equal(b[key]!['meetings'], meetings);
@@ -62,11 +66,11 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
     }
 
     const ratios = report['ratios'] as Record<string, unknown>;
-    assert.deepEqual(Object.keys(ratios).sort(), ['meetings_vs_bare_express', 'search_p99_growth', 'whoami_vs_bare_express', 'whoami_vs_bare_http']);
+    assert.deepEqual(Object.keys(ratios).sort(), ['meetings_vs_bare_http', 'search_p99_growth', 'search_vs_bare_http', 'whoami_vs_bare_express', 'whoami_vs_bare_http']);
     for (const v of Object.values(ratios)) assert.equal(typeof v, 'number');
 
     const targets = report['targets'] as Record<string, Record<string, unknown>>;
-    assert.deepEqual(Object.keys(targets).sort(), ['search_p99_growth', 'whoami_vs_bare_express']);
+    assert.deepEqual(Object.keys(targets).sort(), ['meetings_vs_bare_http', 'search_p99_growth', 'search_vs_bare_http', 'whoami_vs_bare_express']);
     for (const t of Object.values(targets)) {
       assert.equal(typeof t['target'], 'string');
       assert.equal(typeof t['met'], 'boolean');
@@ -95,6 +99,26 @@ test('ratios and targets: a missing figure never meets a target', () => {
   assert.deepEqual(target(0.95, { min: 0.9 }), { target: '>= 0.9', value: 0.95, met: true });
   assert.deepEqual(target(3.5, { max: 3 }), { target: '<= 3', value: 3.5, met: false });
   assert.equal(target(null, { min: 0.9 }).met, false);
+});
+
+test('a throughput figure is the median round; its totals cover every round', () => {
+  const round = (rps: number, p99: number) => ({ rps, requests: rps * 8, errors: 0, non2xx: rps === 300 ? 2 : 0, latency_ms: { mean: 1, p50: 1, p90: 1, p99, max: 9 } });
+  const t = throughput([round(300, 3), round(100, 1), round(200, 2)]);
+  assert.equal(t.rps, 200);
+  assert.equal(t.latency_ms.p99, 2, 'the latency of the median round');
+  assert.deepEqual(t.rounds_rps, [300, 100, 200]);
+  assert.equal(t.requests, 4800);
+  assert.equal(t.non2xx, 2);
+  assert.equal(throughput([]).rps, null);
+});
+
+test('--http-seconds shortens the throughput figures; nonsense is refused', () => {
+  assert.equal(httpSeconds(undefined, 8), 8);
+  assert.equal(httpSeconds({ 'http-seconds': '2' }, 8), 2);
+  assert.equal(httpSeconds({ 'http-seconds': '0.5' }, 8), 0.5);
+  assert.throws(() => httpSeconds({ 'http-seconds': '0' }, 8), /above 0/);
+  assert.throws(() => httpSeconds({ 'http-seconds': 'soon' }, 8), /above 0/);
+  assert.equal(parseArgs(['--only', 'core', '--http-seconds', '2']).options['http-seconds'], '2');
 });
 
 test('run.ts arguments: all benchmarks by default, --only picks, unknown names are refused', () => {

@@ -2,24 +2,46 @@
  * Core benchmark: what the gateway's request path costs next to bare servers,
  * and how search latency grows with the size of the store.
  *
- *   bare_http        node:http hello-world
- *   bare_express     Express 5 hello-world
- *   gateway_whoami   GET /v1/whoami, authenticated (a read token)
- *   gateway_meetings GET /v1/meetings?limit=50 over the small store
- *   search_small     GET /v1/search?q=… sequentially over the small store
+ * Throughput, taken with autocannon (bench/autocannon.ts; 50 connections,
+ * 8 s per figure, three rounds in which every server takes its turn), over a
+ * store of 30 meetings:
+ *
+ *   whoami_gateway        GET /v1/whoami, authenticated (a read token)
+ *   whoami_bare_express   Express 5 answering the same JSON
+ *   whoami_bare_http      node:http answering the same JSON
+ *   meetings_gateway      GET /v1/meetings?limit=50
+ *   meetings_bare_http    node:http running the same SQL on the same SQLite file
+ *                         (bench/servers/bare-sqlite.ts)
+ *   search_gateway        GET /v1/search?q=… (the query mix, in turn)
+ *   search_bare_http      the same queries, bare node:http, same file
+ *
+ * Before measuring, one answer of every baseline is compared byte for byte
+ * with the gateway's; a difference stops the benchmark. During the run every
+ * answer other than 2xx, and every connection error, is counted.
+ *
+ * Latency growth, with the project's own driver (lib.ts load(), which checks
+ * the status of every answer), one connection, sequential:
+ *
+ *   search_small     GET /v1/search?q=… over the small store
  *   search_large     the same over the large store
  *
- * Every server runs in its own child process on 127.0.0.1 with an ephemeral
- * port; the load comes from this process over keep-alive connections. The
+ * Every server runs in its own child process of the same node binary on
+ * 127.0.0.1 with an ephemeral port; the load comes from this process. The
  * stores are seeded through MeetingsService.create (bench/servers/gateway.ts).
  *
  * Targets, reported and never asserted: whoami >= 0.9 of bare Express;
- * search p99 growth (large/small) <= 3.
+ * meetings list and search >= 0.5 of bare node:http on the same file; search
+ * p99 growth (large/small) <= 3. A ratio is the median of the per-round
+ * ratios (each round's gateway figure over the same round's baseline).
+ *
+ * `--http-seconds N` (npm run bench -- --only core --http-seconds 2) shortens
+ * every throughput figure for a quick look.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AUTOCANNON_VERSION, cannon, type CannonFigures } from './autocannon.ts';
 import { QUERY_MIX } from './corpus.ts';
 import {
   fmt,
@@ -27,26 +49,31 @@ import {
   latencyStats,
   load,
   machine,
+  median,
   ratio,
+  round,
   startServer,
   target,
   type BenchReport,
   type BenchRunOptions,
   type ChildServer,
   type LatencyStats,
-  type LoadResult,
 } from './lib.ts';
+import type { BareSqliteArg } from './servers/bare-sqlite.ts';
 import type { GatewayServerArg } from './servers/gateway.ts';
 
 const server = (name: string): string => fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
 
 export interface CoreConfig {
-  /** Throughput figures are measured this many times, interleaved; the best round is reported. */
+  /** Throughput figures are measured this many times, interleaved (every server once per round). */
   rounds: number;
+  /** autocannon connections. */
   connections: number;
-  warmup_ms: number;
-  duration_ms: number;
-  max_requests: number;
+  warmup_s: number;
+  /** Measured seconds of each throughput figure in each round. */
+  http_seconds: number;
+  /** Meetings in the store of the throughput figures. */
+  http_meetings: number;
   search_warmup_ms: number;
   search_duration_ms: number;
   search_max_queries: number;
@@ -57,10 +84,10 @@ export interface CoreConfig {
 
 export const FULL: CoreConfig = {
   rounds: 3,
-  connections: 16,
-  warmup_ms: 1_000,
-  duration_ms: 4_000,
-  max_requests: 1_000_000,
+  connections: 50,
+  warmup_s: 1,
+  http_seconds: 8,
+  http_meetings: 30,
   search_warmup_ms: 1_000,
   search_duration_ms: 6_000,
   search_max_queries: 50_000,
@@ -72,9 +99,9 @@ export const FULL: CoreConfig = {
 export const TINY: CoreConfig = {
   rounds: 1,
   connections: 2,
-  warmup_ms: 100,
-  duration_ms: 500,
-  max_requests: 200,
+  warmup_s: 0,
+  http_seconds: 1,
+  http_meetings: 5,
   search_warmup_ms: 50,
   search_duration_ms: 500,
   search_max_queries: 60,
@@ -82,8 +109,6 @@ export const TINY: CoreConfig = {
   large_meetings: 20,
   segments_per_meeting: 5,
 };
-
-type Throughput = Omit<LoadResult, 'samples'> & { rounds_rps: number[] };
 
 interface SearchFigures {
   meetings: number;
@@ -95,47 +120,53 @@ interface SearchFigures {
   by_query: Record<string, LatencyStats>;
 }
 
+/** One throughput figure: the median round, every round, and what went wrong in any of them. */
+export type Throughput = Omit<CannonFigures, 'rps'> & { rps: number | null; rounds_rps: number[] };
+
+/** The throughput figures, in the order they are measured in every round. */
+export const HTTP_FIGURES = [
+  ['whoami_gateway', 'gateway GET /v1/whoami (authenticated)'],
+  ['whoami_bare_express', 'bare Express, same JSON'],
+  ['whoami_bare_http', 'bare node:http, same JSON'],
+  ['meetings_gateway', 'gateway GET /v1/meetings?limit=50'],
+  ['meetings_bare_http', 'bare node:http + same SQLite file, same query'],
+  ['search_gateway', 'gateway GET /v1/search?q=…'],
+  ['search_bare_http', 'bare node:http + same SQLite file, same queries'],
+] as const;
+type FigureKey = (typeof HTTP_FIGURES)[number][0];
+
+/** Each ratio: the gateway figure over its baseline. */
+const HTTP_RATIOS = {
+  whoami_vs_bare_express: ['whoami_gateway', 'whoami_bare_express'],
+  whoami_vs_bare_http: ['whoami_gateway', 'whoami_bare_http'],
+  meetings_vs_bare_http: ['meetings_gateway', 'meetings_bare_http'],
+  search_vs_bare_http: ['search_gateway', 'search_bare_http'],
+} as const satisfies Record<string, readonly [FigureKey, FigureKey]>;
+
+/** --http-seconds from the command line (npm run bench -- --only core --http-seconds 2), else the config's. */
+export function httpSeconds(options: Record<string, string> | undefined, fallback: number): number {
+  const given = options?.['http-seconds'];
+  if (given === undefined) return fallback;
+  const n = Number(given);
+  if (!Number.isFinite(n) || n <= 0 || n > 600) throw new Error(`--http-seconds must be a number of seconds above 0 and at most 600, got "${given}"`);
+  return n;
+}
+
+/** GET path → answer body, for the check that a baseline answers what the gateway answers. */
+async function body(port: number, path: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text.slice(0, 200)}`);
+  return text;
+}
+
 export async function run(opts: BenchRunOptions): Promise<BenchReport> {
-  const cfg = opts.tiny ? TINY : FULL;
+  const base = opts.tiny ? TINY : FULL;
+  const cfg: CoreConfig = { ...base, http_seconds: httpSeconds(opts.options, base.http_seconds) };
   const log = opts.log;
   const benchmarks: Record<string, unknown> = {};
   const dirs: string[] = [];
   const servers: ChildServer[] = [];
-
-  const measure = async (label: string, port: number, path: string, headers: Record<string, string>): Promise<Omit<LoadResult, 'samples'>> => {
-    const { samples: _samples, ...result } = await load({
-      port,
-      path,
-      headers,
-      connections: cfg.connections,
-      warmupMs: cfg.warmup_ms,
-      durationMs: cfg.duration_ms,
-      maxRequests: cfg.max_requests,
-    });
-    log(`core: ${label}: ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.latency_ms.p50, 3)} ms, p99 ${fmt(result.latency_ms.p99, 3)} ms, ${result.errors} errors`);
-    return result;
-  };
-
-  /**
-   * The throughput figures, measured in interleaved rounds (every target
-   * once per round, the servers idle in between), so a burst of load from
-   * elsewhere on the machine hits one round of every figure rather than all
-   * rounds of one. The round with the most requests per second is reported.
-   */
-  const throughputRounds = async (
-    targets: { key: string; label: string; port: number; path: string; headers?: Record<string, string> }[],
-  ): Promise<Record<string, Throughput>> => {
-    const best: Record<string, Throughput> = {};
-    for (let round = 1; round <= cfg.rounds; round++) {
-      for (const t of targets) {
-        const result = await measure(`${t.label} (round ${round}/${cfg.rounds})`, t.port, t.path, t.headers ?? {});
-        const prev = best[t.key];
-        const rounds_rps = [...(prev?.rounds_rps ?? []), result.rps];
-        best[t.key] = prev === undefined || result.rps > prev.rps ? { ...result, rounds_rps } : { ...prev, rounds_rps };
-      }
-    }
-    return best;
-  };
 
   const start = async (name: string, arg: unknown = {}): Promise<ChildServer> => {
     const s = await startServer(server(name), arg);
@@ -156,24 +187,65 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     return s;
   };
 
+  let perRound: Partial<Record<keyof typeof HTTP_RATIOS, number | null>> = {};
   try {
-    // 1 to 4: the baselines and the gateway over the small store, all up at once.
-    const bareHttp = await start('bare-http');
-    const bareExpress = await start('bare-express');
-    const small = await gateway(cfg.small_meetings);
-    const auth = { Authorization: `Bearer ${String(small.info['token'])}` };
-    log(`core: throughput: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_ms} ms warm-up, ${cfg.duration_ms} ms measured`);
-    const figures = await throughputRounds([
-      { key: 'bare_http', label: 'bare node:http hello-world', port: bareHttp.info.port, path: '/' },
-      { key: 'bare_express', label: 'bare Express hello-world', port: bareExpress.info.port, path: '/' },
-      { key: 'gateway_whoami', label: 'gateway GET /v1/whoami', port: small.info.port, path: '/v1/whoami', headers: auth },
-      { key: 'gateway_meetings', label: 'gateway GET /v1/meetings?limit=50', port: small.info.port, path: '/v1/meetings?limit=50', headers: auth },
-    ]);
-    Object.assign(benchmarks, figures);
-    benchmarks['gateway_meetings'] = { ...figures['gateway_meetings'], meetings: cfg.small_meetings };
-    await stop(bareHttp);
-    await stop(bareExpress);
+    // Throughput: the gateway over a small store and its baselines, all up at once.
+    const gw = await gateway(cfg.http_meetings);
+    const auth = { Authorization: `Bearer ${String(gw.info['token'])}` };
+    const whoami = JSON.parse(await body(gw.info.port, '/v1/whoami', auth)) as unknown;
+    const bareExpress = await start('bare-express', { json: whoami });
+    const bareHttp = await start('bare-http', { json: whoami });
+    const sqliteArg: BareSqliteArg = { database: String(gw.info['database']) };
+    const bareSqlite = await start('bare-sqlite', sqliteArg);
+    const searchPaths = QUERY_MIX.map((q) => `/v1/search?q=${encodeURIComponent(q)}`);
+    const targets: Record<FigureKey, { port: number; paths: readonly string[]; headers?: Record<string, string> }> = {
+      whoami_gateway: { port: gw.info.port, paths: ['/v1/whoami'], headers: auth },
+      whoami_bare_express: { port: bareExpress.info.port, paths: ['/v1/whoami'] },
+      whoami_bare_http: { port: bareHttp.info.port, paths: ['/v1/whoami'] },
+      meetings_gateway: { port: gw.info.port, paths: ['/v1/meetings?limit=50'], headers: auth },
+      meetings_bare_http: { port: bareSqlite.info.port, paths: ['/v1/meetings?limit=50'] },
+      search_gateway: { port: gw.info.port, paths: searchPaths, headers: auth },
+      search_bare_http: { port: bareSqlite.info.port, paths: searchPaths },
+    };
 
+    // Same question, same answer: every baseline's bytes against the gateway's.
+    for (const [gatewayKey, baselineKeys] of [
+      ['whoami_gateway', ['whoami_bare_express', 'whoami_bare_http']],
+      ['meetings_gateway', ['meetings_bare_http']],
+      ['search_gateway', ['search_bare_http']],
+    ] as const) {
+      const g = targets[gatewayKey];
+      for (const path of g.paths) {
+        const expected = await body(g.port, path, g.headers);
+        for (const key of baselineKeys) {
+          const got = await body(targets[key].port, path);
+          if (got !== expected) throw new Error(`core: ${key} answers GET ${path} differently from the gateway:\n  gateway:  ${expected.slice(0, 300)}\n  baseline: ${got.slice(0, 300)}`);
+        }
+      }
+    }
+
+    log(`core: throughput with autocannon ${AUTOCANNON_VERSION}: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_s} s warm-up, ${cfg.http_seconds} s measured`);
+    const rounds: Partial<Record<FigureKey, CannonFigures[]>> = {};
+    for (let r = 1; r <= cfg.rounds; r++) {
+      for (const [key, label] of HTTP_FIGURES) {
+        const t = targets[key];
+        const f = await cannon({ port: t.port, paths: t.paths, ...(t.headers === undefined ? {} : { headers: t.headers }), connections: cfg.connections, seconds: cfg.http_seconds, warmupSeconds: cfg.warmup_s });
+        (rounds[key] ??= []).push(f);
+        log(`core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ${f.errors} errors, ${f.non2xx} non-2xx`);
+      }
+    }
+    for (const [key] of HTTP_FIGURES) benchmarks[key] = throughput(rounds[key] ?? []);
+    perRound = Object.fromEntries(
+      Object.entries(HTTP_RATIOS).map(([name, [a, b]]) => {
+        const ratios = (rounds[a] ?? []).map((x, i) => ratio(x.rps, rounds[b]?.[i]?.rps));
+        const usable = ratios.filter((x): x is number => x !== null);
+        const mid = median(usable);
+        return [name, usable.length === ratios.length && mid !== null ? round(mid, 3) : null];
+      }),
+    );
+    for (const s of [bareExpress, bareHttp, bareSqlite, gw]) await stop(s);
+
+    const small = await gateway(cfg.small_meetings);
     benchmarks['search_small'] = await search(cfg, small, log);
     await stop(small);
 
@@ -186,14 +258,12 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 
-  const rps = (key: string): number | null => (benchmarks[key] as Throughput | undefined)?.rps ?? null;
   const p99 = (key: string): number | null => (benchmarks[key] as SearchFigures | undefined)?.latency_ms.p99 ?? null;
-  const ratios = {
-    whoami_vs_bare_express: ratio(rps('gateway_whoami'), rps('bare_express')),
-    whoami_vs_bare_http: ratio(rps('gateway_whoami'), rps('bare_http')),
-    meetings_vs_bare_express: ratio(rps('gateway_meetings'), rps('bare_express')),
+  const ratios: Record<string, number | null> = {
+    ...Object.fromEntries(Object.keys(HTTP_RATIOS).map((name) => [name, perRound[name as keyof typeof HTTP_RATIOS] ?? null])),
     search_p99_growth: ratio(p99('search_large'), p99('search_small')),
   };
+  const at = (name: string): number | null => ratios[name] ?? null;
   return {
     generated_at: new Date().toISOString(),
     machine: machine(),
@@ -201,17 +271,41 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       ...cfg,
       tiny: opts.tiny,
       query_mix: [...QUERY_MIX],
-      load_generator: 'the bench process: node:http keep-alive agent, one request in flight per connection',
-      note:
-        'servers and load generator share the machine; where the load generator saturates a core first (bare servers), ' +
-        'ratios against the bare figures understate the gateway overhead',
+      load_generator: `autocannon ${AUTOCANNON_VERSION} in the bench process (throughput); the bench's own node:http loop, one connection (search latency)`,
+      servers: `child processes of the same node (${process.version}), 127.0.0.1`,
+      figure: 'req/s: the median of the rounds; ratio: the median of the per-round ratios',
+      note: 'servers and load generator share the machine; where autocannon saturates a core first (bare servers), ratios understate the gateway overhead',
     },
     benchmarks,
     ratios,
-    targets: {
-      whoami_vs_bare_express: target(ratios.whoami_vs_bare_express, { min: 0.9 }),
-      search_p99_growth: target(ratios.search_p99_growth, { max: 3 }),
+    baselines: {
+      whoami_vs_bare_express: 'bare Express 5 answering the gateway\u2019s whoami JSON (median of per-round ratios)',
+      whoami_vs_bare_http: 'bare node:http answering the gateway\u2019s whoami JSON (median of per-round ratios)',
+      meetings_vs_bare_http: 'bare node:http running the same SQL on the same SQLite file (median of per-round ratios)',
+      search_vs_bare_http: 'bare node:http running the same FTS queries on the same SQLite file (median of per-round ratios)',
+      search_p99_growth: 'search p99 over the small store (search_small)',
     },
+    targets: {
+      whoami_vs_bare_express: target(at('whoami_vs_bare_express'), { min: 0.9 }),
+      meetings_vs_bare_http: target(at('meetings_vs_bare_http'), { min: 0.5 }),
+      search_vs_bare_http: target(at('search_vs_bare_http'), { min: 0.5 }),
+      search_p99_growth: target(at('search_p99_growth'), { max: 3 }),
+    },
+  };
+}
+
+/** One figure over its rounds: the median round's latency, totals over every round. */
+export function throughput(rounds: readonly CannonFigures[]): Throughput {
+  const rps = rounds.map((r) => r.rps);
+  const mid = median(rps);
+  const middle = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor((rounds.length - 1) / 2)];
+  return {
+    rps: mid === null ? null : round(mid, 1),
+    rounds_rps: rps,
+    requests: rounds.reduce((n, r) => n + r.requests, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    latency_ms: middle?.latency_ms ?? { mean: Number.NaN, p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN },
   };
 }
 
@@ -248,12 +342,7 @@ async function search(cfg: CoreConfig, s: ChildServer, log: (line: string) => vo
 export function table(report: BenchReport): string {
   const b = report.benchmarks as Record<string, (Throughput & Partial<SearchFigures>) | undefined>;
   const rows: string[][] = [['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', 'req/s by round']];
-  for (const [key, label] of [
-    ['bare_http', 'bare node:http hello'],
-    ['bare_express', 'bare Express hello'],
-    ['gateway_whoami', 'gateway GET /v1/whoami'],
-    ['gateway_meetings', 'gateway GET /v1/meetings?limit=50'],
-  ] as const) {
+  for (const [key, label] of HTTP_FIGURES) {
     const x = b[key];
     rows.push([
       label,
@@ -261,7 +350,7 @@ export function table(report: BenchReport): string {
       fmt(x?.latency_ms.p50, 3),
       fmt(x?.latency_ms.p99, 3),
       String(x?.requests ?? '–'),
-      String(x?.errors ?? '–'),
+      x === undefined ? '–' : String(x.errors + x.non2xx),
       (x?.rounds_rps ?? []).map((r) => fmt(r, 0)).join(' / '),
     ]);
   }

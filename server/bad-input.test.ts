@@ -46,6 +46,7 @@ import { SCOPES, satisfies } from './kernel/scopes.ts';
 import { CONFIG_SECTION_NAMES } from './features/config/schemas.ts';
 import type { MeetingSeed } from './features/meetings/service.ts';
 import { testGateway, type TestGateway } from './testing/gateway.ts';
+import { createLogger } from './kernel/http/logger.ts';
 
 // ── Replay parameters ──────────────────────────────────────────────────────
 
@@ -1475,7 +1476,7 @@ describe('bad input, examples', () => {
     // Imported here, so the rest of this file runs even while gateway.ts does not load.
     const { Gateway } = await import('./gateway.ts');
     const dataDir = mkdtempSync(join(tmpdir(), 'mas-bad-input-'));
-    const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, dataDir, control: null, enableApi: true, log: () => {} });
+    const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, dataDir, control: null, enableApi: true, logger: createLogger({ level: 'silent' }) });
     try {
       const res = await sendRaw(Buffer.from('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n', 'latin1'), 5_000, gateway.api.port);
       assert.equal(res.status, 400);

@@ -35,6 +35,7 @@ import type { CaptureOptions } from './features/recording/capture.ts';
 import { RecordingProcessor } from './features/recording/processor.ts';
 import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
+import type { Logger } from './kernel/http/logger.ts';
 
 /** Where things live inside the data folder. */
 export function dataPaths(dataDir: string) {
@@ -196,4 +197,9 @@ export function createDeps(opts: DepsOptions): AppDeps {
     validateResponses: opts.validateResponses ?? false,
   } satisfies Omit<AppDeps, 'logError'>);
   return deps;
+}
+
+/** The simulated devices' notices ("[devices] PulseAudio is not available …") as warnings of the gateway's log. */
+export function deviceLog(logger: Logger): (line: string) => void {
+  return (line) => logger.warn({ component: 'devices' }, line.replace(/^\[devices\] /, ''));
 }

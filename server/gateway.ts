@@ -15,14 +15,15 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express, Request } from 'express';
-import { createApp, type AppDeps } from './app.ts';
+import type { Express } from 'express';
+import { createApp, logFailure, type AppDeps } from './app.ts';
 import { DeviceCatalog } from './adapters/devices.ts';
-import { createControlApp } from './control/app.ts';
+import { createControlApp, logControlFailure } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
-import { createDeps, dataPaths } from './deps.ts';
+import { createDeps, dataPaths, deviceLog } from './deps.ts';
 import { ApiError, sendError } from './kernel/errors.ts';
 import { handleClientError } from './kernel/http/client-error.ts';
+import { fallbackLogger, type Logger } from './kernel/http/logger.ts';
 import {
   applyConnectionLimits,
   CONTROL_MAX_CONNECTIONS,
@@ -51,8 +52,10 @@ export interface GatewayOptions {
   validateResponses?: boolean;
   /** Tests: where to look for pocketsphinx models (the default looks in the system folders). */
   pocketsphinxRoots?: readonly string[];
-  /** Where unexpected failures are reported; standard error by default. */
-  log?: (line: string) => void;
+  /** Where the gateway logs (failures, listener problems, device notices); standard error at level info by default (http/logger.ts). */
+  logger?: Logger;
+  /** One access line per API request in that log (MAS_ACCESS_LOG); off by default. */
+  accessLog?: boolean;
   /**
    * The device catalog, made once and kept across restarts. The composition
    * root plugs the simulator's virtual devices in here (server/main.ts); the
@@ -135,7 +138,7 @@ export class Gateway {
 
   /** Opens the data folder and starts listening. Failures are GatewayStartErrors with a one-line message. */
   static async start(opts: GatewayOptions): Promise<Gateway> {
-    const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const logger = opts.logger ?? fallbackLogger();
     let limits: ConnectionLimits;
     try {
       limits = resolveLimits(opts.limits);
@@ -145,7 +148,7 @@ export class Gateway {
     const paths = dataPaths(opts.dataDir);
     prepareDataDir(opts.dataDir);
 
-    const devices = opts.makeDevices?.(log) ?? new DeviceCatalog();
+    const devices = opts.makeDevices?.(deviceLog(logger)) ?? new DeviceCatalog();
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
@@ -159,7 +162,7 @@ export class Gateway {
     apiServer.on('clientError', handleClientError);
     let controlServer: Server | null = null;
     try {
-      const deps = buildDeps(opts, db, devices, log);
+      const deps = buildDeps(opts, db, devices, logger);
       if (opts.enableApi === true) deps.settings.update({ automation_api_enabled: true });
       deps.tokens.deleteByName(STARTUP_TOKEN_NAME);
       const startupToken = deps.tokens.create(
@@ -177,7 +180,7 @@ export class Gateway {
           secret: secret.secret,
           deps: () => (gateway as Gateway).#deps,
           restart: () => (gateway as Gateway).restart(),
-          logError: (err, req) => log(describeFailure('control', err, req)),
+          logError: (err, req) => logControlFailure(logger, err, req),
         });
         controlServer = createServer(serverOptions(limits), controlApp);
         applyConnectionLimits(controlServer, limits, CONTROL_MAX_CONNECTIONS);
@@ -204,7 +207,7 @@ export class Gateway {
       throw new GatewayStartError(oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
     }
     for (const server of [apiServer, controlServer]) {
-      server?.on('error', (err) => log(`[gateway] listener error: ${err.message}`));
+      server?.on('error', (err) => logger.error({ listener: server === apiServer ? 'api' : 'control', err }, 'listener error'));
     }
     return gateway;
   }
@@ -255,7 +258,7 @@ export class Gateway {
     this.#db = null;
     const db = openStore(dataPaths(this.#opts.dataDir).database);
     try {
-      this.#deps = buildDeps(this.#opts, db, this.#devices, this.#opts.log ?? defaultLog);
+      this.#deps = buildDeps(this.#opts, db, this.#devices, this.#opts.logger ?? fallbackLogger());
     } catch (err) {
       db.close();
       throw err;
@@ -274,7 +277,7 @@ export class Gateway {
    */
   #applyLanSetting(): void {
     const wanted = this.#deps.settings.get().lan_enabled;
-    const log = this.#opts.log ?? defaultLog;
+    const logger = this.#opts.logger ?? fallbackLogger();
     if (!wanted && this.#lanServer !== null) {
       const server = this.#lanServer;
       this.#lanServer = null;
@@ -284,7 +287,7 @@ export class Gateway {
     } else if (wanted && this.#lanServer === null) {
       this.#lanChange = this.#lanChange
         .then(() => (this.#stopping === null ? this.#openLan() : undefined))
-        .catch((err: unknown) => log(`[gateway] LAN listener not started: ${err instanceof Error ? err.message : String(err)}`));
+        .catch((err: unknown) => logger.error({ listener: 'lan', err }, 'LAN listener not started'));
     }
   }
 
@@ -304,7 +307,7 @@ export class Gateway {
       if (this.#lanServer === server) this.#lanServer = null;
       throw err;
     }
-    server.on('error', (err) => (this.#opts.log ?? defaultLog)(`[gateway] LAN listener error: ${err.message}`));
+    server.on('error', (err) => (this.#opts.logger ?? fallbackLogger()).error({ listener: 'lan', err }, 'listener error'));
   }
 
   /** Stops both listeners (open connections are closed) and closes the store. Idempotent. */
@@ -337,11 +340,7 @@ export class Gateway {
   }
 }
 
-function defaultLog(line: string): void {
-  process.stderr.write(`${line}\n`);
-}
-
-function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, log: (line: string) => void): AppDeps {
+function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, logger: Logger): AppDeps {
   const deps = createDeps({
     db,
     dataDir: opts.dataDir,
@@ -349,7 +348,8 @@ function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, l
     validateResponses: opts.validateResponses ?? false,
     ...(opts.pocketsphinxRoots === undefined ? {} : { pocketsphinxRoots: opts.pocketsphinxRoots }),
   });
-  deps.logError = (err, req) => log(describeFailure('gateway', err, req));
+  deps.logError = (err, req) => logFailure(logger, err, req);
+  if (opts.accessLog === true) deps.accessLog = logger;
   return deps;
 }
 
@@ -449,10 +449,6 @@ function unavailable(res: ServerResponse): void {
   sendError(res, new ApiError('service_unavailable', 'the application is restarting; try again'));
 }
 
-function describeFailure(where: string, err: unknown, req?: Request): string {
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return `[${where}] ${req === undefined ? 'background work' : `${req.method} ${req.path}`} failed: ${detail}`;
-}
 
 function errnoText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;

@@ -11,6 +11,7 @@
  */
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { Gateway, GatewayStartError } from './gateway.ts';
+import { createLogger, logSettingsFrom } from './kernel/http/logger.ts';
 import { OptionsError, parseOptions, type StartOptions } from './startup/options.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 
@@ -36,9 +37,13 @@ async function main(): Promise<void> {
 
   // Everything the gateway writes (database, recordings, control secret) is for the owner only.
   process.umask(0o077);
+  // MAS_LOG_LEVEL and MAS_ACCESS_LOG, checked with every other MAS_* variable by parseOptions.
+  const log = logSettingsFrom(process.env);
   let gateway: Gateway;
   try {
     gateway = await Gateway.start({
+      logger: createLogger({ level: log.level }),
+      accessLog: log.accessLog,
       host: options.host,
       port: options.port,
       dataDir: options.dataDir,

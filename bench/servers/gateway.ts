@@ -1,7 +1,8 @@
 /**
  * The gateway for the benchmarks, built the way server/gateway.ts builds it
  * but without depending on it: openDatabase + createDeps + createApp on
- * node:http, 127.0.0.1, an ephemeral port. The API is switched on with the
+ * node:http with the listener's connection limits (http/connection-limits.ts,
+ * which run for every request too), 127.0.0.1, an ephemeral port. The API is switched on with the
  * Control API's reset settings and a read token is minted.
  *
  * Before listening it seeds `meetings` meetings of `segments` segments each
@@ -12,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
 import { createDeps, dataPaths } from '../../server/deps.ts';
+import { applyConnectionLimits, resolveLimits, serverOptions } from '../../server/kernel/http/connection-limits.ts';
 import { openDatabase, transaction } from '../../server/kernel/store/database.ts';
 import { RESET_SETTINGS } from '../../server/kernel/store/settings-repo.ts';
 import { meetingSeed } from '../corpus.ts';
@@ -39,10 +41,12 @@ for (let start = 0; start < arg.meetings; start += BATCH) {
 }
 const seedMs = Number(process.hrtime.bigint() - t0) / 1e6;
 
-const server = http.createServer(createApp(deps));
+const limits = resolveLimits(undefined);
+const server = http.createServer({ ...serverOptions(limits), requireHostHeader: false }, createApp(deps));
+applyConnectionLimits(server, limits);
 server.listen(0, '127.0.0.1', () => {
   announce(
-    { ready: true, port: (server.address() as AddressInfo).port, token, seed_ms: Math.round(seedMs), meetings: arg.meetings, segments: arg.meetings * arg.segments },
+    { ready: true, port: (server.address() as AddressInfo).port, token, database: dataPaths(arg.dataDir).database, seed_ms: Math.round(seedMs), meetings: arg.meetings, segments: arg.meetings * arg.segments },
     () => {
       server.close();
       db.close();

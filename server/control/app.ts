@@ -33,6 +33,8 @@ import { registerRecordingControl } from './recording.ts';
 import { registerWebhookControlRoutes } from './webhooks.ts';
 import { registerPairingControlRoutes } from './pairings.ts';
 import { registerSettingsPage } from './settings-page/index.ts';
+import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
+import { requestFields } from '../kernel/http/request-log.ts';
 
 export interface ControlDeps {
   /** The control secret every request must present. */
@@ -262,6 +264,11 @@ function clipPath(path: string): string {
 }
 
 function defaultLogError(err: unknown, req: Request): void {
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  process.stderr.write(`[control] ${req.method} ${req.path} failed: ${detail}\n`);
+  logControlFailure(fallbackLogger(), err, req);
+}
+
+/** A Control API failure as a log line: the request by id, method and Express route pattern (/control/tokens/:id), never the raw path. */
+export function logControlFailure(logger: Logger, err: unknown, req: Request): void {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  logger.error({ listener: 'control', ...requestFields(req, typeof route === 'string' ? route : null), err }, 'request failed');
 }

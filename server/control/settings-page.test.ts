@@ -23,6 +23,7 @@ import { browserSkip, launchTestBrowser, REBOUND_NAME } from '../testing/browser
 import { Gateway } from '../gateway.ts';
 import { call } from '../testing/http-call.ts';
 import { listenerTestOptions } from '../testing/gateway.ts';
+import { createLogger } from '../kernel/http/logger.ts';
 
 const SECRET = 'settings-page-browser-secret-0123456789';
 const SHOTS = fileURLToPath(new URL('../../reports/settings-page/', import.meta.url));
@@ -89,7 +90,7 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     mkdirSync(SHOTS, { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), 'mas-settings-page-'));
     gateway = await Gateway.start(
-      listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, log: (line) => gatewayLog.push(line) }),
+      listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, logger: createLogger({ level: 'info' }, { write: (line: string) => void gatewayLog.push(line) }) }),
     );
     api = gateway.api.url;
     control = gateway.control!.url; // control was asked for at start

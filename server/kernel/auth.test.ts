@@ -164,6 +164,34 @@ test('whoami reflects the caller', async () => {
   }
 });
 
+test('switching a token off, revoking it or minting its replacement counts from the very next request (the token cache is cleared)', async () => {
+  const gw = testGateway();
+  try {
+    const whoami = (token: string) => request(gw.app).get('/v1/whoami').set('Authorization', `Bearer ${token}`);
+    const t = gw.deps.tokens.create({ name: 'app', scopes: ['read'] }, new Date());
+    assert.equal((await whoami(t.token)).status, 200); // now in the cache
+    assert.equal((await whoami(t.token)).status, 200);
+
+    gw.deps.tokens.setEnabled(t.record.id, false);
+    const off = await whoami(t.token);
+    assert.equal(off.status, 403);
+    assert.equal(off.body.error.code, 'consumer_disabled');
+    gw.deps.tokens.setEnabled(t.record.id, true);
+    assert.equal((await whoami(t.token)).status, 200);
+
+    // Rotation, as the gateway does with its startup token: the old one goes, a new one comes.
+    gw.deps.tokens.deleteByName('app');
+    const next = gw.deps.tokens.create({ name: 'app', scopes: ['read'] }, new Date());
+    assert.equal((await whoami(t.token)).status, 401);
+    assert.equal((await whoami(next.token)).status, 200);
+
+    assert.equal(gw.deps.tokens.delete(next.record.id), true);
+    assert.equal((await whoami(next.token)).status, 401);
+  } finally {
+    gw.close();
+  }
+});
+
 test('bearer header parsing', () => {
   assert.equal(bearerToken('Bearer abc'), 'abc');
   assert.equal(bearerToken('bearer abc'), 'abc');

@@ -24,7 +24,8 @@ import type { Settings } from './store/settings-repo.ts';
 import type { TokenRecord, TokensRepo } from './store/tokens-repo.ts';
 
 export interface Caller {
-  token: TokenRecord;
+  /** Frozen, and shared by every request of the same token (tokens-repo.ts caches it). */
+  token: Readonly<TokenRecord>;
   /** A non-loopback caller: a paired or LAN token, or a request from the LAN listener. */
   remote: boolean;
 }

@@ -54,11 +54,6 @@ export const REPLACE = { readOnly: false, idempotent: true, destructive: false }
 export const OVERWRITE = { readOnly: false, idempotent: true, destructive: true } as const;
 export const CREATE = { readOnly: false, idempotent: false, destructive: false } as const;
 
-/** Express route syntax of an OpenAPI path template: {id} → :id. */
-export function expressPath(template: string): string {
-  return template.replace(/\{([a-z_]+)\}/g, ':$1');
-}
-
 /** A matcher for a template, used to tell "unknown path" from "known path, other method". */
 export function pathMatcher(template: string): RegExp {
   const pattern = template

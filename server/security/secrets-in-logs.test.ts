@@ -3,7 +3,8 @@
  * (docs/decisions/022-host-origin-and-secrets.md).
  *
  * One real gateway process (node server/main.ts, temporary data folder,
- * --control, --enable-api, ephemeral ports), its stdout and stderr captured,
+ * --control, --enable-api, ephemeral ports, its log at its most talkative:
+ * MAS_LOG_LEVEL=trace and the access log on), its stdout and stderr captured,
  * driven through a run that touches every kind of secret:
  *
  *  - the startup token (printed once in the start banner, on purpose);
@@ -143,7 +144,7 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
 
     child = spawn(NODE, ['server/main.ts', '--data-dir', dataDir, '--port', '0', '--control', '--control-port', '0', '--enable-api'], {
       cwd: ROOT,
-      env: { ...process.env, MAS_CONTROL_SECRET: '', MAS_HOST: '', MAS_PORT: '' },
+      env: { ...process.env, MAS_CONTROL_SECRET: '', MAS_HOST: '', MAS_PORT: '', MAS_LOG_LEVEL: 'trace', MAS_ACCESS_LOG: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -248,9 +249,10 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     const failed = await raw(`${api}/v1/jobs/import?filename=a.wav`, 'POST', { authorization: `Bearer ${startupToken}`, 'content-type': 'application/octet-stream' }, 'RIFF....WAVE');
     assert.equal(failed, 500, 'the import fails on the service side');
     // The child writes its log line around the time it answers; the pipe may deliver it just after the reply.
-    const logged = /\[gateway\] POST \/v1\/jobs\/import failed/;
+    const logged = /"level":"error".*"method":"POST","route":"\/v1\/jobs\/import".*"msg":"request failed"/;
     for (let i = 0; i < 200 && !logged.test(output); i++) await new Promise((r) => setTimeout(r, 50));
     assert.match(output, logged, 'and the failure was logged');
+    assert.match(output, /"route":"\/v1\/whoami","status":401,.*"msg":"request"/, 'the access log was on');
     rmSync(uploads, { force: true });
 
     child.kill('SIGTERM');

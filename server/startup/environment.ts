@@ -16,6 +16,7 @@
  * - anything else: refused as unknown (most likely a typo of one of the above).
  */
 import { z } from 'zod';
+import { LOG_LEVELS } from '../kernel/http/logger.ts';
 
 /** A name in the schema, its help line and its check. */
 interface Variable {
@@ -87,6 +88,9 @@ const GATEWAY_VARIABLES = {
   MAS_SUMMARY_API_KEY: { help: 'its API key', schema: text },
   MAS_SUMMARY_MODEL: { help: 'its default model name', schema: text },
   MAS_SUMMARY_TIMEOUT_MS: { help: 'how long one summary request may take, ms', schema: positiveMs },
+  // The log (server/http/logger.ts, docs/decisions/064-structured-logs.md).
+  MAS_LOG_LEVEL: { help: 'log level: fatal, error, warn, info (default), debug, trace or silent', schema: z.string().refine((v) => v.trim() === '' || (LOG_LEVELS as readonly string[]).includes(v.trim().toLowerCase()), `must be one of ${LOG_LEVELS.join(', ')}`) },
+  MAS_ACCESS_LOG: { help: 'one log line per API request, 1 to switch on (off by default)', schema: flag },
   // Devices and fault tests.
   MAS_VIRTUAL_DEVICES: { help: 'virtual device transport: auto, pulse or in-process', schema: z.enum(['auto', 'pulse', 'in-process', '']) },
   MAS_FAILPOINTS: { help: 'fault tests only: name=milliseconds pauses (decision 024)', schema: failpoints },

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { DEFAULTS, OptionsError, parseOptions, USAGE, type StartOptions } from './options.ts';
 import { SERVER_VERSION } from '../kernel/version.ts';
+import { logSettingsFrom } from '../kernel/http/logger.ts';
 
 function opts(argv: string[], env: Record<string, string> = {}): StartOptions {
   const parsed = parseOptions(argv, env);
@@ -181,6 +182,15 @@ test('malformed adapter variables are refused at start', () => {
   assert.match(refused([], { MAS_VIRTUAL_DEVICES: 'alsa' }), /^MAS_VIRTUAL_DEVICES /);
   assert.match(refused([], { MAS_FAILPOINTS: 'migration.before-commit' }), /^MAS_FAILPOINTS must be a comma-separated list/);
   assert.equal(refused([], { MAS_CONTROL_PORT: 'x' }), 'MAS_CONTROL_PORT must be a port number from 0 to 65535, got "x"');
+  assert.match(refused([], { MAS_LOG_LEVEL: 'verbose' }), /^MAS_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/);
+  assert.match(refused([], { MAS_ACCESS_LOG: 'sometimes' }), /^MAS_ACCESS_LOG must be 1\/true or 0\/false/);
+});
+
+test('the log variables: level info and no access log unless asked', () => {
+  assert.deepEqual(logSettingsFrom({}), { level: 'info', accessLog: false });
+  assert.deepEqual(logSettingsFrom({ MAS_LOG_LEVEL: 'DEBUG', MAS_ACCESS_LOG: '1' }), { level: 'debug', accessLog: true });
+  assert.deepEqual(logSettingsFrom({ MAS_LOG_LEVEL: '', MAS_ACCESS_LOG: 'off' }), { level: 'info', accessLog: false });
+  assert.equal(opts([], { MAS_LOG_LEVEL: 'warn', MAS_ACCESS_LOG: 'yes' }).port, 8420, 'well-formed, so the gateway starts');
 });
 
 test('well-formed gateway variables and the other tools\' variables start the gateway', () => {
@@ -204,7 +214,7 @@ test('well-formed gateway variables and the other tools\' variables start the ga
 test('--help lists the flags and the variables; --version prints the package version', () => {
   const help = parseOptions(['--help'], { MAS_PROT: 'help is printed even with a bad environment' });
   assert.ok(help.help);
-  for (const word of ['--port', '--version', 'MAS_PORT', 'MAS_SUMMARY_URL', 'MAS_WHISPER_CPP_BIN', 'MAS_TOKEN']) assert.ok(help.text.includes(word), word);
+  for (const word of ['--port', '--version', 'MAS_PORT', 'MAS_SUMMARY_URL', 'MAS_WHISPER_CPP_BIN', 'MAS_TOKEN', 'MAS_LOG_LEVEL', 'MAS_ACCESS_LOG']) assert.ok(help.text.includes(word), word);
   const version = parseOptions(['--version'], {});
   assert.deepEqual(version, { help: true, text: `Meeting Automation Service gateway ${SERVER_VERSION}\n` });
 });

@@ -22,6 +22,7 @@ import { VirtualDeviceCatalog } from '../../simulator/devices/catalog.ts';
 export function simulatedDevices(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): VirtualDeviceCatalog {
   return new VirtualDeviceCatalog({ log });
 }
+import { createLogger } from '../kernel/http/logger.ts';
 
 export interface TestGateway {
   app: Express;
@@ -98,7 +99,7 @@ export function listenerTestOptions(dataDir: string, extra: Partial<GatewayOptio
     enableApi: true,
     validateResponses: true,
     pocketsphinxRoots: [],
-    log: () => {},
+    logger: createLogger({ level: 'silent' }),
     makeDevices: simulatedDevices,
     ...extra,
   };

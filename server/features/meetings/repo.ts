@@ -59,6 +59,10 @@ const MEETING_COLUMNS = `
   COALESCE(m.duration_seconds, (SELECT MAX(s.end_s) FROM segments s WHERE s.meeting_id = m.id)) AS duration_seconds,
   m.recording_file`;
 
+/** The hot reads' SQL, built once: #sql() finds its statement by this text, and a constant string keeps its hash. */
+const PAGE_SQL = `SELECT ${MEETING_COLUMNS} FROM meetings m ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`;
+const GET_SQL = `SELECT ${MEETING_COLUMNS} FROM meetings m WHERE m.id = ?`;
+
 export class MeetingsRepo {
   readonly #db: Database;
   readonly #stmts = new Map<string, StatementSync>();
@@ -86,13 +90,11 @@ export class MeetingsRepo {
 
   /** Newest first: created_at DESC, then id DESC (the meetings_by_created index). */
   page(limit: number, offset: number): MeetingRow[] {
-    return allRows<MeetingRow>(this.#sql(
-      `SELECT ${MEETING_COLUMNS} FROM meetings m ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`,
-    ), limit, offset);
+    return allRows<MeetingRow>(this.#sql(PAGE_SQL), limit, offset);
   }
 
   get(id: string): MeetingRow | undefined {
-    return this.#sql(`SELECT ${MEETING_COLUMNS} FROM meetings m WHERE m.id = ?`).get(id) as MeetingRow | undefined;
+    return this.#sql(GET_SQL).get(id) as MeetingRow | undefined;
   }
 
   insert(row: NewMeetingRow): void {

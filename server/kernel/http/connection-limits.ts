@@ -139,7 +139,9 @@ export function applyConnectionLimits(server: Server | HttpsServer, limits: Conn
     if (!waitingOnServer(socket)) socket.destroy();
   });
   // Before the app's handler, so the body readers find their limits on the request.
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => track(req, res, limits));
+  // One limits object per listener, shared by its requests (they only read it).
+  const perRequest: RequestLimits = Object.freeze({ bodyTimeoutMs: limits.bodyTimeoutMs, uploadIdleMs: limits.uploadIdleMs, uploadMinBytesPerWindow: limits.uploadMinBytesPerWindow });
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => track(req, res, perRequest));
 }
 
 /**
@@ -159,8 +161,8 @@ function waitingOnServer(socket: Socket): boolean {
   return true;
 }
 
-function track(req: IncomingMessage, res: ServerResponse, limits: ConnectionLimits): void {
-  requestLimits.set(req, { bodyTimeoutMs: limits.bodyTimeoutMs, uploadIdleMs: limits.uploadIdleMs, uploadMinBytesPerWindow: limits.uploadMinBytesPerWindow });
+function track(req: IncomingMessage, res: ServerResponse, limits: RequestLimits): void {
+  requestLimits.set(req, limits);
   const socket = req.socket;
   let responses = inFlight.get(socket);
   if (responses === undefined) {
@@ -168,12 +170,22 @@ function track(req: IncomingMessage, res: ServerResponse, limits: ConnectionLimi
     inFlight.set(socket, responses);
   }
   responses.add(res);
-  const done = () => {
-    responses.delete(res);
-    if (!req.complete && !socket.destroyed) unreadBodyDeadline(req, socket, limits.bodyTimeoutMs);
-  };
-  res.once('finish', done);
-  res.once('close', () => responses.delete(res));
+  // Listeners shared by every response (no closure per request); each event fires once per response.
+  res.on('finish', responseFinished);
+  res.on('close', responseClosed);
+}
+
+function responseFinished(this: ServerResponse): void {
+  const req = this.req as IncomingMessage | undefined;
+  if (req === undefined) return;
+  const socket = req.socket;
+  inFlight.get(socket)?.delete(this);
+  if (!req.complete && !socket.destroyed) unreadBodyDeadline(req, socket, requestLimitsOf(req).bodyTimeoutMs);
+}
+
+function responseClosed(this: ServerResponse): void {
+  const socket = (this.req as IncomingMessage | undefined)?.socket;
+  if (socket !== undefined) inFlight.get(socket)?.delete(this);
 }
 
 /**

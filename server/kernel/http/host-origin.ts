@@ -39,7 +39,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors.ts';
 
 /** The host part of a Host header value (lower case, brackets kept for IPv6), or null when it is not one. */
@@ -118,11 +117,9 @@ export function originRefusal(req: IncomingMessage): ApiError | null {
   return null;
 }
 
-/** Express middleware for the Automation API (loopback and LAN listeners alike): Host rule, then Origin rule. */
-export function hostOriginGuard() {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    next(hostRefusal(req) ?? originRefusal(req) ?? undefined);
-  };
+/** The Automation API's refusal of a request (loopback and LAN listeners alike): Host rule, then Origin rule; null to serve it. */
+export function hostOriginRefusal(req: IncomingMessage): ApiError | null {
+  return hostRefusal(req) ?? originRefusal(req);
 }
 
 function single(value: string | string[] | undefined): string | undefined {

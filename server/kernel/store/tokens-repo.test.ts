@@ -48,12 +48,14 @@ test('a revoked, disabled or wiped token stops authenticating at once, even afte
     assert.equal(repo.authenticate('mas_not-a-token'), null);
   }));
 
-test('a caller changing the record it got does not change what the next caller gets', () =>
+test('a caller cannot change the record it got, so the next caller gets what is stored', () =>
   withRepo((repo) => {
     const t = repo.create({ name: 'a', scopes: ['read'] }, NOW);
-    const first = repo.authenticate(t.token)!;
-    first.scopes.push('delete');
-    first.enabled = false;
+    const first = repo.authenticate(t.token)! as { scopes: string[]; enabled: boolean };
+    assert.throws(() => first.scopes.push('delete'), TypeError);
+    assert.throws(() => {
+      first.enabled = false;
+    }, TypeError);
     const second = repo.authenticate(t.token)!;
     assert.deepEqual(second.scopes, ['read']);
     assert.equal(second.enabled, true);

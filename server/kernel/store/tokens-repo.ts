@@ -7,7 +7,7 @@
  * nothing about how much of a guessed token was right (the index sees only a
  * hash, and a preimage-resistant hash scatters near guesses).
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { StatementSync } from 'node:sqlite';
 import { allRows, type Database } from './database.ts';
 import { parseScopes, type Scope } from '../scopes.ts';
@@ -49,7 +49,8 @@ interface TokenRow {
 const TOKEN_PREFIX = 'mas_';
 
 function hashToken(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
+  // The one-shot crypto.hash: a fraction of createHash().update().digest() for a short input, on every request.
+  return hash('sha256', raw, 'hex');
 }
 
 /**
@@ -72,13 +73,14 @@ export class TokensRepo {
   /** Prepared once: authenticate() runs on every request. */
   readonly #byHash: StatementSync;
   /**
-   * Tokens already found, by hash: authenticate() runs on every request, and a
-   * SQLite lookup plus a JSON parse of the scopes was the largest cost of an
-   * authenticated call. Only hits are kept (unknown bearer values cannot fill
-   * it); every write below clears it, and this repo is the only writer of the
-   * table (a restart builds a new repo).
+   * Tokens already found, by hash → the frozen record: authenticate() runs on
+   * every request, and a SQLite lookup plus a JSON parse of the scopes was the
+   * largest cost of an authenticated call. Only hits are kept (unknown bearer
+   * values cannot fill it). Every write below clears it, so a revoked,
+   * disabled or rotated token is refused from the very next request; this
+   * repo is the only writer of the table (a restart builds a new repo).
    */
-  readonly #known = new Map<string, { row: TokenRow; record: TokenRecord }>();
+  readonly #known = new Map<string, Readonly<TokenRecord>>();
 
   constructor(db: Database) {
     this.#db = db;
@@ -105,19 +107,26 @@ export class TokensRepo {
     return { token: raw, record };
   }
 
-  /** The token a raw bearer value stands for, or null. */
-  authenticate(raw: string): TokenRecord | null {
+  /**
+   * The token a raw bearer value stands for, or null. The record is frozen
+   * and shared between requests (no copy per call).
+   *
+   * A cache hit is found by the full hash of the presented value, so it says
+   * no more about the stored hashes than the index lookup below does; the
+   * row the index finds is compared in constant time before it is cached.
+   */
+  authenticate(raw: string): Readonly<TokenRecord> | null {
     const presented = hashToken(raw);
-    let known = this.#known.get(presented);
-    if (known === undefined) {
-      const row = this.#byHash.get(presented) as TokenRow | undefined;
-      if (row === undefined) return null;
-      known = { row, record: toRecord(row) };
-      if (this.#known.size >= KNOWN_TOKENS_MAX) this.#known.clear();
-      this.#known.set(presented, known);
-    }
-    const same = timingSafeEqual(Buffer.from(known.row.hash, 'hex'), Buffer.from(presented, 'hex'));
-    return same ? { ...known.record, scopes: [...known.record.scopes] } : null;
+    const known = this.#known.get(presented);
+    if (known !== undefined) return known;
+    const row = this.#byHash.get(presented) as TokenRow | undefined;
+    if (row === undefined || !timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(presented, 'hex'))) return null;
+    const record = toRecord(row);
+    Object.freeze(record.scopes);
+    Object.freeze(record);
+    if (this.#known.size >= KNOWN_TOKENS_MAX) this.#known.clear();
+    this.#known.set(presented, record);
+    return record;
   }
 
   get(id: string): TokenRecord | null {
