@@ -63,7 +63,7 @@ export function mergeQualityReports(reports: readonly BenchReport[]): BenchRepor
   };
 }
 
-async function main(): Promise<void> {
+function main(): void {
   const { values, positionals } = parseArgs({ options: { 'out-dir': { type: 'string' }, command: { type: 'string', multiple: true } }, allowPositionals: true });
   const outDir = resolve(values['out-dir'] ?? 'reports');
   const chunks = positionals.map((file): BenchReport => {
@@ -87,4 +87,4 @@ async function main(): Promise<void> {
   console.log(`${(merged.benchmarks['cells'] as Cell[]).length} cells from ${positionals.length} chunk(s) → ${outDir} (${statSync(join(outDir, 'bench-quality.json')).size} bytes)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) main();

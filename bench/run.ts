@@ -126,7 +126,7 @@ export function recordingModule(benchRecording: BenchRecording): BenchModule {
       typeof value === 'object' && value !== null
         ? Object.entries(value as Record<string, unknown>)
             .filter(([, v]) => typeof v !== 'object' || v === null)
-            .map(([k, v]): [string, string] => [`${group}.${k}`, v === null ? '–' : String(v)])
+            .map(([k, v]): [string, string] => [`${group}.${k}`, v === null ? '–' : (v as string | number | boolean).toString()])
         : [[group, String(value)]],
     );
   return {

@@ -15,7 +15,7 @@ export function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.every((v) => typeof v !== 'object' || v === null) ? value.map((v) => String(v)).join(',') : JSON.stringify(value);
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value).replace(/[\r\n\t]+/g, ' ');
+  return (typeof value === 'string' ? value : scalarText(value)).replace(/[\r\n\t]+/g, ' ');
 }
 
 export function table(rows: readonly Row[], columns: readonly string[]): string {
@@ -59,4 +59,17 @@ export function errorLine(status: number, error: { code: string; message: string
   const code = parent !== undefined ? `${parent}/${error.code}` : error.code;
   const retry = retryAfter !== undefined ? ` (retry after ${retryAfter} s)` : '';
   return `mas: HTTP ${status} ${code}: ${error.message.replace(/[\r\n]+/g, ' ')}${retry}\n`;
+}
+
+/** A number, boolean, bigint, symbol or function as text (objects are JSON before this is reached). */
+function scalarText(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'symbol':
+      return value.toString();
+    default:
+      return typeof value;
+  }
 }

@@ -357,5 +357,14 @@ function describeNetworkError(err: Error, url: URL): string {
 
 /** A path or query parameter as text: parameters are scalars; anything else is sent as JSON rather than "[object Object]". */
 function scalarText(value: unknown): string {
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return value.toString();
+    default:
+      return JSON.stringify(value);
+  }
 }

@@ -126,7 +126,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   });
 
   r.patch('/control/tokens/:token_id', async (req, res) => {
-    const id = req.params.token_id ?? '';
+    const id = req.params.token_id;
     const body = await readBody(req, PatchTokenBody, true);
     const tokens = ctl.deps().tokens;
     if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
@@ -136,7 +136,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   });
 
   r.delete('/control/tokens/:token_id', (req, res) => {
-    const id = req.params.token_id ?? '';
+    const id = req.params.token_id;
     if (!ctl.deps().tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
     res.status(204).end();
   });
@@ -179,7 +179,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
     const deps = ctl.deps();
     let job;
     try {
-      job = deps.jobs.finishFixture(req.params.job_id ?? '', body.outcome, body.error ?? null);
+      job = deps.jobs.finishFixture(req.params.job_id, body.outcome, body.error ?? null);
     } catch (err) {
       // The Control API's 409 is plain conflict: it has no sub-codes.
       if (err instanceof ApiError && err.status === 409) throw new ApiError('conflict', err.message);
@@ -214,7 +214,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   });
 
   r.delete('/control/devices/:name', (req, res) => {
-    const name = req.params.name ?? '';
+    const name = req.params.name;
     if (!ctl.deps().devices.unplug(name)) throw new ApiError('not_found', 'no simulated device with this name');
     res.status(204).end();
   });

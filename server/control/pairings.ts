@@ -25,11 +25,11 @@ export function registerPairingControlRoutes(router: Router, ctl: ControlDeps): 
 
   router.post('/control/pairings/:id/approve', async (req, res) => {
     const body = await readBody(req, ApprovePairingBody, false);
-    json(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id ?? '', body?.scopes)));
+    json(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id, body?.scopes)));
   });
 
   router.post('/control/pairings/:id/reject', async (req, res) => {
     await readBody(req, EmptyBody, false);
-    json(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id ?? '')));
+    json(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id)));
   });
 }

@@ -27,7 +27,7 @@ export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }
   });
 
   r.get('/control/devices/:name', (req, res) => {
-    const vd = virtualCatalog(ctl.deps()).virtual(req.params['name'] ?? '');
+    const vd = virtualCatalog(ctl.deps()).virtual(req.params['name']);
     if (vd === null) throw new ApiError('not_found', 'no simulated device with this name');
     json(res, 200, vd.view());
   });
@@ -35,7 +35,7 @@ export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }
   r.post('/control/devices/:name/fail', async (req, res) => {
     const body = await readBody(req, FailDeviceBody, false);
     const catalog = virtualCatalog(ctl.deps());
-    const name = req.params['name'] ?? '';
+    const name = req.params['name'];
     if (!catalog.fail(name, body?.error)) throw new ApiError('not_found', 'no simulated device with this name');
     json(res, 200, catalog.virtual(name)!.view()); // fail() found it, and a failed device stays plugged in
   });

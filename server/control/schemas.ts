@@ -31,7 +31,7 @@ export const CreateTokenBody = z.strictObject({
 export const PatchTokenBody = z.strictObject({ enabled: z.boolean() });
 
 /** A time in seconds from the start of the recording. */
-const Seconds = z.number().finite().min(0);
+const Seconds = z.number().min(0);
 
 const Word = z
   .strictObject({

@@ -26,13 +26,13 @@ export function registerWebhookControlRoutes(router: Router, ctl: ControlDeps): 
 
   router.get('/control/webhooks/:id/deliveries', (req, res) => {
     const webhooks = ctl.deps().webhooks;
-    const hook = webhooks.get(req.params.id ?? '');
+    const hook = webhooks.get(req.params.id);
     if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
     json(res, 200, { webhook_id: hook.id, deliveries: webhooks.repo.deliveries(hook.id) });
   });
 
   router.post('/control/webhooks/:id/approval', async (req, res) => {
     const body = await readBody(req, ApprovalBody, true);
-    json(res, 200, controlWebhookView(ctl.deps().webhooks.setApproval(req.params.id ?? '', body.state)));
+    json(res, 200, controlWebhookView(ctl.deps().webhooks.setApproval(req.params.id, body.state)));
   });
 }

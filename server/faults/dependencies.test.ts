@@ -60,7 +60,7 @@ function encode(wav: Uint8Array, args: string[], out: string): Uint8Array {
   return new Uint8Array(readFileSync(out));
 }
 
-async function importAndSettle(gw: ChildGateway, bytes: Uint8Array, filename: string): Promise<{ submit: { status: number; body: Loose }; job: Loose | null }> {
+async function importAndSettle(gw: ChildGateway, bytes: Uint8Array, filename: string): Promise<{ submit: { status: number; body: Loose }; job: Loose }> {
   const c = clientFor(gw);
   const res = await fetch(`${gw.api}/v1/jobs/import?filename=${filename}`, {
     method: 'POST',

@@ -18,8 +18,8 @@ export function codePointString(opts: { min?: number; max: number }) {
   const min = opts.min ?? 0;
   return z
     .string()
-    .refine((s) => [...s].length >= min, { message: `must be at least ${min} characters` })
-    .refine((s) => [...s].length <= opts.max, { message: `must be at most ${opts.max} characters` })
+    .refine((s) => Array.from(s).length >= min, { message: `must be at least ${min} characters` })
+    .refine((s) => Array.from(s).length <= opts.max, { message: `must be at most ${opts.max} characters` })
     .meta({ minLength: min, maxLength: opts.max });
 }
 

@@ -70,9 +70,11 @@ export function pathMatcher(template: string): RegExp {
 // request by the same row, so what the types promise is what arrives.
 
 /** `{ id: string }` for a row with pathParams { id }; no keys for a row without. */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- a row without parameters has an empty set of them
 export type ParamsOf<R> = R extends { pathParams: infer P } ? { readonly [K in keyof P]: string } : Record<never, string>;
 
 /** Each query parameter as its descriptor parses it (clampedInt → number, boolParam → boolean, ...). */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- a row without query parameters has an empty set of them
 export type QueryOf<R> = R extends { query: infer Q } ? { readonly [K in keyof Q]: Q[K] extends QueryParam<infer T> ? T : never } : Record<never, never>;
 
 /**

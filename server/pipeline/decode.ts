@@ -129,7 +129,7 @@ export class AudioDecoder implements Decoder {
   }
 
   async #decodeAny(file: string, ext: ImportExtension, control: StageControl): Promise<PcmAudio> {
-    const label = FORMAT_LABEL[ext] ?? String(ext).toUpperCase();
+    const label = FORMAT_LABEL[ext];
     await control.checkpoint(); // a job cancelled (or paused) before it got here stops now
     const size = await fileSize(file);
     if (size === 0) throw new StageError('the file is empty', { retryable: false });

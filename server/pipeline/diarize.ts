@@ -117,7 +117,7 @@ export async function diarize(
   const fixed = settings.speaker_count;
   const maxSpeakers = Math.max(1, settings.max_speakers, settings.min_speakers);
   const labels = await clusterBlocks(blocks, windows, {
-    fixed: fixed === null || fixed === undefined ? null : Math.max(1, fixed),
+    fixed: fixed === null ? null : Math.max(1, fixed),
     min: Math.max(1, Math.min(settings.min_speakers, maxSpeakers)),
     max: maxSpeakers,
     splitScore: requiredSplitScore(settings.clustering_threshold),

@@ -3,7 +3,7 @@
  * runs, each the same function the pipeline would run in place, with a
  * StageControl whose progress and checkpoints travel to the main thread.
  */
-import { parentPort, type TransferListItem } from 'node:worker_threads';
+import { parentPort, type Transferable } from 'node:worker_threads';
 import { biasTrieModel, readTrieModel, type TrieLanguageModel } from '../adapters/asr/lm-bias.ts';
 import { diarize } from './diarize.ts';
 import { enhanceSpeech, type EnhancementSettings } from './enhance/front-end.ts';
@@ -25,7 +25,7 @@ export function toPcm(a: AudioPayload): PcmAudio {
   return audio;
 }
 
-type TaskResult = { result: unknown; transfer: TransferListItem[] };
+type TaskResult = { result: unknown; transfer: Transferable[] };
 
 /** Stock language models read once per worker (their layout is needed on every adaptation). */
 const trieModels = new Map<string, TrieLanguageModel>();
@@ -36,14 +36,14 @@ const TASKS: Record<string, (payload: never, control: StageControl) => Promise<T
     const out = await enhanceSpeech(input, payload.settings, control);
     if (out.audio === input) return { result: { untouched: true }, transfer: [] };
     const audio: AudioPayload = { samples: out.audio.samples, speechProbability: out.audio.speechProbability };
-    const transfer: TransferListItem[] = [audio.samples.buffer as ArrayBuffer];
+    const transfer: Transferable[] = [audio.samples.buffer as ArrayBuffer];
     if (audio.speechProbability !== undefined) transfer.push(audio.speechProbability.buffer as ArrayBuffer);
     return { result: { untouched: false, audio }, transfer };
   },
   async diarize(payload: { audio: AudioPayload; regions: SpeechRegion[]; settings: DiarizationSettings }, control) {
     return { result: await diarize(toPcm(payload.audio), payload.regions, payload.settings, control), transfer: [] };
   },
-  async 'bias-lm'(payload: { lmPath: string; words: string[]; boost: number; floor: number }) {
+  'bias-lm'(payload: { lmPath: string; words: string[]; boost: number; floor: number }) {
     let model = trieModels.get(payload.lmPath);
     if (model === undefined) {
       model = readTrieModel(payload.lmPath);
@@ -51,7 +51,7 @@ const TASKS: Record<string, (payload: never, control: StageControl) => Promise<T
     }
     const bytes = biasTrieModel(model, { words: payload.words, boost: payload.boost, floor: payload.floor });
     const out = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { result: out, transfer: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [] };
+    return Promise.resolve({ result: out, transfer: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [] });
   },
 };
 

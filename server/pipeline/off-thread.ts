@@ -20,7 +20,7 @@
  * worker at once (it is started again for the next task). A crash of the
  * worker fails the task with a retryable StageError; the gateway goes on.
  */
-import { Worker, type TransferListItem } from 'node:worker_threads';
+import { Worker, type Transferable } from 'node:worker_threads';
 import type { EnhancementSettings } from './enhance/front-end.ts';
 import type { Enhancer, TranscriptionParts } from './transcribe.ts';
 import { CancelledError, StageError, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
@@ -58,7 +58,7 @@ interface Pending {
   id: number;
   task: string;
   payload: unknown;
-  transfer: TransferListItem[];
+  transfer: Transferable[];
   control: StageControl;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
@@ -75,7 +75,7 @@ export class OffThreadRunner {
   #detachAbort: (() => void) | null = null;
 
   /** Runs a task of off-thread-worker.ts's table; `transfer` lists buffers handed over without a copy. */
-  run<T>(task: string, payload: unknown, control: StageControl, transfer: TransferListItem[] = []): Promise<T> {
+  run<T>(task: string, payload: unknown, control: StageControl, transfer: Transferable[] = []): Promise<T> {
     if (control.signal.aborted) return Promise.reject(new CancelledError());
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ id: this.#nextId++, task, payload, transfer, control, resolve: resolve as (v: unknown) => void, reject });
@@ -96,7 +96,7 @@ export class OffThreadRunner {
     if (this.#worker !== null) return this.#worker;
     const worker = new Worker(WORKER_URL);
     worker.on('message', (m: WorkerMessage) => this.#onMessage(worker, m));
-    worker.on('error', (err) => this.#onExit(worker, `the pipeline worker failed: ${err.message}`));
+    worker.on('error', (err: Error) => this.#onExit(worker, `the pipeline worker failed: ${err.message}`));
     worker.on('exit', (code) => this.#onExit(worker, `the pipeline worker exited with code ${code}`));
     worker.unref();
     this.#worker = worker;

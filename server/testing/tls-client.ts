@@ -62,6 +62,6 @@ export function httpGet(url: string, bearer?: string): Promise<{ status: number;
 export function fails(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
     () => assert.fail('the request succeeded'),
-    (err: Error) => err,
+    (err: unknown) => err as Error,
   );
 }

@@ -282,6 +282,7 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
         this.#o.log?.(`[devices] PulseAudio is not available (${this.#pulseFailure}); simulated devices run in-process`);
       }
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the device may have been unplugged during the awaits above
     if (vd.gone) return;
 
     if (server === null) {

@@ -80,7 +80,7 @@ export function stringParam<const Required extends boolean>(opts: {
       if (opts.required && (text === undefined || text.trim() === '')) {
         throw new ApiError(opts.missingCode ?? 'invalid_request', `query parameter ${name} is required and must not be empty`);
       }
-      if (text !== undefined && [...text].length > maxLength) {
+      if (text !== undefined && Array.from(text).length > maxLength) {
         throw new ApiError('invalid_request', `query parameter ${name} must be at most ${maxLength} characters`);
       }
       // A required value was checked present just above.

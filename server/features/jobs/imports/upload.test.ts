@@ -29,7 +29,7 @@ function disk(): { fs: UploadFs; names: () => string[]; mode: (path: string) => 
   return {
     fs: fs as unknown as UploadFs,
     names: () => (fs.existsSync(UPLOADS) ? (fs.readdirSync(UPLOADS) as string[]).sort() : []),
-    mode: (path) => Number(fs.statSync(path).mode) & 0o777,
+    mode: (path) => fs.statSync(path).mode & 0o777,
   };
 }
 
