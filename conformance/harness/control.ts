@@ -126,6 +126,7 @@ export class ControlDriver {
     return res;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape the Control API documents
   #object<T>(res: HttpResult, what: string): T {
     const body = res.body;
     if (body === null || typeof body !== 'object') throw new ControlError(`Control API ${what}: expected a JSON object, got ${res.describe()}`, res.exchange.curl);

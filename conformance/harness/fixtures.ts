@@ -67,7 +67,7 @@ export class Fixtures {
   word(length = 10): string {
     for (;;) {
       let w = 'q';
-      for (let i = 1; i < length; i++) w += this.rng.pick([...LETTERS]);
+      for (let i = 1; i < length; i++) w += this.rng.pick(Array.from(LETTERS));
       if (!this.#words.has(w)) {
         this.#words.add(w);
         return w;

@@ -331,7 +331,7 @@ export class HttpClient {
 
 async function readBody(res: Response, readBodyMs: number | undefined): Promise<{ text: string; bytes: number; stopped: boolean }> {
   if (res.body === null) return { text: '', bytes: 0, stopped: false };
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let stopped = false;

@@ -48,7 +48,7 @@ export function manifestOperations(doc: unknown): ManifestOperation[] {
 }
 
 /** GET /openapi.json with a read token; null (and a note) when it cannot be read. */
-export async function fetchManifest(ctx: CheckContext, token: string): Promise<unknown | null> {
+export async function fetchManifest(ctx: CheckContext, token: string): Promise<unknown> {
   const res = await ctx.as(token).get('/openapi.json', { label: 'the manifest' });
   if (res.status !== 200 || res.jsonError !== undefined) {
     ctx.note(`GET /openapi.json answered ${res.describe(120)}: the manifest part of this check was not done`);

@@ -38,6 +38,7 @@ export interface HttpsProbe {
 export function httpsGet(host: string, port: number, path: string, timeoutMs = 5000): Promise<HttpsProbe> {
   return new Promise((resolve) => {
     const req = httpsRequest({ host, port, path, method: 'GET', rejectUnauthorized: false, timeout: timeoutMs, servername: /^[\d.:]+$/.test(host) ? '' : host }, (res) => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an https request's socket is the TLSSocket it connected
       const socket = res.socket as TLSSocket;
       const cert: PeerCertificate | undefined = socket.getPeerCertificate?.();
       const chunks: Buffer[] = [];

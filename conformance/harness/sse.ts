@@ -124,7 +124,7 @@ export function openSse(client: HttpClient, path: string, options: SseOptions): 
           onError: (e) => frames.push({ atMs: Date.now() - started, kind: 'parse-error', text: e.message }),
         });
         const decoder = new TextDecoder();
-        const reader = res.body.getReader();
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         for (;;) {
           const chunk = await reader.read();
           if (chunk.done) break;

@@ -91,7 +91,7 @@ function containsValue(value: unknown, needle: string): boolean {
 
 /** The entries of a delivery log answer: the array itself, or the first array field. */
 export function logEntries(body: unknown): unknown[] | null {
-  if (Array.isArray(body)) return body;
-  if (body !== null && typeof body === 'object') for (const v of Object.values(body)) if (Array.isArray(v)) return v;
+  if (Array.isArray(body)) return body as unknown[];
+  if (body !== null && typeof body === 'object') for (const v of Object.values(body)) if (Array.isArray(v)) return v as unknown[];
   return null;
 }

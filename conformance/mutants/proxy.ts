@@ -173,9 +173,9 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
         out.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.length) });
         out.end(r.body);
       },
-      (err: Error) => {
+      (err: unknown) => {
         out.writeHead(502, { 'content-type': 'text/plain' });
-        out.end(`mutant proxy: ${err.message}`);
+        out.end(`mutant proxy: ${err instanceof Error ? err.message : String(err)}`);
       },
     );
   });

@@ -91,7 +91,7 @@ export function writeJsonReport(dir: string, report: RunReport, catalog: readonl
 /** Reads a JSON report back (for merge): the index and every detail file it lists. */
 export function readJsonReport(dir: string): RunReport {
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as IndexFile;
-  if (index.format !== REPORT_FORMAT) throw new Error(`${dir}/index.json is not a ${REPORT_FORMAT} report (format ${String(index.format)})`);
+  if (index.format !== REPORT_FORMAT) throw new Error(`${dir}/index.json is not a ${REPORT_FORMAT} report (format ${index.format})`);
   const results = index.checks.map((entry) => {
     const detail = JSON.parse(readFileSync(join(dir, entry.detail), 'utf8')) as DetailFile;
     const { format: _format, run: _run, ...result } = detail;

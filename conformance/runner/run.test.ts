@@ -19,7 +19,9 @@ before(async () => {
     };
     if (url.pathname === '/echo') {
       const n = Number(url.searchParams.get('n'));
-      n >= 10 ? send(500, { error: { code: 'internal', message: 'too big' } }) : send(200, { n }); return;
+      if (n >= 10) send(500, { error: { code: 'internal', message: 'too big' } });
+      else send(200, { n });
+      return;
     }
     if (url.pathname === '/flaky') { send(++flakyCalls === 1 ? 500 : 200, {}); return; }
     if (url.pathname === '/reset') {
@@ -108,8 +110,12 @@ test('runChecks: missing needs skip with the need named; a second run that passe
     [
       testCheck({ id: 'a/needs-tokens', needs: ['tokens'], run: async () => undefined }),
       testCheck({ id: 'a/needs-slow', needs: ['slow'], run: async () => undefined }),
-      testCheck({ id: 'a/flaky', run: async (ctx) => void ctx.expect('meetings.rename.applies', 'GET /flaky', x.status(await ctx.api.get('/flaky'), 200)) }),
-      testCheck({ id: 'a/slow', timeoutMs: 200, run: async (ctx) => void (await ctx.api.get('/slow')) }),
+      testCheck({ id: 'a/flaky', run: async (ctx) => {
+        ctx.expect('meetings.rename.applies', 'GET /flaky', x.status(await ctx.api.get('/flaky'), 200));
+      } }),
+      testCheck({ id: 'a/slow', timeoutMs: 200, run: async (ctx) => {
+        await ctx.api.get('/slow');
+      } }),
     ],
     s,
     {},

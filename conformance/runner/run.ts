@@ -213,7 +213,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       if (options.receiverHost === undefined && !local) {
         receiver = Promise.resolve({ missing: 'the target is not on this machine: give --receiver-host with an address of this machine that the target can reach' });
       } else {
-        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: Error) => ({ missing: `the webhook receiver could not listen: ${err.message}` }));
+        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: unknown) => ({ missing: `the webhook receiver could not listen: ${err instanceof Error ? err.message : String(err)}` }));
       }
     }
     return receiver;

@@ -19,7 +19,7 @@ export const check = defineCheck({
       if (!ctx.expect('identity.whoami.reflects-caller', `whoami of a token minted with ${scopes.join('+')}`, x.all(x.status(res, 200), x.json(res)), res)) continue;
       const body = res.body as { token_id?: unknown; scopes?: unknown; license_tier?: unknown };
       ctx.expect('identity.whoami.reflects-caller', `whoami.token_id of the token minted with ${scopes.join('+')}`, x.equal(String(body.token_id), minted.token_id, 'token_id'), res);
-      const got = Array.isArray(body.scopes) ? [...body.scopes].map(String).sort() : body.scopes;
+      const got = Array.isArray(body.scopes) ? (body.scopes as unknown[]).map(String).sort() : body.scopes;
       ctx.expect('identity.whoami.reflects-caller', `whoami.scopes of the token minted with ${scopes.join('+')}`, x.equal(got, [...scopes].sort(), 'scopes'), res);
       tiers.push(body.license_tier);
     }

@@ -9,7 +9,7 @@ import { PROTECTED_OPERATIONS, routeKey } from '../../spec/operations.ts';
 
 /** Reads x-service-required-scope: a scope name, or a list holding one. */
 export function annotatedScope(value: unknown): OperationScope | null {
-  const v = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  const v: unknown = Array.isArray(value) && value.length === 1 ? (value as unknown[])[0] : value;
   if (v === null || v === 'none' || (Array.isArray(v) && v.length === 0)) return 'none';
   return typeof v === 'string' && (SCOPE_NAMES as readonly string[]).includes(v) ? (v as OperationScope) : null;
 }

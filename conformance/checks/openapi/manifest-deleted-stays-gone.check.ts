@@ -66,7 +66,7 @@ export const check = defineCheck({
       for (;;) {
         const st = await api.get(`/v1/meetings/${m.id}/summary/operations/${encodeURIComponent(operationId)}`, { label: 'wait for the regeneration to end' });
         const body = st.body as { state?: unknown; status?: unknown } | undefined;
-        const state = `${String(body?.state ?? '')} ${String(body?.status ?? '')}`;
+        const state = `${JSON.stringify(body?.state ?? '')} ${JSON.stringify(body?.status ?? '')}`;
         if (st.status !== 200 || !/queued|running|pending|generating|started/i.test(state) || Date.now() > until) break;
         await ctx.sleep(300);
       }

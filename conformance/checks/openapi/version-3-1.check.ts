@@ -27,7 +27,7 @@ export const check = defineCheck({
     }
     if (validator !== null && typeof doc.openapi === 'string' && doc.openapi.startsWith('3.1')) {
       const result = await new validator.Validator().validate(doc);
-      const errors = Array.isArray(result.errors) ? result.errors.slice(0, 5).map((e: { instancePath?: string; message?: string }) => `${e.instancePath ?? ''} ${e.message ?? ''}`.trim()) : [String(result.errors ?? '')];
+      const errors = Array.isArray(result.errors) ? result.errors.slice(0, 5).map((e: { instancePath?: string; message?: string }) => `${e.instancePath ?? ''} ${e.message ?? ''}`.trim()) : [JSON.stringify(result.errors ?? '')];
       ctx.expect('openapi.version-3-1', 'the document against the OpenAPI 3.1 schema', x.that(result.valid, 'a valid OpenAPI 3.1 document', result.valid ? 'valid' : `invalid: ${errors.join('; ')}`), res);
     }
   },

@@ -15,6 +15,7 @@ import type { Session } from '../../runner/run.ts';
 import { check as lanListener } from './lan-listener.check.ts';
 import { check as lanOff } from './lan-off-by-default.check.ts';
 
+// eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the prototype, with its own this, after each test
 const originalConnect = Socket.prototype.connect;
 let contacted: string[] = [];
 
