@@ -47,7 +47,8 @@ function featureOf(file) {
 
 /** Why `from` may not import `to`, or null when it may. */
 export function boundaryViolation(from, to, typeOnly) {
-  if (from.startsWith('conformance/') && to.startsWith('server/')) return 'conformance/ never imports server/: the suite tests any gateway from outside';
+  if (from.startsWith('conformance/') && to.startsWith('server/'))
+    return 'conformance/ never imports server/: the suite tests any gateway from outside';
   if (!from.startsWith('server/') || isTest(from)) return null;
   if (to.startsWith('simulator/') && from !== 'server/main.ts' && !from.startsWith('server/control/')) {
     return 'server/ does not import simulator/: depend on the device backend (server/adapters/devices.ts); server/main.ts plugs the simulator in';
@@ -57,27 +58,37 @@ export function boundaryViolation(from, to, typeOnly) {
     if (!to.startsWith('server/')) return null;
     if (to.startsWith(`server/features/${feature}/`)) return null;
     const other = featureOf(to);
-    if (other !== null) return to === `server/features/${other}/index.ts` ? null : `a feature uses another feature only through its index.ts (server/features/${other}/index.ts), never its internals`;
+    if (other !== null)
+      return to === `server/features/${other}/index.ts`
+        ? null
+        : `a feature uses another feature only through its index.ts (server/features/${other}/index.ts), never its internals`;
     if (SHARED_PREFIXES.some((p) => to.startsWith(p))) return null;
     if (TYPE_ONLY_FROM_ROOT.has(to) && (typeOnly || (from === MANIFEST.from && to === MANIFEST.to))) return null;
     return 'a feature imports the kernel, the adapters, the pipeline and its own files (types only from server/app.ts and server/operations.ts)';
   }
   if (from.startsWith('server/kernel/')) {
-    if (to.startsWith('server/') && !to.startsWith('server/kernel/') && !to.startsWith('server/adapters/')) return 'the kernel imports only the kernel and the adapters';
+    if (to.startsWith('server/') && !to.startsWith('server/kernel/') && !to.startsWith('server/adapters/'))
+      return 'the kernel imports only the kernel and the adapters';
     return null;
   }
   if (from.startsWith('server/pipeline/') || from.startsWith('server/adapters/')) {
     // The transcription function reads the configuration and shapes segments: types from a feature's index.ts, nothing more.
     const other = featureOf(to);
     if (other !== null && to === `server/features/${other}/index.ts` && typeOnly) return null;
-    if (other !== null || to.startsWith('server/control/') || /^server\/[^/]+\.ts$/.test(to)) return 'the pipeline and the adapters import no feature (types from its index.ts only) and no composition-root file';
+    if (other !== null || to.startsWith('server/control/') || /^server\/[^/]+\.ts$/.test(to))
+      return 'the pipeline and the adapters import no feature (types from its index.ts only) and no composition-root file';
   }
   return null;
 }
 
 /** @type {import('eslint').Rule.RuleModule} */
 const rule = {
-  meta: { type: 'problem', schema: [], docs: { description: 'keeps the imports of the floor plan in server/README.md' }, messages: { crossed: '{{why}} (import of {{to}})' } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    docs: { description: 'keeps the imports of the floor plan in server/README.md' },
+    messages: { crossed: '{{why}} (import of {{to}})' },
+  },
   create(context) {
     const from = rel(context.filename);
     const check = (node, source, typeOnly) => {
@@ -88,7 +99,8 @@ const rule = {
     };
     return {
       ImportDeclaration(node) {
-        const typeOnly = node.importKind === 'type' || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type'));
+        const typeOnly =
+          node.importKind === 'type' || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type'));
         check(node, node.source, typeOnly);
       },
       ExportNamedDeclaration(node) {

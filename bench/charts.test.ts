@@ -24,8 +24,22 @@ test('a line chart is a self-contained SVG with its title, axes labels, one path
     xLabel: 'minutes',
     yLabel: 'MiB',
     series: [
-      { name: 'rss', points: [[0, 100], [1, 110], [2, 105]] },
-      { name: 'heap', points: [[0, 20], [1, Number.NaN], [2, 22]] },
+      {
+        name: 'rss',
+        points: [
+          [0, 100],
+          [1, 110],
+          [2, 105],
+        ],
+      },
+      {
+        name: 'heap',
+        points: [
+          [0, 20],
+          [1, Number.NaN],
+          [2, 22],
+        ],
+      },
     ],
     markers: [{ x: 1, label: 'warm-up ends' }],
   });
@@ -42,10 +56,21 @@ test('a line chart is a self-contained SVG with its title, axes labels, one path
 });
 
 test('a bar chart draws one rect per finite value and skips nulls; empty data renders a "no data" frame', () => {
-  const svg = barChart({ title: 'req/s', yLabel: 'requests per second', categories: ['a', 'b'], series: [{ name: 'gw', values: [10, null] }, { name: 'bare', values: [20, 30] }] });
+  const svg = barChart({
+    title: 'req/s',
+    yLabel: 'requests per second',
+    categories: ['a', 'b'],
+    series: [
+      { name: 'gw', values: [10, null] },
+      { name: 'bare', values: [20, 30] },
+    ],
+  });
   assert.equal((svg.match(/<rect [^>]*fill="#(0072B2|E69F00)"><title>/g) ?? []).length, 3);
   assertBalanced(svg);
-  for (const empty of [barChart({ title: 't', yLabel: 'y', categories: [], series: [] }), lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 's', points: [] }] })]) {
+  for (const empty of [
+    barChart({ title: 't', yLabel: 'y', categories: [], series: [] }),
+    lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 's', points: [] }] }),
+  ]) {
     assert.ok(empty.includes('no data'));
     assertBalanced(empty);
   }

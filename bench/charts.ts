@@ -141,7 +141,9 @@ export function lineChart(o: LineChartOptions): string {
   body.push(`<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`);
   for (const m of o.markers ?? []) {
     if (!Number.isFinite(m.x) || m.x < x0 || m.x > x1) continue;
-    body.push(`<line x1="${f(px(m.x))}" x2="${f(px(m.x))}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}" stroke="#888" stroke-dasharray="4 3"/>`);
+    body.push(
+      `<line x1="${f(px(m.x))}" x2="${f(px(m.x))}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}" stroke="#888" stroke-dasharray="4 3"/>`,
+    );
     body.push(`<text x="${f(px(m.x) + 4)}" y="${MARGIN.top + 12}" font-size="11" fill="#555" ${FONT}>${escapeXml(m.label)}</text>`);
   }
   o.series.forEach((s, i) => {
@@ -157,11 +159,22 @@ export function lineChart(o: LineChartOptions): string {
       d += `${pen ? 'L' : 'M'}${f(px(x))} ${f(py(y))} `;
       pen = true;
     }
-    if (d !== '') body.push(`<path d="${d.trim()}" fill="none" stroke="${colour}" stroke-width="1.8"><title>${escapeXml(s.name)}</title></path>`);
+    if (d !== '')
+      body.push(`<path d="${d.trim()}" fill="none" stroke="${colour}" stroke-width="1.8"><title>${escapeXml(s.name)}</title></path>`);
   });
-  body.push(`<text x="${MARGIN.left + plotW / 2}" y="${height - 24}" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.xLabel)}</text>`);
-  body.push(`<text transform="translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.yLabel)}</text>`);
-  body.push(...legend(o.series.map((s) => s.name), MARGIN.left, height - 6));
+  body.push(
+    `<text x="${MARGIN.left + plotW / 2}" y="${height - 24}" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.xLabel)}</text>`,
+  );
+  body.push(
+    `<text transform="translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.yLabel)}</text>`,
+  );
+  body.push(
+    ...legend(
+      o.series.map((s) => s.name),
+      MARGIN.left,
+      height - 6,
+    ),
+  );
   return frame(width, height, o.title, body);
 }
 
@@ -195,15 +208,27 @@ export function barChart(o: BarChartOptions): string {
       if (v === null || v === undefined || !Number.isFinite(v)) return;
       const top = py(Math.max(0, v));
       const h = Math.abs(py(v) - py(0));
-      body.push(`<rect x="${f(sx + si * barW)}" y="${f(top)}" width="${f(barW)}" height="${f(h)}" fill="${PALETTE[si % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${c}: ${tickLabel(v)}`)}</title></rect>`);
+      body.push(
+        `<rect x="${f(sx + si * barW)}" y="${f(top)}" width="${f(barW)}" height="${f(h)}" fill="${PALETTE[si % PALETTE.length]}"><title>${escapeXml(`${s.name}, ${c}: ${tickLabel(v)}`)}</title></rect>`,
+      );
     });
     if (ci % every === 0) {
-      body.push(`<text x="${f(MARGIN.left + ci * slot + slot / 2)}" y="${MARGIN.top + plotH + 15}" text-anchor="middle" font-size="10" ${FONT}>${escapeXml(c)}</text>`);
+      body.push(
+        `<text x="${f(MARGIN.left + ci * slot + slot / 2)}" y="${MARGIN.top + plotH + 15}" text-anchor="middle" font-size="10" ${FONT}>${escapeXml(c)}</text>`,
+      );
     }
   });
   body.push(`<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`);
-  body.push(`<text transform="translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.yLabel)}</text>`);
-  body.push(...legend(o.series.map((s) => s.name), MARGIN.left, height - 8));
+  body.push(
+    `<text transform="translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(o.yLabel)}</text>`,
+  );
+  body.push(
+    ...legend(
+      o.series.map((s) => s.name),
+      MARGIN.left,
+      height - 8,
+    ),
+  );
   return frame(width, height, o.title, body);
 }
 

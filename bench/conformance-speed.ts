@@ -70,7 +70,11 @@ function timed(label: string, cwd: string, args: string[], reportDir: string): P
   return new Promise((done) => {
     const loadBefore = loadavg()[0]!;
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [join(cwd, 'conformance', 'run-reference.ts'), ...all], { cwd, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(cwd, 'conformance', 'run-reference.ts'), ...all], {
+      cwd,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -106,11 +110,17 @@ export function markdown(runs: readonly SpeedRun[]): string {
 }
 
 function slug(label: string): string {
-  return label.replace(/\(.*\)/, '').trim().replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+  return label
+    .replace(/\(.*\)/, '')
+    .trim()
+    .replace(/[^a-z0-9]+/gi, '-')
+    .toLowerCase();
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { seed: { type: 'string' }, sequential: { type: 'boolean' }, before: { type: 'string' }, 'out-dir': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { seed: { type: 'string' }, sequential: { type: 'boolean' }, before: { type: 'string' }, 'out-dir': { type: 'string' } },
+  });
   const seed = values.seed ?? '1';
   const out = resolve(values['out-dir'] ?? join(ROOT, 'reports'));
   const reports = join(out, 'bench-conformance-speed');
@@ -123,7 +133,10 @@ async function main(): Promise<number> {
   await measure(EARLIER, ROOT, ['--seed', seed, '--jobs', '4', '--recorder-alone']);
   await measure('reference run (run-reference.ts settings)', ROOT, ['--seed', seed]);
   if (values.sequential === true) await measure('sequential (--jobs 1)', ROOT, ['--seed', seed, '--jobs', '1']);
-  writeFileSync(join(out, 'bench-conformance-speed.json'), `${JSON.stringify({ seed, baselineSeconds: BASELINE_SECONDS, runs }, null, 2)}\n`);
+  writeFileSync(
+    join(out, 'bench-conformance-speed.json'),
+    `${JSON.stringify({ seed, baselineSeconds: BASELINE_SECONDS, runs }, null, 2)}\n`,
+  );
   const md = markdown(runs);
   writeFileSync(join(out, 'bench-conformance-speed.md'), md);
   process.stdout.write(md);

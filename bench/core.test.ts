@@ -54,7 +54,10 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
       const latency = b[key]['latency_ms'] as Record<string, unknown>;
       for (const k of ['mean', 'p50', 'p90', 'p99', 'max']) assert.equal(typeof latency[k], 'number', `${key} latency ${k}`);
     }
-    for (const [key, meetings] of [['search_small', 10], ['search_large', 20]] as const) {
+    for (const [key, meetings] of [
+      ['search_small', 10],
+      ['search_large', 20],
+    ] as const) {
       assert.equal(b[key]!['meetings'], meetings);
       assert.equal(b[key]!['segments'], meetings * 5);
       assert.equal(b[key]!['errors'], 0);
@@ -66,11 +69,22 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
     }
 
     const ratios = report['ratios'] as Record<string, unknown>;
-    assert.deepEqual(Object.keys(ratios).sort(), ['meetings_vs_bare_http', 'search_p99_growth', 'search_vs_bare_http', 'whoami_vs_bare_express', 'whoami_vs_bare_http']);
+    assert.deepEqual(Object.keys(ratios).sort(), [
+      'meetings_vs_bare_http',
+      'search_p99_growth',
+      'search_vs_bare_http',
+      'whoami_vs_bare_express',
+      'whoami_vs_bare_http',
+    ]);
     for (const v of Object.values(ratios)) assert.equal(typeof v, 'number');
 
     const targets = report['targets'] as Record<string, Record<string, unknown>>;
-    assert.deepEqual(Object.keys(targets).sort(), ['meetings_vs_bare_http', 'search_p99_growth', 'search_vs_bare_http', 'whoami_vs_bare_express']);
+    assert.deepEqual(Object.keys(targets).sort(), [
+      'meetings_vs_bare_http',
+      'search_p99_growth',
+      'search_vs_bare_http',
+      'whoami_vs_bare_express',
+    ]);
     for (const t of Object.values(targets)) {
       assert.equal(typeof t['target'], 'string');
       assert.equal(typeof t['met'], 'boolean');
@@ -102,7 +116,13 @@ test('ratios and targets: a missing figure never meets a target', () => {
 });
 
 test('a throughput figure is the median round; its totals cover every round', () => {
-  const round = (rps: number, p99: number) => ({ rps, requests: rps * 8, errors: 0, non2xx: rps === 300 ? 2 : 0, latency_ms: { mean: 1, p50: 1, p90: 1, p99, max: 9 } });
+  const round = (rps: number, p99: number) => ({
+    rps,
+    requests: rps * 8,
+    errors: 0,
+    non2xx: rps === 300 ? 2 : 0,
+    latency_ms: { mean: 1, p50: 1, p90: 1, p99, max: 9 },
+  });
   const t = throughput([round(300, 3), round(100, 1), round(200, 2)]);
   assert.equal(t.rps, 200);
   assert.equal(t.latency_ms.p99, 2, 'the latency of the median round');

@@ -148,7 +148,8 @@ export function httpSeconds(options: Record<string, string> | undefined, fallbac
   const given = options?.['http-seconds'];
   if (given === undefined) return fallback;
   const n = Number(given);
-  if (!Number.isFinite(n) || n <= 0 || n > 600) throw new Error(`--http-seconds must be a number of seconds above 0 and at most 600, got "${given}"`);
+  if (!Number.isFinite(n) || n <= 0 || n > 600)
+    throw new Error(`--http-seconds must be a number of seconds above 0 and at most 600, got "${given}"`);
   return n;
 }
 
@@ -219,19 +220,33 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
         const expected = await body(g.port, path, g.headers);
         for (const key of baselineKeys) {
           const got = await body(targets[key].port, path);
-          if (got !== expected) throw new Error(`core: ${key} answers GET ${path} differently from the gateway:\n  gateway:  ${expected.slice(0, 300)}\n  baseline: ${got.slice(0, 300)}`);
+          if (got !== expected)
+            throw new Error(
+              `core: ${key} answers GET ${path} differently from the gateway:\n  gateway:  ${expected.slice(0, 300)}\n  baseline: ${got.slice(0, 300)}`,
+            );
         }
       }
     }
 
-    log(`core: throughput with autocannon ${AUTOCANNON_VERSION}: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_s} s warm-up, ${cfg.http_seconds} s measured`);
+    log(
+      `core: throughput with autocannon ${AUTOCANNON_VERSION}: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_s} s warm-up, ${cfg.http_seconds} s measured`,
+    );
     const rounds: Partial<Record<FigureKey, CannonFigures[]>> = {};
     for (let r = 1; r <= cfg.rounds; r++) {
       for (const [key, label] of HTTP_FIGURES) {
         const t = targets[key];
-        const f = await cannon({ port: t.port, paths: t.paths, ...(t.headers === undefined ? {} : { headers: t.headers }), connections: cfg.connections, seconds: cfg.http_seconds, warmupSeconds: cfg.warmup_s });
+        const f = await cannon({
+          port: t.port,
+          paths: t.paths,
+          ...(t.headers === undefined ? {} : { headers: t.headers }),
+          connections: cfg.connections,
+          seconds: cfg.http_seconds,
+          warmupSeconds: cfg.warmup_s,
+        });
         (rounds[key] ??= []).push(f);
-        log(`core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ${f.errors} errors, ${f.non2xx} non-2xx`);
+        log(
+          `core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ${f.errors} errors, ${f.non2xx} non-2xx`,
+        );
       }
     }
     for (const [key] of HTTP_FIGURES) benchmarks[key] = throughput(rounds[key] ?? []);
@@ -274,7 +289,9 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       load_generator: `autocannon ${AUTOCANNON_VERSION} in the bench process (throughput); the bench's own node:http loop, one connection (search latency)`,
       servers: `child processes of the same node (${process.version}), 127.0.0.1`,
       figure: 'req/s: the median of the rounds; ratio: the median of the per-round ratios',
-      note: 'servers and load generator share the machine; where autocannon saturates a core first (bare servers), ratios understate the gateway overhead',
+      note:
+        'servers and load generator share the machine; where autocannon saturates a core first ' +
+        '(bare servers), ratios understate the gateway overhead',
     },
     benchmarks,
     ratios,
@@ -371,6 +388,7 @@ export function table(report: BenchReport): string {
   }
   const lines = [formatRows(rows), ''];
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }

@@ -42,7 +42,28 @@ const COMMON_WORDS = (
   ' question feature support people thing work number change'
 ).split(' ');
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ter', 'son', 'vel', 'dra', 'pen', 'qui', 'sto', 'ran', 'bel', 'cor', 'fin', 'gu', 'hal', 'jor', 'nex', 'pra', 'tul'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ter',
+  'son',
+  'vel',
+  'dra',
+  'pen',
+  'qui',
+  'sto',
+  'ran',
+  'bel',
+  'cor',
+  'fin',
+  'gu',
+  'hal',
+  'jor',
+  'nex',
+  'pra',
+  'tul',
+];
 
 function buildVocabulary(): string[] {
   const rand = prng(7);

@@ -67,7 +67,11 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
   const ports = await new Promise<{ api: number; control: number; token: string }>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the gateway did not print its banner within ${opts.startTimeoutMs ?? 60_000} ms; stderr: ${errLines.slice(-5).join(' | ')}`));
+      reject(
+        new Error(
+          `the gateway did not print its banner within ${opts.startTimeoutMs ?? 60_000} ms; stderr: ${errLines.slice(-5).join(' | ')}`,
+        ),
+      );
     }, opts.startTimeoutMs ?? 60_000);
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
@@ -82,7 +86,9 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`the gateway exited before it was ready (code ${code}, signal ${signal}); stderr: ${errLines.slice(-5).join(' | ')}`));
+      reject(
+        new Error(`the gateway exited before it was ready (code ${code}, signal ${signal}); stderr: ${errLines.slice(-5).join(' | ')}`),
+      );
     });
   });
   // Keep draining stdout so the child never blocks on a full pipe.
@@ -128,7 +134,10 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
           rmSync(dataDir, { recursive: true, force: true });
           resolve();
         };
-        if (child.exitCode !== null || child.signalCode !== null) { done(); return; }
+        if (child.exitCode !== null || child.signalCode !== null) {
+          done();
+          return;
+        }
         const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
         child.once('exit', () => {
           clearTimeout(kill);
@@ -173,14 +182,18 @@ export function httpCall(o: HttpCallOptions): Promise<HttpCallResult> {
       headers['Content-Type'] = 'application/json';
     }
     if (payload !== undefined) headers['Content-Length'] = payload.byteLength;
-    const req = http.request({ host: '127.0.0.1', port: o.port, method: o.method, path: o.path, headers, agent: o.agent ?? undefined }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, text: '', headers: {}, error: err.code ?? err.message }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: o.port, method: o.method, path: o.path, headers, agent: o.agent ?? undefined },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+        res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, text: '', headers: {}, error: err.code ?? err.message }));
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, text: '', headers: {}, error: err.code ?? err.message }));
-    if (o.timeoutMs !== undefined) req.setTimeout(o.timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    if (o.timeoutMs !== undefined)
+      req.setTimeout(o.timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     req.end(payload);
   });
 }

@@ -122,7 +122,11 @@ export interface Rounds {
 export function rounds(values: readonly number[], digits = 3, lower = false): Rounds {
   const best = values.length === 0 ? null : lower ? Math.min(...values) : Math.max(...values);
   const mid = median(values);
-  return { best: best === null ? null : round(best, digits), median: mid === null ? null : round(mid, digits), rounds: values.map((v) => round(v, digits)) };
+  return {
+    best: best === null ? null : round(best, digits),
+    median: mid === null ? null : round(mid, digits),
+    rounds: values.map((v) => round(v, digits)),
+  };
 }
 
 // ── Latency statistics ─────────────────────────────────────────────────────
@@ -279,7 +283,12 @@ export interface StartServerOptions {
  * Starts a server script in its own Node process (the same node binary) and
  * waits for its ready message. The script gets `arg` as JSON in argv[2].
  */
-export async function startServer(script: string, arg: unknown = {}, timeoutMs = 600_000, opts: StartServerOptions = {}): Promise<ChildServer> {
+export async function startServer(
+  script: string,
+  arg: unknown = {},
+  timeoutMs = 600_000,
+  opts: StartServerOptions = {},
+): Promise<ChildServer> {
   const child: ChildProcess = fork(script, [JSON.stringify(arg)], {
     execPath: process.execPath,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -332,7 +341,10 @@ export async function startServer(script: string, arg: unknown = {}, timeoutMs =
       }),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
@@ -358,7 +370,10 @@ export function serveCommands(handlers: Record<string, (msg: Record<string, unkn
     const reply = (r: Omit<CommandReply, 'reply'>): void => {
       process.send?.({ reply: id, ...r });
     };
-    if (handler === undefined) { reply({ error: `unknown command ${msg.cmd}` }); return; }
+    if (handler === undefined) {
+      reply({ error: `unknown command ${msg.cmd}` });
+      return;
+    }
     Promise.resolve()
       .then(() => handler(msg))
       .then(
@@ -450,8 +465,10 @@ export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly strin
     const code = (err as { code?: unknown }).code;
     const message = err instanceof Error ? err.message : String(err);
     const name = /'([^']+)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new Error(`unknown argument ${name.split(' ')[0] ?? name}; use ${usage}`, { cause: err });
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new Error(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new Error(`unknown argument ${name.split(' ')[0] ?? name}; use ${usage}`, { cause: err });
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new Error(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
     throw err;
   }
 }

@@ -23,7 +23,19 @@
 import { fileURLToPath } from 'node:url';
 import { histogramLabels, barChart, shares } from './charts.ts';
 import { startGatewayChild, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, ratio, round, startServer, target, type BenchReport, type BenchRunOptions, type Chart, type ChildServer } from './lib.ts';
+import {
+  fmt,
+  formatRows,
+  machine,
+  ratio,
+  round,
+  startServer,
+  target,
+  type BenchReport,
+  type BenchRunOptions,
+  type Chart,
+  type ChildServer,
+} from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { drive, MIX_WEIGHTS, mixOp, seedStore, type DriveResult, type Store } from './traffic.ts';
 
@@ -63,7 +75,15 @@ export const TINY: LoadConfig = {
 };
 
 /** The CI check (bench/load-check.ts): the real 1,000 connections, a few seconds, no baselines. */
-export const CHECK: LoadConfig = { ...FULL, rounds: 1, warmup_ms: 2_000, duration_ms: 5_000, meetings: 100, segments_per_meeting: 20, baselines: false };
+export const CHECK: LoadConfig = {
+  ...FULL,
+  rounds: 1,
+  warmup_ms: 2_000,
+  duration_ms: 5_000,
+  meetings: 100,
+  segments_per_meeting: 20,
+  baselines: false,
+};
 
 const server = (name: string): string => fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
 
@@ -75,16 +95,25 @@ export async function benchLoad(cfg: LoadConfig, log: (line: string) => void): P
   const bare: { key: string; label: string; s: ChildServer }[] = [];
   try {
     gw = await startGatewayChild({ args: cfg.gateway_args });
-    log(`load: gateway pid ${gw.pid} on 127.0.0.1:${gw.apiPort}; seeding ${cfg.meetings} meetings × ${cfg.segments_per_meeting} segments through the Control API…`);
+    log(
+      `load: gateway pid ${gw.pid} on 127.0.0.1:${gw.apiPort}; seeding ${cfg.meetings} meetings × ${cfg.segments_per_meeting} segments through the Control API…`,
+    );
     const t0 = performance.now();
     const store: Store = await seedStore(gw, cfg.meetings, cfg.segments_per_meeting);
     const seedS = (performance.now() - t0) / 1000;
     if (cfg.baselines) {
       bare.push({ key: 'bare_http', label: 'bare node:http', s: await startServer(server('bare-http')) });
-      bare.push({ key: 'bare_express', label: 'bare Express (JSON body parsed)', s: await startServer(server('bare-express'), { catchAll: true }) });
+      bare.push({
+        key: 'bare_express',
+        label: 'bare Express (JSON body parsed)',
+        s: await startServer(server('bare-express'), { catchAll: true }),
+      });
     }
     const before: ProbeSample = await gw.sample(true);
-    const targets = [...bare.map((b) => ({ key: b.key, label: b.label, port: b.s.info.port })), { key: 'gateway', label: 'gateway (server/main.ts)', port: gw.apiPort }];
+    const targets = [
+      ...bare.map((b) => ({ key: b.key, label: b.label, port: b.s.info.port })),
+      { key: 'gateway', label: 'gateway (server/main.ts)', port: gw.apiPort },
+    ];
     const best: Record<string, Figures> = {};
     for (let r = 1; r <= cfg.rounds; r++) {
       for (const t of targets) {
@@ -195,15 +224,29 @@ const ROWS = [
 
 export function table(report: BenchReport): string {
   const b = report.benchmarks as Record<string, Figures | undefined>;
-  const rows: string[][] = [['server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'requests', 'unexpected', 'sockets', 'req/s by round']];
+  const rows: string[][] = [
+    ['server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'requests', 'unexpected', 'sockets', 'req/s by round'],
+  ];
   for (const [key, label] of ROWS) {
     const x = b[key];
     if (x === undefined) continue;
-    rows.push([label, fmt(x.rps, 0), fmt(x.latency_ms.p50, 1), fmt(x.latency_ms.p90, 1), fmt(x.latency_ms.p99, 1), fmt(x.latency_ms.max, 1), String(x.requests), String(x.unexpected), String(x.sockets_opened), x.rounds_rps.map((v) => fmt(v, 0)).join(' / ')]);
+    rows.push([
+      label,
+      fmt(x.rps, 0),
+      fmt(x.latency_ms.p50, 1),
+      fmt(x.latency_ms.p90, 1),
+      fmt(x.latency_ms.p99, 1),
+      fmt(x.latency_ms.max, 1),
+      String(x.requests),
+      String(x.unexpected),
+      String(x.sockets_opened),
+      x.rounds_rps.map((v) => fmt(v, 0)).join(' / '),
+    ]);
   }
   const lines = [formatRows(rows), '', `gateway answers by status: ${JSON.stringify(b['gateway']?.by_status ?? {})}`];
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 0)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 0)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 
@@ -219,13 +262,23 @@ export function markdown(report: BenchReport): string {
   for (const [key, label] of ROWS) {
     const x = b[key];
     if (x === undefined) continue;
-    out.push(`| ${label} | ${fmt(x.rps, 0)} | ${fmt(x.latency_ms.p50, 1)} | ${fmt(x.latency_ms.p90, 1)} | ${fmt(x.latency_ms.p99, 1)} | ${fmt(x.latency_ms.max, 1)} | ${x.requests} | ${x.unexpected} | ${x.sockets_opened} |`);
+    out.push(
+      `| ${label} | ${fmt(x.rps, 0)} | ${fmt(x.latency_ms.p50, 1)} | ${fmt(x.latency_ms.p90, 1)} | ${fmt(x.latency_ms.p99, 1)} | ${fmt(x.latency_ms.max, 1)} | ${x.requests} | ${x.unexpected} | ${x.sockets_opened} |`,
+    );
   }
   const g = b['gateway'];
   if (g !== undefined) {
     out.push('', '| gateway operation | share | count | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|---:|');
-    for (const [name, x] of Object.entries(g.by_op)) out.push(`| ${name} | ${MIX_WEIGHTS[name] ?? '?'}% | ${x.count} | ${fmt(x.latency_ms.p50, 1)} | ${fmt(x.latency_ms.p99, 1)} | ${fmt(x.latency_ms.max, 1)} |`);
-    out.push('', `Gateway answers by status: ${Object.entries(g.by_status).map(([k, v]) => `${k}: ${v}`).join(', ')}.`);
+    for (const [name, x] of Object.entries(g.by_op))
+      out.push(
+        `| ${name} | ${MIX_WEIGHTS[name] ?? '?'}% | ${x.count} | ${fmt(x.latency_ms.p50, 1)} | ${fmt(x.latency_ms.p99, 1)} | ${fmt(x.latency_ms.max, 1)} |`,
+      );
+    out.push(
+      '',
+      `Gateway answers by status: ${Object.entries(g.by_status)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}.`,
+    );
     for (const e of g.unexpected_examples) out.push(`- unexpected: ${e.op} → ${e.status} ${e.body.replace(/\|/g, '\\|')}`);
   }
   const p = report.benchmarks['gateway_process'] as Record<string, unknown> | undefined;

@@ -57,15 +57,49 @@ function run(cmd: string, args: string[]): void {
 function makeSource(dir: string, seconds: number): string {
   const left = join(dir, 'voice-left.wav');
   const right = join(dir, 'voice-right.wav');
-  run('espeak-ng', ['-v', 'en-us', '-p', '30', '-w', left, 'Good morning. We review the quarterly numbers first, then the roadmap, and we close with questions from the team.']);
-  run('espeak-ng', ['-v', 'en-gb+f2', '-p', '70', '-w', right, 'Thank you. Before we start, can we move the launch by two weeks and keep the budget where it is?']);
+  run('espeak-ng', [
+    '-v',
+    'en-us',
+    '-p',
+    '30',
+    '-w',
+    left,
+    'Good morning. We review the quarterly numbers first, then the roadmap, and we close with questions from the team.',
+  ]);
+  run('espeak-ng', [
+    '-v',
+    'en-gb+f2',
+    '-p',
+    '70',
+    '-w',
+    right,
+    'Thank you. Before we start, can we move the launch by two weeks and keep the budget where it is?',
+  ]);
   const source = join(dir, 'source.wav');
   run('ffmpeg', [
-    '-nostdin', '-v', 'error', '-y',
-    '-stream_loop', '-1', '-i', left,
-    '-stream_loop', '-1', '-i', right,
-    '-filter_complex', '[0:a][1:a]amerge=inputs=2[a]', '-map', '[a]',
-    '-t', String(seconds), '-ar', '44100', '-ac', '2', source,
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-stream_loop',
+    '-1',
+    '-i',
+    left,
+    '-stream_loop',
+    '-1',
+    '-i',
+    right,
+    '-filter_complex',
+    '[0:a][1:a]amerge=inputs=2[a]',
+    '-map',
+    '[a]',
+    '-t',
+    String(seconds),
+    '-ar',
+    '44100',
+    '-ac',
+    '2',
+    source,
   ]);
   return source;
 }
@@ -116,7 +150,12 @@ async function bestOf(runs: number, ways: (() => Promise<number>)[]): Promise<Ti
   return best;
 }
 
-export async function benchDecode(opts: { seconds: number; outDir: string; runs?: number; log?: (line: string) => void }): Promise<Record<string, unknown>> {
+export async function benchDecode(opts: {
+  seconds: number;
+  outDir: string;
+  runs?: number;
+  log?: (line: string) => void;
+}): Promise<Record<string, unknown>> {
   const runs = opts.runs ?? 3;
   const log = opts.log ?? (() => undefined);
   mkdirSync(opts.outDir, { recursive: true });
@@ -150,7 +189,9 @@ export async function benchDecode(opts: { seconds: number; outDir: string; runs?
     };
     formats[c.name] = row;
     ratios[c.name] = row.decoder_vs_ffmpeg;
-    log(`${c.name.padEnd(13)} ${row.engine.padEnd(10)} decoder ${String(row.decoder_x).padStart(5)}x  in-process ${String(row.in_process_x).padStart(5)}x  ffmpeg ${String(row.ffmpeg_x).padStart(5)}x`);
+    log(
+      `${c.name.padEnd(13)} ${row.engine.padEnd(10)} decoder ${String(row.decoder_x).padStart(5)}x  in-process ${String(row.in_process_x).padStart(5)}x  ffmpeg ${String(row.ffmpeg_x).padStart(5)}x`,
+    );
   }
   return {
     generated_at: new Date().toISOString(),
@@ -162,7 +203,11 @@ export async function benchDecode(opts: { seconds: number; outDir: string; runs?
 }
 
 function parseCli(argv: readonly string[]): { seconds: number; outDir: string; runs: number } {
-  const flags = readFlags(argv, { seconds: { type: 'string' }, 'out-dir': { type: 'string' }, runs: { type: 'string' } }, '--seconds N, --out-dir DIR, --runs N');
+  const flags = readFlags(
+    argv,
+    { seconds: { type: 'string' }, 'out-dir': { type: 'string' }, runs: { type: 'string' } },
+    '--seconds N, --out-dir DIR, --runs N',
+  );
   const opts = {
     seconds: flags.seconds === undefined ? 300 : Number(flags.seconds),
     outDir: flags['out-dir'] === undefined ? join(tmpdir(), 'mas-bench-decode') : resolve(flags['out-dir']),

@@ -129,11 +129,43 @@ export const TINY: PipelineConfig = {
  * here get their speakers' names and the capitalised words inside sentences.
  */
 export const CUSTOM_WORDS: Record<string, string[]> = {
-  'two-person-call': ['Alice', 'Moreau', 'Ben', 'Okafor', 'Priya', 'Friday', 'Thursday', 'European', 'roadmap', 'billing', 'portal', 'invoices', 'sprint', 'blocker'],
-  'four-person-standup': ['Dana', 'Whitfield', 'Emeka', 'Obi', 'Fiona', 'Grant', 'Hiro', 'Tanaka', 'Monday', 'Wednesday', 'Friday', 'roadmap', 'dashboard', 'migration', 'staging', 'sandbox'],
+  'two-person-call': [
+    'Alice',
+    'Moreau',
+    'Ben',
+    'Okafor',
+    'Priya',
+    'Friday',
+    'Thursday',
+    'European',
+    'roadmap',
+    'billing',
+    'portal',
+    'invoices',
+    'sprint',
+    'blocker',
+  ],
+  'four-person-standup': [
+    'Dana',
+    'Whitfield',
+    'Emeka',
+    'Obi',
+    'Fiona',
+    'Grant',
+    'Hiro',
+    'Tanaka',
+    'Monday',
+    'Wednesday',
+    'Friday',
+    'roadmap',
+    'dashboard',
+    'migration',
+    'staging',
+    'sandbox',
+  ],
   'long-silences': ['Grace', 'Lindqvist', 'Omar', 'Haddad', 'March', 'spreadsheet', 'contract', 'sprint', 'legal'],
   'near-identical-voices': ['Karen', 'Laura', 'Vogel', 'Tuesday', 'vendor', 'analytics', 'rollout', 'roadmap', 'audit'],
-  'tiny': ['Alice', 'Moreau', 'Ben', 'Okafor', 'Friday', 'release', 'budget'],
+  tiny: ['Alice', 'Moreau', 'Ben', 'Okafor', 'Friday', 'release', 'budget'],
 };
 
 export function customWordsFor(name: string, script: MeetingScript): string[] {
@@ -169,11 +201,23 @@ interface UploadResult {
   body: string;
 }
 
-function upload(port: number, path: string, headers: Record<string, string>, bytes: number, pool: readonly Buffer[]): Promise<UploadResult> {
+function upload(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  bytes: number,
+  pool: readonly Buffer[],
+): Promise<UploadResult> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes) },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -266,7 +310,8 @@ async function benchUpload(cfg: PipelineConfig, log: (line: string) => void): Pr
     const targets = {
       gateway: {
         server: gateway,
-        send: (bytes: number) => upload(gateway.info.port, '/v1/jobs/import?filename=bench-upload.wav', { Authorization: auth }, bytes, pool),
+        send: (bytes: number) =>
+          upload(gateway.info.port, '/v1/jobs/import?filename=bench-upload.wav', { Authorization: auth }, bytes, pool),
         settle,
       },
       bare: {
@@ -296,15 +341,29 @@ async function benchUpload(cfg: PipelineConfig, log: (line: string) => void): Pr
           mib_per_s: round(cfg.upload_bytes / MiB / answer.seconds, 1),
           rss_before_mb: mem.baseline === null ? null : round(mem.baseline / 1e6, 1),
           rss_growth_mb: growth,
-          rss_growth_sampled_mb: mem.baseline === null || mem.peak_sampled === null ? null : round((mem.peak_sampled - mem.baseline) / 1e6, 1),
+          rss_growth_sampled_mb:
+            mem.baseline === null || mem.peak_sampled === null ? null : round((mem.peak_sampled - mem.baseline) / 1e6, 1),
         };
         results[key].push(row);
-        log(`pipeline: upload ${key} round ${r + 1}/${cfg.upload_rounds}: ${fmt(cfg.upload_bytes / MiB, 0)} MiB in ${fmt(row.seconds, 2)} s = ${fmt(row.mib_per_s, 0)} MiB/s, peak RSS +${fmt(growth, 1)} MB`);
+        log(
+          `pipeline: upload ${key} round ${r + 1}/${cfg.upload_rounds}: ${fmt(cfg.upload_bytes / MiB, 0)} MiB in ${fmt(row.seconds, 2)} s = ${fmt(row.mib_per_s, 0)} MiB/s, peak RSS +${fmt(growth, 1)} MB`,
+        );
       }
     }
     const figures = (list: UploadRound[]): UploadFigures => {
-      const growth = rounds(list.flatMap((x) => (x.rss_growth_mb === null ? [] : [x.rss_growth_mb])), 1);
-      return { bytes: cfg.upload_bytes, mib_per_s: rounds(list.map((x) => x.mib_per_s), 1), rss_growth_mb: { max: growth.best, median: growth.median }, rounds: list };
+      const growth = rounds(
+        list.flatMap((x) => (x.rss_growth_mb === null ? [] : [x.rss_growth_mb])),
+        1,
+      );
+      return {
+        bytes: cfg.upload_bytes,
+        mib_per_s: rounds(
+          list.map((x) => x.mib_per_s),
+          1,
+        ),
+        rss_growth_mb: { max: growth.best, median: growth.median },
+        rounds: list,
+      };
     };
     return { gateway: figures(results.gateway), bare_http: figures(results.bare) };
   } finally {
@@ -381,31 +440,49 @@ interface RecognitionFigures {
   with_bias: RecognitionSetting;
 }
 
-async function benchRecognition(meetings: readonly Meeting[], cfg: PipelineConfig, log: (line: string) => void, recognized: Map<string, RecognizedWord[]>): Promise<Record<string, unknown>> {
+async function benchRecognition(
+  meetings: readonly Meeting[],
+  cfg: PipelineConfig,
+  log: (line: string) => void,
+  recognized: Map<string, RecognizedWord[]>,
+): Promise<Record<string, unknown>> {
   const recognizer = new PocketSphinxRecognizer();
   if (!(await recognizer.available())) throw new Error('pocketsphinx_continuous or its English model is not installed');
   const out: Record<string, RecognitionFigures | { error: string }> = {};
   for (const m of meetings) {
     const custom = customWordsFor(m.name, m.script);
     const settings = { without_bias: [] as string[], with_bias: custom };
-    const runs: Record<keyof typeof settings, { words: RecognizedWord[]; wall: number; cpu: number }[]> = { without_bias: [], with_bias: [] };
+    const runs: Record<keyof typeof settings, { words: RecognizedWord[]; wall: number; cpu: number }[]> = {
+      without_bias: [],
+      with_bias: [],
+    };
     const roundsOf = cfg.recognition[m.name] ?? 1;
     for (let r = 0; r < roundsOf; r++) {
       const order = r % 2 === 0 ? (['without_bias', 'with_bias'] as const) : (['with_bias', 'without_bias'] as const);
       for (const key of order) {
         const c0 = cpuSecondsWithChildren();
         const t0 = performance.now();
-        const words = await recognizer.transcribe(m.audio, m.regions, { language: 'en', customWords: settings[key], initialPrompt: '' }, uncontrolled());
+        const words = await recognizer.transcribe(
+          m.audio,
+          m.regions,
+          { language: 'en', customWords: settings[key], initialPrompt: '' },
+          uncontrolled(),
+        );
         const wall = (performance.now() - t0) / 1000;
         runs[key].push({ words, wall, cpu: cpuSecondsWithChildren() - c0 });
-        log(`pipeline: recognition ${m.name} ${key.replace('_', ' ')} round ${r + 1}/${roundsOf}: ${words.length} words in ${fmt(wall, 1)} s (${fmt(wall / m.audio.durationSeconds, 3)} × real time)`);
+        log(
+          `pipeline: recognition ${m.name} ${key.replace('_', ' ')} round ${r + 1}/${roundsOf}: ${words.length} words in ${fmt(wall, 1)} s (${fmt(wall / m.audio.durationSeconds, 3)} × real time)`,
+        );
       }
     }
     const reference = m.truth.words.map((w) => w.text);
     const setting = (key: keyof typeof settings): RecognitionSetting => {
       const list = runs[key];
       const first = list[0]!.words;
-      const wer = wordErrorRate(reference, first.map((w) => w.text));
+      const wer = wordErrorRate(
+        reference,
+        first.map((w) => w.text),
+      );
       const text = (ws: RecognizedWord[]) => ws.map((w) => w.text).join(' ');
       return {
         custom_words: settings[key].length,
@@ -414,9 +491,21 @@ async function benchRecognition(meetings: readonly Meeting[], cfg: PipelineConfi
         deletions: wer.deletions,
         insertions: wer.insertions,
         hypothesis_words: first.length,
-        custom_word_hits: customWordHits(reference, first.map((w) => w.text), custom),
-        rtf_wall: rounds(list.map((x) => x.wall / m.audio.durationSeconds), 4, true),
-        rtf_cpu: rounds(list.map((x) => x.cpu / m.audio.durationSeconds), 4, true),
+        custom_word_hits: customWordHits(
+          reference,
+          first.map((w) => w.text),
+          custom,
+        ),
+        rtf_wall: rounds(
+          list.map((x) => x.wall / m.audio.durationSeconds),
+          4,
+          true,
+        ),
+        rtf_cpu: rounds(
+          list.map((x) => x.cpu / m.audio.durationSeconds),
+          4,
+          true,
+        ),
         wall_s: list.map((x) => round(x.wall, 2)),
         words_varied: list.some((x) => text(x.words) !== text(first)),
       };
@@ -470,7 +559,10 @@ async function benchDiarization(
       const seconds = (performance.now() - t0) / 1000;
       const score = (words: readonly { text: string; start: number; end: number }[]) => {
         const clusters = assignSpeakers(words, turns);
-        return speakerAttribution(words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: clusters[i]! })), m.truth.words).accuracy;
+        return speakerAttribution(
+          words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: clusters[i]! })),
+          m.truth.words,
+        ).accuracy;
       };
       const rec = recognized.get(m.name);
       const result: DiarizationMode = {
@@ -499,7 +591,12 @@ async function benchDiarization(
 
 // ── The benchmark ──────────────────────────────────────────────────────────
 
-async function part<T>(name: string, log: (line: string) => void, timings: Record<string, number>, fn: () => Promise<T>): Promise<T | { error: string }> {
+async function part<T>(
+  name: string,
+  log: (line: string) => void,
+  timings: Record<string, number>,
+  fn: () => Promise<T>,
+): Promise<T | { error: string }> {
   const t0 = performance.now();
   try {
     return await fn();
@@ -519,12 +616,19 @@ export async function benchPipeline(opts: BenchRunOptions): Promise<BenchReport>
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-pipeline-'));
   const benchmarks: Record<string, unknown> = {};
   try {
-    log(`pipeline: upload: ${fmt(cfg.upload_bytes / MiB, 0)} MiB × ${cfg.upload_rounds} round(s) to the gateway and to a bare node:http server`);
+    log(
+      `pipeline: upload: ${fmt(cfg.upload_bytes / MiB, 0)} MiB × ${cfg.upload_rounds} round(s) to the gateway and to a bare node:http server`,
+    );
     benchmarks['upload'] = await part('upload', log, timings, () => benchUpload(cfg, log));
 
     log(`pipeline: decode: ${cfg.decode_seconds} s of audio per format, best of ${cfg.decode_runs}`);
     benchmarks['decode'] = await part('decode', log, timings, async () => {
-      const r = await benchDecode({ seconds: cfg.decode_seconds, runs: cfg.decode_runs, outDir: join(work, 'decode'), log: (l) => log(`pipeline: decode ${l}`) });
+      const r = await benchDecode({
+        seconds: cfg.decode_seconds,
+        runs: cfg.decode_runs,
+        outDir: join(work, 'decode'),
+        log: (l) => log(`pipeline: decode ${l}`),
+      });
       rmSync(join(work, 'decode'), { recursive: true, force: true });
       return { config: r['config'], formats: r['formats'] };
     });
@@ -541,7 +645,12 @@ export async function benchPipeline(opts: BenchRunOptions): Promise<BenchReport>
     } else {
       const recognized = new Map<string, RecognizedWord[]>();
       benchmarks['recognition'] = await part('recognition', log, timings, () =>
-        benchRecognition(meetings.filter((m) => Object.hasOwn(cfg.recognition, m.name)), cfg, log, recognized),
+        benchRecognition(
+          meetings.filter((m) => Object.hasOwn(cfg.recognition, m.name)),
+          cfg,
+          log,
+          recognized,
+        ),
       );
       benchmarks['diarization'] = await part('diarization', log, timings, () =>
         benchDiarization(
@@ -583,7 +692,10 @@ function isError(x: unknown): x is { error: string } {
   return typeof x === 'object' && x !== null && 'error' in x;
 }
 
-function derive(b: Record<string, unknown>, cfg: PipelineConfig): { ratios: Record<string, number | null>; baselines: Record<string, string>; targets: Record<string, Target> } {
+function derive(
+  b: Record<string, unknown>,
+  cfg: PipelineConfig,
+): { ratios: Record<string, number | null>; baselines: Record<string, string>; targets: Record<string, Target> } {
   const ratios: Record<string, number | null> = {};
   const baselines: Record<string, string> = {};
   const targets: Record<string, Target> = {};
@@ -598,10 +710,13 @@ function derive(b: Record<string, unknown>, cfg: PipelineConfig): { ratios: Reco
   const growth = up?.gateway.rss_growth_mb.max ?? null;
   targets['upload_peak_rss_growth_mb'] = { target: '< 64', value: growth, met: growth !== null && growth < 64 };
 
-  const dec = isError(b['decode']) ? undefined : (b['decode'] as { formats: Record<string, { decoder_vs_ffmpeg: number | null }> } | undefined);
+  const dec = isError(b['decode'])
+    ? undefined
+    : (b['decode'] as { formats: Record<string, { decoder_vs_ffmpeg: number | null }> } | undefined);
   for (const [format, row] of Object.entries(dec?.formats ?? {})) {
     ratios[`decode_${format}_vs_ffmpeg`] = row.decoder_vs_ffmpeg;
-    baselines[`decode_${format}_vs_ffmpeg`] = `plain ffmpeg to 16 kHz mono f32le on the same ${format} file (seconds of audio per second, best of ${cfg.decode_runs})`;
+    baselines[`decode_${format}_vs_ffmpeg`] =
+      `plain ffmpeg to 16 kHz mono f32le on the same ${format} file (seconds of audio per second, best of ${cfg.decode_runs})`;
   }
 
   const rec = isError(b['recognition']) ? {} : ((b['recognition'] ?? {}) as Record<string, RecognitionFigures>);
@@ -609,7 +724,8 @@ function derive(b: Record<string, unknown>, cfg: PipelineConfig): { ratios: Reco
     ratios[`wer_${name}_with_vs_without_bias`] = ratio(r.with_bias.wer, r.without_bias.wer);
     baselines[`wer_${name}_with_vs_without_bias`] = 'WER of the same recognizer without custom words (below 1: the bias helps)';
     ratios[`rtf_${name}_with_vs_without_bias`] = ratio(r.with_bias.rtf_wall.median, r.without_bias.rtf_wall.median);
-    baselines[`rtf_${name}_with_vs_without_bias`] = 'wall time without custom words (the keyword-spotting pass costs the rest), median rounds';
+    baselines[`rtf_${name}_with_vs_without_bias`] =
+      'wall time without custom words (the keyword-spotting pass costs the rest), median rounds';
   }
 
   const dia = isError(b['diarization']) ? {} : ((b['diarization'] ?? {}) as Record<string, DiarizationFigures>);
@@ -651,19 +767,35 @@ export function table(report: BenchReport): string {
       ['gateway POST /v1/jobs/import', s.upload.gateway],
       ['bare node:http to a file', s.upload.bare_http],
     ] as const) {
-      rows.push([label, fmt(x.bytes / MiB, 0), fmt(x.mib_per_s.best, 0), fmt(x.mib_per_s.median, 0), fmt(x.rss_growth_mb.max, 1), x.mib_per_s.rounds.map((v) => fmt(v, 0)).join(' / ')]);
+      rows.push([
+        label,
+        fmt(x.bytes / MiB, 0),
+        fmt(x.mib_per_s.best, 0),
+        fmt(x.mib_per_s.median, 0),
+        fmt(x.rss_growth_mb.max, 1),
+        x.mib_per_s.rounds.map((v) => fmt(v, 0)).join(' / '),
+      ]);
     }
     lines.push(formatRows(rows), '');
   }
   if (s.decode !== undefined) {
     const rows = [['decode (× real time)', 'engine', 'decoder', 'in process', 'ffmpeg', 'decoder/ffmpeg']];
     for (const [f, r] of Object.entries(s.decode.formats)) {
-      rows.push([f, String(r['engine']), fmt(r['decoder_x'] as number, 0), fmt(r['in_process_x'] as number, 0), fmt(r['ffmpeg_x'] as number, 0), fmt(r['decoder_vs_ffmpeg'] as number, 2)]);
+      rows.push([
+        f,
+        String(r['engine']),
+        fmt(r['decoder_x'] as number, 0),
+        fmt(r['in_process_x'] as number, 0),
+        fmt(r['ffmpeg_x'] as number, 0),
+        fmt(r['decoder_vs_ffmpeg'] as number, 2),
+      ]);
     }
     lines.push(formatRows(rows), '');
   }
   if (s.recognition !== undefined) {
-    const rows = [['recognition', 'audio s', 'words', 'WER', 'WER bias', 'custom heard', 'RTF wall', 'RTF wall bias', 'RTF CPU', 'RTF CPU bias']];
+    const rows = [
+      ['recognition', 'audio s', 'words', 'WER', 'WER bias', 'custom heard', 'RTF wall', 'RTF wall bias', 'RTF CPU', 'RTF CPU bias'],
+    ];
     for (const [name, r] of Object.entries(s.recognition)) {
       rows.push([
         name,
@@ -681,7 +813,18 @@ export function table(report: BenchReport): string {
     lines.push(formatRows(rows), '');
   }
   if (s.diarization !== undefined) {
-    const rows = [['diarization', 'speakers', 'auto found', 'auto acc', 'true-count acc', 'auto acc (recognized)', 'true acc (recognized)', '× real time']];
+    const rows = [
+      [
+        'diarization',
+        'speakers',
+        'auto found',
+        'auto acc',
+        'true-count acc',
+        'auto acc (recognized)',
+        'true acc (recognized)',
+        '× real time',
+      ],
+    ];
     for (const [name, d] of Object.entries(s.diarization)) {
       rows.push([
         `${name}${d.distinct_voices ? '' : ' (reported)'}`,
@@ -698,7 +841,8 @@ export function table(report: BenchReport): string {
   }
   for (const e of s.errors) lines.push(`ERROR ${e}`);
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 
@@ -706,10 +850,7 @@ export function markdown(report: BenchReport): string {
   const s = sections(report);
   const out: string[] = [];
   if (s.upload !== undefined) {
-    out.push(
-      '| upload | size | best MiB/s | median MiB/s | rounds MiB/s | peak RSS growth MB, by round |',
-      '|---|---:|---:|---:|---|---|',
-    );
+    out.push('| upload | size | best MiB/s | median MiB/s | rounds MiB/s | peak RSS growth MB, by round |', '|---|---:|---:|---:|---|---|');
     for (const [label, x] of [
       ['gateway POST /v1/jobs/import (.wav, octet-stream)', s.upload.gateway],
       ['bare node:http streaming to a file (baseline)', s.upload.bare_http],
@@ -721,15 +862,22 @@ export function markdown(report: BenchReport): string {
     out.push('');
   }
   if (s.decode !== undefined) {
-    out.push('| decode, × real time | engine | AudioDecoder | in process only | plain ffmpeg | AudioDecoder ÷ ffmpeg |', '|---|---|---:|---:|---:|---:|');
+    out.push(
+      '| decode, × real time | engine | AudioDecoder | in process only | plain ffmpeg | AudioDecoder ÷ ffmpeg |',
+      '|---|---|---:|---:|---:|---:|',
+    );
     for (const [f, r] of Object.entries(s.decode.formats)) {
-      out.push(`| ${f} | ${String(r['engine'])} | ${fmt(r['decoder_x'] as number, 0)} | ${fmt(r['in_process_x'] as number, 0)} | ${fmt(r['ffmpeg_x'] as number, 0)} | ${fmt(r['decoder_vs_ffmpeg'] as number, 2)} |`);
+      out.push(
+        `| ${f} | ${String(r['engine'])} | ${fmt(r['decoder_x'] as number, 0)} | ${fmt(r['in_process_x'] as number, 0)} | ${fmt(r['ffmpeg_x'] as number, 0)} | ${fmt(r['decoder_vs_ffmpeg'] as number, 2)} |`,
+      );
     }
     out.push('');
   }
   if (s.recognition !== undefined) {
     out.push(
-      '| recognition (pocketsphinx) | audio s | speech s | words | WER without → with bias | custom words heard | false alarms | RTF wall without / with (median, best) | RTF CPU without / with (median) |',
+      '| recognition (pocketsphinx) | audio s | speech s | words | WER without → with bias | ' +
+        'custom words heard | false alarms | RTF wall without / with (median, best) | RTF CPU ' +
+        'without / with (median) |',
       '|---|---:|---:|---:|---|---|---:|---|---|',
     );
     for (const [name, r] of Object.entries(s.recognition)) {
@@ -744,7 +892,8 @@ export function markdown(report: BenchReport): string {
   }
   if (s.diarization !== undefined) {
     out.push(
-      '| diarization | speakers | automatic: found, accuracy | true count: accuracy | on recognized words: automatic / true count | × real time |',
+      '| diarization | speakers | automatic: found, accuracy | true count: accuracy | on ' +
+        'recognized words: automatic / true count | × real time |',
       '|---|---:|---|---:|---|---:|',
     );
     for (const [name, d] of Object.entries(s.diarization)) {

@@ -127,9 +127,19 @@ function withCombination(audio: PcmAudio, combine: string): PcmAudio {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { scenes: { type: 'string' }, modes: { type: 'string' }, sets: { type: 'string' }, combine: { type: 'string' }, 'recognizer-args': { type: 'string' } },
+    options: {
+      scenes: { type: 'string' },
+      modes: { type: 'string' },
+      sets: { type: 'string' },
+      combine: { type: 'string' },
+      'recognizer-args': { type: 'string' },
+    },
   });
-  const list = (v: string | undefined, d: string[]) => v?.split(',').map((s) => s.trim()).filter(Boolean) ?? d;
+  const list = (v: string | undefined, d: string[]) =>
+    v
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? d;
   const scenes = list(values.scenes, ['clean', 'noise-only', 'reverb-only', 'office']);
   const modes = list(values.modes, ['off', 'on', 'auto']) as EnhancementMode[];
   const sets = list(values.sets, Object.keys(REAL_SPEECH_SETS));
@@ -149,22 +159,47 @@ async function main(): Promise<void> {
         joined.words = rendered.truth.words.map((w) => w.text);
         audio = await new AudioDecoder().decode(rendered.wav, 'wav', uncontrolled());
       } else {
-        audio = pcm(scene === 'clean' ? joined.samples : await applyScene([{ speaker: 'reader', samples: joined.samples }], PIPELINE_SAMPLE_RATE, resolveScene(scene, 1)));
+        audio = pcm(
+          scene === 'clean'
+            ? joined.samples
+            : await applyScene([{ speaker: 'reader', samples: joined.samples }], PIPELINE_SAMPLE_RATE, resolveScene(scene, 1)),
+        );
       }
       const estimate = estimateSignal(analyseFrames(audio));
       for (const mode of modes) {
-        const out = await enhanceSpeech(audio, { enhancement: mode, denoise: vad.denoise, dereverberation: vad.dereverberation }, uncontrolled());
+        const out = await enhanceSpeech(
+          audio,
+          { enhancement: mode, denoise: vad.denoise, dereverberation: vad.dereverberation },
+          uncontrolled(),
+        );
         const regions = detectSpeech(withCombination(out.audio, combine), { ...vad });
-        const words = await recognizer.transcribe(out.audio, regions, { language: 'en', customWords: [], initialPrompt: '' }, uncontrolled());
-        const wer = wordErrorRate(joined.words, words.map((w) => w.text)).wer;
+        const words = await recognizer.transcribe(
+          out.audio,
+          regions,
+          { language: 'en', customWords: [], initialPrompt: '' },
+          uncontrolled(),
+        );
+        const wer = wordErrorRate(
+          joined.words,
+          words.map((w) => w.text),
+        ).wer;
         const cell: RealSpeechCell = {
-          set, scene, mode, words: joined.words.length, wer: Math.round(wer * 10000) / 10000,
-          snr_db: Math.round(estimate.snrDb * 10) / 10, rt60_s: Math.round(estimate.rt60Seconds * 1000) / 1000,
-          denoised: out.denoised || (mode === 'on' && vad.denoise), dereverberated: out.dereverberated || (mode === 'on' && vad.dereverberation),
+          set,
+          scene,
+          mode,
+          words: joined.words.length,
+          wer: Math.round(wer * 10000) / 10000,
+          snr_db: Math.round(estimate.snrDb * 10) / 10,
+          rt60_s: Math.round(estimate.rt60Seconds * 1000) / 1000,
+          denoised: out.denoised || (mode === 'on' && vad.denoise),
+          dereverberated: out.dereverberated || (mode === 'on' && vad.dereverberation),
         };
         cells.push(cell);
-        console.log(`${set} ${scene} ${mode}: WER ${(wer * 100).toFixed(1)} % (${joined.words.length} words); SNR est ${cell.snr_db} dB, RT60 est ${cell.rt60_s} s` +
-          (out.rt60AfterDenoiseSeconds !== null ? ` (${out.rt60AfterDenoiseSeconds.toFixed(3)} s after denoising)` : '') + `; ran: ${[cell.dereverberated ? 'WPE' : '', cell.denoised ? 'RNNoise' : ''].filter(Boolean).join('+') || 'nothing'}`);
+        console.log(
+          `${set} ${scene} ${mode}: WER ${(wer * 100).toFixed(1)} % (${joined.words.length} words); SNR est ${cell.snr_db} dB, RT60 est ${cell.rt60_s} s` +
+            (out.rt60AfterDenoiseSeconds !== null ? ` (${out.rt60AfterDenoiseSeconds.toFixed(3)} s after denoising)` : '') +
+            `; ran: ${[cell.dereverberated ? 'WPE' : '', cell.denoised ? 'RNNoise' : ''].filter(Boolean).join('+') || 'nothing'}`,
+        );
       }
     }
   }

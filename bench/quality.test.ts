@@ -1,7 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { optionFlags, parseArgs } from './run.ts';
-import { DEFAULT_SCENES, DEFAULT_SCRIPTS, LONG_SCRIPT, charts, markdown, matrix, qualityConfig, summaryText, table, targetsFor, type Cell } from './quality.ts';
+import {
+  DEFAULT_SCENES,
+  DEFAULT_SCRIPTS,
+  LONG_SCRIPT,
+  charts,
+  markdown,
+  matrix,
+  qualityConfig,
+  summaryText,
+  table,
+  targetsFor,
+  type Cell,
+} from './quality.ts';
 import { machine, type BenchReport } from './lib.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 
@@ -21,22 +33,50 @@ test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long sessio
   assert.deepEqual(speakers, [2, 3, 4, 6]);
   const jobs = matrix(config);
   assert.ok(!jobs.some((j) => j.script === LONG_SCRIPT));
-  for (const script of DEFAULT_SCRIPTS) for (const scene of DEFAULT_SCENES) assert.ok(jobs.some((j) => j.script === script && j.scene === scene && j.voice_set === config.voice_sets[0]), `${script} ${scene}`);
+  for (const script of DEFAULT_SCRIPTS)
+    for (const scene of DEFAULT_SCENES)
+      assert.ok(
+        jobs.some((j) => j.script === script && j.scene === scene && j.voice_set === config.voice_sets[0]),
+        `${script} ${scene}`,
+      );
   const long = matrix(qualityConfig({ tiny: false, options: { long: 'true' } })).filter((j) => j.script === LONG_SCRIPT);
-  assert.deepEqual(long.map((j) => j.scene), ['clean'], 'the long session once, clean');
+  assert.deepEqual(
+    long.map((j) => j.scene),
+    ['clean'],
+    'the long session once, clean',
+  );
   const subset = matrix(qualityConfig({ tiny: false, options: { scripts: 'two-person-call', scenes: 'clean,office', voices: 'espeak' } }));
-  assert.deepEqual(subset.map((j) => `${j.script}/${j.voice_set}/${j.scene}`), ['two-person-call/espeak/clean', 'two-person-call/espeak/office']);
+  assert.deepEqual(
+    subset.map((j) => `${j.script}/${j.voice_set}/${j.scene}`),
+    ['two-person-call/espeak/clean', 'two-person-call/espeak/office'],
+  );
   assert.throws(() => qualityConfig({ tiny: false, options: { scenes: 'attic' } }), /no scene preset "attic"/);
   // Front-end modes: every listed one on the 2- and 4-speaker scripts, the first elsewhere and on the reference voices.
-  const modes = matrix(qualityConfig({ tiny: false, options: { scripts: 'two-person-call,three-person-design-review', scenes: 'noise-only', enhancement: 'off,on,auto' } }));
-  assert.deepEqual(modes.map((j) => `${j.script}/${j.voice_set}/${j.enhancement}`), ['two-person-call/natural/off', 'two-person-call/natural/on', 'two-person-call/natural/auto', 'three-person-design-review/natural/off']);
+  const modes = matrix(
+    qualityConfig({
+      tiny: false,
+      options: { scripts: 'two-person-call,three-person-design-review', scenes: 'noise-only', enhancement: 'off,on,auto' },
+    }),
+  );
+  assert.deepEqual(
+    modes.map((j) => `${j.script}/${j.voice_set}/${j.enhancement}`),
+    ['two-person-call/natural/off', 'two-person-call/natural/on', 'two-person-call/natural/auto', 'three-person-design-review/natural/off'],
+  );
   assert.throws(() => qualityConfig({ tiny: false, options: { enhancement: 'max' } }), /no mode "max"/);
 });
 
 test("targets follow the issues: clean, office, the room halves; none on the reference voices' row when natural ones exist", () => {
   const clean = targetsFor({ script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean' });
-  assert.deepEqual([clean.wer_no_bias, clean.wer_bias].map((r) => r && 'max' in r && r.max), [0.15, 0.08]);
-  assert.ok(clean.attribution !== undefined && clean.der !== undefined && clean.speaker_count_error !== undefined && clean.key_points_found !== undefined);
+  assert.deepEqual(
+    [clean.wer_no_bias, clean.wer_bias].map((r) => r && 'max' in r && r.max),
+    [0.15, 0.08],
+  );
+  assert.ok(
+    clean.attribution !== undefined &&
+      clean.der !== undefined &&
+      clean.speaker_count_error !== undefined &&
+      clean.key_points_found !== undefined,
+  );
   const six = targetsFor({ script: 'six-person-incident-review', speakers: 6, voice_set: 'natural', scene: 'clean' });
   assert.equal(six.attribution, undefined, 'attribution and DER targets hold up to four speakers');
   const office = targetsFor({ script: 'four-person-standup', speakers: 4, voice_set: 'natural', scene: 'office' });
@@ -53,14 +93,46 @@ test('a summary result of any shape reads as its text', () => {
 });
 
 test('the report shows every cell, marks each target, and says why a cell did not run', () => {
-  const figures = { wer_no_bias: 0.2, wer_bias: 0.07, attribution: 0.99, der: 0.12, speaker_count_error: 1, speakers_found: 3, key_point_recall: 0.5, key_points_found: 0.6, rtf: 0.3, front_end_rtf: 0.02 };
+  const figures = {
+    wer_no_bias: 0.2,
+    wer_bias: 0.07,
+    attribution: 0.99,
+    der: 0.12,
+    speaker_count_error: 1,
+    speakers_found: 3,
+    key_point_recall: 0.5,
+    key_points_found: 0.6,
+    rtf: 0.3,
+    front_end_rtf: 0.02,
+  };
   const ok: Cell = {
-    script: 'two-person-call', speakers: 2, voice_set: 'natural', scene: 'clean', enhancement: 'auto', audio_seconds: 60, error: null, key_points: [{ kind: 'blocker', text: 'b', appears: false }],
+    script: 'two-person-call',
+    speakers: 2,
+    voice_set: 'natural',
+    scene: 'clean',
+    enhancement: 'auto',
+    audio_seconds: 60,
+    error: null,
+    key_points: [{ kind: 'blocker', text: 'b', appears: false }],
     ...figures,
     targets: { wer_no_bias: { target: '<= 0.15', value: 0.2, met: false }, wer_bias: { target: '<= 0.08', value: 0.07, met: true } },
   };
-  const failed: Cell = { ...ok, scene: 'hard', error: 'the import ended failed', wer_no_bias: null, wer_bias: null, targets: { rtf: { target: '<= 0.5', value: null, met: false } } };
-  const report: BenchReport = { generated_at: 'now', machine: machine(), config: {}, benchmarks: { cells: [ok, failed] }, ratios: {}, targets: {} };
+  const failed: Cell = {
+    ...ok,
+    scene: 'hard',
+    error: 'the import ended failed',
+    wer_no_bias: null,
+    wer_bias: null,
+    targets: { rtf: { target: '<= 0.5', value: null, met: false } },
+  };
+  const report: BenchReport = {
+    generated_at: 'now',
+    machine: machine(),
+    config: {},
+    benchmarks: { cells: [ok, failed] },
+    ratios: {},
+    targets: {},
+  };
   const md = markdown(report);
   assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
   assert.match(md, /\| hard \| auto \| – \| – \|.*the import ended failed \|/);
@@ -72,12 +144,19 @@ test('the report shows every cell, marks each target, and says why a cell did no
 test("a stopped chunk's log lines become cells with their targets marked", async () => {
   const { cellsFromLog, mergeQualityReports } = await import('./quality-merge.ts');
   const cells = cellsFromLog(
-    'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER 0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF 3.081 (front end 0.274)\n',
+    'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER ' +
+      '0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF ' +
+      '3.081 (front end 0.274)\n',
   );
   assert.equal(cells.length, 1);
   assert.equal(cells[0]!.wer_bias, 0.313);
   assert.equal(cells[0]!.key_points_found, 0.4);
   assert.equal(cells[0]!.targets.wer_bias?.met, true);
-  const merged = mergeQualityReports([{ generated_at: 'x', machine: machine(), config: {}, benchmarks: { cells }, ratios: {}, targets: {} }]);
-  assert.deepEqual(Object.keys(merged.targets), ['two-person-call/natural/noise-only/auto: rtf', 'two-person-call/natural/noise-only/auto: wer_bias']);
+  const merged = mergeQualityReports([
+    { generated_at: 'x', machine: machine(), config: {}, benchmarks: { cells }, ratios: {}, targets: {} },
+  ]);
+  assert.deepEqual(Object.keys(merged.targets), [
+    'two-person-call/natural/noise-only/auto: rtf',
+    'two-person-call/natural/noise-only/auto: wer_bias',
+  ]);
 });

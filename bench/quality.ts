@@ -95,7 +95,11 @@ export const LONG_SCRIPT = 'long-planning-session';
 
 export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): QualityConfig {
   const o = opts.options ?? {};
-  const list = (v: string | undefined): string[] | undefined => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = (v: string | undefined): string[] | undefined =>
+    v
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   const voices = list(o['voices']) ?? ('natural' in VOICE_SETS ? ['natural', 'espeak'] : ['espeak']);
   const config: QualityConfig = {
     scripts: list(o['scripts']) ?? (opts.tiny ? ['tiny'] : DEFAULT_SCRIPTS),
@@ -108,8 +112,11 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
     seed: QUALITY_SEED,
     job_timeout_s: 3600,
   };
-  for (const mode of config.enhancement) if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode)) throw new Error(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
-  for (const scene of config.scenes) if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
+  for (const mode of config.enhancement)
+    if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode))
+      throw new Error(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
+  for (const scene of config.scenes)
+    if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   return config;
 }
 
@@ -146,7 +153,9 @@ export interface Cell extends CellFigures {
 type Rule = { min: number } | { max: number };
 
 /** The issues' targets for one cell: issue 11 on clean natural voices and the office scene, issue 16 on the room scenes. */
-export function targetsFor(cell: Pick<Cell, 'script' | 'speakers' | 'voice_set' | 'scene'>): Partial<Record<keyof CellFigures, Rule & { why: string }>> {
+export function targetsFor(
+  cell: Pick<Cell, 'script' | 'speakers' | 'voice_set' | 'scene'>,
+): Partial<Record<keyof CellFigures, Rule & { why: string }>> {
   if (cell.voice_set === 'espeak' && 'natural' in VOICE_SETS) return {}; // the reference row: reported, no target
   const upToFour = cell.speakers <= 4;
   const t: Partial<Record<keyof CellFigures, Rule & { why: string }>> = { rtf: { max: 0.5, why: 'real-time factor on 2 cores' } };
@@ -181,7 +190,8 @@ function mark(value: number | null, rule: Rule & { why: string }, absolute = fal
 /** Marks every target of a cell (its figures against targetsFor). */
 export function markTargets(cell: Cell): Cell {
   const rules = targetsFor(cell);
-  for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][]) cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
+  for (const [k, rule] of Object.entries(rules) as [keyof CellFigures, Rule & { why: string }][])
+    cell.targets[k] = mark(cell[k], rule, k === 'speaker_count_error');
   return cell;
 }
 
@@ -226,7 +236,14 @@ export function summaryText(result: unknown): string {
 async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: number): Promise<ImportResult> {
   const bytes = readFileSync(wav);
   const started = performance.now();
-  const res = await httpCall({ port: gw.apiPort, method: 'POST', path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`, token: gw.startupToken, bytes, timeoutMs: 120_000 });
+  const res = await httpCall({
+    port: gw.apiPort,
+    method: 'POST',
+    path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`,
+    token: gw.startupToken,
+    bytes,
+    timeoutMs: 120_000,
+  });
   if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
   const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
   let job: { state: string; stage: string; meeting_id: string | null; error: string | null };
@@ -238,11 +255,13 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
     if (job.stage === 'enhancing') enhancingFrom ??= now;
     else if (enhancingFrom !== null) enhancingTo ??= now;
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;
-    if ((performance.now() - started) / 1000 > timeoutS) throw new Error(`the import job did not end within ${timeoutS} s (state ${job.state})`);
+    if ((performance.now() - started) / 1000 > timeoutS)
+      throw new Error(`the import job did not end within ${timeoutS} s (state ${job.state})`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const seconds = (performance.now() - started) / 1000;
-  if (job.state !== 'succeeded' || job.meeting_id === null) throw new Error(`the import ended ${job.state}: ${job.error ?? 'no error given'}`);
+  if (job.state !== 'succeeded' || job.meeting_id === null)
+    throw new Error(`the import ended ${job.state}: ${job.error ?? 'no error given'}`);
   const transcript = await api<{ segments: Segment[] }>(gw, 'GET', `/v1/meetings/${job.meeting_id}/transcript`);
   const summary = await api<{ status: string; result?: unknown }>(gw, 'GET', `/v1/meetings/${job.meeting_id}/summary`);
   // Removed so the next import's search, list and storage work stay the same size.
@@ -273,25 +292,52 @@ export function matrix(config: QualityConfig): Job[] {
     for (const voice_set of config.voice_sets) {
       for (const scene of config.scenes) {
         if (config.clean_only_voice_sets.includes(voice_set) && scene !== 'clean') continue;
-        const modes = FRONT_END_SCRIPTS.includes(script) && !config.clean_only_voice_sets.includes(voice_set) ? config.enhancement : config.enhancement.slice(0, 1);
+        const modes =
+          FRONT_END_SCRIPTS.includes(script) && !config.clean_only_voice_sets.includes(voice_set)
+            ? config.enhancement
+            : config.enhancement.slice(0, 1);
         for (const enhancement of modes) jobs.push({ script, voice_set, scene, enhancement });
       }
     }
   }
-  if (config.long) jobs.push({ script: LONG_SCRIPT, voice_set: config.voice_sets[0]!, scene: 'clean', enhancement: config.enhancement[0]! });
+  if (config.long)
+    jobs.push({ script: LONG_SCRIPT, voice_set: config.voice_sets[0]!, scene: 'clean', enhancement: config.enhancement[0]! });
   return jobs;
 }
 
 async function runCell(gw: GatewayChild, job: Job, work: string, config: QualityConfig, log: (line: string) => void): Promise<Cell> {
   const script = await loadScript(job.script);
-  const base = { script: job.script, speakers: script.speakers.length, voice_set: job.voice_set, scene: job.scene, enhancement: job.enhancement };
+  const base = {
+    script: job.script,
+    speakers: script.speakers.length,
+    voice_set: job.voice_set,
+    scene: job.scene,
+    enhancement: job.enhancement,
+  };
   const empty: Cell = {
-    ...base, audio_seconds: null, error: null, targets: {}, key_points: [],
-    wer_no_bias: null, wer_bias: null, attribution: null, der: null, speaker_count_error: null, speakers_found: null, key_point_recall: null, key_points_found: null, rtf: null, front_end_rtf: null,
+    ...base,
+    audio_seconds: null,
+    error: null,
+    targets: {},
+    key_points: [],
+    wer_no_bias: null,
+    wer_bias: null,
+    attribution: null,
+    der: null,
+    speaker_count_error: null,
+    speakers_found: null,
+    key_point_recall: null,
+    key_points_found: null,
+    rtf: null,
+    front_end_rtf: null,
   };
   const markAll = markTargets;
   const voices = VOICE_SETS[job.voice_set];
-  if (voices === undefined) return markAll({ ...empty, error: `voice set "${job.voice_set}" is not available in this renderer (known: ${Object.keys(VOICE_SETS).join(', ')})` });
+  if (voices === undefined)
+    return markAll({
+      ...empty,
+      error: `voice set "${job.voice_set}" is not available in this renderer (known: ${Object.keys(VOICE_SETS).join(', ')})`,
+    });
   if (script.bias === undefined) return markAll({ ...empty, error: 'the script has no "bias"' });
   try {
     const wav = join(work, `${job.script}.${job.voice_set}.${job.scene}.wav`);
@@ -307,7 +353,10 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
 
     const words = hypothesisWords(biased.segments);
     const attribution = speakerAttribution(words, truth.words);
-    const der = diarizationErrorRate(truth.turns, biased.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })));
+    const der = diarizationErrorRate(
+      truth.turns,
+      biased.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })),
+    );
     const speakersFound = new Set(biased.segments.map((s) => s.speaker)).size;
     const kp = scoreKeyPoints(script.key_points ?? [], biased.summary);
     const cell: Cell = {
@@ -316,8 +365,20 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
       error: null,
       targets: {},
       key_points: kp.points.map((p) => ({ kind: p.kind, text: p.text, appears: p.appears })),
-      wer_no_bias: round(wordErrorRate(reference, hypothesisWords(plain.segments).map((w) => w.text)).wer, 4),
-      wer_bias: round(wordErrorRate(reference, words.map((w) => w.text)).wer, 4),
+      wer_no_bias: round(
+        wordErrorRate(
+          reference,
+          hypothesisWords(plain.segments).map((w) => w.text),
+        ).wer,
+        4,
+      ),
+      wer_bias: round(
+        wordErrorRate(
+          reference,
+          words.map((w) => w.text),
+        ).wer,
+        4,
+      ),
       attribution: words.length === 0 ? null : round(attribution.accuracy, 4),
       der: round(der.der, 4),
       speaker_count_error: speakersFound - script.speakers.length,
@@ -327,7 +388,9 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
       rtf: round(Math.max(plain.seconds, biased.seconds) / truth.duration, 3),
       front_end_rtf: round(Math.max(plain.enhancingSeconds, biased.enhancingSeconds) / truth.duration, 3),
     };
-    log(`quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)} (front end ${fmt(cell.front_end_rtf, 3)})`);
+    log(
+      `quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)} (front end ${fmt(cell.front_end_rtf, 3)})`,
+    );
     return markAll(cell);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -339,7 +402,9 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
 export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const config = qualityConfig(opts);
   const jobs = matrix(config);
-  opts.log(`quality: ${jobs.length} cells (${config.scripts.join(', ')} × ${config.voice_sets.join(', ')} × ${config.scenes.join(', ')}${config.long ? ` + ${LONG_SCRIPT}` : ''}), two imports each`);
+  opts.log(
+    `quality: ${jobs.length} cells (${config.scripts.join(', ')} × ${config.voice_sets.join(', ')} × ${config.scenes.join(', ')}${config.long ? ` + ${LONG_SCRIPT}` : ''}), two imports each`,
+  );
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-quality-'));
   const gw = await startGatewayChild();
   const cells: Cell[] = [];
@@ -351,11 +416,17 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     rmSync(work, { recursive: true, force: true });
   }
   const targets: Record<string, Target> = {};
-  for (const c of cells) for (const [k, t] of Object.entries(c.targets)) targets[`${c.script}/${c.voice_set}/${c.scene}/${c.enhancement}: ${k}`] = t;
+  for (const c of cells)
+    for (const [k, t] of Object.entries(c.targets)) targets[`${c.script}/${c.voice_set}/${c.scene}/${c.enhancement}: ${k}`] = t;
   return {
     generated_at: new Date().toISOString(),
     machine: machine(),
-    config: { ...config, tiny: opts.tiny, gateway: 'server/main.ts in a child process (bench/gateway-child.ts), imports over HTTP on loopback', wall_seconds: round((performance.now() - started) / 1000, 1) },
+    config: {
+      ...config,
+      tiny: opts.tiny,
+      gateway: 'server/main.ts in a child process (bench/gateway-child.ts), imports over HTTP on loopback',
+      wall_seconds: round((performance.now() - started) / 1000, 1),
+    },
     benchmarks: { cells },
     ratios: {},
     targets,
@@ -382,7 +453,14 @@ function cellsOf(report: BenchReport): Cell[] {
 
 function show(c: Cell, col: (typeof COLUMNS)[number], markdown: boolean): string {
   const v = c[col.key];
-  const text = v === null ? '–' : col.percent ? `${fmt(v * 100, col.digits)} %` : col.key === 'speaker_count_error' && v > 0 ? `+${v}` : fmt(v, col.digits);
+  const text =
+    v === null
+      ? '–'
+      : col.percent
+        ? `${fmt(v * 100, col.digits)} %`
+        : col.key === 'speaker_count_error' && v > 0
+          ? `+${v}`
+          : fmt(v, col.digits);
   const t = c.targets[col.key];
   if (t === undefined) return text;
   return markdown ? (t.met ? `${text} ✓` : `**${text} ✗**`) : `${text} ${t.met ? 'met' : 'NOT MET'}`;
@@ -390,23 +468,31 @@ function show(c: Cell, col: (typeof COLUMNS)[number], markdown: boolean): string
 
 export function table(report: BenchReport): string {
   const rows = [['script', 'voices', 'scene', 'front end', ...COLUMNS.map((c) => c.label), 'note']];
-  for (const c of cellsOf(report)) rows.push([c.script, c.voice_set, c.scene, c.enhancement, ...COLUMNS.map((col) => show(c, col, false)), c.error ?? '']);
+  for (const c of cellsOf(report))
+    rows.push([c.script, c.voice_set, c.scene, c.enhancement, ...COLUMNS.map((col) => show(c, col, false)), c.error ?? '']);
   const met = Object.values(report.targets).filter((t) => t.met).length;
   return `${formatRows(rows)}\ntargets met: ${met} of ${Object.keys(report.targets).length}`;
 }
 
 export function markdown(report: BenchReport): string {
   const out = [
-    'Every cell is two real imports through the gateway over HTTP (without and with the user\'s bias). ✓ a target met, **✗** not met; a figure without a mark has no target in this cell. ' +
-      'Targets: clean natural voices WER ≤ 15 % (≤ 8 % with bias), attribution ≥ 97 %, DER ≤ 10 %, exact speaker count up to four speakers; office WER with bias ≤ 25 %, DER ≤ 5 %, half the key points; noise-only and reverb-only WER with bias ≤ 35 %; RTF ≤ 0.5 everywhere.',
+    "Every cell is two real imports through the gateway over HTTP (without and with the user's " +
+      'bias). ✓ a target met, **✗** not met; a figure without a mark has no target in this cell. ' +
+      'Targets: clean natural voices WER ≤ 15 % (≤ 8 % with bias), attribution ≥ 97 %, DER ≤ 10 ' +
+      '%, exact speaker count up to four speakers; office WER with bias ≤ 25 %, DER ≤ 5 %, half ' +
+      'the key points; noise-only and reverb-only WER with bias ≤ 35 %; RTF ≤ 0.5 everywhere.',
     '',
     `| script | speakers | voices | scene | front end | ${COLUMNS.map((c) => c.label).join(' | ')} | note |`,
     `|---|---:|---|---|---|${COLUMNS.map(() => '---:').join('|')}|---|`,
   ];
   for (const c of cellsOf(report)) {
-    out.push(`| ${c.script} | ${c.speakers} | ${c.voice_set} | ${c.scene} | ${c.enhancement} | ${COLUMNS.map((col) => show(c, col, true)).join(' | ')} | ${(c.error ?? '').replace(/\|/g, '\\|')} |`);
+    out.push(
+      `| ${c.script} | ${c.speakers} | ${c.voice_set} | ${c.scene} | ${c.enhancement} | ${COLUMNS.map((col) => show(c, col, true)).join(' | ')} | ${(c.error ?? '').replace(/\|/g, '\\|')} |`,
+    );
   }
-  const missed = cellsOf(report).flatMap((c) => c.key_points.filter((k) => !k.appears).map((k) => `${c.script}/${c.scene}/${c.enhancement}: ${k.kind} "${k.text}"`));
+  const missed = cellsOf(report).flatMap((c) =>
+    c.key_points.filter((k) => !k.appears).map((k) => `${c.script}/${c.scene}/${c.enhancement}: ${k.kind} "${k.text}"`),
+  );
   if (missed.length > 0) out.push('', `Key points the summaries missed: ${missed.length}, e.g. ${missed.slice(0, 6).join('; ')}.`);
   return out.join('\n');
 }
@@ -417,7 +503,7 @@ export function charts(report: BenchReport): Chart[] {
   return [
     {
       name: 'wer',
-      title: 'Word error rate per script, voice set and scene, without and with the user\'s bias',
+      title: "Word error rate per script, voice set and scene, without and with the user's bias",
       svg: barChart({
         title: 'Word error rate (lower is better)',
         yLabel: 'WER',

@@ -141,14 +141,21 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
       const part = script.samples.subarray(w, w + window);
       const local = alignCapture(part, wav.samples.subarray(w, Math.min(wav.samples.length, w + window + 48_000)), 48_000);
       // A silent window has nothing to align on.
-      if (part.some((s) => Math.abs(s) > 300)) windows.push({ offset_ms: round(local.offsetMs, 1), correlation: round(local.correlation, 4) });
+      if (part.some((s) => Math.abs(s) > 300))
+        windows.push({ offset_ms: round(local.offsetMs, 1), correlation: round(local.correlation, 4) });
     }
     const offsets = windows.map((w) => w.offset_ms);
 
     return {
       generated_at: new Date().toISOString(),
       machine: machine(),
-      config: { minutes, script: scriptName, script_seconds: round(script.truth.duration, 2), baseline_seconds: baselineSeconds, transport: vd.transport },
+      config: {
+        minutes,
+        script: scriptName,
+        script_seconds: round(script.truth.duration, 2),
+        baseline_seconds: baselineSeconds,
+        transport: vd.transport,
+      },
       device: { plug_to_ready_ms: round(plugMs, 0) },
       fidelity: {
         path: 'pacat → null sink → monitor → parec → WAV',

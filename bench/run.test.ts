@@ -12,7 +12,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { machine, type BenchModule, type BenchReport } from './lib.ts';
-import { aggregate, baselineOf, BENCHMARKS, commandFor, findLongSoak, OVERVIEW, overviewChart, parseArgs, recordingModule, renderHtml, renderMarkdown, RECORDING_CONFIG, writeCharts } from './run.ts';
+import {
+  aggregate,
+  baselineOf,
+  BENCHMARKS,
+  commandFor,
+  findLongSoak,
+  OVERVIEW,
+  overviewChart,
+  parseArgs,
+  recordingModule,
+  renderHtml,
+  renderMarkdown,
+  RECORDING_CONFIG,
+  writeCharts,
+} from './run.ts';
 
 const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));
 const RECORDING = fileURLToPath(new URL('./recording.ts', import.meta.url));
@@ -65,7 +79,10 @@ test('the aggregate holds every figure, ratio (with its baseline) and target, an
   assert.equal(aggregate(parseArgs([]), {}, {}, 1).command, 'npm run bench');
   assert.equal(aggregate(parseArgs(['--tiny']), {}, {}, 1).command, 'npm run bench -- --tiny');
 
-  const mod: BenchModule = { run: () => Promise.resolve(fakeReport()), table: () => 'TEXT TABLE\n\na_vs_b: 0.500\ntarget a_vs_b >= 0.9: 0.500 → NOT met' };
+  const mod: BenchModule = {
+    run: () => Promise.resolve(fakeReport()),
+    table: () => 'TEXT TABLE\n\na_vs_b: 0.500\ntarget a_vs_b >= 0.9: 0.500 → NOT met',
+  };
   const md = renderMarkdown(agg, reports, { core: mod });
   assert.match(md, /^# Benchmarks/);
   assert.match(md, /\| core \| 12\.3 s \| 0 of 1 \| bench-core\.json \| `npm run bench -- --only core` \|/);
@@ -79,7 +96,13 @@ test('bench/recording.ts is wrapped into a report: figures kept, its config and 
   const seen: unknown[] = [];
   const mod = recordingModule(async (opts) => {
     seen.push({ minutes: opts.minutes, baselineSeconds: opts.baselineSeconds });
-    return { generated_at: '2026-01-01T00:00:00.000Z', machine: machine(), config: { script: 'x' }, fidelity: { correlation: 1, offset_ms: 2 }, delay: { stop_to_summary_s: null } };
+    return {
+      generated_at: '2026-01-01T00:00:00.000Z',
+      machine: machine(),
+      config: { script: 'x' },
+      fidelity: { correlation: 1, offset_ms: 2 },
+      delay: { stop_to_summary_s: null },
+    };
   });
   const report = await mod.run({ tiny: true, log: () => undefined });
   assert.deepEqual(seen, [{ ...RECORDING_CONFIG.tiny }]);
@@ -91,33 +114,44 @@ test('bench/recording.ts is wrapped into a report: figures kept, its config and 
   assert.match(mod.table(report), /delay\.stop_to_summary_s/);
 });
 
-test('a tiny recording run through run.ts writes bench-recording.json', { timeout: 180_000, skip: !existsSync(RECORDING) && 'bench/recording.ts is not there' }, async (t) => {
-  const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
-  try {
-    let stdout = '';
+test(
+  'a tiny recording run through run.ts writes bench-recording.json',
+  { timeout: 180_000, skip: !existsSync(RECORDING) && 'bench/recording.ts is not there' },
+  async (t) => {
+    const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
     try {
-      ({ stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'recording', '--tiny', '--out-dir', outDir], { timeout: 170_000, maxBuffer: 8 * 2 ** 20 }));
-    } catch (err) {
-      const agg = JSON.parse(readFileSync(join(outDir, 'bench.json'), 'utf8')) as { parts: Record<string, { error?: string }> };
-      const error = agg.parts['recording']?.error ?? '';
-      // Off CI a machine may lack PulseAudio; CI installs it, so there a missing real path fails.
-      if (/PulseAudio is not available/.test(error) && (process.env['CI'] ?? '') === '') { t.skip(error); return; }
-      throw err;
+      let stdout = '';
+      try {
+        ({ stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'recording', '--tiny', '--out-dir', outDir], {
+          timeout: 170_000,
+          maxBuffer: 8 * 2 ** 20,
+        }));
+      } catch (err) {
+        const agg = JSON.parse(readFileSync(join(outDir, 'bench.json'), 'utf8')) as { parts: Record<string, { error?: string }> };
+        const error = agg.parts['recording']?.error ?? '';
+        // Off CI a machine may lack PulseAudio; CI installs it, so there a missing real path fails.
+        if (/PulseAudio is not available/.test(error) && (process.env['CI'] ?? '') === '') {
+          t.skip(error);
+          return;
+        }
+        throw err;
+      }
+      assert.match(stdout, /bench recording/);
+      const report = JSON.parse(readFileSync(join(outDir, 'bench-recording.json'), 'utf8')) as BenchReport;
+      assert.deepEqual(Object.keys(report).sort(), ['benchmarks', 'config', 'generated_at', 'machine', 'ratios', 'targets']);
+      assert.equal(report.config['tiny'], true);
+      assert.ok(Object.keys(report.benchmarks).length > 0);
+      assert.match(readFileSync(join(outDir, 'bench.md'), 'utf8'), /## recording/);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
     }
-    assert.match(stdout, /bench recording/);
-    const report = JSON.parse(readFileSync(join(outDir, 'bench-recording.json'), 'utf8')) as BenchReport;
-    assert.deepEqual(Object.keys(report).sort(), ['benchmarks', 'config', 'generated_at', 'machine', 'ratios', 'targets']);
-    assert.equal(report.config['tiny'], true);
-    assert.ok(Object.keys(report.benchmarks).length > 0);
-    assert.match(readFileSync(join(outDir, 'bench.md'), 'utf8'), /## recording/);
-  } finally {
-    rmSync(outDir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test('every benchmark of the report is listed, the load work of issue 7 included', () => {
   const names = Object.keys(BENCHMARKS);
-  for (const n of ['core', 'pipeline', 'webhooks', 'recording', 'load', 'sse-waits', 'soak', 'slow-clients']) assert.ok(names.includes(n), n);
+  for (const n of ['core', 'pipeline', 'webhooks', 'recording', 'load', 'sse-waits', 'soak', 'slow-clients'])
+    assert.ok(names.includes(n), n);
 });
 
 test('charts: written under charts/, linked from bench.md, inlined in bench.html; the overview charts every ratio', () => {
@@ -154,7 +188,8 @@ test('the longest soak report left by make soak is found by its file name', () =
   const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-soaks-'));
   try {
     assert.equal(findLongSoak(outDir), null);
-    for (const f of ['bench-soak.json', 'bench-soak-2min.json', 'bench-soak-20min.json', 'bench-soak-0_5min.json']) writeFileSync(join(outDir, f), '{}');
+    for (const f of ['bench-soak.json', 'bench-soak-2min.json', 'bench-soak-20min.json', 'bench-soak-0_5min.json'])
+      writeFileSync(join(outDir, f), '{}');
     assert.deepEqual(findLongSoak(outDir), { name: 'soak-20min', file: 'bench-soak-20min.json', minutes: 20 });
     assert.equal(findLongSoak(join(outDir, 'missing')), null);
   } finally {

@@ -34,8 +34,19 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { barChart, escapeXml } from './charts.ts';
-import { fmt, formatRows, machine, readFlags, round, type BenchModule, type BenchReport, type BenchRunOptions, type Chart, type Machine, type Target } from './lib.ts';
-
+import {
+  fmt,
+  formatRows,
+  machine,
+  readFlags,
+  round,
+  type BenchModule,
+  type BenchReport,
+  type BenchRunOptions,
+  type Chart,
+  type Machine,
+  type Target,
+} from './lib.ts';
 
 export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   core: () => import('./core.ts'),
@@ -87,7 +98,11 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     },
     '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --long; core: --http-seconds)',
   );
-  if (flags.only !== undefined) args.only = flags.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (flags.only !== undefined)
+    args.only = flags.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (flags.tiny === true) args.tiny = true;
   if (flags['out-dir'] !== undefined) {
     if (flags['out-dir'] === '') throw new Error('--out-dir needs a value');
@@ -111,7 +126,11 @@ export function commandFor(name: string, tiny: boolean): string {
 
 // ── bench/recording.ts, wrapped ────────────────────────────────────────────
 
-type BenchRecording = (opts: { minutes?: number; baselineSeconds?: number; log?: (line: string) => void }) => Promise<Record<string, unknown>>;
+type BenchRecording = (opts: {
+  minutes?: number;
+  baselineSeconds?: number;
+  log?: (line: string) => void;
+}) => Promise<Record<string, unknown>>;
 
 async function loadRecording(): Promise<BenchModule> {
   return recordingModule((await import('./recording.ts')).benchRecording);
@@ -185,13 +204,14 @@ export interface Aggregate {
   targets: ({ benchmark: string; name: string } & Target)[];
 }
 
-export function aggregate(args: RunArgs, parts: Record<string, PartResult>, reports: Record<string, BenchReport>, totalSeconds: number): Aggregate {
+export function aggregate(
+  args: RunArgs,
+  parts: Record<string, PartResult>,
+  reports: Record<string, BenchReport>,
+  totalSeconds: number,
+): Aggregate {
   const all = args.only.join(',') === Object.keys(BENCHMARKS).join(',');
-  const flags = [
-    ...(all ? [] : ['--only', args.only.join(',')]),
-    ...(args.tiny ? ['--tiny'] : []),
-    ...optionFlags(args.options),
-  ];
+  const flags = [...(all ? [] : ['--only', args.only.join(',')]), ...(args.tiny ? ['--tiny'] : []), ...optionFlags(args.options)];
   const command = flags.length === 0 ? 'npm run bench' : `npm run bench -- ${flags.join(' ')}`;
   return {
     generated_at: new Date().toISOString(),
@@ -261,7 +281,8 @@ export function renderMarkdown(
   for (const c of charts[OVERVIEW] ?? []) out.push('', `![${c.title}](${c.file})`);
   if (agg.targets.length > 0) {
     out.push('', '## Targets', '', '| benchmark | target | rule | value | met |', '|---|---|---|---:|---|');
-    for (const t of agg.targets) out.push(`| ${t.benchmark} | ${t.name} | ${cell(t.target)} | ${fmt(t.value, 3)} | ${t.met ? 'yes' : '**no**'} |`);
+    for (const t of agg.targets)
+      out.push(`| ${t.benchmark} | ${t.name} | ${cell(t.target)} | ${fmt(t.value, 3)} | ${t.met ? 'yes' : '**no**'} |`);
   }
   for (const [name, p] of Object.entries(agg.parts)) {
     out.push('', `## ${name}`, '', `Reproduce: \`${reproduce(name, p, agg.tiny)}\` (took ${duration(p.seconds)}).`, '');
@@ -317,7 +338,12 @@ export function overviewChart(agg: Aggregate): Chart | null {
 }
 
 /** Writes the charts of every report (and the overview) to <outDir>/charts/ and returns the files per part. */
-export function writeCharts(outDir: string, agg: Aggregate, reports: Record<string, BenchReport>, modules: Record<string, BenchModule>): Record<string, ChartFile[]> {
+export function writeCharts(
+  outDir: string,
+  agg: Aggregate,
+  reports: Record<string, BenchReport>,
+  modules: Record<string, BenchModule>,
+): Record<string, ChartFile[]> {
   const dir = join(outDir, 'charts');
   mkdirSync(dir, { recursive: true });
   const files: Record<string, ChartFile[]> = {};
@@ -388,11 +414,23 @@ export function renderHtml(markdown: string, outDir: string): string {
       const rows: string[] = [];
       for (; i < lines.length && lines[i]!.startsWith('|'); i++) rows.push(lines[i]!);
       i--;
-      const cells = (r: string): string[] => r.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+      const cells = (r: string): string[] =>
+        r
+          .slice(1, -1)
+          .split(/(?<!\\)\|/)
+          .map((c) => c.trim().replace(/\\\|/g, '|'));
       const head = cells(rows[0]!);
       body.push(
         `<table><thead><tr>${head.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>` +
-          rows.slice(2).map((r) => `<tr>${cells(r).map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`).join('') +
+          rows
+            .slice(2)
+            .map(
+              (r) =>
+                `<tr>${cells(r)
+                  .map((c) => `<td>${inline(c)}</td>`)
+                  .join('')}</tr>`,
+            )
+            .join('') +
           '</tbody></table>',
       );
     } else if (/^#{1,3} /.test(line)) {
@@ -404,7 +442,10 @@ export function renderHtml(markdown: string, outDir: string): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><title>Benchmarks</title>',
-    '<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}pre{background:#f6f6f6;padding:8px;overflow:auto}figure{margin:1em 0}svg{max-width:100%;height:auto}</style>',
+    '<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 ' +
+      '1em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px ' +
+      '8px;text-align:left}pre{background:#f6f6f6;padding:8px;overflow:auto}figure{margin:1em ' +
+      '0}svg{max-width:100%;height:auto}</style>',
     '</head><body>',
     ...body,
     '</body></html>',
@@ -438,12 +479,16 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
         ...(options.length > 0 ? { command: `${commandFor(name, args.tiny)} ${options.join(' ')}` } : {}),
       };
       console.log(`\n== bench ${name} (${((Date.now() - started) / 1000).toFixed(1)} s) → ${file}`);
-      console.log(`machine: ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, ${report.machine.platform}/${report.machine.arch}`);
+      console.log(
+        `machine: ${report.machine.cpus} × ${report.machine.cpu_model}, node ${report.machine.node}, ${report.machine.platform}/${report.machine.arch}`,
+      );
       console.log(mod.table(report));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       parts[name] = { seconds: round((Date.now() - started) / 1000, 1), ok: false, report_file: null, error: message };
-      console.error(`\n== bench ${name} FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${err instanceof Error ? (err.stack ?? message) : message}`);
+      console.error(
+        `\n== bench ${name} FAILED after ${((Date.now() - started) / 1000).toFixed(1)} s: ${err instanceof Error ? (err.stack ?? message) : message}`,
+      );
     }
   }
   // A long soak from `make soak` is shown as it is (not re-run), after this run's parts.
@@ -455,9 +500,19 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
       reports[longSoak.name] = report;
       modules[longSoak.name] = soak;
       const seconds = Number((report.benchmarks['soak'] as { duration_s?: unknown } | undefined)?.duration_s ?? 0);
-      parts[longSoak.name] = { seconds, ok: true, report_file: longSoak.file, command: `node bench/soak.ts --minutes ${longSoak.minutes} (make soak: 20 minutes; written ${report.generated_at})` };
+      parts[longSoak.name] = {
+        seconds,
+        ok: true,
+        report_file: longSoak.file,
+        command: `node bench/soak.ts --minutes ${longSoak.minutes} (make soak: 20 minutes; written ${report.generated_at})`,
+      };
     } catch (err) {
-      parts[longSoak.name] = { seconds: 0, ok: false, report_file: longSoak.file, error: `cannot read ${longSoak.file}: ${err instanceof Error ? err.message : String(err)}` };
+      parts[longSoak.name] = {
+        seconds: 0,
+        ok: false,
+        report_file: longSoak.file,
+        error: `cannot read ${longSoak.file}: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
   const agg = aggregate(args, parts, reports, (Date.now() - runStarted) / 1000);
@@ -466,8 +521,14 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
   writeFileSync(join(args.outDir, 'bench.json'), `${JSON.stringify({ ...agg, charts }, null, 2)}\n`);
   writeFileSync(join(args.outDir, 'bench.md'), md);
   writeFileSync(join(args.outDir, 'bench.html'), renderHtml(md, args.outDir));
-  console.log(`\n== ${Object.keys(parts).length} benchmark(s) in ${duration(agg.total_seconds)}: ${Object.entries(parts).map(([n, p]) => `${n} ${duration(p.seconds)}${p.ok ? '' : ' FAILED'}`).join(', ')}`);
-  console.log(`→ ${join(args.outDir, 'bench.json')}, ${join(args.outDir, 'bench.md')}, ${join(args.outDir, 'bench.html')}, charts in ${join(args.outDir, 'charts')}`);
+  console.log(
+    `\n== ${Object.keys(parts).length} benchmark(s) in ${duration(agg.total_seconds)}: ${Object.entries(parts)
+      .map(([n, p]) => `${n} ${duration(p.seconds)}${p.ok ? '' : ' FAILED'}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `→ ${join(args.outDir, 'bench.json')}, ${join(args.outDir, 'bench.md')}, ${join(args.outDir, 'bench.html')}, charts in ${join(args.outDir, 'charts')}`,
+  );
   return { reports, aggregate: agg };
 }
 

@@ -11,7 +11,11 @@ test('a tiny slow-clients run measures whoami with and without held slowloris co
   const report = await run({ tiny: true, log: () => undefined });
   const { summary, rounds } = report.benchmarks as {
     summary: { without: { rps: number }; with_slowloris: { rps: number } };
-    rounds: { without: { errors: number; requests: number }; with: { errors: number; requests: number }; hold: { wanted: number; held_at_end: number } }[];
+    rounds: {
+      without: { errors: number; requests: number };
+      with: { errors: number; requests: number };
+      hold: { wanted: number; held_at_end: number };
+    }[];
   };
   assert.equal(rounds.length, TINY.rounds);
   for (const r of rounds) {

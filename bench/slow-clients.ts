@@ -134,15 +134,18 @@ class Slowloris {
         connected = true;
         this.#sockets.add(socket);
         socket.write('GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-        const first = setTimeout(() => {
-          this.#timers.delete(first);
-          const every = setInterval(() => socket.write('X-Slowloris: 1\r\n'), this.#everyMs);
-          this.#timers.add(every);
-          socket.once('close', () => {
-            clearInterval(every);
-            this.#timers.delete(every);
-          });
-        }, Math.floor(Math.random() * this.#everyMs));
+        const first = setTimeout(
+          () => {
+            this.#timers.delete(first);
+            const every = setInterval(() => socket.write('X-Slowloris: 1\r\n'), this.#everyMs);
+            this.#timers.add(every);
+            socket.once('close', () => {
+              clearInterval(every);
+              this.#timers.delete(every);
+            });
+          },
+          Math.floor(Math.random() * this.#everyMs),
+        );
         this.#timers.add(first);
         resolve();
       });
@@ -185,7 +188,9 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
         durationMs: cfg.duration_ms,
         maxRequests: cfg.max_requests,
       });
-      log(`slow-clients: whoami ${label}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency_ms.p50, 3)} ms, p99 ${fmt(r.latency_ms.p99, 3)} ms, ${r.errors} errors`);
+      log(
+        `slow-clients: whoami ${label}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency_ms.p50, 3)} ms, p99 ${fmt(r.latency_ms.p99, 3)} ms, ${r.errors} errors`,
+      );
       return { rps: r.rps, requests: r.requests, errors: r.errors, latency_ms: r.latency_ms };
     };
 
@@ -200,7 +205,13 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       let hold: HoldFigures;
       try {
         withPhase = await measure(`with ${cfg.slowloris} slowloris (round ${i}/${cfg.rounds})`);
-        hold = { wanted: cfg.slowloris, open_s: round(openS, 3), held_at_end: attack.open, closed_by_server: attack.closedByServer, connect_errors: attack.connectErrors };
+        hold = {
+          wanted: cfg.slowloris,
+          open_s: round(openS, 3),
+          held_at_end: attack.open,
+          closed_by_server: attack.closedByServer,
+          connect_errors: attack.connectErrors,
+        };
       } finally {
         attack.stop();
       }
@@ -232,7 +243,8 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       tiny: opts.tiny,
       server: 'the real gateway (server/main.ts, bench/gateway-child.ts) in a child process, production connection limits',
       limits: { ...CONNECTION_DEFAULTS },
-      load_generator: 'the bench process: node:http keep-alive agent, one request in flight per connection; slowloris sockets from the same process',
+      load_generator:
+        'the bench process: node:http keep-alive agent, one request in flight per connection; slowloris sockets from the same process',
       summary_rule: 'median over rounds of each figure; ratios of those medians',
     },
     benchmarks: { summary, rounds },
@@ -249,7 +261,10 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
 }
 
 interface Figures {
-  summary?: { without: { rps: number | null; p50_ms: number | null; p99_ms: number | null }; with_slowloris: { rps: number | null; p50_ms: number | null; p99_ms: number | null } };
+  summary?: {
+    without: { rps: number | null; p50_ms: number | null; p99_ms: number | null };
+    with_slowloris: { rps: number | null; p50_ms: number | null; p99_ms: number | null };
+  };
   rounds?: Round[];
 }
 
@@ -257,11 +272,39 @@ function rows(report: BenchReport): string[][] {
   const b = report.benchmarks as Figures;
   const n = String((report.config as { slowloris?: number }).slowloris ?? '?');
   const out: string[][] = [['whoami', 'req/s', 'p50 ms', 'p99 ms', 'slowloris held', 'closed by server']];
-  out.push(['without slowloris (median round)', fmt(b.summary?.without.rps, 0), fmt(b.summary?.without.p50_ms, 3), fmt(b.summary?.without.p99_ms, 3), '', '']);
-  out.push([`with ${n} slowloris (median round)`, fmt(b.summary?.with_slowloris.rps, 0), fmt(b.summary?.with_slowloris.p50_ms, 3), fmt(b.summary?.with_slowloris.p99_ms, 3), '', '']);
+  out.push([
+    'without slowloris (median round)',
+    fmt(b.summary?.without.rps, 0),
+    fmt(b.summary?.without.p50_ms, 3),
+    fmt(b.summary?.without.p99_ms, 3),
+    '',
+    '',
+  ]);
+  out.push([
+    `with ${n} slowloris (median round)`,
+    fmt(b.summary?.with_slowloris.rps, 0),
+    fmt(b.summary?.with_slowloris.p50_ms, 3),
+    fmt(b.summary?.with_slowloris.p99_ms, 3),
+    '',
+    '',
+  ]);
   (b.rounds ?? []).forEach((r, i) => {
-    out.push([`  round ${i + 1} without`, fmt(r.without.rps, 0), fmt(r.without.latency_ms.p50, 3), fmt(r.without.latency_ms.p99, 3), '', '']);
-    out.push([`  round ${i + 1} with`, fmt(r.with.rps, 0), fmt(r.with.latency_ms.p50, 3), fmt(r.with.latency_ms.p99, 3), `${r.hold.held_at_end} of ${r.hold.wanted}`, String(r.hold.closed_by_server)]);
+    out.push([
+      `  round ${i + 1} without`,
+      fmt(r.without.rps, 0),
+      fmt(r.without.latency_ms.p50, 3),
+      fmt(r.without.latency_ms.p99, 3),
+      '',
+      '',
+    ]);
+    out.push([
+      `  round ${i + 1} with`,
+      fmt(r.with.rps, 0),
+      fmt(r.with.latency_ms.p50, 3),
+      fmt(r.with.latency_ms.p99, 3),
+      `${r.hold.held_at_end} of ${r.hold.wanted}`,
+      String(r.hold.closed_by_server),
+    ]);
   });
   return out;
 }
@@ -269,11 +312,19 @@ function rows(report: BenchReport): string[][] {
 export function table(report: BenchReport): string {
   const lines = [formatRows(rows(report)), ''];
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 
 export function markdown(report: BenchReport): string {
   const [head, ...body] = rows(report);
-  return [`| ${head!.join(' | ')} |`, `|---|${head!.slice(1).map(() => '---:').join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${head!.join(' | ')} |`,
+    `|---|${head!
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+    ...body.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }

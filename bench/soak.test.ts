@@ -18,7 +18,14 @@ test('slopes: least squares and Theil–Sen agree on a line; Theil–Sen shrugs 
   const outlier = line.map(([x, y]): [number, number] => [x, x === 9 ? y + 100 : y]);
   assert.ok(slope(outlier)! > 5);
   assert.equal(theilSen(outlier), 2);
-  assert.equal(slope([[0, 1], [1, 2]]), null, 'too few points');
+  assert.equal(
+    slope([
+      [0, 1],
+      [1, 2],
+    ]),
+    null,
+    'too few points',
+  );
 });
 
 test('slope limits: the one-step allowance is spread over the second half, so long soaks get tight limits', () => {
@@ -45,7 +52,10 @@ test('the latency histogram puts each sample in the first bucket whose edge hold
   assert.equal(h.counts[0], 2);
   assert.equal(h.counts[1], 1);
   assert.equal(h.counts[h.counts.length - 1], 1);
-  assert.equal(h.counts.reduce((a, b) => a + b, 0), 4);
+  assert.equal(
+    h.counts.reduce((a, b) => a + b, 0),
+    4,
+  );
 });
 
 test('one-event SSE parsing: comments skipped, the event and its JSON data read', () => {
@@ -57,7 +67,10 @@ test('one-event SSE parsing: comments skipped, the event and its JSON data read'
 });
 
 test('the request mix: weights add up to 100, every operation appears, renames carry a title', () => {
-  assert.equal(Object.values(MIX_WEIGHTS).reduce((a, b) => a + b, 0), 100);
+  assert.equal(
+    Object.values(MIX_WEIGHTS).reduce((a, b) => a + b, 0),
+    100,
+  );
   const rand = prng(1);
   const seen = new Map<string, number>();
   for (let i = 0; i < 5_000; i++) {

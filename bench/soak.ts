@@ -44,7 +44,18 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lineChart } from './charts.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, readFlags, round, target, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
+import {
+  fmt,
+  formatRows,
+  machine,
+  readFlags,
+  round,
+  target,
+  type BenchReport,
+  type BenchRunOptions,
+  type Chart,
+  type Target,
+} from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { waitRound, wrongness } from './sse-waits.ts';
 import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
@@ -162,7 +173,15 @@ async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       r.deliveries += 1;
-      if (!signatureOk(secret, req.headers['x-service-timestamp'] as string | undefined, req.headers['x-service-signature'] as string | undefined, raw)) r.badSignatures += 1;
+      if (
+        !signatureOk(
+          secret,
+          req.headers['x-service-timestamp'] as string | undefined,
+          req.headers['x-service-signature'] as string | undefined,
+          raw,
+        )
+      )
+        r.badSignatures += 1;
       else {
         try {
           r.events.add(String((JSON.parse(raw.toString('utf8')) as { event_id?: unknown }).event_id));
@@ -232,7 +251,12 @@ export interface SoakFigures {
   warmup_s: number;
   samples: SoakSample[];
   fds_quiet: { after_warmup: number | null; end: number | null };
-  slopes_second_half: { rss_mb_per_min: number | null; heap_mb_per_min: number | null; rss_theil_sen_mb_per_min: number | null; heap_theil_sen_mb_per_min: number | null };
+  slopes_second_half: {
+    rss_mb_per_min: number | null;
+    heap_mb_per_min: number | null;
+    rss_theil_sen_mb_per_min: number | null;
+    heap_theil_sen_mb_per_min: number | null;
+  };
   eld_ms: { p50_median: number | null; p99_max: number | null; max: number | null };
   counts: Counts;
   webhooks: { expected_events: number; received_events: number; deliveries: number; bad_signatures: number };
@@ -318,12 +342,20 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
   try {
     gw = await startGatewayChild({ args: cfg.gateway_args });
     const g = gw;
-    log(`soak: gateway pid ${g.pid}; seeding ${cfg.meetings} meetings, allowlisting the webhook receiver ${receiver.target} and restarting…`);
+    log(
+      `soak: gateway pid ${g.pid}; seeding ${cfg.meetings} meetings, allowlisting the webhook receiver ${receiver.target} and restarting…`,
+    );
     const store: Store = await seedStore(g, cfg.meetings, cfg.segments_per_meeting);
     await g.control('PATCH', '/control/settings', { local_webhook_targets: [receiver.target] });
     await g.control('POST', '/control/restart');
     for (let i = 0; i < 100 && (await httpCall({ port: g.apiPort, method: 'GET', path: '/health' })).status !== 200; i++) await sleep(100);
-    const hook = await httpCall({ port: g.apiPort, method: 'POST', path: '/v1/webhooks', token: store.token, body: { url: receiver.url, events: ['job.completed', 'job.failed'], delivery_mode: 'at-least-once' } });
+    const hook = await httpCall({
+      port: g.apiPort,
+      method: 'POST',
+      path: '/v1/webhooks',
+      token: store.token,
+      body: { url: receiver.url, events: ['job.completed', 'job.failed'], delivery_mode: 'at-least-once' },
+    });
     if (hook.status !== 201) throw new Error(`POST /v1/webhooks: ${hook.status} ${hook.text}`);
     const created = JSON.parse(hook.text) as { id: string; hmac_secret: string };
     receiver.setSecret(created.hmac_secret);
@@ -337,12 +369,23 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
     };
 
     const reads = async (ms: number): Promise<void> => {
-      const r: DriveResult = await drive({ port: g.apiPort, token: store.token, connections: cfg.read_connections, warmupMs: 0, durationMs: ms, next: (rand) => mixOp(store, rand), ratePerS: cfg.read_rate_per_s, requestTimeoutMs: 60_000, seed: Math.floor(ms) });
+      const r: DriveResult = await drive({
+        port: g.apiPort,
+        token: store.token,
+        connections: cfg.read_connections,
+        warmupMs: 0,
+        durationMs: ms,
+        next: (rand) => mixOp(store, rand),
+        ratePerS: cfg.read_rate_per_s,
+        requestTimeoutMs: 60_000,
+        seed: Math.floor(ms),
+      });
       counts.reads += r.requests;
       counts.reads_unexpected += r.unexpected;
       counts.reads_keepalive_retries += r.keepalive_retries;
       for (const [k, v] of Object.entries(r.by_status)) counts.reads_by_status[k] = (counts.reads_by_status[k] ?? 0) + v;
-      for (const e of r.unexpected_examples) if (counts.read_examples.length < 10) counts.read_examples.push(`${e.op} → ${e.status} ${e.body}`);
+      for (const e of r.unexpected_examples)
+        if (counts.read_examples.length < 10) counts.read_examples.push(`${e.op} → ${e.status} ${e.body}`);
     };
 
     const every = async (periodS: number, until: number, what: string, action: () => Promise<void>): Promise<void> => {
@@ -373,7 +416,10 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
       for (const t of await Promise.all(timeouts.map((w) => w.done))) {
         counts.timeout_waits += 1;
         if (t.status === 200 && t.event === 'timeout') counts.timeout_waits_right += 1;
-        else if (counts.wait_examples.length < 10) counts.wait_examples.push(`timeout wait: status ${t.status}, event ${t.event ?? 'none'}${t.error !== undefined ? `, ${t.error}` : ''}`);
+        else if (counts.wait_examples.length < 10)
+          counts.wait_examples.push(
+            `timeout wait: status ${t.status}, event ${t.event ?? 'none'}${t.error !== undefined ? `, ${t.error}` : ''}`,
+          );
       }
       await g.control('POST', `/control/jobs/${slow}/finish`, { outcome: 'succeeded' });
       counts.job_events_expected += 1;
@@ -381,7 +427,14 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
 
     const importOnce = async (): Promise<void> => {
       counts.imports += 1;
-      const res = await httpCall({ port: g.apiPort, method: 'POST', path: `/v1/jobs/import?filename=soak.m4a&title=${encodeURIComponent(`Soak ${counts.imports}`)}`, token: store.token, bytes: mediaBytes, timeoutMs: 60_000 });
+      const res = await httpCall({
+        port: g.apiPort,
+        method: 'POST',
+        path: `/v1/jobs/import?filename=soak.m4a&title=${encodeURIComponent(`Soak ${counts.imports}`)}`,
+        token: store.token,
+        bytes: mediaBytes,
+        timeoutMs: 60_000,
+      });
       if (res.status === 429) {
         counts.imports_refused_budget += 1;
         return;
@@ -394,7 +447,10 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
       const w = await openWait(g.apiPort, `/v1/jobs/${jobId}/wait?timeout=300`, store.token).done;
       counts.job_events_expected += 1;
       if (w.status === 200 && w.event === 'job.completed') counts.imports_succeeded += 1;
-      else counts.import_failures.push(`import ${jobId}: wait → ${w.status}, ${w.event ?? 'no event'} ${JSON.stringify(w.data).slice(0, 300)}`);
+      else
+        counts.import_failures.push(
+          `import ${jobId}: wait → ${w.status}, ${w.event ?? 'no event'} ${JSON.stringify(w.data).slice(0, 300)}`,
+        );
     };
 
     const sampler = async (until: number, phase: SoakSample['phase']): Promise<void> => {
@@ -438,7 +494,7 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
     const durationS = (Date.now() - started) / 1000;
 
     const failures = g.stderrLines().filter((l) => /failed:|Error|uncaught/i.test(l));
-    const half = (totalMs / 1000) / 2;
+    const half = totalMs / 1000 / 2;
     const second = samples.filter((s) => s.phase === 'main' && s.t_s >= half);
     const pts = (k: 'rss_mb' | 'heap_used_mb'): [number, number][] => second.map((s) => [s.t_s / 60, s[k]]);
     const r2 = (v: number | null): number | null => (v === null ? null : round(v, 3));
@@ -471,7 +527,12 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
         max: main.length === 0 ? null : Math.max(...main.map((s) => s.eld_max_ms)),
       },
       counts,
-      webhooks: { expected_events: counts.job_events_expected, received_events: receiver.events.size, deliveries: receiver.deliveries, bad_signatures: receiver.badSignatures },
+      webhooks: {
+        expected_events: counts.job_events_expected,
+        received_events: receiver.events.size,
+        deliveries: receiver.deliveries,
+        bad_signatures: receiver.badSignatures,
+      },
       logged_failures: failures.length,
       logged_failure_examples: failures.slice(0, 5),
       unexpected_total: unexpected,
@@ -504,8 +565,10 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
       heap_end_vs_after_warmup: ratioOfSamples(figures.samples, 'heap_used_mb'),
     },
     baselines: {
-      rss_end_vs_after_warmup: 'mean post-GC RSS of the first three samples after the warm-up (same process); the figure is the mean of the last three',
-      heap_end_vs_after_warmup: 'mean post-GC heap used of the first three samples after the warm-up; the figure is the mean of the last three',
+      rss_end_vs_after_warmup:
+        'mean post-GC RSS of the first three samples after the warm-up (same process); the figure is the mean of the last three',
+      heap_end_vs_after_warmup:
+        'mean post-GC heap used of the first three samples after the warm-up; the figure is the mean of the last three',
     },
     targets,
   };
@@ -544,17 +607,31 @@ export function table(report: BenchReport): string {
     ['waits right / all', `${c.waits_right} / ${c.waits} in ${c.wait_rounds} rounds`],
     ['timeout waits right / all', `${c.timeout_waits_right} / ${c.timeout_waits}`],
     ['imports succeeded / all (429)', `${c.imports_succeeded} / ${c.imports} (${c.imports_refused_budget})`],
-    ['webhook events received / expected', `${f.webhooks.received_events} / ${f.webhooks.expected_events} (${f.webhooks.deliveries} deliveries, ${f.webhooks.bad_signatures} bad signatures)`],
-    ['RSS slope, 2nd half (MiB/min)', `${fmt(f.slopes_second_half.rss_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.rss_theil_sen_mb_per_min, 3)})`],
-    ['heap slope, 2nd half (MiB/min)', `${fmt(f.slopes_second_half.heap_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.heap_theil_sen_mb_per_min, 3)})`],
+    [
+      'webhook events received / expected',
+      `${f.webhooks.received_events} / ${f.webhooks.expected_events} (${f.webhooks.deliveries} deliveries, ${f.webhooks.bad_signatures} bad signatures)`,
+    ],
+    [
+      'RSS slope, 2nd half (MiB/min)',
+      `${fmt(f.slopes_second_half.rss_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.rss_theil_sen_mb_per_min, 3)})`,
+    ],
+    [
+      'heap slope, 2nd half (MiB/min)',
+      `${fmt(f.slopes_second_half.heap_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.heap_theil_sen_mb_per_min, 3)})`,
+    ],
     ['descriptors, quiet: after warm-up → end', `${f.fds_quiet.after_warmup} → ${f.fds_quiet.end}`],
-    ['event-loop delay: median p50 / max p99 / max', `${fmt(f.eld_ms.p50_median, 2)} / ${fmt(f.eld_ms.p99_max, 1)} / ${fmt(f.eld_ms.max, 1)} ms`],
+    [
+      'event-loop delay: median p50 / max p99 / max',
+      `${fmt(f.eld_ms.p50_median, 2)} / ${fmt(f.eld_ms.p99_max, 1)} / ${fmt(f.eld_ms.max, 1)} ms`,
+    ],
     ['unexpected, all kinds', String(f.unexpected_total)],
   ];
   const lines = [formatRows(rows), ''];
-  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples]) lines.push(`! ${e}`);
+  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples])
+    lines.push(`! ${e}`);
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 
@@ -569,7 +646,9 @@ export function markdown(report: BenchReport): string {
     '',
     '| work | count | right | notes |',
     '|---|---:|---:|---|',
-    `| reads (request mix, paced) | ${c.reads} | ${c.reads - c.reads_unexpected} | ${Object.entries(c.reads_by_status).map(([k, v]) => `${k}: ${v}`).join(', ')}; ${c.reads_keepalive_retries} retried after the keep-alive race |`,
+    `| reads (request mix, paced) | ${c.reads} | ${c.reads - c.reads_unexpected} | ${Object.entries(c.reads_by_status)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}; ${c.reads_keepalive_retries} retried after the keep-alive race |`,
     `| SSE waits on held jobs | ${c.waits} | ${c.waits_right} | ${c.wait_rounds} rounds |`,
     `| SSE waits ending in timeout | ${c.timeout_waits} | ${c.timeout_waits_right} | timeout=1 |`,
     `| imports of a synthetic meeting (m4a) | ${c.imports} | ${c.imports_succeeded} | ${c.imports_refused_budget} refused with 429 import_budget_full |`,
@@ -582,7 +661,8 @@ export function markdown(report: BenchReport): string {
     `| open descriptors, nothing in flight | ${f.fds_quiet.after_warmup ?? '–'} | ${f.fds_quiet.end ?? '–'} | |`,
     `| event-loop delay ms: median of p50s / worst p99 / max | ${fmt(f.eld_ms.p50_median, 2)} | ${fmt(f.eld_ms.p99_max, 1)} | max ${fmt(f.eld_ms.max, 1)} |`,
   ];
-  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples]) out.push(`- unexpected: ${e.replace(/\|/g, '\\|')}`);
+  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples])
+    out.push(`- unexpected: ${e.replace(/\|/g, '\\|')}`);
   return out.join('\n');
 }
 
@@ -610,7 +690,13 @@ export function charts(report: BenchReport): Chart[] {
     {
       name: 'fds',
       title: `Gateway open descriptors over the ${f.minutes}-minute soak (with work in flight)`,
-      svg: lineChart({ title: `Open descriptors over ${f.minutes} minutes`, xLabel: 'minutes', yLabel: 'descriptors', series: [{ name: 'fds', points: f.samples.map((s) => [m(s), s.fds ?? Number.NaN]) }], markers }),
+      svg: lineChart({
+        title: `Open descriptors over ${f.minutes} minutes`,
+        xLabel: 'minutes',
+        yLabel: 'descriptors',
+        series: [{ name: 'fds', points: f.samples.map((s) => [m(s), s.fds ?? Number.NaN]) }],
+        markers,
+      }),
     },
     {
       name: 'event-loop-delay',

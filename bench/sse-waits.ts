@@ -24,7 +24,18 @@
  */
 import { lineChart, barChart, histogramLabels, shares } from './charts.ts';
 import { startGatewayChild, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, latencyStats, machine, round, target, type BenchReport, type BenchRunOptions, type Chart, type LatencyStats } from './lib.ts';
+import {
+  fmt,
+  formatRows,
+  latencyStats,
+  machine,
+  round,
+  target,
+  type BenchReport,
+  type BenchRunOptions,
+  type Chart,
+  type LatencyStats,
+} from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { histogram, openWait, type Histogram, type OpenWait, type WaitOutcome } from './traffic.ts';
 
@@ -69,7 +80,12 @@ export interface WaitsFigures {
 }
 
 function point(s: ProbeSample): MemoryPoint {
-  return { rss_mb: round(s.rss / 2 ** 20, 1), heap_used_mb: round(s.heap_used / 2 ** 20, 1), external_mb: round(s.external / 2 ** 20, 1), fds: s.fds };
+  return {
+    rss_mb: round(s.rss / 2 ** 20, 1),
+    heap_used_mb: round(s.heap_used / 2 ** 20, 1),
+    external_mb: round(s.external / 2 ** 20, 1),
+    fds: s.fds,
+  };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -107,12 +123,20 @@ export async function waitRound(
         await w.held;
       }
     };
-    await withTimeout(Promise.all(Array.from({ length: Math.min(cfg.open_concurrency, cfg.waits) }, opener)), cfg.phase_timeout_ms, `holding ${cfg.waits} waits`);
+    await withTimeout(
+      Promise.all(Array.from({ length: Math.min(cfg.open_concurrency, cfg.waits) }, opener)),
+      cfg.phase_timeout_ms,
+      `holding ${cfg.waits} waits`,
+    );
     const openS = (performance.now() - openStarted) / 1000;
     await hooks.whileHeld?.();
     const releasedAt = performance.now();
     await Promise.all(jobs.map((j) => gw.control('POST', `/control/jobs/${j.id}/finish`, { outcome: j.outcome })));
-    const outcomes = await withTimeout(Promise.all(opened.map(async (o) => ({ job: o.job, expect: o.expect, outcome: await o.w.done }))), cfg.phase_timeout_ms, `resolving ${cfg.waits} waits`);
+    const outcomes = await withTimeout(
+      Promise.all(opened.map(async (o) => ({ job: o.job, expect: o.expect, outcome: await o.w.done }))),
+      cfg.phase_timeout_ms,
+      `resolving ${cfg.waits} waits`,
+    );
     return { outcomes, releasedAt, openS };
   } catch (err) {
     for (const o of opened) o.w.abort();
@@ -147,7 +171,9 @@ export async function benchWaits(cfg: WaitsConfig, log: (line: string) => void):
     const round1 = await waitRound(g, token, cfg, {
       whileHeld: async () => {
         held = await g.sample(true);
-        log(`sse-waits: all held; gateway RSS ${fmt(held.rss / 2 ** 20, 1)} MiB, heap ${fmt(held.heap_used / 2 ** 20, 1)} MiB, ${held.fds} descriptors; releasing`);
+        log(
+          `sse-waits: all held; gateway RSS ${fmt(held.rss / 2 ** 20, 1)} MiB, heap ${fmt(held.heap_used / 2 ** 20, 1)} MiB, ${held.fds} descriptors; releasing`,
+        );
       },
     });
     const after = await g.sample(true);
@@ -178,7 +204,9 @@ export async function benchWaits(cfg: WaitsConfig, log: (line: string) => void):
       fds_per_wait: h.fds === null || before.fds === null ? null : round((h.fds - before.fds) / cfg.waits, 3),
       release_to_closed_ms: latencyStats(delays),
       release_histogram: histogram(delays),
-      closed_curve_ms: Array.from({ length: 10 }, (_, i) => round(sorted[Math.min(sorted.length - 1, Math.ceil(((i + 1) / 10) * sorted.length) - 1)] ?? Number.NaN, 1)),
+      closed_curve_ms: Array.from({ length: 10 }, (_, i) =>
+        round(sorted[Math.min(sorted.length - 1, Math.ceil(((i + 1) / 10) * sorted.length) - 1)] ?? Number.NaN, 1),
+      ),
       resolved_right: right,
       wrong: round1.outcomes.length - right,
       wrong_by_kind: wrong,
@@ -195,7 +223,11 @@ export async function benchWaits(cfg: WaitsConfig, log: (line: string) => void):
   return {
     generated_at: new Date().toISOString(),
     machine: machine(),
-    config: { ...cfg, client: 'the bench process: one node:http request per wait (agent: false), so one connection each', gateway: 'server/main.ts in a child process, bench/probe.ts preloaded, --expose-gc' },
+    config: {
+      ...cfg,
+      client: 'the bench process: one node:http request per wait (agent: false), so one connection each',
+      gateway: 'server/main.ts in a child process, bench/probe.ts preloaded, --expose-gc',
+    },
     benchmarks: { waits: figures },
     ratios: {
       rss_held_vs_before: round(figures.memory.held.rss_mb / figures.memory.before.rss_mb, 3),
@@ -226,14 +258,24 @@ export function table(report: BenchReport): string {
     ['wrong or unresolved', `${f.wrong} ${JSON.stringify(f.wrong_by_kind)}`],
     ['heap used per held wait', `${fmt(f.bytes_per_wait.heap_used, 0)} B`],
     ['RSS per held wait', `${fmt(f.bytes_per_wait.rss, 0)} B`],
-    ['RSS before / held / after (MiB)', `${fmt(f.memory.before.rss_mb, 1)} / ${fmt(f.memory.held.rss_mb, 1)} / ${fmt(f.memory.after.rss_mb, 1)}`],
-    ['heap used before / held / after (MiB)', `${fmt(f.memory.before.heap_used_mb, 1)} / ${fmt(f.memory.held.heap_used_mb, 1)} / ${fmt(f.memory.after.heap_used_mb, 1)}`],
+    [
+      'RSS before / held / after (MiB)',
+      `${fmt(f.memory.before.rss_mb, 1)} / ${fmt(f.memory.held.rss_mb, 1)} / ${fmt(f.memory.after.rss_mb, 1)}`,
+    ],
+    [
+      'heap used before / held / after (MiB)',
+      `${fmt(f.memory.before.heap_used_mb, 1)} / ${fmt(f.memory.held.heap_used_mb, 1)} / ${fmt(f.memory.after.heap_used_mb, 1)}`,
+    ],
     ['descriptors before / held / after', `${f.memory.before.fds} / ${f.memory.held.fds} / ${f.memory.after.fds}`],
-    ['release → closed p50 / p99 / max', `${fmt(f.release_to_closed_ms.p50, 0)} / ${fmt(f.release_to_closed_ms.p99, 0)} / ${fmt(f.release_to_closed_ms.max, 0)} ms`],
+    [
+      'release → closed p50 / p99 / max',
+      `${fmt(f.release_to_closed_ms.p50, 0)} / ${fmt(f.release_to_closed_ms.p99, 0)} / ${fmt(f.release_to_closed_ms.max, 0)} ms`,
+    ],
   ];
   const lines = [formatRows(rows), ''];
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 0)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 0)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 

@@ -43,7 +43,16 @@ export function histogram(samplesMs: readonly number[], edges: readonly number[]
 
 // ── The request mix ────────────────────────────────────────────────────────
 
-export const CONFIG_SECTIONS = ['vad', 'diarization', 'speaker-identification', 'meeting-detection', 'global-shortcut', 'audio-player', 'custom-words', 'initial-prompt'] as const;
+export const CONFIG_SECTIONS = [
+  'vad',
+  'diarization',
+  'speaker-identification',
+  'meeting-detection',
+  'global-shortcut',
+  'audio-player',
+  'custom-words',
+  'initial-prompt',
+] as const;
 
 export interface Op {
   /** The label the figures are grouped by. */
@@ -89,7 +98,11 @@ export function mixOp(store: Store, rand: () => number): Op {
       case 'transcript':
         return { name, method: 'GET', path: `/v1/meetings/${id}/transcript` };
       case 'search':
-        return { name, method: 'GET', path: `/v1/search?q=${encodeURIComponent(QUERY_MIX[Math.floor(rand() * QUERY_MIX.length)]!)}&limit=20` };
+        return {
+          name,
+          method: 'GET',
+          path: `/v1/search?q=${encodeURIComponent(QUERY_MIX[Math.floor(rand() * QUERY_MIX.length)]!)}&limit=20`,
+        };
       case 'config_read':
         return { name, method: 'GET', path: `/v1/config/${CONFIG_SECTIONS[Math.floor(rand() * CONFIG_SECTIONS.length)]!}` };
       case 'list_jobs':
@@ -231,7 +244,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
           }
           finish(err.code ?? 'request_error', err.message);
         });
-        if (o.requestTimeoutMs !== undefined) req.setTimeout(o.requestTimeoutMs, () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
+        if (o.requestTimeoutMs !== undefined)
+          req.setTimeout(o.requestTimeoutMs, () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
         req.end(payload);
       };
       attempt();
@@ -269,7 +283,11 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       rps: round(samples.length / elapsedS, 1),
       latency_ms: latencyStats(samples),
       histogram: histogram(samples),
-      by_op: Object.fromEntries([...byOp].sort(([a], [b]) => a.localeCompare(b)).map(([name, list]) => [name, { count: list.length, latency_ms: latencyStats(list) }])),
+      by_op: Object.fromEntries(
+        [...byOp]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, list]) => [name, { count: list.length, latency_ms: latencyStats(list) }]),
+      ),
       by_status: byStatus,
       unexpected,
       unexpected_examples: examples,
@@ -338,26 +356,43 @@ export function openWait(port: number, path: string, token: string): OpenWait {
       heldResolve();
       resolve({ ...o, opened_at: openedAt, closed_at: performance.now() });
     };
-    req = http.request({ host: '127.0.0.1', port, method: 'GET', path, headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' }, agent: false }, (res) => {
-      openedAt = performance.now();
-      const status = res.statusCode ?? 0;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        if (text === '') heldResolve();
-        text += c;
-      });
-      res.on('end', () => {
-        const parsed = parseOneEvent(text);
-        finish({ status, event: parsed.event, data: parsed.data });
-      });
-      res.on('error', (err: NodeJS.ErrnoException) => finish({ status, event: null, data: null, error: err.code ?? err.message }));
-      res.on('close', () => finish({ status, event: parseOneEvent(text).event, data: parseOneEvent(text).data, ...(res.complete ? {} : { error: 'closed before the end' }) }));
-    });
+    req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path,
+        headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+        agent: false,
+      },
+      (res) => {
+        openedAt = performance.now();
+        const status = res.statusCode ?? 0;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          if (text === '') heldResolve();
+          text += c;
+        });
+        res.on('end', () => {
+          const parsed = parseOneEvent(text);
+          finish({ status, event: parsed.event, data: parsed.data });
+        });
+        res.on('error', (err: NodeJS.ErrnoException) => finish({ status, event: null, data: null, error: err.code ?? err.message }));
+        res.on('close', () =>
+          finish({
+            status,
+            event: parseOneEvent(text).event,
+            data: parseOneEvent(text).data,
+            ...(res.complete ? {} : { error: 'closed before the end' }),
+          }),
+        );
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => finish({ status: 0, event: null, data: null, error: err.code ?? err.message }));
     req.end();
   });
-  return { held, done, abort: () => (req)?.destroy() };
+  return { held, done, abort: () => req?.destroy() };
 }
 
 /** The single event of a wait stream: its name and JSON data (comment lines skipped). */

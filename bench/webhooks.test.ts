@@ -48,7 +48,10 @@ test('a tiny webhook run through run.ts writes a well-formed bench-webhooks.json
     const retry = b['retry_waits']!;
     assert.equal(retry['attempts_recorded'], TINY.retry_attempts);
     const gaps = retry['gaps'] as Obj[];
-    assert.deepEqual(gaps.map((g) => g['nominal_s']), [1, 2]);
+    assert.deepEqual(
+      gaps.map((g) => g['nominal_s']),
+      [1, 2],
+    );
     for (const g of gaps) assert.ok(num(g['gap_s']) && num(g['error_ms']));
 
     const memory = b['queue_memory']!;

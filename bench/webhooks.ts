@@ -224,9 +224,15 @@ async function api(base: string, auth: string, method: string, path: string, bod
 /** Registers a webhook through the Automation API and allows it through the Control API; returns its secret. */
 async function allowedWebhook(gw: ChildServer, controlSecret: string, url: string, event: string): Promise<{ id: string; secret: string }> {
   const base = `http://127.0.0.1:${gw.info.port}`;
-  const created = await api(base, `Bearer ${String(gw.info['token'])}`, 'POST', '/v1/webhooks', { url, events: [event], delivery_mode: 'at-least-once' });
+  const created = await api(base, `Bearer ${String(gw.info['token'])}`, 'POST', '/v1/webhooks', {
+    url,
+    events: [event],
+    delivery_mode: 'at-least-once',
+  });
   const id = String(created['id']);
-  await api(`http://127.0.0.1:${String(gw.info['control_port'])}`, `Bearer ${controlSecret}`, 'POST', `/control/webhooks/${id}/approval`, { state: 'allowed' });
+  await api(`http://127.0.0.1:${String(gw.info['control_port'])}`, `Bearer ${controlSecret}`, 'POST', `/control/webhooks/${id}/approval`, {
+    state: 'allowed',
+  });
   return { id, secret: String(created['hmac_secret']) };
 }
 
@@ -312,7 +318,12 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
 
       const plain = receiver.expect('/plain', 200);
       t0 = performance.now();
-      const done = await gw.call<{ failed: number }>('plain', { n: cfg.events, concurrency: cfg.concurrency, url: receiver.url('/plain'), bytes: envelopeBytes });
+      const done = await gw.call<{ failed: number }>('plain', {
+        n: cfg.events,
+        concurrency: cfg.concurrency,
+        url: receiver.url('/plain'),
+        bytes: envelopeBytes,
+      });
       await receiver.waitFor('/plain', cfg.events, waitMs);
       s = (plain.at[cfg.events - 1]! - t0) / 1000;
       plainSeconds.push(s);
@@ -320,8 +331,18 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
       plainFailed += done.failed;
       log(`webhooks: plain  round ${r}/${cfg.rounds}: ${cfg.events} POSTs in ${fmt(s, 3)} s = ${fmt(cfg.events / s, 0)}/s`);
     }
-    const signedFig: ThroughputFigures = { events: cfg.events, concurrency: cfg.concurrency, deliveries_per_s: rounds(signedRate, 1), seconds: rounds(signedSeconds, 3, true) };
-    benchmarks['signed_deliveries'] = { ...signedFig, envelope_bytes: envelopeBytes, signatures_verified: signatureOk, signatures_failed: signatureBad };
+    const signedFig: ThroughputFigures = {
+      events: cfg.events,
+      concurrency: cfg.concurrency,
+      deliveries_per_s: rounds(signedRate, 1),
+      seconds: rounds(signedSeconds, 3, true),
+    };
+    benchmarks['signed_deliveries'] = {
+      ...signedFig,
+      envelope_bytes: envelopeBytes,
+      signatures_verified: signatureOk,
+      signatures_failed: signatureBad,
+    };
     benchmarks['plain_posts'] = {
       events: cfg.events,
       concurrency: cfg.concurrency,
@@ -334,7 +355,9 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
     // 2. Retry waits.
     const retry = receiver.expect('/retry', 500);
     const nominal = RETRY_DELAYS_MS.slice(0, cfg.retry_attempts - 1).map((ms) => ms / 1000);
-    log(`webhooks: retries: ${cfg.retry_attempts} attempts against a receiver answering 500 (about ${nominal.reduce((a, b) => a + b, 0)} s)`);
+    log(
+      `webhooks: retries: ${cfg.retry_attempts} attempts against a receiver answering 500 (about ${nominal.reduce((a, b) => a + b, 0)} s)`,
+    );
     await gw.call('publish', { n: 1, event: 'job.failed' });
     await receiver.waitFor('/retry', cfg.retry_attempts, nominal.reduce((a, b) => a + b, 0) * 1000 + 30_000);
     const at = retry.at.slice(0, cfg.retry_attempts);
@@ -342,7 +365,8 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
       const gap = (t - at[i]!) / 1000;
       return { nominal_s: nominal[i]!, gap_s: round(gap, 4), error_ms: round((gap - nominal[i]!) * 1000, 1) };
     });
-    for (const g of gaps) log(`webhooks: retry gap ${fmt(g.gap_s, 3)} s against ${g.nominal_s} s: ${g.error_ms >= 0 ? '+' : ''}${fmt(g.error_ms, 1)} ms`);
+    for (const g of gaps)
+      log(`webhooks: retry gap ${fmt(g.gap_s, 3)} s against ${g.nominal_s} s: ${g.error_ms >= 0 ? '+' : ''}${fmt(g.error_ms, 1)} ms`);
     const errors = gaps.map((g) => Math.abs(g.error_ms));
     benchmarks['retry_waits'] = {
       attempts_recorded: at.length,
@@ -366,7 +390,8 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
     await gw.call('publish', { n: cfg.over_limit_events, event: 'job.cancelled' });
     const c2 = await gw.call<Counters>('counters');
     const queued = c1.held - c0.held;
-    const per = (key: 'heapUsed' | 'rss' | 'external' | 'arrayBuffers') => (queued > 0 ? round((after[key] - before[key]) / queued, 0) : null);
+    const per = (key: 'heapUsed' | 'rss' | 'external' | 'arrayBuffers') =>
+      queued > 0 ? round((after[key] - before[key]) / queued, 0) : null;
     const dropped = c2.events_dropped - c1.events_dropped;
     benchmarks['queue_memory'] = {
       queue_limit: limit,
@@ -377,13 +402,17 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
       before: pickMemory(before),
       after: pickMemory(after),
       bytes_per_queued_event: { heap_used: per('heapUsed'), rss: per('rss'), external: per('external') },
-      note: 'heap_used (after a full GC) is the figure; RSS moves with the allocator and V8 spaces (it plateaus near 300 MB after the throughput bursts) and can even fall',
+      note:
+        'heap_used (after a full GC) is the figure; RSS moves with the allocator and V8 spaces (it ' +
+        'plateaus near 300 MB after the throughput bursts) and can even fall',
       over_limit_published: cfg.over_limit_events,
       events_dropped: dropped,
       events_dropped_total: c2.events_dropped,
       dropped_as_expected: dropped === cfg.over_limit_events && c2.held === c1.held,
     };
-    log(`webhooks: memory: ${queued} queued, heap +${fmt((after.heapUsed - before.heapUsed) / 2 ** 20, 1)} MiB (${fmt(per('heapUsed'), 0)} B each), RSS ${after.rss >= before.rss ? '+' : ''}${fmt((after.rss - before.rss) / 2 ** 20, 1)} MiB; ${dropped} of ${cfg.over_limit_events} over the bound dropped`);
+    log(
+      `webhooks: memory: ${queued} queued, heap +${fmt((after.heapUsed - before.heapUsed) / 2 ** 20, 1)} MiB (${fmt(per('heapUsed'), 0)} B each), RSS ${after.rss >= before.rss ? '+' : ''}${fmt((after.rss - before.rss) / 2 ** 20, 1)} MiB; ${dropped} of ${cfg.over_limit_events} over the bound dropped`,
+    );
   } finally {
     await gw?.stop();
     await receiver.close();
@@ -404,7 +433,8 @@ export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport>
       ...cfg,
       tiny: opts.tiny,
       receiver: 'node:http on 127.0.0.1 in the bench process; checks every signature with verify() before answering 200',
-      gateway: 'bench/servers/webhook-gateway.ts: createDeps + createApp with the real delivery parts, SQLite file in a temporary data folder',
+      gateway:
+        'bench/servers/webhook-gateway.ts: createDeps + createApp with the real delivery parts, SQLite file in a temporary data folder',
       note: 'rates run from just before the publish (or baseline) command is sent to the gateway process until the last request has arrived',
     },
     benchmarks,
@@ -458,7 +488,12 @@ export function table(report: BenchReport): string {
     ['signed deliveries (dispatcher)', signed],
     ['plain POSTs (baseline)', plain],
   ] as const) {
-    rows.push([label, fmt(x?.deliveries_per_s.best, 0), fmt(x?.deliveries_per_s.median, 0), (x?.deliveries_per_s.rounds ?? []).map((v) => fmt(v, 0)).join(' / ')]);
+    rows.push([
+      label,
+      fmt(x?.deliveries_per_s.best, 0),
+      fmt(x?.deliveries_per_s.median, 0),
+      (x?.deliveries_per_s.rounds ?? []).map((v) => fmt(v, 0)).join(' / '),
+    ]);
   }
   const lines = [formatRows(rows), ''];
   const gapRows: string[][] = [['retry gap', 'nominal s', 'measured s', 'error ms']];
@@ -471,7 +506,8 @@ export function table(report: BenchReport): string {
     );
   }
   for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets)) lines.push(`target ${name} ${t.target}: ${fmt(t.value, 1)} → ${t.met ? 'met' : 'NOT met'}`);
+  for (const [name, t] of Object.entries(report.targets))
+    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 1)} → ${t.met ? 'met' : 'NOT met'}`);
   return lines.join('\n');
 }
 
@@ -483,10 +519,14 @@ export function markdown(report: BenchReport): string {
     [`signed deliveries through the dispatcher (${signed?.events ?? '?'} events, concurrency ${signed?.concurrency ?? '?'})`, signed],
     ['plain unsigned POSTs, minimal loop (baseline)', plain],
   ] as const) {
-    out.push(`| ${label} | ${fmt(x?.deliveries_per_s.best, 0)} | ${fmt(x?.deliveries_per_s.median, 0)} | ${(x?.deliveries_per_s.rounds ?? []).map((v) => fmt(v, 0)).join(' / ')} |`);
+    out.push(
+      `| ${label} | ${fmt(x?.deliveries_per_s.best, 0)} | ${fmt(x?.deliveries_per_s.median, 0)} | ${(x?.deliveries_per_s.rounds ?? []).map((v) => fmt(v, 0)).join(' / ')} |`,
+    );
   }
   out.push('', '| retry gap | nominal s | measured s | error ms |', '|---|---:|---:|---:|');
-  retry?.gaps.forEach((g, i) => out.push(`| attempt ${i + 1} → ${i + 2} | ${fmt(g.nominal_s, 0)} | ${fmt(g.gap_s, 3)} | ${fmt(g.error_ms, 1)} |`));
+  retry?.gaps.forEach((g, i) =>
+    out.push(`| attempt ${i + 1} → ${i + 2} | ${fmt(g.nominal_s, 0)} | ${fmt(g.gap_s, 3)} | ${fmt(g.error_ms, 1)} |`),
+  );
   if (memory !== undefined) {
     out.push(
       '',

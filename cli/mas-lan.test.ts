@@ -32,13 +32,21 @@ function mas(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: n
 
 test('the LAN listener: an untrusted certificate is exit 3 with a hint; --ca with its certificate or --insecure connect', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mas-cli-lan-'));
-  const g = await Gateway.start(listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, lanHost: '127.0.0.1', lanPort: 0 }));
+  const g = await Gateway.start(
+    listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, lanHost: '127.0.0.1', lanPort: 0 }),
+  );
   try {
     assert.equal((await httpJson('PATCH', `${g.control!.url}/control/settings`, SECRET, { lan_enabled: true })).status, 200);
     assert.equal((await httpJson('POST', `${g.control!.url}/control/restart`, SECRET)).status, 204);
     await g.lanSettled();
     const lan = g.lan!.url;
-    const env = { PATH: process.env['PATH'], HOME: dataDir, XDG_CONFIG_HOME: path.join(dataDir, 'xdg'), MAS_BASE_URL: lan, MAS_TOKEN: g.startupToken };
+    const env = {
+      PATH: process.env['PATH'],
+      HOME: dataDir,
+      XDG_CONFIG_HOME: path.join(dataDir, 'xdg'),
+      MAS_BASE_URL: lan,
+      MAS_TOKEN: g.startupToken,
+    };
 
     const untrusted = await mas(['whoami'], env);
     assert.equal(untrusted.code, 3, untrusted.stderr);

@@ -47,7 +47,12 @@ function note(args: readonly string[]): void {
 
 function mas(args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Ran {
   note(args);
-  const r = spawnSync(process.execPath, [MAS, ...args], { env: opts.env ?? env, input: opts.input ?? '', encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [MAS, ...args], {
+    env: opts.env ?? env,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -127,7 +132,13 @@ test('--help on every command, --version, and usage errors exit 2 (in process)',
     assert.equal(await main([...p.split(' '), '--help'], h.io), 0, p);
     assert.match(h.out(), new RegExp(`^Usage: mas ${p} `), p);
   }
-  for (const bad of [['bogus'], ['jobs', 'get'], ['meetings', 'export', 'x', '--format', 'pdf'], ['search', 'x', '--limit', 'ten'], ['recording', 'wait']]) {
+  for (const bad of [
+    ['bogus'],
+    ['jobs', 'get'],
+    ['meetings', 'export', 'x', '--format', 'pdf'],
+    ['search', 'x', '--limit', 'ten'],
+    ['recording', 'wait'],
+  ]) {
     const u = fakeIo();
     assert.equal(await main(bad, u.io), 2, bad.join(' '));
     assert.match(u.err(), /error: .*\n\(add --help for usage\)/, bad.join(' '));
@@ -192,7 +203,10 @@ test('config get and set, from a file and from stdin', async () => {
   writeFileSync(file, JSON.stringify(vad.config));
   assert.match(ok(['config', 'set', 'vad', file]).stdout, /^section: vad$/m);
   const words = JSON.parse(ok(['--json', 'config', 'get', 'custom-words']).stdout) as { config: Record<string, unknown> };
-  assert.deepEqual(JSON.parse(ok(['--json', 'config', 'set', 'custom-words'], { input: JSON.stringify(words.config) }).stdout).config, words.config);
+  assert.deepEqual(
+    JSON.parse(ok(['--json', 'config', 'set', 'custom-words'], { input: JSON.stringify(words.config) }).stdout).config,
+    words.config,
+  );
   const bad = mas(['config', 'set', 'vad'], { input: '{not json' });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^mas: the section is not valid JSON/);
@@ -240,7 +254,15 @@ test('jobs pause/resume/cancel/retry/wait/diarization; sub-codes on one line; ex
   assert.match(ok(['jobs', 'resume', pausedJob.id]).stdout, /^state: +(resuming|running|queued)/m);
   ok(['jobs', 'cancel', pausedJob.id]);
 
-  const failed = { id: await fixtureJob({ kind: 'retranscription', meeting_id: meetingId, state: 'failed', is_retryable: true, error: 'decoder failed on /home/alice/x.wav' }) };
+  const failed = {
+    id: await fixtureJob({
+      kind: 'retranscription',
+      meeting_id: meetingId,
+      state: 'failed',
+      is_retryable: true,
+      error: 'decoder failed on /home/alice/x.wav',
+    }),
+  };
   assert.match(ok(['jobs', 'retry', failed.id]).stdout, /^state: +(queued|running|succeeded|failed)/m);
   // The seeded recording is a generated tone, so whether the rerun finds speech is the recognizer's call:
   // either way the exit code follows the end state (0 succeeded, 1 failed).
@@ -282,9 +304,14 @@ test('webhooks create/list/get/test/deliveries/delete', async () => {
   await stage.control('PATCH', '/control/settings', { webhooks_enabled: true, local_webhook_targets: [`127.0.0.1:${port}`] });
   await stage.control('POST', '/control/restart');
   await healthy(stage.ref.baseUrl);
-  const created = JSON.parse(ok(['--json', 'webhooks', 'create', `http://127.0.0.1:${port}/hook`, '--events', 'job.completed,summary.completed']).stdout) as { id: string; hmac_secret: string };
+  const created = JSON.parse(
+    ok(['--json', 'webhooks', 'create', `http://127.0.0.1:${port}/hook`, '--events', 'job.completed,summary.completed']).stdout,
+  ) as { id: string; hmac_secret: string };
   assert.ok(created.hmac_secret.length > 0);
-  assert.match(ok(['webhooks', 'list']).stdout, new RegExp(`^${created.id} +http://127.0.0.1:${port}/hook +job.completed,summary.completed +at-least-once +pending`, 'm'));
+  assert.match(
+    ok(['webhooks', 'list']).stdout,
+    new RegExp(`^${created.id} +http://127.0.0.1:${port}/hook +job.completed,summary.completed +at-least-once +pending`, 'm'),
+  );
   await sameAsApi(['webhooks', 'get', created.id], `/v1/webhooks/${created.id}`);
   assert.match(ok(['webhooks', 'test', created.id]).stdout, /^approval_state: +pending$/m);
   await sameAsApi(['webhooks', 'deliveries', created.id], `/v1/webhooks/${created.id}/deliveries`);
@@ -297,7 +324,10 @@ test('webhooks create/list/get/test/deliveries/delete', async () => {
 
 test('pair request and status without a token; the token shows once after approval', async () => {
   const noToken = { ...env, MAS_TOKEN: '' };
-  const req = JSON.parse(ok(['--json', 'pair', 'request', 'QA laptop', '--scopes', 'read,record'], { env: noToken }).stdout) as { pairing_id: string; state: string };
+  const req = JSON.parse(ok(['--json', 'pair', 'request', 'QA laptop', '--scopes', 'read,record'], { env: noToken }).stdout) as {
+    pairing_id: string;
+    state: string;
+  };
   assert.equal(req.state, 'pending');
   assert.match(ok(['pair', 'status', req.pairing_id], { env: noToken }).stdout, /^state: +pending$/m);
   assert.equal((await stage.control('POST', `/control/pairings/${req.pairing_id}/approve`)).status, 200);
@@ -330,9 +360,15 @@ test('the token from the config file; no token is 401 with a hint; nothing liste
 });
 
 /** Runs a command line on a pseudo-terminal (util-linux script); resolves with everything the terminal showed. */
-function onTerminal(commandLine: string, opts: { interruptWhen?: (screen: string) => boolean } = {}): Promise<{ code: number | null; screen: string }> {
+function onTerminal(
+  commandLine: string,
+  opts: { interruptWhen?: (screen: string) => boolean } = {},
+): Promise<{ code: number | null; screen: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-q', '-e', '-c', commandLine, '/dev/null'], { env: { ...env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-q', '-e', '-c', commandLine, '/dev/null'], {
+      env: { ...env, TERM: 'xterm' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let screen = '';
     let interrupted = false;
     child.stdout.on('data', (d: Buffer) => {
@@ -349,7 +385,9 @@ function onTerminal(commandLine: string, opts: { interruptWhen?: (screen: string
 
 test('on a terminal: upload bytes and rate, then the job stage and progress, then the meeting id', async () => {
   note(['jobs', 'import']);
-  const { code, screen } = await onTerminal(`${JSON.stringify(process.execPath)} ${JSON.stringify(MAS)} jobs import ${JSON.stringify(stage.audio)} --wait`);
+  const { code, screen } = await onTerminal(
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(MAS)} jobs import ${JSON.stringify(stage.audio)} --wait`,
+  );
   assert.equal(code, 0, screen);
   assert.match(screen, /\r\x1b\[2KUploading tiny\.mp3 {2}\d+(\.\d)? (B|KB) \/ \d+(\.\d)? KB {2}100% {2}\d+(\.\d)? (B|KB|MB)\/s/);
   assert.match(screen, /\r\x1b\[2KJob job_[0-9a-f-]+ {2}succeeded {2}done {2}100%/);
@@ -359,16 +397,25 @@ test('on a terminal: upload bytes and rate, then the job stage and progress, the
 test('Ctrl+C during an upload aborts it: exit 130, no job, the gateway unharmed', async () => {
   const before = JSON.parse(ok(['--json', 'jobs', 'list']).stdout) as { jobs: { id: string }[] };
   // /dev/zero never ends, so the upload is still running whenever the interrupt arrives.
-  const { code, screen } = await onTerminal(`${JSON.stringify(process.execPath)} ${JSON.stringify(MAS)} jobs import - --filename endless.wav --wait < /dev/zero`, {
-    interruptWhen: (s) => /Uploading endless\.wav {2}[1-9]/.test(s),
-  });
+  const { code, screen } = await onTerminal(
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(MAS)} jobs import - --filename endless.wav --wait < /dev/zero`,
+    {
+      interruptWhen: (s) => /Uploading endless\.wav {2}[1-9]/.test(s),
+    },
+  );
   assert.equal(code, 130, screen);
   assert.match(screen, /mas: interrupted; an upload in progress was aborted and imports nothing/);
   const afterwards = JSON.parse(ok(['--json', 'jobs', 'list']).stdout) as { jobs: { id: string }[] };
-  assert.deepEqual(afterwards.jobs.map((j) => j.id), before.jobs.map((j) => j.id));
+  assert.deepEqual(
+    afterwards.jobs.map((j) => j.id),
+    before.jobs.map((j) => j.id),
+  );
   ok(['health']);
 });
 
 test('every command was run against the gateway', () => {
-  assert.deepEqual(ALL_PATHS.filter((p) => !exercised.has(p)), []);
+  assert.deepEqual(
+    ALL_PATHS.filter((p) => !exercised.has(p)),
+    [],
+  );
 });

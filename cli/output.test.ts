@@ -51,10 +51,25 @@ test('progress texts: bytes, rate, job stage', () => {
 });
 
 test('errors on one line with the sub-code under its code; tables and fields in plain text', () => {
-  assert.equal(errorLine(409, { code: 'import_not_pausable', message: 'an import\ncannot pause' }), 'mas: HTTP 409 conflict/import_not_pausable: an import cannot pause\n');
-  assert.equal(errorLine(429, { code: 'import_budget_full', message: 'full' }, '30'), 'mas: HTTP 429 too_many_requests/import_budget_full: full (retry after 30 s)\n');
+  assert.equal(
+    errorLine(409, { code: 'import_not_pausable', message: 'an import\ncannot pause' }),
+    'mas: HTTP 409 conflict/import_not_pausable: an import cannot pause\n',
+  );
+  assert.equal(
+    errorLine(429, { code: 'import_budget_full', message: 'full' }, '30'),
+    'mas: HTTP 429 too_many_requests/import_budget_full: full (retry after 30 s)\n',
+  );
   assert.equal(errorLine(404, { code: 'not_found', message: 'no job x' }), 'mas: HTTP 404 not_found: no job x\n');
-  assert.equal(table([{ id: 'a', n: null }, { id: 'bbb', n: ['x', 'y'] }], ['id', 'n']), 'ID   N\na    -\nbbb  x,y\n');
+  assert.equal(
+    table(
+      [
+        { id: 'a', n: null },
+        { id: 'bbb', n: ['x', 'y'] },
+      ],
+      ['id', 'n'],
+    ),
+    'ID   N\na    -\nbbb  x,y\n',
+  );
   assert.equal(table([], ['id']), '(none)\n');
   assert.equal(fields({ state: 'idle', error: null }), 'state: idle\nerror: -\n');
   assert.equal(cell({ a: 1 }), '{"a":1}');
@@ -70,7 +85,14 @@ test('exit codes by class: a 5xx answer is 3, a 4xx is 1 (a stub server standing
   try {
     const run = async () => {
       const err = sink();
-      const io: Io = { stdout: sink().out, stderr: err.out, stdin: process.stdin, env: { XDG_CONFIG_HOME: '/nonexistent' }, signal: new AbortController().signal, version: '0' };
+      const io: Io = {
+        stdout: sink().out,
+        stderr: err.out,
+        stdin: process.stdin,
+        env: { XDG_CONFIG_HOME: '/nonexistent' },
+        signal: new AbortController().signal,
+        version: '0',
+      };
       const code = await main(['--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--token', 't', 'whoami'], io);
       return { code, err: err.text() };
     };

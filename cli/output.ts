@@ -13,7 +13,8 @@ export type Row = Record<string, unknown>;
 /** One cell or value as a short string: null as "-", arrays comma-joined, objects as compact JSON. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.every((v) => typeof v !== 'object' || v === null) ? value.map((v) => String(v)).join(',') : JSON.stringify(value);
+  if (Array.isArray(value))
+    return value.every((v) => typeof v !== 'object' || v === null) ? value.map((v) => String(v)).join(',') : JSON.stringify(value);
   if (typeof value === 'object') return JSON.stringify(value);
   return (typeof value === 'string' ? value : scalarText(value)).replace(/[\r\n\t]+/g, ' ');
 }
@@ -23,7 +24,11 @@ export function table(rows: readonly Row[], columns: readonly string[]): string 
   const cells = rows.map((r) => columns.map((c) => cell(r[c])));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
   const fit = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s.padEnd(w));
-  const line = (parts: string[]) => parts.map((p, i) => (i === parts.length - 1 ? p : fit(p, widths[i]!))).join('  ').trimEnd();
+  const line = (parts: string[]) =>
+    parts
+      .map((p, i) => (i === parts.length - 1 ? p : fit(p, widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n')}\n`;
 }
 

@@ -11,7 +11,15 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { MasClient, TransportError, type ApiResult, type OperationId, type Schemas, type WaitOperation, type WaitResult } from '../client/client.ts';
+import {
+  MasClient,
+  TransportError,
+  type ApiResult,
+  type OperationId,
+  type Schemas,
+  type WaitOperation,
+  type WaitResult,
+} from '../client/client.ts';
 import { cell, errorLine, fields, json, table, type Row, type Writable } from './output.ts';
 import { ProgressLine, jobLine, uploadLine } from './progress.ts';
 import { resolveTarget, UsageError, type Target } from './settings.ts';
@@ -37,7 +45,16 @@ class Exit extends Error {
   }
 }
 
-const CONFIG_SECTIONS = ['vad', 'diarization', 'speaker-identification', 'meeting-detection', 'global-shortcut', 'audio-player', 'custom-words', 'initial-prompt'];
+const CONFIG_SECTIONS = [
+  'vad',
+  'diarization',
+  'speaker-identification',
+  'meeting-detection',
+  'global-shortcut',
+  'audio-player',
+  'custom-words',
+  'initial-prompt',
+];
 
 const EXIT_HELP = `
 Exit codes:
@@ -69,7 +86,13 @@ function intArg(name: string, min: number) {
 }
 
 function listArg(raw: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...raw.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+  return [
+    ...(previous ?? []),
+    ...raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
 }
 
 export function buildProgram(io: Io): Command {
@@ -89,7 +112,14 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
 
   const context = (cmd: Command): Context => {
-    const g = cmd.optsWithGlobals<{ baseUrl?: string; token?: string; ca?: string; insecure?: boolean; json?: boolean; progress?: boolean }>();
+    const g = cmd.optsWithGlobals<{
+      baseUrl?: string;
+      token?: string;
+      ca?: string;
+      insecure?: boolean;
+      json?: boolean;
+      progress?: boolean;
+    }>();
     const target = resolveTarget(g, io.env);
     const client = new MasClient({
       baseUrl: target.baseUrl,
@@ -142,20 +172,31 @@ export function buildProgram(io: Io): Command {
     .option('--offset <n>', 'results to skip', intArg('--offset', 0))
     .action(
       action(async (c, words: string[], o: { limit?: number; offset?: number }) => {
-        const r = await c.client.call('searchMeetings', { query: { q: words.join(' '), limit: o.limit, offset: o.offset }, signal: c.io.signal });
+        const r = await c.client.call('searchMeetings', {
+          query: { q: words.join(' '), limit: o.limit, offset: o.offset },
+          signal: c.io.signal,
+        });
         show(c, r, (ok) => table(ok.data.results as Row[], ['meeting_id', 'title', 'timestamp', 'match_context']));
       }),
     );
   program
     .command('devices')
     .description('audio input and output devices')
-    .action(action(async (c) => show(c, await c.client.call('listDevices', { signal: c.io.signal }), (r) => table(r.data.devices as Row[], ['name', 'device_type']))));
+    .action(
+      action(async (c) =>
+        show(c, await c.client.call('listDevices', { signal: c.io.signal }), (r) =>
+          table(r.data.devices as Row[], ['name', 'device_type']),
+        ),
+      ),
+    );
   program
     .command('models')
     .description('speech recognition models on this machine')
     .action(
       action(async (c) =>
-        show(c, await c.client.call('listModels', { signal: c.io.signal }), (r) => table(r.data.models as Row[], ['name', 'size_mb', 'accuracy', 'speed', 'status', 'is_custom'])),
+        show(c, await c.client.call('listModels', { signal: c.io.signal }), (r) =>
+          table(r.data.models as Row[], ['name', 'size_mb', 'accuracy', 'speed', 'status', 'is_custom']),
+        ),
       ),
     );
 
@@ -169,14 +210,24 @@ export function buildProgram(io: Io): Command {
     .action(
       action(async (c, o: { limit?: number; offset?: number }) => {
         const r = await c.client.call('listMeetings', { query: { limit: o.limit, offset: o.offset }, signal: c.io.signal });
-        show(c, r, (ok) => table(ok.data.meetings as Row[], ['id', 'title', 'created_at', 'duration_seconds']) + `${ok.data.meetings.length} of ${ok.data.total}\n`);
+        show(
+          c,
+          r,
+          (ok) =>
+            table(ok.data.meetings as Row[], ['id', 'title', 'created_at', 'duration_seconds']) +
+            `${ok.data.meetings.length} of ${ok.data.total}\n`,
+        );
       }),
     );
   meetings
     .command('get')
     .description('one meeting')
     .argument('<id>', 'meeting id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('getMeeting', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('getMeeting', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row)),
+      ),
+    );
   meetings
     .command('rename')
     .description('set the title (at most 500 characters)')
@@ -196,7 +247,11 @@ export function buildProgram(io: Io): Command {
     .action(
       action(async (c, id: string, o: { deleteFiles?: boolean; yes?: boolean }) => {
         if (o.yes !== true) throw new UsageError('deleting a meeting is irreversible: add --yes to confirm');
-        const r = await c.client.call('deleteMeeting', { path: { id }, query: { delete_files: o.deleteFiles === true }, signal: c.io.signal });
+        const r = await c.client.call('deleteMeeting', {
+          path: { id },
+          query: { delete_files: o.deleteFiles === true },
+          signal: c.io.signal,
+        });
         show(c, r, (ok) => `deleted ${ok.data.id}${ok.data.files_deleted ? ' and its recording file' : ''}\n`);
       }),
     );
@@ -260,7 +315,11 @@ export function buildProgram(io: Io): Command {
     .command('get')
     .description('the stored summary')
     .argument('<id>', 'meeting id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('getSummary', { path: { id }, signal: c.io.signal }), (r) => summaryText(r.data))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('getSummary', { path: { id }, signal: c.io.signal }), (r) => summaryText(r.data)),
+      ),
+    );
   summary
     .command('set')
     .description('overwrite the summary (no undo) with TEXT, --file, or stdin')
@@ -270,7 +329,9 @@ export function buildProgram(io: Io): Command {
     .action(
       action(async (c, id: string, text: string | undefined, o: { file?: string }) => {
         const body = text ?? (await readInput(c.io, o.file, 'the summary text'));
-        show(c, await c.client.call('overwriteSummary', { path: { id }, body: { text: body }, signal: c.io.signal }), (r) => summaryText(r.data));
+        show(c, await c.client.call('overwriteSummary', { path: { id }, body: { text: body }, signal: c.io.signal }), (r) =>
+          summaryText(r.data),
+        );
       }),
     );
   summary
@@ -284,13 +345,20 @@ export function buildProgram(io: Io): Command {
     .option('--wait', 'wait until the regeneration ends')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', intArg('--timeout', 0))
     .action(
-      action(async (c, id: string, o: { model?: string; modelName?: string; template?: string; language?: string; wait?: boolean; timeout?: number }) => {
-        const body = { model: o.model, model_name: o.modelName, template_id: o.template, language: o.language };
-        const r = await c.client.call('regenerateSummary', { path: { id }, body: dropUndefined(body), signal: c.io.signal });
-        if (!r.ok) fail(c, r);
-        if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, ['operation_id', 'state', 'wait_url', 'status_url']));
-        await followSummary(c, id, r.data.operation_id, o.timeout);
-      }),
+      action(
+        async (
+          c,
+          id: string,
+          o: { model?: string; modelName?: string; template?: string; language?: string; wait?: boolean; timeout?: number },
+        ) => {
+          const body = { model: o.model, model_name: o.modelName, template_id: o.template, language: o.language };
+          const r = await c.client.call('regenerateSummary', { path: { id }, body: dropUndefined(body), signal: c.io.signal });
+          if (!r.ok) fail(c, r);
+          if (o.wait !== true)
+            return void c.io.stdout.write(c.asJson ? json(r.data) : fields(r.data, ['operation_id', 'state', 'wait_url', 'status_url']));
+          await followSummary(c, id, r.data.operation_id, o.timeout);
+        },
+      ),
     );
   summary
     .command('operation')
@@ -299,7 +367,9 @@ export function buildProgram(io: Io): Command {
     .argument('<operation-id>', 'operation id from regenerate')
     .action(
       action(async (c, id: string, operationId: string) =>
-        show(c, await c.client.call('getSummaryOperation', { path: { id, operation_id: operationId }, signal: c.io.signal }), (r) => fields(r.data as Row)),
+        show(c, await c.client.call('getSummaryOperation', { path: { id, operation_id: operationId }, signal: c.io.signal }), (r) =>
+          fields(r.data as Row),
+        ),
       ),
     );
   summary
@@ -318,7 +388,9 @@ export function buildProgram(io: Io): Command {
     .argument('<section>', 'section name')
     .action(
       action(async (c, section: string) =>
-        show(c, await c.client.call('getConfigSection', { path: { section: section as 'vad' }, signal: c.io.signal }), (r) => configText(r.data)),
+        show(c, await c.client.call('getConfigSection', { path: { section: section as 'vad' }, signal: c.io.signal }), (r) =>
+          configText(r.data),
+        ),
       ),
     );
   config
@@ -335,7 +407,11 @@ export function buildProgram(io: Io): Command {
         } catch (err) {
           throw new UsageError(`the section is not valid JSON: ${(err as Error).message}`);
         }
-        const r = await c.client.call('replaceConfigSection', { path: { section: section as 'vad' }, body: body as Schemas['ConfigSectionBody'], signal: c.io.signal });
+        const r = await c.client.call('replaceConfigSection', {
+          path: { section: section as 'vad' },
+          body: body as Schemas['ConfigSectionBody'],
+          signal: c.io.signal,
+        });
         show(c, r, (ok) => configText(ok.data));
       }),
     );
@@ -344,7 +420,10 @@ export function buildProgram(io: Io): Command {
   const jobs = program.command('jobs').description('import audio, and list, follow and control background jobs');
   jobs
     .command('import')
-    .description('upload an audio or video file (mp4, m4a, wav, mp3, flac, ogg, aac, mkv, webm, wma); prints the job id, or with --wait the meeting id')
+    .description(
+      'upload an audio or video file (mp4, m4a, wav, mp3, flac, ogg, aac, mkv, webm, wma); prints ' +
+        'the job id, or with --wait the meeting id',
+    )
     .argument('<file>', "the file ('-' for stdin, with --filename)")
     .option('--filename <name>', 'the name the service sees (its extension names the format); default the file name')
     .option('--title <title>', 'title of the meeting')
@@ -354,23 +433,35 @@ export function buildProgram(io: Io): Command {
     .option('--wait', 'wait until the job ends, showing its progress, and print the meeting id')
     .option('--timeout <seconds>', 'with --wait: give up waiting after this long (exit 4)', intArg('--timeout', 0))
     .action(
-      action(async (c, file: string, o: { filename?: string; title?: string; language?: string; model?: string; provider?: string; wait?: boolean; timeout?: number }) => {
-        await importFile(c, file, o);
-      }),
+      action(
+        async (
+          c,
+          file: string,
+          o: { filename?: string; title?: string; language?: string; model?: string; provider?: string; wait?: boolean; timeout?: number },
+        ) => {
+          await importFile(c, file, o);
+        },
+      ),
     );
   jobs
     .command('list')
     .description('jobs, newest first')
     .action(
       action(async (c) =>
-        show(c, await c.client.call('listJobs', { signal: c.io.signal }), (r) => table(r.data.jobs.map(jobRow), ['id', 'kind', 'state', 'stage', 'progress', 'meeting_id', 'created_at'])),
+        show(c, await c.client.call('listJobs', { signal: c.io.signal }), (r) =>
+          table(r.data.jobs.map(jobRow), ['id', 'kind', 'state', 'stage', 'progress', 'meeting_id', 'created_at']),
+        ),
       ),
     );
   jobs
     .command('get')
     .description('one job')
     .argument('<id>', 'job id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('getJob', { path: { id }, signal: c.io.signal }), (r) => fields(jobRow(r.data)))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('getJob', { path: { id }, signal: c.io.signal }), (r) => fields(jobRow(r.data))),
+      ),
+    );
   for (const [name, op, text] of [
     ['cancel', 'cancelJob', 'cancel a job (idempotent on an ended job)'],
     ['pause', 'pauseJob', 'pause a running job (imports cannot be paused: conflict/import_not_pausable)'],
@@ -381,7 +472,11 @@ export function buildProgram(io: Io): Command {
       .command(name)
       .description(text)
       .argument('<id>', 'job id')
-      .action(action(async (c, id: string) => show(c, await c.client.call(op, { path: { id }, signal: c.io.signal }), (r) => fields(jobRow(r.data)))));
+      .action(
+        action(async (c, id: string) =>
+          show(c, await c.client.call(op, { path: { id }, signal: c.io.signal }), (r) => fields(jobRow(r.data))),
+        ),
+      );
   }
   jobs
     .command('wait')
@@ -404,7 +499,10 @@ export function buildProgram(io: Io): Command {
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', intArg('--timeout', 0))
     .action(
       action(async (c, meetingId: string, o: { speakers?: number; wait?: boolean; timeout?: number }) => {
-        const r = await c.client.call('submitDiarization', { body: dropUndefined({ meeting_id: meetingId, speaker_count: o.speakers }), signal: c.io.signal });
+        const r = await c.client.call('submitDiarization', {
+          body: dropUndefined({ meeting_id: meetingId, speaker_count: o.speakers }),
+          signal: c.io.signal,
+        });
         if (!r.ok) fail(c, r);
         if (o.wait !== true) return void c.io.stdout.write(c.asJson ? json(r.data) : `${r.data.job_id}\n`);
         const job = await followJob(c, r.data.job_id, o.timeout);
@@ -418,7 +516,11 @@ export function buildProgram(io: Io): Command {
   recording
     .command('status')
     .description('the recorder state')
-    .action(action(async (c) => show(c, await c.client.call('getRecording', { signal: c.io.signal }), (r) => fields(r.data as Row, RECORDING_FIELDS))));
+    .action(
+      action(async (c) =>
+        show(c, await c.client.call('getRecording', { signal: c.io.signal }), (r) => fields(r.data as Row, RECORDING_FIELDS)),
+      ),
+    );
   recording
     .command('start')
     .description('start recording now (answers with state starting); --wait until capture is up')
@@ -443,7 +545,9 @@ export function buildProgram(io: Io): Command {
     recording
       .command(name)
       .description(text)
-      .action(action(async (c) => show(c, await c.client.call(op, { signal: c.io.signal }), (r) => fields(r.data as Row, RECORDING_FIELDS))));
+      .action(
+        action(async (c) => show(c, await c.client.call(op, { signal: c.io.signal }), (r) => fields(r.data as Row, RECORDING_FIELDS))),
+      );
   }
   recording
     .command('stop')
@@ -495,12 +599,20 @@ export function buildProgram(io: Io): Command {
     .command('get')
     .description('one webhook with its approval state')
     .argument('<id>', 'webhook id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('getWebhook', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('getWebhook', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row)),
+      ),
+    );
   webhooks
     .command('delete')
     .description('delete an owned webhook and its delivery log')
     .argument('<id>', 'webhook id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('deleteWebhook', { path: { id }, signal: c.io.signal }), (r) => `deleted ${r.data.id}\n`)));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('deleteWebhook', { path: { id }, signal: c.io.signal }), (r) => `deleted ${r.data.id}\n`),
+      ),
+    );
   webhooks
     .command('deliveries')
     .description('the delivery log: the most recent 100 entries')
@@ -516,10 +628,16 @@ export function buildProgram(io: Io): Command {
     .command('test')
     .description('send one webhook.test delivery (single attempt) if the destination is approved')
     .argument('<id>', 'webhook id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('testWebhook', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('testWebhook', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row)),
+      ),
+    );
 
   // ── Pairing ──────────────────────────────────────────────────────────────
-  const pair = program.command('pair').description('ask for a token from this device (no token needed); a person approves it in the application');
+  const pair = program
+    .command('pair')
+    .description('ask for a token from this device (no token needed); a person approves it in the application');
   pair
     .command('request')
     .description('ask for a token')
@@ -536,12 +654,23 @@ export function buildProgram(io: Io): Command {
     .command('status')
     .description('poll a request; the first poll after approval shows the token, once')
     .argument('<id>', 'pairing id')
-    .action(action(async (c, id: string) => show(c, await c.client.call('getPairing', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row))));
+    .action(
+      action(async (c, id: string) =>
+        show(c, await c.client.call('getPairing', { path: { id }, signal: c.io.signal }), (r) => fields(r.data as Row)),
+      ),
+    );
 
   // Every command says how to get help and what the exit codes are.
   for (const cmd of allCommands(program)) {
-    if (cmd !== program) cmd.addHelpText('after', `\nGlobal options (--base-url, --token, --ca, --insecure, --json, --no-progress) and exit codes: mas --help`);
-    cmd.showHelpAfterError('(add --help for usage)').exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    if (cmd !== program)
+      cmd.addHelpText(
+        'after',
+        `\nGlobal options (--base-url, --token, --ca, --insecure, --json, --no-progress) and exit codes: mas --help`,
+      );
+    cmd
+      .showHelpAfterError('(add --help for usage)')
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   }
   return program;
 }
@@ -559,30 +688,39 @@ function fail(c: Context, r: { ok: false; status: number; error: unknown; header
   if (c.asJson) c.io.stdout.write(json({ error }));
   const retryAfter = r.headers['retry-after'];
   c.io.stderr.write(errorLine(r.status, error, typeof retryAfter === 'string' ? retryAfter : undefined));
-  if (r.status === 401 && c.target.tokenSource === 'none') c.io.stderr.write(`mas: no token: pass --token, set MAS_TOKEN, or put {"token": "…"} in ${c.target.configFile}\n`);
+  if (r.status === 401 && c.target.tokenSource === 'none')
+    c.io.stderr.write(`mas: no token: pass --token, set MAS_TOKEN, or put {"token": "…"} in ${c.target.configFile}\n`);
   throw new Exit(r.status >= 500 ? EXIT.unreachable : EXIT.refused);
 }
 
-async function importFile(c: Context, file: string, o: { filename?: string; title?: string; language?: string; model?: string; provider?: string; wait?: boolean; timeout?: number }): Promise<void> {
+async function importFile(
+  c: Context,
+  file: string,
+  o: { filename?: string; title?: string; language?: string; model?: string; provider?: string; wait?: boolean; timeout?: number },
+): Promise<void> {
   const fromStdin = file === '-';
-  if (fromStdin && o.filename === undefined) throw new UsageError('importing from stdin needs --filename (its extension names the format, e.g. call.mp3)');
+  if (fromStdin && o.filename === undefined)
+    throw new UsageError('importing from stdin needs --filename (its extension names the format, e.g. call.mp3)');
   if (!fromStdin && (!existsSync(file) || !statSync(file).isFile())) throw new UsageError(`${file}: no such file`);
   const name = o.filename ?? path.basename(file);
   const total = fromStdin ? null : statSync(file).size;
   const started = performance.now();
   let last = { sent: 0, total };
   let answered = false;
-  const r = await c.client.importAudio(fromStdin ? (c.io.stdin as NodeJS.ReadableStream & AsyncIterable<Uint8Array>) : createReadStream(file, { highWaterMark: 256 * 1024 }), {
-    filename: name,
-    ...(total !== null ? { size: total } : {}),
-    ...dropUndefined({ title: o.title, language: o.language, model: o.model, provider: o.provider }),
-    onProgress: (p) => {
-      if (answered) return; // a last callback after an early answer (413, 429) must not draw over it
-      last = p;
-      c.progress.update(uploadLine(name, p.sent, p.total, performance.now() - started));
+  const r = await c.client.importAudio(
+    fromStdin ? (c.io.stdin as NodeJS.ReadableStream & AsyncIterable<Uint8Array>) : createReadStream(file, { highWaterMark: 256 * 1024 }),
+    {
+      filename: name,
+      ...(total !== null ? { size: total } : {}),
+      ...dropUndefined({ title: o.title, language: o.language, model: o.model, provider: o.provider }),
+      onProgress: (p) => {
+        if (answered) return; // a last callback after an early answer (413, 429) must not draw over it
+        last = p;
+        c.progress.update(uploadLine(name, p.sent, p.total, performance.now() - started));
+      },
+      signal: c.io.signal,
     },
-    signal: c.io.signal,
-  });
+  );
   answered = true;
   c.progress.done(uploadLine(name, last.sent, last.total, performance.now() - started));
   if (!r.ok) fail(c, r);
@@ -609,7 +747,12 @@ async function followJob(c: Context, id: string, timeoutSeconds: number | undefi
     return j.ok ? jobLine(j.data) : undefined;
   });
   try {
-    await untilEvent(c, timeoutSeconds, (seconds) => c.client.wait('waitJob', { path: { id }, query: { timeout: seconds }, signal: c.io.signal }), `job ${id}`);
+    await untilEvent(
+      c,
+      timeoutSeconds,
+      (seconds) => c.client.wait('waitJob', { path: { id }, query: { timeout: seconds }, signal: c.io.signal }),
+      `job ${id}`,
+    );
   } finally {
     stopPolling();
   }
@@ -627,20 +770,32 @@ async function followSummary(c: Context, id: string, operationId: string, timeou
   });
   let event: string;
   try {
-    event = await untilEvent(c, timeoutSeconds, (seconds) => c.client.wait('waitSummaryOperation', { path, query: { timeout_ms: seconds * 1000 }, signal: c.io.signal }), `summary operation ${operationId}`);
+    event = await untilEvent(
+      c,
+      timeoutSeconds,
+      (seconds) => c.client.wait('waitSummaryOperation', { path, query: { timeout_ms: seconds * 1000 }, signal: c.io.signal }),
+      `summary operation ${operationId}`,
+    );
   } finally {
     stopPolling();
   }
   const s = await c.client.call('getSummaryOperation', { path, signal: c.io.signal });
   if (!s.ok) fail(c, s);
   c.progress.done(`Summary ${operationId}  ${s.data.state}`);
-  c.io.stdout.write(c.asJson ? json(s.data) : fields(s.data, ['operation_id', 'meeting_id', 'state', 'template_id', 'model', 'error', 'finished_at']));
+  c.io.stdout.write(
+    c.asJson ? json(s.data) : fields(s.data, ['operation_id', 'meeting_id', 'state', 'template_id', 'model', 'error', 'finished_at']),
+  );
   if (event !== 'summary.completed') throw new Exit(EXIT.refused);
 }
 
 async function followRecording(c: Context, until: 'started' | 'stopped', timeoutSeconds: number | undefined): Promise<void> {
   c.progress.update(`Waiting until recording has ${until}…`, true);
-  const event = await untilEvent(c, timeoutSeconds, (seconds) => c.client.wait('waitRecording', { query: { until, timeout: seconds }, signal: c.io.signal }), `recording ${until}`);
+  const event = await untilEvent(
+    c,
+    timeoutSeconds,
+    (seconds) => c.client.wait('waitRecording', { query: { until, timeout: seconds }, signal: c.io.signal }),
+    `recording ${until}`,
+  );
   const r = await c.client.call('getRecording', { signal: c.io.signal });
   if (!r.ok) fail(c, r);
   c.progress.done(`Recording ${r.data.state}`);
@@ -652,7 +807,12 @@ async function followRecording(c: Context, until: 'started' | 'stopped', timeout
  * Opens waits until one ends with a real event; a timeout event re-opens the
  * wait (the service caps one at an hour) unless the caller's --timeout is spent.
  */
-async function untilEvent<O extends WaitOperation>(c: Context, timeoutSeconds: number | undefined, open: (seconds: number) => Promise<WaitResult<O>>, what: string): Promise<string> {
+async function untilEvent<O extends WaitOperation>(
+  c: Context,
+  timeoutSeconds: number | undefined,
+  open: (seconds: number) => Promise<WaitResult<O>>,
+  what: string,
+): Promise<string> {
   const deadline = timeoutSeconds === undefined ? null : performance.now() + timeoutSeconds * 1000;
   for (;;) {
     const left = deadline === null ? 3600 : Math.max(0, Math.ceil((deadline - performance.now()) / 1000));
@@ -768,4 +928,3 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return EXIT.unreachable;
   }
 }
-

@@ -25,7 +25,8 @@ export class UsageError extends Error {
 }
 
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : path.join(os.homedir(), '.config');
+  const base =
+    env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : path.join(os.homedir(), '.config');
   return path.join(base, 'mas', 'config.json');
 }
 
@@ -37,7 +38,8 @@ export function readConfigFile(file: string): ConfigFile {
   } catch (err) {
     throw new UsageError(`${file} is not valid JSON: ${(err as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${file} must hold a JSON object like {"token": "mas_…"}`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${file} must hold a JSON object like {"token": "mas_…"}`);
   const c = parsed as Record<string, unknown>;
   for (const key of ['token', 'base_url', 'ca'] as const) {
     if (c[key] !== undefined && typeof c[key] !== 'string') throw new UsageError(`${file}: ${key} must be a string`);
@@ -56,12 +58,22 @@ export interface Target {
   configFile: string;
 }
 
-export function resolveTarget(flags: { baseUrl?: string; token?: string; ca?: string; insecure?: boolean }, env: NodeJS.ProcessEnv = process.env): Target {
+export function resolveTarget(
+  flags: { baseUrl?: string; token?: string; ca?: string; insecure?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): Target {
   const configFile = configFilePath(env);
   const file = readConfigFile(configFile);
   const nonEmpty = (v: string | undefined) => (v !== undefined && v !== '' ? v : undefined);
   const token = nonEmpty(flags.token) ?? nonEmpty(env['MAS_TOKEN']) ?? nonEmpty(file.token);
-  const tokenSource = nonEmpty(flags.token) !== undefined ? 'option' : nonEmpty(env['MAS_TOKEN']) !== undefined ? 'environment' : nonEmpty(file.token) !== undefined ? 'config file' : 'none';
+  const tokenSource =
+    nonEmpty(flags.token) !== undefined
+      ? 'option'
+      : nonEmpty(env['MAS_TOKEN']) !== undefined
+        ? 'environment'
+        : nonEmpty(file.token) !== undefined
+          ? 'config file'
+          : 'none';
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env['MAS_BASE_URL']) ?? nonEmpty(file.base_url) ?? DEFAULT_BASE_URL;
   try {
     const u = new URL(baseUrl);

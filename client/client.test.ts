@@ -19,7 +19,10 @@ let mas: MasClient;
 
 before(async () => {
   stage = await startStage();
-  mas = new MasClient({ baseUrl: stage.ref.baseUrl, token: await stage.token(['read', 'write', 'record', 'delete'], { kind: 'first_party' }) });
+  mas = new MasClient({
+    baseUrl: stage.ref.baseUrl,
+    token: await stage.token(['read', 'write', 'record', 'delete'], { kind: 'first_party' }),
+  });
 });
 
 after(async () => {
@@ -156,8 +159,14 @@ test('a real webhook delivery verifies with its secret; a changed body or secret
     assert.deepEqual(verifyWebhookDelivery({ secret, headers, rawBody: tampered }), { ok: false, reason: 'signature_mismatch' });
     assert.deepEqual(verifyWebhookDelivery({ secret: `${secret}x`, headers, rawBody: body }), { ok: false, reason: 'signature_mismatch' });
     const late = Number(headers['x-service-timestamp']) + 301;
-    assert.deepEqual(verifyWebhookDelivery({ secret, headers, rawBody: body, now: late }), { ok: false, reason: 'timestamp_out_of_tolerance' });
-    const fetchStyle = new Headers({ 'X-Service-Signature': String(headers['x-service-signature']), 'X-Service-Timestamp': String(headers['x-service-timestamp']) });
+    assert.deepEqual(verifyWebhookDelivery({ secret, headers, rawBody: body, now: late }), {
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    const fetchStyle = new Headers({
+      'X-Service-Signature': String(headers['x-service-signature']),
+      'X-Service-Timestamp': String(headers['x-service-timestamp']),
+    });
     assert.deepEqual(verifyWebhookDelivery({ secret, headers: fetchStyle, rawBody: body }), { ok: true });
   } finally {
     await new Promise<void>((r) => receiver.close(() => r()));

@@ -57,9 +57,8 @@ type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
 /** The body of a success: the JSON DTO, or the text of a rendered export. */
 export type Data<O extends OperationId> = ContentOf<Responses<O>[SuccessStatus<O>]>;
 /** The error of a failure: the envelope's `error` with `code` narrowed to the codes the operation documents. */
-export type ApiErrorOf<O extends OperationId> = NonNullable<ContentOf<Responses<O>[ErrorStatus<O>]>> extends infer E
-  ? E extends { error: infer X } ? X : never
-  : never;
+export type ApiErrorOf<O extends OperationId> =
+  NonNullable<ContentOf<Responses<O>[ErrorStatus<O>]>> extends infer E ? (E extends { error: infer X } ? X : never) : never;
 
 export type ApiResult<O extends OperationId> =
   | { ok: true; status: number; data: Data<O>; headers: http.IncomingHttpHeaders }
@@ -135,12 +134,17 @@ export class MasClient {
 
   constructor(opts: MasClientOptions) {
     this.baseUrl = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
-    if (this.baseUrl.protocol !== 'http:' && this.baseUrl.protocol !== 'https:') throw new TypeError(`the base URL must be http:// or https://, got ${opts.baseUrl}`);
+    if (this.baseUrl.protocol !== 'http:' && this.baseUrl.protocol !== 'https:')
+      throw new TypeError(`the base URL must be http:// or https://, got ${opts.baseUrl}`);
     this.#token = opts.token;
     this.#userAgent = opts.userAgent ?? 'mas-client';
     this.#agent =
       this.baseUrl.protocol === 'https:'
-        ? new https.Agent({ keepAlive: false, rejectUnauthorized: opts.insecure !== true, ...(opts.ca !== undefined ? { ca: opts.ca } : {}) })
+        ? new https.Agent({
+            keepAlive: false,
+            rejectUnauthorized: opts.insecure !== true,
+            ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+          })
         : new http.Agent({ keepAlive: false });
   }
 
@@ -150,7 +154,8 @@ export class MasClient {
     const params = (args.path ?? {}) as Record<string, unknown>;
     const filled = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
       const value = params[name];
-      if (value === undefined || value === null || scalarText(value) === '') throw new TypeError(`${operationId}: path parameter ${name} is missing`);
+      if (value === undefined || value === null || scalarText(value) === '')
+        throw new TypeError(`${operationId}: path parameter ${name} is missing`);
       return encodeURIComponent(scalarText(value));
     });
     const url = new URL(filled.slice(1), this.baseUrl);
@@ -161,12 +166,21 @@ export class MasClient {
   }
 
   /** Calls one operation by its operationId. */
-  async call<O extends OperationId>(operationId: O, ...rest: object extends CallArgs<O> ? [CallArgs<O>?] : [CallArgs<O>]): Promise<ApiResult<O>> {
+  async call<O extends OperationId>(
+    operationId: O,
+    ...rest: object extends CallArgs<O> ? [CallArgs<O>?] : [CallArgs<O>]
+  ): Promise<ApiResult<O>> {
     const args = (rest[0] ?? {}) as { path?: object; query?: object; body?: unknown; signal?: AbortSignal };
     const body = args.body === undefined ? undefined : Buffer.from(JSON.stringify(args.body));
-    const res = await this.#send(ROUTES[operationId].method, this.url(operationId, args), {
-      ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}),
-    }, body, args.signal);
+    const res = await this.#send(
+      ROUTES[operationId].method,
+      this.url(operationId, args),
+      {
+        ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}),
+      },
+      body,
+      args.signal,
+    );
     return (await readResult(res)) as ApiResult<O>;
   }
 
@@ -202,7 +216,10 @@ export class MasClient {
    * event, which is not an error). An error status before the stream opens
    * comes back as `{ok: false}` like any call.
    */
-  async wait<O extends WaitOperation>(operationId: O, ...rest: object extends CallArgs<O> ? [CallArgs<O>?] : [CallArgs<O>]): Promise<WaitResult<O>> {
+  async wait<O extends WaitOperation>(
+    operationId: O,
+    ...rest: object extends CallArgs<O> ? [CallArgs<O>?] : [CallArgs<O>]
+  ): Promise<WaitResult<O>> {
     const args = (rest[0] ?? {}) as { path?: object; query?: object; signal?: AbortSignal };
     const res = await this.#send('GET', this.url(operationId, args), { Accept: 'text/event-stream' }, undefined, args.signal);
     const type = res.headers['content-type'] ?? '';
@@ -246,7 +263,11 @@ export class MasClient {
 }
 
 /** Writes an upload body, honouring backpressure, and stops once the service has answered (an early 413 or 429). */
-async function pump(req: http.ClientRequest, body: { stream: AsyncIterable<Uint8Array>; total: number | null; onProgress?: (p: UploadProgress) => void }, responded: () => boolean): Promise<void> {
+async function pump(
+  req: http.ClientRequest,
+  body: { stream: AsyncIterable<Uint8Array>; total: number | null; onProgress?: (p: UploadProgress) => void },
+  responded: () => boolean,
+): Promise<void> {
   let sent = 0;
   try {
     body.onProgress?.({ sent, total: body.total });
@@ -291,7 +312,9 @@ async function readBody(stream: http.IncomingMessage): Promise<Buffer> {
 }
 
 /** Turns a response into a result: JSON or text data on 2xx, the envelope's error otherwise. */
-async function readResult(res: RawResponse): Promise<{ ok: boolean; status: number; headers: http.IncomingHttpHeaders; data?: unknown; error?: unknown }> {
+async function readResult(
+  res: RawResponse,
+): Promise<{ ok: boolean; status: number; headers: http.IncomingHttpHeaders; data?: unknown; error?: unknown }> {
   const raw = await readBody(res.stream);
   const type = res.headers['content-type'] ?? '';
   const isJson = type.startsWith('application/json');
@@ -308,7 +331,9 @@ async function readResult(res: RawResponse): Promise<{ ok: boolean; status: numb
   }
   const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   if (error === undefined || typeof error.code !== 'string' || typeof error.message !== 'string') {
-    throw new TransportError(`HTTP ${res.status} without the API's error envelope (is ${res.status === 404 ? 'the base URL' : 'this'} the service?)`);
+    throw new TransportError(
+      `HTTP ${res.status} without the API's error envelope (is ${res.status === 404 ? 'the base URL' : 'this'} the service?)`,
+    );
   }
   return { ok: false, status: res.status, headers: res.headers, error };
 }

@@ -27,7 +27,11 @@ export interface Stage {
 export async function startStage(): Promise<Stage> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'mas-client-'));
   const audio = path.join(tmp, 'tiny.mp3');
-  const rendered = spawnSync(process.execPath, [path.join(ROOT, 'simulator', 'cli.ts'), 'render', 'tiny', '--format', 'mp3', '--out', audio], { encoding: 'utf8' });
+  const rendered = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'simulator', 'cli.ts'), 'render', 'tiny', '--format', 'mp3', '--out', audio],
+    { encoding: 'utf8' },
+  );
   if (rendered.status !== 0) throw new Error(`simulator render failed: ${rendered.stderr}`);
   const ref = await startReference();
   const control: Stage['control'] = (method, route, body) => httpJson(method, `${ref.controlUrl}${route}`, ref.controlSecret, body);

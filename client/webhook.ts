@@ -19,7 +19,8 @@ export type WebhookEventName = keyof webhooks;
 export type HeaderSource = Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   const value = record[name.toLowerCase()] ?? record[name];
   return Array.isArray(value) ? value[0] : value;

@@ -126,7 +126,11 @@ export function createApp(deps: AppDeps): express.Express {
   const routes = new RouteTable(
     // The one place the typed handlers meet the untyped request: serve() parses
     // params, query and body by this same row, which is what HandlerFor promises.
-    (OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: route(op, HANDLERS[op.operationId as OperationId] as Handler) })),
+    (OPERATIONS as readonly Operation[]).map((op) => ({
+      method: op.method,
+      path: op.path,
+      entry: route(op, HANDLERS[op.operationId as OperationId] as Handler),
+    })),
   );
   const auth: AuthDeps = { settings: () => deps.settings.get(), tokens: deps.tokens, counters: deps.counters };
   if (deps.accessLog !== undefined) app.use(accessLog(deps.accessLog, routeTemplate));
@@ -219,7 +223,14 @@ function route(op: Operation, handler: Handler): Route {
  * to the reply for the rows without a body (most reads); returns a promise
  * only when something is awaited.
  */
-function serve(route: Route, params: Record<string, string>, deps: AppDeps, auth: AuthDeps, req: Request, res: Response): Promise<void> | undefined {
+function serve(
+  route: Route,
+  params: Record<string, string>,
+  deps: AppDeps,
+  auth: AuthDeps,
+  req: Request,
+  res: Response,
+): Promise<void> | undefined {
   const { op, handler } = route;
   const caller = authorize(req, op, auth);
 

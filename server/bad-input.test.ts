@@ -207,7 +207,9 @@ function snapshot(): string {
     out[name] = gw.db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" ORDER BY rowid`).all();
   }
   out['files'] = listFiles(gw.dataDir);
-  return JSON.stringify(out, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+  return JSON.stringify(out, (_k, v: unknown) =>
+    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v,
+  );
 }
 
 function listFiles(root: string): string[] {
@@ -261,7 +263,23 @@ interface RequestSpec {
 
 const COMMON_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 /** Methods node's HTTP parser knows (an unknown token is refused before Express runs). */
-const ODD_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'PURGE', 'TRACE', 'SEARCH', 'REPORT', 'LOCK', 'UNLOCK', 'COPY', 'MOVE', 'QUERY', 'LINK', 'M-SEARCH', 'NOTIFY'];
+const ODD_METHODS = [
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'PURGE',
+  'TRACE',
+  'SEARCH',
+  'REPORT',
+  'LOCK',
+  'UNLOCK',
+  'COPY',
+  'MOVE',
+  'QUERY',
+  'LINK',
+  'M-SEARCH',
+  'NOTIFY',
+];
 
 const methodArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...COMMON_METHODS) },
@@ -364,7 +382,11 @@ function mutatePath(parts: PathPart[], mutation: PathMutation, extra: string): P
     case 'double-slash':
       return ['/', ...parts];
     case 'encoded-char':
-      return parts.map((p, i) => (i === literalIndex && typeof p === 'string' ? p.replace(/[a-z]/, (c) => pct(c) === c ? `%${c.charCodeAt(0).toString(16)}` : pct(c)) : p));
+      return parts.map((p, i) =>
+        i === literalIndex && typeof p === 'string'
+          ? p.replace(/[a-z]/, (c) => (pct(c) === c ? `%${c.charCodeAt(0).toString(16)}` : pct(c)))
+          : p,
+      );
     case 'suffix':
       return [...parts, '/', extra];
     case 'v2':
@@ -374,7 +396,20 @@ function mutatePath(parts: PathPart[], mutation: PathMutation, extra: string): P
 
 const mutationArb: fc.Arbitrary<PathMutation> = fc.oneof(
   { weight: 10, arbitrary: fc.constant<PathMutation>('none') },
-  { weight: 5, arbitrary: fc.constantFrom<PathMutation>('trailing', 'upper', 'first-upper', 'dot', 'dotdot', 'double-slash', 'encoded-char', 'suffix', 'v2') },
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom<PathMutation>(
+      'trailing',
+      'upper',
+      'first-upper',
+      'dot',
+      'dotdot',
+      'double-slash',
+      'encoded-char',
+      'suffix',
+      'v2',
+    ),
+  },
 );
 
 const TABLE_PATHS = [...new Set((OPERATIONS as readonly Operation[]).map((op) => op.path))];
@@ -416,7 +451,22 @@ const pathArb: fc.Arbitrary<PathPart[]> = fc.oneof(
   { weight: 1, arbitrary: unknownPathArb },
 );
 
-const QUERY_KEYS = ['limit', 'offset', 'q', 'format', 'delete_files', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'limit[]', 'limit[0]', 'q[a]', 'prototype', ''];
+const QUERY_KEYS = [
+  'limit',
+  'offset',
+  'q',
+  'format',
+  'delete_files',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'limit[]',
+  'limit[0]',
+  'q[a]',
+  'prototype',
+  '',
+];
 const QUERY_VALUES = [
   '',
   '0',
@@ -482,7 +532,10 @@ const queryValueArb: fc.Arbitrary<string> = fc.oneof(
 
 const queryPairArb: fc.Arbitrary<string> = fc
   .tuple(
-    fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }).map(pct) }),
+    fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom(...QUERY_KEYS) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }).map(pct) },
+    ),
     fc.option(queryValueArb, { nil: null, freq: 8 }),
   )
   .map(([k, v]) => (v === null ? k : `${k}=${v}`));
@@ -490,7 +543,10 @@ const queryPairArb: fc.Arbitrary<string> = fc
 const queryArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constant('') },
   { weight: 6, arbitrary: fc.array(queryPairArb, { minLength: 1, maxLength: 5 }).map((pairs) => `?${pairs.join('&')}`) },
-  { weight: 1, arbitrary: fc.constantFrom('?', '??', '?&&', '?&=&', '?=', '?q', '?q=budget#frag', '?q=budget;limit=1', '?limit=1&limit=2', '?q=a&q=b') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('?', '??', '?&&', '?&=&', '?=', '?q', '?q=budget#frag', '?q=budget;limit=1', '?limit=1&limit=2', '?q=a&q=b'),
+  },
 );
 
 const authArb: fc.Arbitrary<AuthSpec> = fc.oneof(
@@ -500,16 +556,43 @@ const authArb: fc.Arbitrary<AuthSpec> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('token' as const),
       slot: fc.nat({ max: 19 }),
-      scheme: fc.oneof({ weight: 8, arbitrary: fc.constant('Bearer ') }, { weight: 2, arbitrary: fc.constantFrom('bearer  ', 'BEARER ', 'Bearer\t', 'Bearer', 'Token ', 'Basic ', ' Bearer ') }),
-      trailing: fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' ', '  ', ' x', 'x', '\t', ',', '\u00e9') }),
+      scheme: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('Bearer ') },
+        { weight: 2, arbitrary: fc.constantFrom('bearer  ', 'BEARER ', 'Bearer\t', 'Bearer', 'Token ', 'Basic ', ' Bearer ') },
+      ),
+      trailing: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('') },
+        { weight: 1, arbitrary: fc.constantFrom(' ', '  ', ' x', 'x', '\t', ',', '\u00e9') },
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.constant<AuthSpec>({ kind: 'disabled' }) },
-  { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 60 }).map((value): AuthSpec => ({ kind: 'unknown', value })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 60 })
+      .map((value): AuthSpec => ({ kind: 'unknown', value })),
+  },
   {
     weight: 2,
     arbitrary: fc
-      .constantFrom('Bearer', 'Bearer ', 'Basic x', 'Basic dXNlcjpwYXNz', 'bearer', 'Bearer a b', 'Bearer mas_', 'Bearer \u00e9\u00ff', `Bearer ${'x'.repeat(513)}`, `Bearer ${'x'.repeat(8000)}`, '', ' ', 'Digest x', 'Bearer\t\ttok', 'Bearer "tok"')
+      .constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic x',
+        'Basic dXNlcjpwYXNz',
+        'bearer',
+        'Bearer a b',
+        'Bearer mas_',
+        'Bearer \u00e9\u00ff',
+        `Bearer ${'x'.repeat(513)}`,
+        `Bearer ${'x'.repeat(8000)}`,
+        '',
+        ' ',
+        'Digest x',
+        'Bearer\t\ttok',
+        'Bearer "tok"',
+      )
       .map((value): AuthSpec => ({ kind: 'raw', value })),
   },
   { weight: 1, arbitrary: fc.nat({ max: 19 }).map((slot): AuthSpec => ({ kind: 'twice', slot })) },
@@ -576,7 +659,11 @@ const validShapeArb: fc.Arbitrary<unknown> = fc.oneof(
   ),
   fc.record({ title: fc.string({ unit: 'grapheme', maxLength: 40 }) }),
   fc.record({ text: fc.string({ unit: 'binary', maxLength: 60 }) }),
-  fc.record({ labels: fc.dictionary(fc.string({ maxLength: 6 }), fc.option(fc.string({ unit: 'grapheme', maxLength: 10 }), { nil: null }), { maxKeys: 4 }) }),
+  fc.record({
+    labels: fc.dictionary(fc.string({ maxLength: 6 }), fc.option(fc.string({ unit: 'grapheme', maxLength: 10 }), { nil: null }), {
+      maxKeys: 4,
+    }),
+  }),
   fc.record({ enabled: fc.boolean(), threshold: fc.double() }),
 );
 
@@ -656,16 +743,19 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...INVALID_JSON).map((text): BodySpec => ({ kind: 'text', text })) },
   {
     weight: 2,
-    arbitrary: fc
-      .tuple(fc.oneof(validShapeArb, fc.jsonValue({ maxDepth: 3 })), fc.nat())
-      .map(([value, cut]): BodySpec => {
-        const text = JSON.stringify(value) ?? 'null';
-        return { kind: 'text', text: text.slice(0, text.length > 1 ? cut % (text.length - 1) : 0) };
-      }),
+    arbitrary: fc.tuple(fc.oneof(validShapeArb, fc.jsonValue({ maxDepth: 3 })), fc.nat()).map(([value, cut]): BodySpec => {
+      const text = JSON.stringify(value) ?? 'null';
+      return { kind: 'text', text: text.slice(0, text.length > 1 ? cut % (text.length - 1) : 0) };
+    }),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map((text): BodySpec => ({ kind: 'text', text })) },
   { weight: 1, arbitrary: controlArb.map((c): BodySpec => ({ kind: 'text', text: `{"title":"${c}"}` })) },
-  { weight: 2, arbitrary: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 }).map((bytes): BodySpec => ({ kind: 'bytes', bytes })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 })
+      .map((bytes): BodySpec => ({ kind: 'bytes', bytes })),
+  },
   {
     weight: 1,
     arbitrary: fc.constantFrom<BodySpec>(
@@ -681,7 +771,10 @@ const bodyArb: fc.Arbitrary<BodySpec> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .record({ depth: fc.constantFrom(64, 512, 1_000, 10_000), shape: fc.constantFrom('array' as const, 'object' as const, 'title' as const, 'labels' as const, 'config' as const) })
+      .record({
+        depth: fc.constantFrom(64, 512, 1_000, 10_000),
+        shape: fc.constantFrom('array' as const, 'object' as const, 'title' as const, 'labels' as const, 'config' as const),
+      })
       .map((d): BodySpec => ({ kind: 'deep', ...d })),
   },
   {
@@ -733,34 +826,40 @@ const anyRequestArb: fc.Arbitrary<RequestSpec> = fc.record({
 });
 
 /** A table route with its own method, every scope set, and bodies aimed at its schema. */
-const tableRequestArb: fc.Arbitrary<RequestSpec> = fc
-  .constantFrom(...(OPERATIONS as readonly Operation[]))
-  .chain((op) =>
-    fc.record({
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(op.method.toUpperCase()) }, { weight: 1, arbitrary: methodArb }),
-      path: fc.tuple(templatePathArb(op.path), mutationArb, segmentArb).map(([parts, m, extra]) => mutatePath(parts, m, extra)),
-      query: fc.oneof(
-        {
-          weight: 4,
-          arbitrary: fc
-            .array(
-              fc.tuple(fc.constantFrom(...Object.keys(op.query ?? { limit: null }), '__proto__'), queryValueArb).map(([k, v]) => `${k}=${v}`),
-              { maxLength: 3 },
-            )
-            .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`)),
-        },
-        { weight: 1, arbitrary: queryArb },
-      ),
-      auth: fc.oneof(
-        { weight: 8, arbitrary: fc.record({ kind: fc.constant('token' as const), slot: fc.nat({ max: 19 }), scheme: fc.constant('Bearer '), trailing: fc.constant('') }) },
-        { weight: 1, arbitrary: authArb },
-      ),
-      contentType: contentTypeArb,
-      body: op.body === undefined ? fc.option(bodyArb, { nil: null, freq: 5 }) : fc.option(bodyArb, { nil: null, freq: 10 }),
-      chunked: fc.boolean(),
-      extraHeaders: extraHeadersArb,
-    }),
-  );
+const tableRequestArb: fc.Arbitrary<RequestSpec> = fc.constantFrom(...(OPERATIONS as readonly Operation[])).chain((op) =>
+  fc.record({
+    method: fc.oneof({ weight: 9, arbitrary: fc.constant(op.method.toUpperCase()) }, { weight: 1, arbitrary: methodArb }),
+    path: fc.tuple(templatePathArb(op.path), mutationArb, segmentArb).map(([parts, m, extra]) => mutatePath(parts, m, extra)),
+    query: fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .array(
+            fc.tuple(fc.constantFrom(...Object.keys(op.query ?? { limit: null }), '__proto__'), queryValueArb).map(([k, v]) => `${k}=${v}`),
+            { maxLength: 3 },
+          )
+          .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`)),
+      },
+      { weight: 1, arbitrary: queryArb },
+    ),
+    auth: fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          kind: fc.constant('token' as const),
+          slot: fc.nat({ max: 19 }),
+          scheme: fc.constant('Bearer '),
+          trailing: fc.constant(''),
+        }),
+      },
+      { weight: 1, arbitrary: authArb },
+    ),
+    contentType: contentTypeArb,
+    body: op.body === undefined ? fc.option(bodyArb, { nil: null, freq: 5 }) : fc.option(bodyArb, { nil: null, freq: 10 }),
+    chunked: fc.boolean(),
+    extraHeaders: extraHeadersArb,
+  }),
+);
 
 /** Write routes with a token that may call them, and nothing but bodies varying. */
 const bodyRequestArb: fc.Arbitrary<RequestSpec> = fc
@@ -939,8 +1038,13 @@ function leaks(message: string): string | null {
 }
 
 function describeSent(req: Sent): string {
-  const bodyInfo = req.body === null ? 'no body' : `${req.body.length} body bytes${req.chunked ? ' (chunked)' : ''}: ${JSON.stringify(req.body.subarray(0, 120).toString('latin1'))}`;
-  const headers = JSON.stringify(req.headers, (_k, v: unknown) => (typeof v === 'string' && v.length > 100 ? `${v.slice(0, 100)}…(${v.length})` : v));
+  const bodyInfo =
+    req.body === null
+      ? 'no body'
+      : `${req.body.length} body bytes${req.chunked ? ' (chunked)' : ''}: ${JSON.stringify(req.body.subarray(0, 120).toString('latin1'))}`;
+  const headers = JSON.stringify(req.headers, (_k, v: unknown) =>
+    typeof v === 'string' && v.length > 100 ? `${v.slice(0, 100)}…(${v.length})` : v,
+  );
   const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…(${req.path.length})` : req.path;
   return `${req.method} ${path} headers=${headers} ${bodyInfo}`;
 }
@@ -1061,7 +1165,22 @@ interface RawSpec {
   framing: 'length' | 'none' | 'chunked' | 'bad-chunked';
 }
 
-const RAW_METHODS = ['GET', 'PATCH', 'PUT', 'FOO', 'get', 'Get', 'G\u00e9T', 'GET\u0000', 'PROPFIND', 'BREW', 'GET/', 'HTTP/1.1', 'QUERY', 'PRI'];
+const RAW_METHODS = [
+  'GET',
+  'PATCH',
+  'PUT',
+  'FOO',
+  'get',
+  'Get',
+  'G\u00e9T',
+  'GET\u0000',
+  'PROPFIND',
+  'BREW',
+  'GET/',
+  'HTTP/1.1',
+  'QUERY',
+  'PRI',
+];
 const RAW_TARGET_JUNK = [
   '\u00e9',
   '\u00ff\u00fe',
@@ -1106,7 +1225,10 @@ const RAW_JUNK_HEADERS = [
 ];
 
 const rawSpecArb: fc.Arbitrary<RawSpec> = fc.record({
-  method: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('GET', 'PATCH', 'PUT') }, { weight: 2, arbitrary: fc.constantFrom(...RAW_METHODS) }),
+  method: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('GET', 'PATCH', 'PUT') },
+    { weight: 2, arbitrary: fc.constantFrom(...RAW_METHODS) },
+  ),
   target: fc.oneof(
     {
       weight: 3,
@@ -1133,7 +1255,10 @@ const rawSpecArb: fc.Arbitrary<RawSpec> = fc.record({
   // Always a Host header: an HTTP/1.1 request without one is a known bug (see the bug tests).
   host: fc.constant(true),
   auth: fc.boolean(),
-  junk: fc.oneof({ weight: 1, arbitrary: fc.constant<string[]>([]) }, { weight: 3, arbitrary: fc.array(fc.constantFrom(...RAW_JUNK_HEADERS), { minLength: 1, maxLength: 2 }) }),
+  junk: fc.oneof(
+    { weight: 1, arbitrary: fc.constant<string[]>([]) },
+    { weight: 3, arbitrary: fc.array(fc.constantFrom(...RAW_JUNK_HEADERS), { minLength: 1, maxLength: 2 }) },
+  ),
   body: fc.constantFrom('', '{"title":"raw"}', '{"labels":{"S1":"x"}}', '{', '\u00ff'),
   framing: fc.constantFrom('length' as const, 'none' as const, 'chunked' as const, 'bad-chunked' as const),
 });
@@ -1167,12 +1292,19 @@ function sendRaw(bytes: Buffer, timeoutMs = 5_000, toPort = port): Promise<Recei
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      if (err !== null) { reject(err); return; }
+      if (err !== null) {
+        reject(err);
+        return;
+      }
       const parsed = parseRawResponse(Buffer.concat(chunks));
-      if (parsed === null) reject(new Error(`no complete HTTP response; got ${JSON.stringify(Buffer.concat(chunks).subarray(0, 200).toString('latin1'))}`));
+      if (parsed === null)
+        reject(new Error(`no complete HTTP response; got ${JSON.stringify(Buffer.concat(chunks).subarray(0, 200).toString('latin1'))}`));
       else resolve(parsed);
     };
-    const timer = setTimeout(() => finish(parseRawResponse(Buffer.concat(chunks)) === null ? new Error(`no answer within ${timeoutMs} ms`) : null), timeoutMs);
+    const timer = setTimeout(
+      () => finish(parseRawResponse(Buffer.concat(chunks)) === null ? new Error(`no answer within ${timeoutMs} ms`) : null),
+      timeoutMs,
+    );
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       if (parseRawResponse(Buffer.concat(chunks)) !== null) finish(null);
@@ -1304,13 +1436,22 @@ describe('bad input, random requests (property-based)', () => {
           extraHeaders: {},
         };
         const res = await exercise(spec);
-        const allowed = satisfies(tokenSlot.scopes.filter((s): s is (typeof SCOPES)[number] => (SCOPES as readonly string[]).includes(s)), op.scope);
+        const allowed = satisfies(
+          tokenSlot.scopes.filter((s): s is (typeof SCOPES)[number] => (SCOPES as readonly string[]).includes(s)),
+          op.scope,
+        );
         const code = res.status >= 400 ? (JSON.parse(res.body.toString('utf8')) as { error: { code: string } }).error.code : null;
         if (allowed && KNOWN_GOOD.has(op.operationId)) {
-          assert.ok(res.status >= 200 && res.status < 300, `${op.operationId} with ${tokenSlot.label} should pass, got ${res.status} ${code}`);
+          assert.ok(
+            res.status >= 200 && res.status < 300,
+            `${op.operationId} with ${tokenSlot.label} should pass, got ${res.status} ${code}`,
+          );
         } else if (allowed) {
           // A later route whose valid request this file does not know: the scope gate must at least let it through.
-          assert.ok(res.status !== 401 && code !== 'insufficient_scope', `${op.operationId} with ${tokenSlot.label}: ${res.status} ${code}`);
+          assert.ok(
+            res.status !== 401 && code !== 'insufficient_scope',
+            `${op.operationId} with ${tokenSlot.label}: ${res.status} ${code}`,
+          );
         } else {
           assert.equal(code, 'insufficient_scope', `${op.operationId} with ${tokenSlot.label}`);
         }
@@ -1385,7 +1526,9 @@ describe('bad input, examples', () => {
   });
 
   test('a 1.5 MB JSON body with its length declared is refused with 413 payload_too_large', async () => {
-    const res = await exercise(base({ method: 'PATCH', path: ['/v1/meetings/', { meeting: 0 }], body: { kind: 'huge', bytes: 1_500_000, shape: 'title' } }));
+    const res = await exercise(
+      base({ method: 'PATCH', path: ['/v1/meetings/', { meeting: 0 }], body: { kind: 'huge', bytes: 1_500_000, shape: 'title' } }),
+    );
     assert.equal(res.status, 413);
     assert.equal(errorCode(res), 'payload_too_large');
   });
@@ -1431,7 +1574,12 @@ describe('bad input, examples', () => {
     // same socket got no answer and was reset when the keep-alive timeout
     // fired. exercise() probes the connection after every request.
     const res = await exercise(
-      base({ method: 'PATCH', path: ['/v1/meetings/', { meeting: 0 }], body: { kind: 'huge', bytes: 1_500_000, shape: 'title' }, chunked: true }),
+      base({
+        method: 'PATCH',
+        path: ['/v1/meetings/', { meeting: 0 }],
+        body: { kind: 'huge', bytes: 1_500_000, shape: 'title' },
+        chunked: true,
+      }),
     );
     assert.equal(res.status, 413);
     assert.equal(errorCode(res), 'payload_too_large');
@@ -1465,7 +1613,10 @@ describe('bad input, examples', () => {
     socket.destroy();
     await delay(100);
     assert.equal(snapshot(), before);
-    assert.deepEqual(gw.errors.map((e) => (e instanceof Error ? e.message : String(e))), []);
+    assert.deepEqual(
+      gw.errors.map((e) => (e instanceof Error ? e.message : String(e))),
+      [],
+    );
   });
 
   test('bug: the gateway answers an HTTP/1.1 request without Host with a bare 400, not the envelope', async () => {
@@ -1476,7 +1627,14 @@ describe('bad input, examples', () => {
     // Imported here, so the rest of this file runs even while gateway.ts does not load.
     const { Gateway } = await import('./gateway.ts');
     const dataDir = mkdtempSync(join(tmpdir(), 'mas-bad-input-'));
-    const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, dataDir, control: null, enableApi: true, logger: createLogger({ level: 'silent' }) });
+    const gateway = await Gateway.start({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      control: null,
+      enableApi: true,
+      logger: createLogger({ level: 'silent' }),
+    });
     try {
       const res = await sendRaw(Buffer.from('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n', 'latin1'), 5_000, gateway.api.port);
       assert.equal(res.status, 400);

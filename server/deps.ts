@@ -132,7 +132,15 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const devices = opts.devices ?? opts.makeDevices?.() ?? new DeviceCatalog();
   const ownsDevices = opts.devices === undefined;
   let recording: RecordingService | null = null;
-  const processor = new RecordingProcessor({ parts, config, meetings, summaries, bus, onSettled: (id) => recording?.settled(id), logError });
+  const processor = new RecordingProcessor({
+    parts,
+    config,
+    meetings,
+    summaries,
+    bus,
+    onSettled: (id) => recording?.settled(id),
+    logError,
+  });
   recording = new RecordingService({
     devices,
     virtual: devices.virtualBackend(),

@@ -16,7 +16,6 @@ import { RESET_SETTINGS, SettingsRepo } from './kernel/store/settings-repo.ts';
 import { call, type CallReply as Reply } from './testing/http-call.ts';
 import { listenerTestOptions } from './testing/gateway.ts';
 
-
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'mas-gateway-'));
 }
@@ -150,7 +149,10 @@ test('data survives a stop and a start with the same data folder; the startup to
   const dataDir = tempDir();
   try {
     const first = await Gateway.start(startOpts(dataDir));
-    const seeded = await ctl(first, '/control/meetings', { method: 'POST', body: { title: 'Kept', segments: [{ speaker: 'S1', start: 0, end: 1, text: 'still here' }] } });
+    const seeded = await ctl(first, '/control/meetings', {
+      method: 'POST',
+      body: { title: 'Kept', segments: [{ speaker: 'S1', start: 0, end: 1, text: 'still here' }] },
+    });
     assert.equal(seeded.status, 201);
     const made = await ctl(first, '/control/tokens', { method: 'POST', body: { scopes: ['read'] } });
     await ctl(first, '/control/settings', { method: 'PATCH', body: { remote_recording_prearmed: true } });
@@ -220,7 +222,10 @@ test('restart keeps the port, closes open API connections, keeps data and device
     assert.equal((await api(g, '/health')).status, 200);
     assert.equal((await api(g, `/v1/meetings/${seeded.body.id}`, g.startupToken)).status, 200, 'data and the startup token survive');
     const devices = await ctl(g, '/control/devices');
-    assert.deepEqual(devices.body.devices.map((d: { name: string }) => d.name), ['Sim Mic']);
+    assert.deepEqual(
+      devices.body.devices.map((d: { name: string }) => d.name),
+      ['Sim Mic'],
+    );
 
     // Settings are read from the store again: a change written behind the app's back shows only after restart.
     const other = openDatabase(join(dataDir, 'gateway.sqlite'));
@@ -298,7 +303,10 @@ test('a port in use and an unusable data folder are start errors with one clear 
       assert.doesNotMatch(err.message, /\n/);
       return true;
     });
-    await assert.rejects(Gateway.start(startOpts(dataDir, { control: { host: '127.0.0.1', port: busy, secret: null } })), /Control API .*already in use/);
+    await assert.rejects(
+      Gateway.start(startOpts(dataDir, { control: { host: '127.0.0.1', port: busy, secret: null } })),
+      /Control API .*already in use/,
+    );
     // The failed starts released everything: a normal start on the same folder works.
     const g = await Gateway.start(startOpts(dataDir));
     await g.stop();

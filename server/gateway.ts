@@ -196,7 +196,7 @@ export class Gateway {
       // LAN mode is a startup setting: read here and at every restart, never live.
       if (deps.settings.get().lan_enabled) await gateway.#openLan();
     } catch (err) {
-      const lan = gateway === null ? null : (gateway).#lanServer;
+      const lan = gateway === null ? null : gateway.#lanServer;
       await Promise.all([
         closeServer(apiServer),
         controlServer === null ? undefined : closeServer(controlServer),
@@ -448,7 +448,6 @@ function formatHost(host: string): string {
 function unavailable(res: ServerResponse): void {
   sendError(res, new ApiError('service_unavailable', 'the application is restarting; try again'));
 }
-
 
 function errnoText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;

@@ -62,7 +62,9 @@ test('every row is an endpoint of API.md with the scope the spec states', () => 
 test('/openapi.json is a valid OpenAPI 3.1 document describing exactly the table', async () => {
   const gw = testGateway();
   try {
-    const res = await request(gw.app).get('/openapi.json').set('Authorization', gw.bearer(['read']));
+    const res = await request(gw.app)
+      .get('/openapi.json')
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(res.status, 200);
     const doc = res.body as { openapi: string; paths: Record<string, Record<string, Record<string, unknown>>> };
     assert.match(doc.openapi, /^3\.1\.\d+$/);

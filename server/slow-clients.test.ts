@@ -115,7 +115,8 @@ test('(a) slowloris: a header line every so often is answered 400 and closed aft
     assert.equal(reply.body.error.code, 'bad_request');
     assert.match(reply.body.error.message, /headers were not received in time/);
     assert.equal((await call(`${g.api.url}/v1/whoami`, { bearer: g.startupToken })).status, 200);
-  }));
+  }),
+);
 
 test('(b) a trickled JSON body is ended with the envelope and nothing is stored', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -146,7 +147,8 @@ test('(b) a trickled JSON body is ended with the envelope and nothing is stored'
     // The same body sent whole is stored: the refusal above was the trickle's.
     assert.equal((await call(`${g.api.url}/v1/webhooks`, { method: 'POST', bearer: g.startupToken, body: hook })).status, 201);
     assert.equal((await call(`${g.api.url}/v1/webhooks`, { bearer: g.startupToken })).body.webhooks.length, 1);
-  }));
+  }),
+);
 
 test('(c) 2,000 idle connections: whoami is still answered while they are open, and the server closes them', { timeout: 60_000 }, () =>
   // Headers and idle timeouts long enough that the idle connections are surely still open when whoami is
@@ -164,7 +166,8 @@ test('(c) 2,000 idle connections: whoami is still answered while they are open, 
       if (text !== '') assert.equal(parseReply(text).body.error.code, 'bad_request');
     }
     assert.equal((await call(`${g.api.url}/v1/whoami`, { bearer: g.startupToken })).status, 200);
-  }));
+  }),
+);
 
 test('(d) an oversized header block gets the 400 envelope and a closed connection; the server still serves', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -175,7 +178,8 @@ test('(d) an oversized header block gets the 400 envelope and a closed connectio
     assert.equal(reply.body.error.code, 'bad_request');
     assert.match(reply.body.error.message, /headers are larger than the server accepts/);
     assert.equal((await call(`${g.api.url}/v1/whoami`, { bearer: g.startupToken })).status, 200);
-  }));
+  }),
+);
 
 test('(e) an oversized JSON body is refused 413 payload_too_large without being read whole', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -205,7 +209,8 @@ test('(e) an oversized JSON body is refused 413 payload_too_large without being 
 
     const list = await call(`${g.api.url}/v1/webhooks`, { bearer: g.startupToken });
     assert.deepEqual(list.body.webhooks, []);
-  }));
+  }),
+);
 
 test('(f) a trickled import that stalls is ended by the upload idle timeout and releases its budget place', { timeout: 30_000 }, () =>
   // Idleness alone (any byte keeps the upload): the minimum rate has its own test below.
@@ -232,39 +237,44 @@ test('(f) a trickled import that stalls is ended by the upload idle timeout and 
     assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
     const jobs = await call(`${g.api.url}/v1/jobs`, { bearer: g.startupToken });
     assert.deepEqual(jobs.body.jobs, []);
-  }));
+  }),
+);
 
-test('(f2) an import trickled faster than the idle limit but under the minimum rate is ended and releases its place', { timeout: 30_000 }, () =>
-  withGateway({ ...SHORT, uploadIdleMs: 1_000, uploadMinBytesPerWindow: 50_000 }, async (g) => {
-    const conn = await raw(g.api.port);
-    conn.socket.write(
-      'POST /v1/jobs/import?filename=trickle.wav HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-        `Authorization: Bearer ${g.startupToken}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n`,
-    );
-    // 100 bytes every 100 ms: never idle for the 1 s limit, but about 1 kB a window against the 50 kB asked.
-    let sent = 0;
-    const uploading = (): number => g.deps.importBudget.inFlight.uploads;
-    let sawHeld = false;
-    while (!conn.ended) {
-      conn.socket.write(Buffer.alloc(100));
-      sent += 100;
-      await new Promise((r) => setTimeout(r, 100));
-      sawHeld ||= uploading() === 1;
-      assert.ok(sent < 1_000_000, 'the trickle was never ended');
-    }
-    assert.ok(sawHeld, 'the upload held a budget place while it trickled');
-    while (uploading() !== 0) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(g.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
-    const uploads = g.deps.uploadsDir;
-    assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
-    // The same file sent at an honest speed is accepted.
-    const honest = await call(`${g.api.url}/v1/jobs/import?filename=fast.wav`, {
-      method: 'POST',
-      bearer: g.startupToken,
-      body: Buffer.alloc(200_000),
-    });
-    assert.equal(honest.status, 202);
-  }));
+test(
+  '(f2) an import trickled faster than the idle limit but under the minimum rate is ended and releases its place',
+  { timeout: 30_000 },
+  () =>
+    withGateway({ ...SHORT, uploadIdleMs: 1_000, uploadMinBytesPerWindow: 50_000 }, async (g) => {
+      const conn = await raw(g.api.port);
+      conn.socket.write(
+        'POST /v1/jobs/import?filename=trickle.wav HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          `Authorization: Bearer ${g.startupToken}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n`,
+      );
+      // 100 bytes every 100 ms: never idle for the 1 s limit, but about 1 kB a window against the 50 kB asked.
+      let sent = 0;
+      const uploading = (): number => g.deps.importBudget.inFlight.uploads;
+      let sawHeld = false;
+      while (!conn.ended) {
+        conn.socket.write(Buffer.alloc(100));
+        sent += 100;
+        await new Promise((r) => setTimeout(r, 100));
+        sawHeld ||= uploading() === 1;
+        assert.ok(sent < 1_000_000, 'the trickle was never ended');
+      }
+      assert.ok(sawHeld, 'the upload held a budget place while it trickled');
+      while (uploading() !== 0) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(g.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
+      const uploads = g.deps.uploadsDir;
+      assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
+      // The same file sent at an honest speed is accepted.
+      const honest = await call(`${g.api.url}/v1/jobs/import?filename=fast.wav`, {
+        method: 'POST',
+        bearer: g.startupToken,
+        body: Buffer.alloc(200_000),
+      });
+      assert.equal(honest.status, 202);
+    }),
+);
 
 test('(g) an SSE wait held open longer than the idle timeout is not cut', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -277,7 +287,8 @@ test('(g) an SSE wait held open longer than the idle timeout is not cut', { time
     assert.match(text, /^HTTP\/1\.1 200 /);
     assert.match(text, /content-type: text\/event-stream/i);
     assert.match(text, /event: timeout\ndata: /);
-  }));
+  }),
+);
 
 test('keep-alive: an idle connection between requests is closed after keepAliveTimeout', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -286,7 +297,8 @@ test('keep-alive: an idle connection between requests is closed after keepAliveT
     const text = await conn.closed;
     assert.match(text, /^HTTP\/1\.1 200 /);
     assert.match(text, /keep-alive/i);
-  }));
+  }),
+);
 
 test('the Control API has the same limits: slow headers get the envelope', { timeout: 30_000 }, () =>
   withGateway(SHORT, async (g) => {
@@ -297,4 +309,5 @@ test('the Control API has the same limits: slow headers get the envelope', { tim
     const reply = parseReply(await conn.closed);
     assert.equal(reply.status, 400);
     assert.equal(reply.body.error.code, 'bad_request');
-  }));
+  }),
+);

@@ -15,7 +15,10 @@ after(async () => {
 });
 
 function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, SIMULATOR_CACHE_DIR: path.join(dir, 'cache') } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, SIMULATOR_CACHE_DIR: path.join(dir, 'cache') },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -33,19 +36,32 @@ describe('simulator/cli.ts', () => {
     assert.equal(r.code, 0, r.stderr);
     const head = await readFile(out);
     assert.equal(head.toString('ascii', 0, 4), 'OggS');
-    const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as { turns: unknown[]; voice_set: string; speakers: { engine: string }[] };
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as {
+      turns: unknown[];
+      voice_set: string;
+      speakers: { engine: string }[];
+    };
     assert.equal(truth.turns.length, 2);
     assert.equal(truth.voice_set, 'natural');
-    assert.deepEqual(truth.speakers.map((s) => s.engine), ['festival', 'flite']);
+    assert.deepEqual(
+      truth.speakers.map((s) => s.engine),
+      ['festival', 'flite'],
+    );
   });
 
   it('render --voices espeak: every speaker speaks with espeak-ng', async () => {
     const out = path.join(dir, 'tiny-espeak.wav');
     const r = cli('render', 'tiny', '--out', out, '--voices', 'espeak');
     assert.equal(r.code, 0, r.stderr);
-    const truth = JSON.parse(await readFile(path.join(dir, 'tiny-espeak.truth.json'), 'utf8')) as { voice_set: string; speakers: { engine: string }[] };
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny-espeak.truth.json'), 'utf8')) as {
+      voice_set: string;
+      speakers: { engine: string }[];
+    };
     assert.equal(truth.voice_set, 'espeak');
-    assert.deepEqual(truth.speakers.map((s) => s.engine), ['espeak', 'espeak']);
+    assert.deepEqual(
+      truth.speakers.map((s) => s.engine),
+      ['espeak', 'espeak'],
+    );
   });
 
   it('help names the voice sets, with an example', () => {
@@ -56,7 +72,16 @@ describe('simulator/cli.ts', () => {
   });
 
   it('exits 2 with the usage for a bad command line', () => {
-    for (const args of [[], ['dance'], ['render', 'tiny'], ['render', 'tiny', '--out', 'x.opus'], ['render', 'tiny', '--out', 'x.wav', '--format', 'aiff'], ['render', 'tiny', '--out', 'x.wav', '--bogus'], ['render', 'tiny', '--out', 'x.wav', '--voices', 'robot'], ['broken']]) {
+    for (const args of [
+      [],
+      ['dance'],
+      ['render', 'tiny'],
+      ['render', 'tiny', '--out', 'x.opus'],
+      ['render', 'tiny', '--out', 'x.wav', '--format', 'aiff'],
+      ['render', 'tiny', '--out', 'x.wav', '--bogus'],
+      ['render', 'tiny', '--out', 'x.wav', '--voices', 'robot'],
+      ['broken'],
+    ]) {
       const r = cli(...args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^error: .*\n\nUsage:/s);
@@ -73,7 +98,8 @@ describe('simulator/cli.ts', () => {
     const r = cli('--help');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /Usage:/);
-    for (const flag of ['--scene', '--rt60', '--drr', '--noise', '--interruptions', '--channel', '--distance', '--gain', '--seed']) assert.ok(r.stdout.includes(flag), flag);
+    for (const flag of ['--scene', '--rt60', '--drr', '--noise', '--interruptions', '--channel', '--distance', '--gain', '--seed'])
+      assert.ok(r.stdout.includes(flag), flag);
     for (const preset of ['clean:', 'office:', 'hard:', 'noise-only:', 'reverb-only:']) assert.ok(r.stdout.includes(preset), preset);
   });
 
@@ -89,7 +115,10 @@ describe('simulator/cli.ts', () => {
     const clean = render('scene-clean');
     assert.deepEqual(await readFile(a), await readFile(b));
     const truthOf = async (name: string) =>
-      JSON.parse(await readFile(path.join(dir, `${name}.truth.json`), 'utf8')) as { words: unknown[]; scene: { preset: string; seed: number; room: unknown; noise: unknown[]; channel: unknown[] } };
+      JSON.parse(await readFile(path.join(dir, `${name}.truth.json`), 'utf8')) as {
+        words: unknown[];
+        scene: { preset: string; seed: number; room: unknown; noise: unknown[]; channel: unknown[] };
+      };
     const truth = await truthOf('scene-a');
     assert.equal(truth.scene.preset, 'office');
     assert.equal(truth.scene.seed, 3);
@@ -102,7 +131,16 @@ describe('simulator/cli.ts', () => {
   });
 
   it('a bad scene flag exits 2 naming the flag', () => {
-    for (const flags of [['--scene', 'attic'], ['--noise', 'pink'], ['--channel', 'fax'], ['--rt60', 'x'], ['--seed', '1.5'], ['--seed=-2'], ['--drr', '3'], ['--rt60', '9']]) {
+    for (const flags of [
+      ['--scene', 'attic'],
+      ['--noise', 'pink'],
+      ['--channel', 'fax'],
+      ['--rt60', 'x'],
+      ['--seed', '1.5'],
+      ['--seed=-2'],
+      ['--drr', '3'],
+      ['--rt60', '9'],
+    ]) {
       const r = cli('render', 'tiny', '--out', path.join(dir, 'bad.wav'), ...flags);
       assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^error: (scene|--)/);

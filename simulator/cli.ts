@@ -37,7 +37,9 @@ const USAGE = `Usage:
     Acoustic scene (written into the truth file; the truth's words and times never change with it):
 ${SCENE_FLAGS_USAGE}
       Scene presets:
-${describePresets().map((line) => `        ${line}`).join('\n')}
+${describePresets()
+  .map((line) => `        ${line}`)
+  .join('\n')}
       Example: render two-person-call --out call.mp3 --scene office --seed 7
                render two-person-call --out call.wav --rt60 0.6 --noise babble:10,keyboard:25 --channel opus:12
   node simulator/cli.ts list
@@ -90,7 +92,11 @@ async function render(args: string[]): Promise<void> {
   if (values.out === undefined) throw new UsageError('render needs --out <file>');
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
   if (!isImportFormat(format)) {
-    throw new UsageError(values.format === undefined ? `cannot tell the format from "${values.out}"; give --format` : `unknown format "${format}"; expected one of ${IMPORT_FORMATS.join(', ')}`);
+    throw new UsageError(
+      values.format === undefined
+        ? `cannot tell the format from "${values.out}"; give --format`
+        : `unknown format "${format}"; expected one of ${IMPORT_FORMATS.join(', ')}`,
+    );
   }
   const sampleRate = positiveInt(values['sample-rate'], '--sample-rate');
   const channels = positiveInt(values.channels, '--channels');
@@ -132,8 +138,12 @@ async function render(args: string[]): Promise<void> {
     }
   }
   const elapsed = (performance.now() - started) / 1000;
-  console.log(`${values.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`);
-  console.log(`${truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`);
+  console.log(
+    `${values.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`,
+  );
+  console.log(
+    `${truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`,
+  );
 }
 
 async function list(args: string[]): Promise<void> {
@@ -196,7 +206,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // parseArgs reports unknown or malformed flags with codes starting ERR_PARSE_ARGS.
     const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof UsageError || error instanceof DevicesUsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      error instanceof DevicesUsageError ||
+      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
+    ) {
       console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }

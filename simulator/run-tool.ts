@@ -31,7 +31,13 @@ export class ToolError extends Error {
 }
 
 /** Which apt package provides each tool, for the "not installed" message. */
-const PACKAGE_OF: Record<string, string> = { 'espeak-ng': 'espeak-ng', flite: 'flite', festival: 'festival festvox-us-slt-hts', ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg' };
+const PACKAGE_OF: Record<string, string> = {
+  'espeak-ng': 'espeak-ng',
+  flite: 'flite',
+  festival: 'festival festvox-us-slt-hts',
+  ffmpeg: 'ffmpeg',
+  ffprobe: 'ffmpeg',
+};
 
 export function runTool(command: string, args: readonly string[], opts: RunToolOptions = {}): Promise<ToolResult> {
   return new Promise((resolve, reject) => {

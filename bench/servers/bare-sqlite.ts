@@ -88,7 +88,13 @@ function search(params: URLSearchParams): unknown {
   }
   if (results.length < limit) {
     for (const r of segmentHits.all(match, limit - results.length, Math.max(0, offset - titles)) as Row[]) {
-      results.push({ meeting_id: r['meeting_id'], title: r['title'], match_context: r['context'], timestamp: r['created_at'], audio_start_time: r['start_s'] });
+      results.push({
+        meeting_id: r['meeting_id'],
+        title: r['title'],
+        match_context: r['context'],
+        timestamp: r['created_at'],
+        audio_start_time: r['start_s'],
+      });
     }
   }
   return { results };
@@ -96,9 +102,13 @@ function search(params: URLSearchParams): unknown {
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const json = url.pathname === '/v1/meetings' ? meetings(url.searchParams) : url.pathname === '/v1/search' ? search(url.searchParams) : null;
+  const json =
+    url.pathname === '/v1/meetings' ? meetings(url.searchParams) : url.pathname === '/v1/search' ? search(url.searchParams) : null;
   const body = JSON.stringify(json ?? { error: 'not found' });
-  res.writeHead(json === null ? 404 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(json === null ? 404 : 200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 });
 server.listen(0, '127.0.0.1', () => {

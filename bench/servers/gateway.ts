@@ -46,7 +46,15 @@ const server = http.createServer({ ...serverOptions(limits), requireHostHeader: 
 applyConnectionLimits(server, limits);
 server.listen(0, '127.0.0.1', () => {
   announce(
-    { ready: true, port: (server.address() as AddressInfo).port, token, database: dataPaths(arg.dataDir).database, seed_ms: Math.round(seedMs), meetings: arg.meetings, segments: arg.meetings * arg.segments },
+    {
+      ready: true,
+      port: (server.address() as AddressInfo).port,
+      token,
+      database: dataPaths(arg.dataDir).database,
+      seed_ms: Math.round(seedMs),
+      meetings: arg.meetings,
+      segments: arg.meetings * arg.segments,
+    },
     () => {
       server.close();
       db.close();

@@ -67,7 +67,14 @@ serveCommands({
     const one = () =>
       new Promise<void>((resolve) => {
         const req = http.request(
-          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent: false,
+            headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' },
+          },
           (res) => {
             if (res.statusCode !== 200) failed += 1;
             res.resume();

@@ -81,8 +81,6 @@ export class ModelCatalog {
 
 export const DEFAULT_POCKETSPHINX_ROOTS = ['/usr/share/pocketsphinx/model'];
 
-
-
 function directorySize(dir: string): number {
   let total = 0;
   for (const entry of safeReaddir(dir)) {

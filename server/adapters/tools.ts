@@ -17,7 +17,13 @@ const PACKAGE_OF_TOOL: Readonly<Record<string, string>> = {
 
 /** The absolute path of an executable: `name` looked up on the PATH of `env`, or a path checked as is. */
 export function findTool(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  const candidates = isAbsolute(name) || name.includes('/') ? [name] : (env['PATH'] ?? '').split(delimiter).filter((d) => d.length > 0).map((d) => join(d, name));
+  const candidates =
+    isAbsolute(name) || name.includes('/')
+      ? [name]
+      : (env['PATH'] ?? '')
+          .split(delimiter)
+          .filter((d) => d.length > 0)
+          .map((d) => join(d, name));
   for (const file of candidates) {
     try {
       if (!statSync(file).isFile()) continue;

@@ -54,7 +54,13 @@ test('no secret, a wrong secret, or an API token: 401 in the API envelope, on ev
       assertEnvelope(none, 401, 'unauthorized');
       assert.match(String(none.headers['www-authenticate']), /^Bearer /);
       assertEnvelope(await request(control).get(path).set('Authorization', `Bearer ${SECRET}x`), 401, 'unauthorized');
-      assertEnvelope(await request(control).get(path).set('Authorization', gw.bearer(['read', 'write'])), 401, 'unauthorized');
+      assertEnvelope(
+        await request(control)
+          .get(path)
+          .set('Authorization', gw.bearer(['read', 'write'])),
+        401,
+        'unauthorized',
+      );
       assertEnvelope(await request(control).get(path).set('Authorization', SECRET), 401, 'unauthorized');
     }
   }));
@@ -70,7 +76,21 @@ test('GET /control lists version 1 and exactly the implemented capabilities', ()
   withControl(async ({ control }) => {
     const res = await request(control).get('/control').set('Authorization', AUTH);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { version: 1, capabilities: ['reset', 'settings', 'restart', 'tokens', 'meetings', 'jobs', 'pairings', 'webhook-approval', 'devices', 'recording-fault'] });
+    assert.deepEqual(res.body, {
+      version: 1,
+      capabilities: [
+        'reset',
+        'settings',
+        'restart',
+        'tokens',
+        'meetings',
+        'jobs',
+        'pairings',
+        'webhook-approval',
+        'devices',
+        'recording-fault',
+      ],
+    });
   }));
 
 test('unknown routes and methods: 404 envelope', () =>
@@ -81,9 +101,17 @@ test('unknown routes and methods: 404 envelope', () =>
 
 test('bodies: malformed JSON and a wrong content type are 400, a missing body 422', () =>
   withControl(async ({ control }) => {
-    const malformed = await request(control).patch('/control/settings').set('Authorization', AUTH).set('Content-Type', 'application/json').send('{"license":');
+    const malformed = await request(control)
+      .patch('/control/settings')
+      .set('Authorization', AUTH)
+      .set('Content-Type', 'application/json')
+      .send('{"license":');
     assertEnvelope(malformed, 400, 'bad_request');
-    const text = await request(control).patch('/control/settings').set('Authorization', AUTH).set('Content-Type', 'text/plain').send('license=pro');
+    const text = await request(control)
+      .patch('/control/settings')
+      .set('Authorization', AUTH)
+      .set('Content-Type', 'text/plain')
+      .send('license=pro');
     assertEnvelope(text, 400, 'bad_request');
     assertEnvelope(await request(control).patch('/control/settings').set('Authorization', AUTH), 422, 'invalid_request');
     assertEnvelope(await request(control).post('/control/tokens').set('Authorization', AUTH), 422, 'invalid_request');
@@ -116,7 +144,11 @@ test('settings take effect on the API: switch off → 403 api_disabled, license 
     await request(control).patch('/control/settings').set('Authorization', AUTH).send({ automation_api_enabled: false }).expect(200);
     assertEnvelope(await request(gw.app).get('/v1/whoami').set('Authorization', bearer), 403, 'api_disabled');
     assert.equal((await request(gw.app).get('/health')).status, 200);
-    await request(control).patch('/control/settings').set('Authorization', AUTH).send({ automation_api_enabled: true, license: 'none' }).expect(200);
+    await request(control)
+      .patch('/control/settings')
+      .set('Authorization', AUTH)
+      .send({ automation_api_enabled: true, license: 'none' })
+      .expect(200);
     assertEnvelope(await request(gw.app).get('/v1/whoami').set('Authorization', bearer), 402, 'license_required');
   }));
 
@@ -144,7 +176,10 @@ test('settings: an unknown key or a wrong type is 422 and changes nothing', () =
 
 test('tokens: create → 201 {token, token_id, scopes}; the token works on the API', () =>
   withControl(async ({ gw, control }) => {
-    const res = await request(control).post('/control/tokens').set('Authorization', AUTH).send({ scopes: ['read', 'write'], name: 'ci' });
+    const res = await request(control)
+      .post('/control/tokens')
+      .set('Authorization', AUTH)
+      .send({ scopes: ['read', 'write'], name: 'ci' });
     assert.equal(res.status, 201);
     assert.deepEqual(Object.keys(res.body).sort(), ['scopes', 'token', 'token_id']);
     assert.deepEqual(res.body.scopes, ['read', 'write']);
@@ -160,7 +195,8 @@ test('tokens: create → 201 {token, token_id, scopes}; the token works on the A
 
 test('tokens: scopes parse as the API parses them', () =>
   withControl(async ({ control }) => {
-    const create = async (body: object) => (await request(control).post('/control/tokens').set('Authorization', AUTH).send(body).expect(201)).body.scopes;
+    const create = async (body: object) =>
+      (await request(control).post('/control/tokens').set('Authorization', AUTH).send(body).expect(201)).body.scopes;
     assert.deepEqual(await create({ scopes: ['admin'] }), []);
     assert.deepEqual(await create({ scopes: [] }), []);
     assert.deepEqual(await create({ scopes: ['delete', 'read', 'read', 'READ'] }), ['read', 'delete']);
@@ -187,7 +223,13 @@ test('tokens: a malformed create body is 422', () =>
 
 test('tokens: disabled → 403 consumer_disabled, re-enabled → works, deleted → 401; unknown ids → 404', () =>
   withControl(async ({ gw, control }) => {
-    const created = (await request(control).post('/control/tokens').set('Authorization', AUTH).send({ scopes: ['read'] }).expect(201)).body;
+    const created = (
+      await request(control)
+        .post('/control/tokens')
+        .set('Authorization', AUTH)
+        .send({ scopes: ['read'] })
+        .expect(201)
+    ).body;
     const bearer = `Bearer ${created.token}`;
 
     const off = await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: false });
@@ -200,8 +242,16 @@ test('tokens: disabled → 403 consumer_disabled, re-enabled → works, deleted 
     await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: true }).expect(200);
     await request(gw.app).get('/v1/whoami').set('Authorization', bearer).expect(200);
 
-    assertEnvelope(await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: 'no' }), 422, 'invalid_request');
-    assertEnvelope(await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: false, name: 'x' }), 422, 'invalid_request');
+    assertEnvelope(
+      await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: 'no' }),
+      422,
+      'invalid_request',
+    );
+    assertEnvelope(
+      await request(control).patch(`/control/tokens/${created.token_id}`).set('Authorization', AUTH).send({ enabled: false, name: 'x' }),
+      422,
+      'invalid_request',
+    );
 
     const del = await request(control).delete(`/control/tokens/${created.token_id}`).set('Authorization', AUTH);
     assert.equal(del.status, 204);
@@ -209,7 +259,11 @@ test('tokens: disabled → 403 consumer_disabled, re-enabled → works, deleted 
     assertEnvelope(await request(gw.app).get('/v1/whoami').set('Authorization', bearer), 401, 'unauthorized');
 
     assertEnvelope(await request(control).delete(`/control/tokens/${created.token_id}`).set('Authorization', AUTH), 404, 'not_found');
-    assertEnvelope(await request(control).patch('/control/tokens/tok_nope').set('Authorization', AUTH).send({ enabled: false }), 404, 'not_found');
+    assertEnvelope(
+      await request(control).patch('/control/tokens/tok_nope').set('Authorization', AUTH).send({ enabled: false }),
+      404,
+      'not_found',
+    );
   }));
 
 // ── Meetings ────────────────────────────────────────────────────────────────
@@ -255,15 +309,23 @@ test('meetings: defaults (created_at now, no summary, no audio) and an empty tra
     const meeting = gw.deps.meetings.get(res.body.id as string);
     assert.ok(Date.parse(meeting.created_at) >= before - 1000);
     assert.equal(meeting.has_recording, false);
-    const summary = await request(gw.app).get(`/v1/meetings/${res.body.id}/summary`).set('Authorization', gw.bearer(['read']));
+    const summary = await request(gw.app)
+      .get(`/v1/meetings/${res.body.id}/summary`)
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(summary.body.status, 'none');
-    const withNull = await request(control).post('/control/meetings').set('Authorization', AUTH).send({ title: 'Null summary', segments: [], summary: null, audio: false });
+    const withNull = await request(control)
+      .post('/control/meetings')
+      .set('Authorization', AUTH)
+      .send({ title: 'Null summary', segments: [], summary: null, audio: false });
     assert.equal(withNull.status, 201);
   }));
 
 test('meetings: created_at with an offset is stored in UTC', () =>
   withControl(async ({ gw, control }) => {
-    const res = await request(control).post('/control/meetings').set('Authorization', AUTH).send({ title: 'Offset', created_at: '2026-11-20T11:00:00+02:00', segments: [] });
+    const res = await request(control)
+      .post('/control/meetings')
+      .set('Authorization', AUTH)
+      .send({ title: 'Offset', created_at: '2026-11-20T11:00:00+02:00', segments: [] });
     assert.equal(res.status, 201);
     assert.equal(gw.deps.meetings.get(res.body.id as string).created_at, '2026-11-20T09:00:00.000Z');
   }));
@@ -294,7 +356,9 @@ test('meetings: violations of the body are 422 and seed nothing', () =>
       const res = await request(control).post('/control/meetings').set('Authorization', AUTH).send(body);
       assertEnvelope(res, 422, 'invalid_request');
     }
-    const list = await request(gw.app).get('/v1/meetings').set('Authorization', gw.bearer(['read']));
+    const list = await request(gw.app)
+      .get('/v1/meetings')
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(list.body.total, 0);
   }));
 
@@ -302,10 +366,17 @@ test('meetings: violations of the body are 422 and seed nothing', () =>
 
 test('devices: plug, list, appear in /v1/devices, unplug', () =>
   withControl(async ({ gw, control }) => {
-    const plugged = await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'Sim Mic', device_type: 'input', script: 'weekly-sync' });
+    const plugged = await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({ name: 'Sim Mic', device_type: 'input', script: 'weekly-sync' });
     assert.equal(plugged.status, 201);
     assert.deepEqual(plugged.body, { name: 'Sim Mic', device_type: 'input', simulated: true, script: 'weekly-sync' });
-    await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'Sim Out/1', device_type: 'output', script: null }).expect(201);
+    await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({ name: 'Sim Out/1', device_type: 'output', script: null })
+      .expect(201);
 
     const listed = await request(control).get('/control/devices').set('Authorization', AUTH);
     assert.equal(listed.status, 200);
@@ -316,25 +387,44 @@ test('devices: plug, list, appear in /v1/devices, unplug', () =>
       ],
     });
 
-    const api = await request(gw.app).get('/v1/devices').set('Authorization', gw.bearer(['read']));
+    const api = await request(gw.app)
+      .get('/v1/devices')
+      .set('Authorization', gw.bearer(['read']));
     const names = (api.body.devices as { name: string; simulated: boolean }[]).filter((d) => d.simulated).map((d) => d.name);
     assert.deepEqual(names, ['Sim Mic', 'Sim Out/1']);
 
     assert.equal((await request(control).delete('/control/devices/Sim%20Mic').set('Authorization', AUTH)).status, 204);
-    assert.equal((await request(control).delete(`/control/devices/${encodeURIComponent('Sim Out/1')}`).set('Authorization', AUTH)).status, 204);
+    assert.equal(
+      (
+        await request(control)
+          .delete(`/control/devices/${encodeURIComponent('Sim Out/1')}`)
+          .set('Authorization', AUTH)
+      ).status,
+      204,
+    );
     assertEnvelope(await request(control).delete('/control/devices/Sim%20Mic').set('Authorization', AUTH), 404, 'not_found');
     assert.deepEqual((await request(control).get('/control/devices').set('Authorization', AUTH)).body, { devices: [] });
   }));
 
 test('devices: a scene (preset or object, with a seed) is resolved and shown; a bad one is 422 with the reason', () =>
   withControl(async ({ control }) => {
-    const office = await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'Room Mic', device_type: 'input', script: 'weekly-sync', scene: 'office', seed: 7 });
+    const office = await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({ name: 'Room Mic', device_type: 'input', script: 'weekly-sync', scene: 'office', seed: 7 });
     assert.equal(office.status, 201);
     assert.equal(office.body.scene.preset, 'office');
     assert.deepEqual(office.body.scene.room, { rt60: 0.4, drr_db: 3 });
     assert.equal(office.body.scene.seed, 7);
-    const custom = await request(control).post('/control/devices').set('Authorization', AUTH)
-      .send({ name: 'Phone', device_type: 'input', script: 'weekly-sync', scene: { noise: [{ type: 'hvac', snr_db: 20 }], channel: [{ type: 'telephone' }] } });
+    const custom = await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({
+        name: 'Phone',
+        device_type: 'input',
+        script: 'weekly-sync',
+        scene: { noise: [{ type: 'hvac', snr_db: 20 }], channel: [{ type: 'telephone' }] },
+      });
     assert.equal(custom.status, 201);
     assert.deepEqual(custom.body.scene.channel, [{ type: 'telephone' }]);
     assert.equal(custom.body.scene.seed, 1, 'the default seed');
@@ -350,14 +440,25 @@ test('devices: a scene (preset or object, with a seed) is resolved and shown; a 
     ]) {
       assertEnvelope(await request(control).post('/control/devices').set('Authorization', AUTH).send(bad), 422, 'invalid_request');
     }
-    assert.equal((await request(control).get('/control/devices').set('Authorization', AUTH)).body.devices.length, 2, 'nothing plugged by a refused body');
+    assert.equal(
+      (await request(control).get('/control/devices').set('Authorization', AUTH)).body.devices.length,
+      2,
+      'nothing plugged by a refused body',
+    );
   }));
 
 test('devices: a name already plugged in is 409 conflict', () =>
   withControl(async ({ control }) => {
     const body = { name: 'Sim Mic', device_type: 'input', script: null };
     await request(control).post('/control/devices').set('Authorization', AUTH).send(body).expect(201);
-    assertEnvelope(await request(control).post('/control/devices').set('Authorization', AUTH).send({ ...body, device_type: 'output' }), 409, 'conflict');
+    assertEnvelope(
+      await request(control)
+        .post('/control/devices')
+        .set('Authorization', AUTH)
+        .send({ ...body, device_type: 'output' }),
+      409,
+      'conflict',
+    );
   }));
 
 test('devices: invalid bodies are 422', () =>
@@ -375,7 +476,10 @@ test('devices: invalid bodies are 422', () =>
     ]) {
       assertEnvelope(await request(control).post('/control/devices').set('Authorization', AUTH).send(body), 422, 'invalid_request');
     }
-    const ok = await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'x'.repeat(100), device_type: 'output' });
+    const ok = await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({ name: 'x'.repeat(100), device_type: 'output' });
     assert.equal(ok.status, 201);
     assert.equal(ok.body.script, null);
   }));
@@ -385,12 +489,31 @@ test('devices: invalid bodies are 422', () =>
 test('reset: erases meetings (and their files), tokens, counters, devices; restores settings; then restarts', () =>
   withControl(async (h) => {
     const { gw, control } = h;
-    const seeded = await request(control).post('/control/meetings').set('Authorization', AUTH).send({ title: 'Gone soon', segments: [], audio: true }).expect(201);
+    const seeded = await request(control)
+      .post('/control/meetings')
+      .set('Authorization', AUTH)
+      .send({ title: 'Gone soon', segments: [], audio: true })
+      .expect(201);
     const recording = gw.deps.meetings.recordingPath(seeded.body.id as string);
     assert.ok(recording !== null && existsSync(recording));
     gw.token(['read']);
-    await request(control).post('/control/devices').set('Authorization', AUTH).send({ name: 'Sim Mic', device_type: 'input', script: null }).expect(201);
-    await request(control).patch('/control/settings').set('Authorization', AUTH).send({ automation_api_enabled: false, license: 'unverifiable', webhooks_enabled: false, lan_enabled: true, remote_recording_prearmed: true, local_webhook_targets: ['127.0.0.1:9'] }).expect(200);
+    await request(control)
+      .post('/control/devices')
+      .set('Authorization', AUTH)
+      .send({ name: 'Sim Mic', device_type: 'input', script: null })
+      .expect(201);
+    await request(control)
+      .patch('/control/settings')
+      .set('Authorization', AUTH)
+      .send({
+        automation_api_enabled: false,
+        license: 'unverifiable',
+        webhooks_enabled: false,
+        lan_enabled: true,
+        remote_recording_prearmed: true,
+        local_webhook_targets: ['127.0.0.1:9'],
+      })
+      .expect(200);
     gw.deps.counters.failOpenTotal = 3;
     gw.deps.counters.eventsDropped = 2;
     gw.deps.counters.deliveriesFailed = 1;
@@ -405,7 +528,9 @@ test('reset: erases meetings (and their files), tokens, counters, devices; resto
     assert.deepEqual(gw.deps.devices.listSimulated(), []);
     assert.equal(gw.deps.counters.failOpenTotal + gw.deps.counters.eventsDropped + gw.deps.counters.deliveriesFailed, 0);
     assert.equal(existsSync(recording), false);
-    const list = await request(gw.app).get('/v1/meetings').set('Authorization', gw.bearer(['read']));
+    const list = await request(gw.app)
+      .get('/v1/meetings')
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(list.body.total, 0);
     assert.equal(existsSync(join(gw.dataDir, 'recordings')), true);
   }));
@@ -416,7 +541,11 @@ test('reset and restart answer 204 and then restart once each', () =>
     assert.equal(h.restarts, 1);
     assert.equal((await request(h.control).post('/control/reset').set('Authorization', AUTH).send({})).status, 204);
     assert.equal(h.restarts, 2);
-    assertEnvelope(await request(h.control).post('/control/restart').set('Authorization', AUTH).send({ now: true }), 422, 'invalid_request');
+    assertEnvelope(
+      await request(h.control).post('/control/restart').set('Authorization', AUTH).send({ now: true }),
+      422,
+      'invalid_request',
+    );
     assert.equal(h.restarts, 2);
   }));
 
@@ -436,24 +565,55 @@ test('a failed restart is logged; the client already has its 204', () =>
 
 test('jobs: a fixture in any state; a held one stays until finish, which emits its event; finishing an ended job is 409', () =>
   withControl(async ({ gw, control }) => {
-    const meeting = await request(control).post('/control/meetings').set('Authorization', AUTH).send({ title: 'M', segments: [], audio: true });
-    const failed = await request(control)
-      .post('/control/jobs')
+    const meeting = await request(control)
+      .post('/control/meetings')
       .set('Authorization', AUTH)
-      .send({ kind: 'retranscription', meeting_id: meeting.body.id, state: 'failed', is_retryable: true, error: 'decoder failed on /home/alice/Music/x.wav' });
+      .send({ title: 'M', segments: [], audio: true });
+    const failed = await request(control).post('/control/jobs').set('Authorization', AUTH).send({
+      kind: 'retranscription',
+      meeting_id: meeting.body.id,
+      state: 'failed',
+      is_retryable: true,
+      error: 'decoder failed on /home/alice/Music/x.wav',
+    });
     assert.equal(failed.status, 201);
     assert.equal(gw.deps.jobs.get(failed.body.id).state, 'failed');
 
-    const held = await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind: 'diarization', state: 'running', hold: true });
+    const held = await request(control)
+      .post('/control/jobs')
+      .set('Authorization', AUTH)
+      .send({ kind: 'diarization', state: 'running', hold: true });
     assert.equal(held.status, 201);
     const events: string[] = [];
     gw.deps.bus.subscribe((e) => events.push(e.event));
-    const finished = await request(control).post(`/control/jobs/${held.body.id}/finish`).set('Authorization', AUTH).send({ outcome: 'succeeded' });
+    const finished = await request(control)
+      .post(`/control/jobs/${held.body.id}/finish`)
+      .set('Authorization', AUTH)
+      .send({ outcome: 'succeeded' });
     assert.equal(finished.status, 200);
     assert.equal(finished.body.state, 'succeeded');
     assert.deepEqual(events, ['job.completed']);
-    assertEnvelope(await request(control).post(`/control/jobs/${held.body.id}/finish`).set('Authorization', AUTH).send({ outcome: 'failed' }), 409, 'conflict');
-    assertEnvelope(await request(control).post('/control/jobs/job_nope/finish').set('Authorization', AUTH).send({ outcome: 'failed' }), 404, 'not_found');
-    assertEnvelope(await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind: 'import', state: 'completed' }), 422, 'invalid_request');
-    assertEnvelope(await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind: 'diarization', state: 'queued', meeting_id: 'nope' }), 422, 'invalid_request');
+    assertEnvelope(
+      await request(control).post(`/control/jobs/${held.body.id}/finish`).set('Authorization', AUTH).send({ outcome: 'failed' }),
+      409,
+      'conflict',
+    );
+    assertEnvelope(
+      await request(control).post('/control/jobs/job_nope/finish').set('Authorization', AUTH).send({ outcome: 'failed' }),
+      404,
+      'not_found',
+    );
+    assertEnvelope(
+      await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind: 'import', state: 'completed' }),
+      422,
+      'invalid_request',
+    );
+    assertEnvelope(
+      await request(control)
+        .post('/control/jobs')
+        .set('Authorization', AUTH)
+        .send({ kind: 'diarization', state: 'queued', meeting_id: 'nope' }),
+      422,
+      'invalid_request',
+    );
   }));

@@ -198,7 +198,8 @@ export function createControlApp(ctl: ControlDeps): express.Express {
     const script = body.script ?? null;
     let scene: ResolvedScene | null = null;
     if ((body.scene !== undefined && body.scene !== null) || body.seed !== undefined) {
-      if (script === null) throw new ApiError('invalid_request', 'scene and seed need a script: a silent device has no speech to place in a room');
+      if (script === null)
+        throw new ApiError('invalid_request', 'scene and seed need a script: a silent device has no speech to place in a room');
       try {
         scene = resolveScene(body.scene ?? undefined, body.seed);
       } catch (err) {
@@ -238,7 +239,6 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   return app;
 }
 
-
 /**
  * Sends the 204, then restarts in the same tick: the answer is on its way
  * before the restart starts, and no other request can be served in between.
@@ -256,7 +256,13 @@ function answerThenRestart(res: Response, ctl: ControlDeps): void {
 
 function deviceView(d: { name: string; device_type: string; script: string | null; scene?: unknown }) {
   // The scene is shown only when one was asked for, so the spec's four fields stay as they are otherwise.
-  return { name: d.name, device_type: d.device_type, simulated: true, script: d.script, ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}) };
+  return {
+    name: d.name,
+    device_type: d.device_type,
+    simulated: true,
+    script: d.script,
+    ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}),
+  };
 }
 
 function clipPath(path: string): string {

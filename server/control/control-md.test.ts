@@ -13,7 +13,9 @@ import { createControlApp } from './app.ts';
 const SECRET = 'control-secret-for-tests-0123456789';
 const AUTH = `Bearer ${SECRET}`;
 
-async function withControl(run: (c: ReturnType<typeof createControlApp>, gw: ReturnType<typeof testGateway>) => Promise<void>): Promise<void> {
+async function withControl(
+  run: (c: ReturnType<typeof createControlApp>, gw: ReturnType<typeof testGateway>) => Promise<void>,
+): Promise<void> {
   const gw = testGateway({ pocketsphinxRoots: [] });
   const control = createControlApp({ secret: SECRET, deps: () => gw.deps, restart: () => undefined, logError: () => undefined });
   try {
@@ -30,7 +32,10 @@ test('POST /control/jobs: "state: any job state", with or without hold, for ever
     for (const kind of JOB_KINDS) {
       for (const state of JOB_STATES) {
         for (const hold of [true, false]) {
-          const res = await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind, state, hold, ...(kind === 'import' ? {} : { meeting_id: meeting.body.id }) });
+          const res = await request(control)
+            .post('/control/jobs')
+            .set('Authorization', AUTH)
+            .send({ kind, state, hold, ...(kind === 'import' ? {} : { meeting_id: meeting.body.id }) });
           assert.equal(res.status, 201, `${kind} ${state} hold ${hold}: ${JSON.stringify(res.body)}`);
           assert.equal(typeof res.body.id, 'string');
         }
@@ -40,12 +45,18 @@ test('POST /control/jobs: "state: any job state", with or without hold, for ever
 
 test('a paused held job: resumed, it stays running until finish (the hold applies once it runs)', () =>
   withControl(async (control, gw) => {
-    const res = await request(control).post('/control/jobs').set('Authorization', AUTH).send({ kind: 'diarization', state: 'paused', hold: true });
+    const res = await request(control)
+      .post('/control/jobs')
+      .set('Authorization', AUTH)
+      .send({ kind: 'diarization', state: 'paused', hold: true });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     gw.deps.jobs.resume(res.body.id);
     await gw.deps.jobs.idle();
     assert.equal(gw.deps.jobs.get(res.body.id).state, 'running');
-    const finished = await request(control).post(`/control/jobs/${res.body.id}/finish`).set('Authorization', AUTH).send({ outcome: 'failed', error: 'decoder failed' });
+    const finished = await request(control)
+      .post(`/control/jobs/${res.body.id}/finish`)
+      .set('Authorization', AUTH)
+      .send({ outcome: 'failed', error: 'decoder failed' });
     assert.equal(finished.status, 200);
     assert.equal(finished.body.state, 'failed');
   }));
@@ -69,14 +80,23 @@ test('every example body of CONTROL.md is accepted with the status it names', ()
       { lan_enabled: false },
       { remote_recording_prearmed: true },
       { local_webhook_targets: ['127.0.0.1:9000'] },
-      { automation_api_enabled: true, license: 'pro', webhooks_enabled: true, lan_enabled: false, remote_recording_prearmed: false, local_webhook_targets: [] },
+      {
+        automation_api_enabled: true,
+        license: 'pro',
+        webhooks_enabled: true,
+        lan_enabled: false,
+        remote_recording_prearmed: false,
+        local_webhook_targets: [],
+      },
     ]) {
       assert.equal((await call('patch', '/control/settings', patch)).status, 200, JSON.stringify(patch));
     }
     const token = await call('post', '/control/tokens', { scopes: ['read', 'write'], origin: 'loopback', kind: 'standard', name: 'ci' });
     assert.equal(token.status, 201);
     assert.deepEqual(Object.keys(token.body).sort(), ['scopes', 'token', 'token_id']);
-    for (const origin of ['loopback', 'paired', 'lan']) for (const kind of ['standard', 'first_party', 'assistant']) assert.equal((await call('post', '/control/tokens', { scopes: ['read'], origin, kind })).status, 201);
+    for (const origin of ['loopback', 'paired', 'lan'])
+      for (const kind of ['standard', 'first_party', 'assistant'])
+        assert.equal((await call('post', '/control/tokens', { scopes: ['read'], origin, kind })).status, 201);
     assert.equal((await call('post', '/control/tokens', { scopes: ['admin'] })).status, 201);
     assert.equal((await call('patch', `/control/tokens/${token.body.token_id}`, { enabled: false })).status, 200);
     assert.equal((await call('delete', `/control/tokens/${token.body.token_id}`)).status, 204);
@@ -90,7 +110,15 @@ test('every example body of CONTROL.md is accepted with the status it names', ()
     });
     assert.equal(meeting.status, 201);
     assert.equal((await call('post', '/control/meetings', { title: 'no summary', segments: [], summary: null })).status, 201);
-    const job = await call('post', '/control/jobs', { kind: 'retranscription', meeting_id: meeting.body.id, state: 'failed', is_retryable: true, source_gone: false, error: 'decoder failed on /home/alice/Music/x.wav', hold: false });
+    const job = await call('post', '/control/jobs', {
+      kind: 'retranscription',
+      meeting_id: meeting.body.id,
+      state: 'failed',
+      is_retryable: true,
+      source_gone: false,
+      error: 'decoder failed on /home/alice/Music/x.wav',
+      hold: false,
+    });
     assert.equal(job.status, 201);
     const held = await call('post', '/control/jobs', { kind: 'diarization', meeting_id: meeting.body.id, state: 'running', hold: true });
     assert.equal((await call('post', `/control/jobs/${held.body.id}/finish`, { outcome: 'failed', error: 'x' })).status, 200);

@@ -46,4 +46,3 @@ function virtualCatalog(deps: AppDeps): VirtualDeviceBackend {
   if (backend === null) throw new ApiError('not_found', 'this build has no simulated devices');
   return backend;
 }
-

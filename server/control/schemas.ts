@@ -10,7 +10,18 @@ import { TOKEN_KINDS, TOKEN_ORIGINS } from '../kernel/store/tokens-repo.ts';
 import { JOB_KINDS, JOB_STATES } from '../features/jobs/states.ts';
 
 /** What GET /control lists: only what this build implements. */
-export const CAPABILITIES = ['reset', 'settings', 'restart', 'tokens', 'meetings', 'jobs', 'pairings', 'webhook-approval', 'devices', 'recording-fault'] as const;
+export const CAPABILITIES = [
+  'reset',
+  'settings',
+  'restart',
+  'tokens',
+  'meetings',
+  'jobs',
+  'pairings',
+  'webhook-approval',
+  'devices',
+  'recording-fault',
+] as const;
 
 export const CONTROL_VERSION = 1;
 
@@ -64,8 +75,9 @@ const SeedTimestamp = z.iso
 
 /** POST /control/meetings: a meeting as if it had been recorded. */
 export const SeedMeetingBody = z.strictObject({
-  title: codePointString({ min: 1, max: TITLE_MAX })
-    .refine((t) => !CONTROL_CHARS.test(t), { message: 'must not contain control characters' }),
+  title: codePointString({ min: 1, max: TITLE_MAX }).refine((t) => !CONTROL_CHARS.test(t), {
+    message: 'must not contain control characters',
+  }),
   created_at: SeedTimestamp.optional(),
   segments: z.array(Segment).max(MAX_SEGMENTS),
   summary: z.strictObject({ text: z.string() }).nullable().optional(),
@@ -83,8 +95,16 @@ export const PlugDeviceBody = z.strictObject({
   device_type: z.enum(['input', 'output']),
   script: codePointString({ min: 1, max: 200 }).nullable().optional(),
   /** A scene preset name or a scene object (simulator/scenes/scene.ts). */
-  scene: z.union([codePointString({ min: 1, max: 100 }), sceneSchema]).nullable().optional(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  scene: z
+    .union([codePointString({ min: 1, max: 100 }), sceneSchema])
+    .nullable()
+    .optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 
 /** POST /control/reset and /control/restart take no body; an empty object is tolerated. */

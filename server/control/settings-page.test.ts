@@ -30,7 +30,6 @@ const SHOTS = fileURLToPath(new URL('../../reports/settings-page/', import.meta.
 
 const skip = browserSkip;
 
-
 /** Polls until `ok` holds, or fails naming `what`. */
 async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, ms = 5000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -44,7 +43,11 @@ async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: 
 }
 
 async function textOf(locator: Locator, pattern: RegExp, what: string): Promise<string> {
-  return eventually(what, async () => (await locator.textContent()) ?? '', (t) => pattern.test(t));
+  return eventually(
+    what,
+    async () => (await locator.textContent()) ?? '',
+    (t) => pattern.test(t),
+  );
 }
 
 /** The few browser globals the evaluated functions read (the repository's TypeScript has no DOM library). */
@@ -90,7 +93,10 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     mkdirSync(SHOTS, { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), 'mas-settings-page-'));
     gateway = await Gateway.start(
-      listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: SECRET }, logger: createLogger({ level: 'info' }, { write: (line: string) => void gatewayLog.push(line) }) }),
+      listenerTestOptions(dataDir, {
+        control: { host: '127.0.0.1', port: 0, secret: SECRET },
+        logger: createLogger({ level: 'info' }, { write: (line: string) => void gatewayLog.push(line) }),
+      }),
     );
     api = gateway.api.url;
     control = gateway.control!.url; // control was asked for at start
@@ -249,7 +255,10 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
   });
 
   it('approves a pairing request with narrowed scopes and rejects another', async () => {
-    const asked = await call(`${api}/v1/pair/request`, { method: 'POST', body: { client_name: 'Alice phone', scopes: ['read', 'record', 'write'] } });
+    const asked = await call(`${api}/v1/pair/request`, {
+      method: 'POST',
+      body: { client_name: 'Alice phone', scopes: ['read', 'record', 'write'] },
+    });
     assert.equal(asked.status, 202);
     // A name that would run script if the page ever parsed it as HTML.
     const bob = 'Bob <img src=x onerror=alert(1)>';
@@ -277,7 +286,10 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     assert.equal(paired.status, 200);
     assert.deepEqual(paired.body.scopes, ['read', 'record']);
     // The paired device's token is in the token list now.
-    await page.getByRole('row', { name: /Alice phone/ }).getByText('paired').waitFor();
+    await page
+      .getByRole('row', { name: /Alice phone/ })
+      .getByText('paired')
+      .waitFor();
 
     const bobItem = page.getByRole('listitem', { name: `Pairing request from ${bob}` });
     await bobItem.getByText(bob, { exact: true }).waitFor(); // shown as text
@@ -304,7 +316,11 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     assert.deepEqual((await settingsNow()).local_webhook_targets, [target]);
 
     // Not yet: the allowlist is read at startup.
-    const early = await call(`${api}/v1/webhooks`, { method: 'POST', bearer: token, body: { url: `http://${target}/early`, events: ['job.completed'] } });
+    const early = await call(`${api}/v1/webhooks`, {
+      method: 'POST',
+      bearer: token,
+      body: { url: `http://${target}/early`, events: ['job.completed'] },
+    });
     assert.equal(early.status, 400);
     await screenshot('target-added');
 
@@ -331,7 +347,11 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     assert.equal(sent.status, 202);
     assert.equal(sent.body.approval_state, 'allowed');
     assert.equal(typeof sent.body.delivery_id, 'string');
-    await eventually('the receiver got the test delivery', async () => received.length, (n) => n >= 1);
+    await eventually(
+      'the receiver got the test delivery',
+      async () => received.length,
+      (n) => n >= 1,
+    );
     assert.equal(received[0]?.path, '/hook');
     assert.match(String(received[0]?.headers['x-service-signature']), /^sha256=[0-9a-f]{64}$/);
 
@@ -377,7 +397,11 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
         async ({ url, secret }) => {
           const out: string[] = [];
           try {
-            const r = await fetch(`${url}/control/settings`, { method: 'PATCH', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body: '{"license":"none"}' });
+            const r = await fetch(`${url}/control/settings`, {
+              method: 'PATCH',
+              headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+              body: '{"license":"none"}',
+            });
             out.push(`patch answered ${r.status}`);
           } catch {
             out.push('patch refused');
@@ -416,7 +440,13 @@ describe('the settings page in a browser', { skip, timeout: 90_000 }, () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.deepEqual(browserProblems, []);
-    assert.ok(dialogs.every((kind) => kind === 'confirm'), `dialogs: ${dialogs.join(', ')}`);
-    assert.deepEqual(gatewayLog.filter((line) => /failed|error/i.test(line)), []);
+    assert.ok(
+      dialogs.every((kind) => kind === 'confirm'),
+      `dialogs: ${dialogs.join(', ')}`,
+    );
+    assert.deepEqual(
+      gatewayLog.filter((line) => /failed|error/i.test(line)),
+      [],
+    );
   });
 });

@@ -25,22 +25,42 @@ async function withApp(run: (h: WebhookTestApp) => Promise<void>): Promise<void>
 }
 
 async function register(h: WebhookTestApp, auth: string): Promise<string> {
-  const res = await request(h.app).post('/v1/webhooks').set('Authorization', auth).send({ url: 'https://hooks.example/x', events: ['job.completed'] });
+  const res = await request(h.app)
+    .post('/v1/webhooks')
+    .set('Authorization', auth)
+    .send({ url: 'https://hooks.example/x', events: ['job.completed'] });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.id as string;
 }
 
 function approval(h: WebhookTestApp, id: string, body: unknown) {
-  return request(h.control).post(`/control/webhooks/${id}/approval`).set('Authorization', CONTROL_AUTH).send(body as object);
+  return request(h.control)
+    .post(`/control/webhooks/${id}/approval`)
+    .set('Authorization', CONTROL_AUTH)
+    .send(body as object);
 }
 
-test('GET /control lists pairings and webhook-approval, in CONTROL.md\'s order', () =>
+test("GET /control lists pairings and webhook-approval, in CONTROL.md's order", () =>
   withApp(async (h) => {
     const res = await request(h.control).get('/control').set('Authorization', CONTROL_AUTH);
     const caps = res.body.capabilities as string[];
-    const order = ['reset', 'settings', 'restart', 'tokens', 'meetings', 'jobs', 'pairings', 'webhook-approval', 'devices', 'recording-fault'];
+    const order = [
+      'reset',
+      'settings',
+      'restart',
+      'tokens',
+      'meetings',
+      'jobs',
+      'pairings',
+      'webhook-approval',
+      'devices',
+      'recording-fault',
+    ];
     assert.ok(caps.includes('pairings') && caps.includes('webhook-approval'));
-    assert.deepEqual(caps, order.filter((c) => caps.includes(c)));
+    assert.deepEqual(
+      caps,
+      order.filter((c) => caps.includes(c)),
+    );
   }));
 
 test('approval transitions: pending → allowed → denied; nothing leaves denied (409); same state is a no-op', () =>
@@ -48,7 +68,14 @@ test('approval transitions: pending → allowed → denied; nothing leaves denie
     // The table, pair by pair (null: refused, 409 conflict).
     assert.deepEqual(
       outcomes(APPROVAL_MACHINE).map(({ state, event, to }) => `${state} ${event} → ${to ?? 'refused'}`),
-      ['pending allow → allowed', 'pending deny → denied', 'allowed allow → allowed', 'allowed deny → denied', 'denied allow → refused', 'denied deny → denied'],
+      [
+        'pending allow → allowed',
+        'pending deny → denied',
+        'allowed allow → allowed',
+        'allowed deny → denied',
+        'denied allow → refused',
+        'denied deny → denied',
+      ],
     );
     const auth = h.bearer(['read']);
     const a = await register(h, auth);
@@ -73,13 +100,17 @@ test('approval: 404 unknown id, 422 bad body; it works while the Automation API 
     for (const body of [{}, { state: 'pending' }, { state: 'ALLOWED' }, { state: 'allowed', extra: 1 }, { state: true }]) {
       assertError(await approval(h, id, body), 422, 'invalid_request');
     }
-    assertError(await request(h.control).post(`/control/webhooks/${id}/approval`).set('Authorization', CONTROL_AUTH), 422, 'invalid_request');
+    assertError(
+      await request(h.control).post(`/control/webhooks/${id}/approval`).set('Authorization', CONTROL_AUTH),
+      422,
+      'invalid_request',
+    );
     h.deps.settings.update({ automation_api_enabled: false, webhooks_enabled: false });
     assert.equal((await approval(h, id, { state: 'denied' })).status, 200);
     assertError(await request(h.control).post(`/control/webhooks/${id}/approval`).send({ state: 'denied' }), 401, 'unauthorized');
   }));
 
-test('GET /control/webhooks lists every owner\'s webhooks with their owner, never a secret; deliveries per webhook', () =>
+test("GET /control/webhooks lists every owner's webhooks with their owner, never a secret; deliveries per webhook", () =>
   withApp(async (h) => {
     const alice = h.gw.token(['read']);
     const bob = h.gw.token(['read']);
@@ -90,7 +121,16 @@ test('GET /control/webhooks lists every owner\'s webhooks with their owner, neve
     const rows = res.body.webhooks as Record<string, unknown>[];
     assert.deepEqual(rows.map((w) => w.id).sort(), [a, b].sort());
     for (const w of rows) {
-      assert.deepEqual(Object.keys(w).sort(), ['approval_state', 'created_at', 'delivery_mode', 'events', 'id', 'owner_token_id', 'updated_at', 'url']);
+      assert.deepEqual(Object.keys(w).sort(), [
+        'approval_state',
+        'created_at',
+        'delivery_mode',
+        'events',
+        'id',
+        'owner_token_id',
+        'updated_at',
+        'url',
+      ]);
     }
     assert.notEqual(rows[0]!.owner_token_id, rows[1]!.owner_token_id);
 
@@ -99,7 +139,10 @@ test('GET /control/webhooks lists every owner\'s webhooks with their owner, neve
     const log = await request(h.control).get(`/control/webhooks/${a}/deliveries`).set('Authorization', CONTROL_AUTH);
     assert.equal(log.status, 200);
     assert.equal(log.body.webhook_id, a);
-    assert.deepEqual(log.body.deliveries.map((e: { reason: string }) => e.reason), ['denied']);
+    assert.deepEqual(
+      log.body.deliveries.map((e: { reason: string }) => e.reason),
+      ['denied'],
+    );
     assertError(await request(h.control).get('/control/webhooks/whk_nope/deliveries').set('Authorization', CONTROL_AUTH), 404, 'not_found');
   }));
 
@@ -108,7 +151,11 @@ test('reset erases webhooks, their delivery logs and pairing requests', () =>
     const id = await register(h, h.bearer(['read']));
     await approval(h, id, { state: 'denied' });
     h.deps.bus.publish('job.completed', { kind: 'job', id: 'job_1' });
-    const pairing = (await request(h.app).post('/v1/pair/request').send({ client_name: 'Phone', scopes: ['read'] })).body.pairing_id as string;
+    const pairing = (
+      await request(h.app)
+        .post('/v1/pair/request')
+        .send({ client_name: 'Phone', scopes: ['read'] })
+    ).body.pairing_id as string;
 
     await request(h.control).post('/control/reset').set('Authorization', CONTROL_AUTH).expect(204);
     assert.deepEqual((await request(h.control).get('/control/webhooks').set('Authorization', CONTROL_AUTH)).body, { webhooks: [] });
@@ -119,7 +166,10 @@ test('reset erases webhooks, their delivery logs and pairing requests', () =>
 
 test('deleting a token deletes its webhooks: a revoked key receives nothing more', () =>
   withApp(async (h) => {
-    const created = await request(h.control).post('/control/tokens').set('Authorization', CONTROL_AUTH).send({ scopes: ['read'] });
+    const created = await request(h.control)
+      .post('/control/tokens')
+      .set('Authorization', CONTROL_AUTH)
+      .send({ scopes: ['read'] });
     const id = await register(h, `Bearer ${created.body.token}`);
     await request(h.control).delete(`/control/tokens/${created.body.token_id}`).set('Authorization', CONTROL_AUTH).expect(204);
     assertError(await approval(h, id, { state: 'allowed' }), 404, 'not_found');

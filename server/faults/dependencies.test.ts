@@ -60,7 +60,11 @@ function encode(wav: Uint8Array, args: string[], out: string): Uint8Array {
   return new Uint8Array(readFileSync(out));
 }
 
-async function importAndSettle(gw: ChildGateway, bytes: Uint8Array, filename: string): Promise<{ submit: { status: number; body: Loose }; job: Loose }> {
+async function importAndSettle(
+  gw: ChildGateway,
+  bytes: Uint8Array,
+  filename: string,
+): Promise<{ submit: { status: number; body: Loose }; job: Loose }> {
   const c = clientFor(gw);
   const res = await fetch(`${gw.api}/v1/jobs/import?filename=${filename}`, {
     method: 'POST',
@@ -89,36 +93,40 @@ function assertRedacted(text: unknown, what: string): void {
   assert.doesNotMatch(text as string, ABSOLUTE_PATH, `${what}: no absolute path in "${String(text)}"`);
 }
 
-test('ffmpeg missing: 16 kHz and 44.1 kHz WAV (and MP3 with MAS_FAULTS_LONG=1) decode in process; content only ffmpeg reads fails, redacted and retryable', async () => {
-  const wav = await speechWav();
-  const wav44 = encode(wav, ['-ar', '44100'], join(root, 'x44.wav'));
-  // MP3 is the one compressed format with a built-in decoder (decision 053); its recognition adds a job: long runs only.
-  const mp3 = process.env.MAS_FAULTS_LONG === '1' ? encode(wav, ['-c:a', 'libmp3lame'], join(root, 'x.mp3')) : null;
-  const au = encode(wav, ['-f', 'au'], join(root, 'x.au')); // Sun audio: no built-in decoder reads it
-  const data = mkdtempSync(join(root, 'data-'));
-  const gw = await startChild({ dataDir: data, env: { PATH: binDir('bin-no-ffmpeg', { without: ['ffmpeg', 'ffprobe'] }) } });
-  try {
-    const inputs: [Uint8Array, string][] = [
-      [wav, 'a.wav'],
-      [wav44, 'b.wav'],
-    ];
-    if (mp3 !== null) inputs.push([mp3, 'c.mp3']);
-    for (const [bytes, name] of inputs) {
-      const { submit, job } = await importAndSettle(gw, bytes, name);
-      assert.equal(submit.status, 202);
-      assert.equal(job.state, 'succeeded', `${name} without ffmpeg: ${job.error}`);
+test(
+  'ffmpeg missing: 16 kHz and 44.1 kHz WAV (and MP3 with MAS_FAULTS_LONG=1) decode in ' +
+    'process; content only ffmpeg reads fails, redacted and retryable',
+  async () => {
+    const wav = await speechWav();
+    const wav44 = encode(wav, ['-ar', '44100'], join(root, 'x44.wav'));
+    // MP3 is the one compressed format with a built-in decoder (decision 053); its recognition adds a job: long runs only.
+    const mp3 = process.env.MAS_FAULTS_LONG === '1' ? encode(wav, ['-c:a', 'libmp3lame'], join(root, 'x.mp3')) : null;
+    const au = encode(wav, ['-f', 'au'], join(root, 'x.au')); // Sun audio: no built-in decoder reads it
+    const data = mkdtempSync(join(root, 'data-'));
+    const gw = await startChild({ dataDir: data, env: { PATH: binDir('bin-no-ffmpeg', { without: ['ffmpeg', 'ffprobe'] }) } });
+    try {
+      const inputs: [Uint8Array, string][] = [
+        [wav, 'a.wav'],
+        [wav44, 'b.wav'],
+      ];
+      if (mp3 !== null) inputs.push([mp3, 'c.mp3']);
+      for (const [bytes, name] of inputs) {
+        const { submit, job } = await importAndSettle(gw, bytes, name);
+        assert.equal(submit.status, 202);
+        assert.equal(job.state, 'succeeded', `${name} without ffmpeg: ${job.error}`);
+      }
+      const { job } = await importAndSettle(gw, au, 'd.wav');
+      assert.equal(job.state, 'failed');
+      assertRedacted(job.error, 'ffmpeg missing');
+      assert.match(job.error, /ffmpeg is not installed/);
+      assert.equal(job.is_retryable, true, 'installing ffmpeg makes a retry work');
+      console.log(`[faults] ffmpeg missing: AU content → failed, "${job.error}"`);
+      assert.deepEqual(checkDataFolder(data, { settled: false }).problems, []);
+    } finally {
+      await stopChild(gw);
     }
-    const { job } = await importAndSettle(gw, au, 'd.wav');
-    assert.equal(job.state, 'failed');
-    assertRedacted(job.error, 'ffmpeg missing');
-    assert.match(job.error, /ffmpeg is not installed/);
-    assert.equal(job.is_retryable, true, 'installing ffmpeg makes a retry work');
-    console.log(`[faults] ffmpeg missing: AU content → failed, "${job.error}"`);
-    assert.deepEqual(checkDataFolder(data, { settled: false }).problems, []);
-  } finally {
-    await stopChild(gw);
-  }
-});
+  },
+);
 
 test('ffmpeg crashing (SIGSEGV): the import fails with a redacted, retryable reason; the API serves throughout', async () => {
   const wav = await speechWav();
@@ -145,7 +153,10 @@ test('the recognizer missing or crashing: the import is accepted, then fails wit
   const wav = await speechWav();
   for (const variant of ['missing', 'crashing'] as const) {
     const data = mkdtempSync(join(root, 'data-'));
-    const bin = binDir(`bin-asr-${variant}`, variant === 'missing' ? { without: ['pocketsphinx_continuous'] } : { crashing: ['pocketsphinx_continuous'] });
+    const bin = binDir(
+      `bin-asr-${variant}`,
+      variant === 'missing' ? { without: ['pocketsphinx_continuous'] } : { crashing: ['pocketsphinx_continuous'] },
+    );
     const gw = await startChild({ dataDir: data, env: { PATH: bin } });
     try {
       const { submit, job } = await importAndSettle(gw, wav, 'a.wav');
@@ -161,122 +172,160 @@ test('the recognizer missing or crashing: the import is accepted, then fails wit
   }
 });
 
-test('the disk full: import, rename and webhook registration answer 503 service_unavailable, nothing half-written, reads served; writes work again once space is freed', async (t) => {
-  const data = mkdtempSync(join(root, 'tmpfs-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', data], { encoding: 'utf8' });
-  if (mounted.status !== 0) {
-    t.skip(`cannot mount a tmpfs (needs root): ${mounted.stderr.trim()}`);
-    return;
-  }
-  let gw: ChildGateway | null = null;
-  try {
-    const wav = await speechWav();
-    gw = await startChild({ dataDir: data });
-    const c = clientFor(gw);
-    const seeded = await c.control('POST', '/control/meetings', { title: 'before', segments: [{ speaker: 'S1', start: 0, end: 1, text: 'hello' }] });
-    assert.equal(seeded.status, 201);
-    // A loopback target on the allowlist (read at startup, hence the restart); nothing needs to listen there.
-    assert.equal((await c.control('PATCH', '/control/settings', { webhooks_enabled: true, local_webhook_targets: ['127.0.0.1:9'] })).status, 200);
-    assert.equal((await c.control('POST', '/control/restart')).status, 204);
-    // Fill the file system to the last block.
-    const filler = join(data, 'filler');
-    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { encoding: 'utf8' });
-    spawnSync('sync');
-
-    const imp = await importAndSettle(gw, wav, 'full.wav');
-    const rename = await c.api('PATCH', `/v1/meetings/${seeded.body.id}`, { title: 'renamed while full' });
-    const hook = await c.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['job.completed'] });
-    console.log(`[faults] disk full: import ${imp.submit.status} ${JSON.stringify(imp.submit.body)}; rename ${rename.status} ${JSON.stringify(rename.body)}; webhook ${hook.status} ${JSON.stringify(hook.body)}`);
-    for (const [what, r] of [
-      ['import', imp.submit],
-      ['rename', rename],
-      ['webhook registration', hook],
-    ] as const) {
-      assert.equal(r.status, 503, `${what} while the disk is full`);
-      assert.equal(r.body.error.code, 'service_unavailable');
-      assertRedacted(r.body.error.message, what);
+test(
+  'the disk full: import, rename and webhook registration answer 503 service_unavailable, ' +
+    'nothing half-written, reads served; writes work again once space is freed',
+  async (t) => {
+    const data = mkdtempSync(join(root, 'tmpfs-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', data], { encoding: 'utf8' });
+    if (mounted.status !== 0) {
+      t.skip(`cannot mount a tmpfs (needs root): ${mounted.stderr.trim()}`);
+      return;
     }
-    // Reads still served, nothing half-written.
-    assert.equal((await c.api('GET', '/v1/whoami')).status, 200);
-    const list = await c.api('GET', '/v1/meetings');
-    assert.equal(list.status, 200);
-    assert.equal(list.body.total, 1);
-    assert.equal((await c.api('GET', `/v1/meetings/${seeded.body.id}`)).body.title, 'before');
-    assert.deepEqual(readdirSync(join(data, 'uploads')), [], 'no partial upload stays');
+    let gw: ChildGateway | null = null;
+    try {
+      const wav = await speechWav();
+      gw = await startChild({ dataDir: data });
+      const c = clientFor(gw);
+      const seeded = await c.control('POST', '/control/meetings', {
+        title: 'before',
+        segments: [{ speaker: 'S1', start: 0, end: 1, text: 'hello' }],
+      });
+      assert.equal(seeded.status, 201);
+      // A loopback target on the allowlist (read at startup, hence the restart); nothing needs to listen there.
+      assert.equal(
+        (await c.control('PATCH', '/control/settings', { webhooks_enabled: true, local_webhook_targets: ['127.0.0.1:9'] })).status,
+        200,
+      );
+      assert.equal((await c.control('POST', '/control/restart')).status, 204);
+      // Fill the file system to the last block.
+      const filler = join(data, 'filler');
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { encoding: 'utf8' });
+      spawnSync('sync');
 
-    rmSync(filler);
-    const again = await importAndSettle(gw, wav, 'after.wav');
-    assert.equal(again.submit.status, 202);
-    assert.equal(again.job.state, 'succeeded', String(again.job.error));
-    assert.equal((await c.api('PATCH', `/v1/meetings/${seeded.body.id}`, { title: 'renamed after' })).status, 200);
-    assert.equal((await c.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['job.completed'] })).status, 201);
-    assert.deepEqual(checkDataFolder(data, { settled: false }).problems, []);
-  } finally {
-    if (gw !== null) await stopChild(gw);
-    spawnSync('umount', [data]);
-  }
-});
-
-test('the capture backend gone: killing the PulseAudio daemon mid-recording ends the recording with last_error, as a meeting; the API stays up', async () => {
-  const data = mkdtempSync(join(root, 'data-'));
-  const gw = await startChild({ dataDir: data, env: { MAS_VIRTUAL_DEVICES: 'pulse' } });
-  try {
-    const c = clientFor(gw);
-    assert.equal((await c.control('POST', '/control/devices', { name: 'Fault Mic', device_type: 'input', script: 'tiny' })).status, 201);
-    await until('the device', async () => ((await c.control('GET', '/control/devices')).body.devices as Loose[]).find((d) => d.name === 'Fault Mic'), 30_000);
-    assert.equal((await c.api('POST', '/v1/recording/start', { mic_device_name: 'Fault Mic' })).status, 202);
-    await until('recording', async () => ((await c.api('GET', '/v1/recording')).body.state === 'recording' ? true : undefined), 20_000);
-    await sleep(800);
-    const daemon = descendants(gw.pid).find((p) => p.comm === 'pulseaudio');
-    assert.ok(daemon !== undefined, 'the gateway runs a private PulseAudio daemon');
-    process.kill(daemon.pid, 'SIGKILL');
-    const ended = await until('the recording to end', async () => {
+      const imp = await importAndSettle(gw, wav, 'full.wav');
+      const rename = await c.api('PATCH', `/v1/meetings/${seeded.body.id}`, { title: 'renamed while full' });
+      const hook = await c.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['job.completed'] });
+      console.log(
+        `[faults] disk full: import ${imp.submit.status} ${JSON.stringify(imp.submit.body)}; rename ${rename.status} ${JSON.stringify(rename.body)}; webhook ${hook.status} ${JSON.stringify(hook.body)}`,
+      );
+      for (const [what, r] of [
+        ['import', imp.submit],
+        ['rename', rename],
+        ['webhook registration', hook],
+      ] as const) {
+        assert.equal(r.status, 503, `${what} while the disk is full`);
+        assert.equal(r.body.error.code, 'service_unavailable');
+        assertRedacted(r.body.error.message, what);
+      }
+      // Reads still served, nothing half-written.
       assert.equal((await c.api('GET', '/v1/whoami')).status, 200);
-      const r = (await c.api('GET', '/v1/recording')).body;
-      return r.state === 'idle' ? r : undefined;
-    }, 20_000);
-    console.log(`[faults] capture backend gone: last_error "${ended.last_error}", meeting ${ended.last_meeting_id}, captured ${ended.captured_seconds} s`);
-    assertRedacted(ended.last_error, 'recording last_error');
-    assert.ok(ended.last_meeting_id !== null, 'the audio captured so far became a meeting');
-    assert.equal((await c.api('GET', `/v1/meetings/${ended.last_meeting_id}`)).status, 200);
-    assert.equal((await c.api('GET', '/v1/meetings')).status, 200);
-  } finally {
-    await stopChild(gw);
-  }
-});
+      const list = await c.api('GET', '/v1/meetings');
+      assert.equal(list.status, 200);
+      assert.equal(list.body.total, 1);
+      assert.equal((await c.api('GET', `/v1/meetings/${seeded.body.id}`)).body.title, 'before');
+      assert.deepEqual(readdirSync(join(data, 'uploads')), [], 'no partial upload stays');
 
-test('the summarizer endpoint never answers: the regeneration ends failed within MAS_SUMMARY_TIMEOUT_MS, redacted; the API serves meanwhile', async () => {
-  const sockets = new Set<Socket>();
-  const silent: Server = createServer((s) => {
-    sockets.add(s); // accepted, read, never answered
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const port = (silent.address() as { port: number }).port;
-  const data = mkdtempSync(join(root, 'data-'));
-  const gw = await startChild({ dataDir: data, env: { MAS_SUMMARY_URL: `http://127.0.0.1:${port}`, MAS_SUMMARY_TIMEOUT_MS: '1500' } });
-  try {
-    const c = clientFor(gw);
-    const m = await c.control('POST', '/control/meetings', { title: 'talk', segments: [{ speaker: 'S1', start: 0, end: 2, text: 'we agreed to ship on friday' }] });
-    const regen = await c.api('POST', `/v1/meetings/${m.body.id}/summary/regenerate`, { model: 'openai-compatible' });
-    assert.equal(regen.status, 202, JSON.stringify(regen.body));
-    const t0 = Date.now();
-    const op = await until('the operation to end', async () => {
-      assert.equal((await c.api('GET', '/v1/whoami')).status, 200);
+      rmSync(filler);
+      const again = await importAndSettle(gw, wav, 'after.wav');
+      assert.equal(again.submit.status, 202);
+      assert.equal(again.job.state, 'succeeded', String(again.job.error));
+      assert.equal((await c.api('PATCH', `/v1/meetings/${seeded.body.id}`, { title: 'renamed after' })).status, 200);
+      assert.equal((await c.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['job.completed'] })).status, 201);
+      assert.deepEqual(checkDataFolder(data, { settled: false }).problems, []);
+    } finally {
+      if (gw !== null) await stopChild(gw);
+      spawnSync('umount', [data]);
+    }
+  },
+);
+
+test(
+  'the capture backend gone: killing the PulseAudio daemon mid-recording ends the recording ' +
+    'with last_error, as a meeting; the API stays up',
+  async () => {
+    const data = mkdtempSync(join(root, 'data-'));
+    const gw = await startChild({ dataDir: data, env: { MAS_VIRTUAL_DEVICES: 'pulse' } });
+    try {
+      const c = clientFor(gw);
+      assert.equal((await c.control('POST', '/control/devices', { name: 'Fault Mic', device_type: 'input', script: 'tiny' })).status, 201);
+      await until(
+        'the device',
+        async () => ((await c.control('GET', '/control/devices')).body.devices as Loose[]).find((d) => d.name === 'Fault Mic'),
+        30_000,
+      );
+      assert.equal((await c.api('POST', '/v1/recording/start', { mic_device_name: 'Fault Mic' })).status, 202);
+      await until('recording', async () => ((await c.api('GET', '/v1/recording')).body.state === 'recording' ? true : undefined), 20_000);
+      await sleep(800);
+      const daemon = descendants(gw.pid).find((p) => p.comm === 'pulseaudio');
+      assert.ok(daemon !== undefined, 'the gateway runs a private PulseAudio daemon');
+      process.kill(daemon.pid, 'SIGKILL');
+      const ended = await until(
+        'the recording to end',
+        async () => {
+          assert.equal((await c.api('GET', '/v1/whoami')).status, 200);
+          const r = (await c.api('GET', '/v1/recording')).body;
+          return r.state === 'idle' ? r : undefined;
+        },
+        20_000,
+      );
+      console.log(
+        `[faults] capture backend gone: last_error "${ended.last_error}", meeting ${ended.last_meeting_id}, captured ${ended.captured_seconds} s`,
+      );
+      assertRedacted(ended.last_error, 'recording last_error');
+      assert.ok(ended.last_meeting_id !== null, 'the audio captured so far became a meeting');
+      assert.equal((await c.api('GET', `/v1/meetings/${ended.last_meeting_id}`)).status, 200);
       assert.equal((await c.api('GET', '/v1/meetings')).status, 200);
-      const o = (await c.api('GET', `/v1/meetings/${m.body.id}/summary/operations/${regen.body.operation_id}`)).body;
-      return o.state === 'succeeded' || o.state === 'failed' ? o : undefined;
-    }, 30_000, 100);
-    console.log(`[faults] summarizer silent: ${op.state} after ${Date.now() - t0} ms, "${op.error}"; ${sockets.size} connection(s) held`);
-    assert.equal(op.state, 'failed');
-    assertRedacted(op.error, 'summary operation');
-    assert.match(String(op.error), /did not answer within/);
-    const summary = await c.api('GET', `/v1/meetings/${m.body.id}/summary`);
-    assert.equal(summary.status, 200);
-    assert.equal(summary.body.regeneration_failed, true);
-  } finally {
-    await stopChild(gw);
-    for (const s of sockets) s.destroy();
-    await new Promise((r) => silent.close(r));
-  }
-});
+    } finally {
+      await stopChild(gw);
+    }
+  },
+);
+
+test(
+  'the summarizer endpoint never answers: the regeneration ends failed within ' +
+    'MAS_SUMMARY_TIMEOUT_MS, redacted; the API serves meanwhile',
+  async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((s) => {
+      sockets.add(s); // accepted, read, never answered
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const data = mkdtempSync(join(root, 'data-'));
+    const gw = await startChild({ dataDir: data, env: { MAS_SUMMARY_URL: `http://127.0.0.1:${port}`, MAS_SUMMARY_TIMEOUT_MS: '1500' } });
+    try {
+      const c = clientFor(gw);
+      const m = await c.control('POST', '/control/meetings', {
+        title: 'talk',
+        segments: [{ speaker: 'S1', start: 0, end: 2, text: 'we agreed to ship on friday' }],
+      });
+      const regen = await c.api('POST', `/v1/meetings/${m.body.id}/summary/regenerate`, { model: 'openai-compatible' });
+      assert.equal(regen.status, 202, JSON.stringify(regen.body));
+      const t0 = Date.now();
+      const op = await until(
+        'the operation to end',
+        async () => {
+          assert.equal((await c.api('GET', '/v1/whoami')).status, 200);
+          assert.equal((await c.api('GET', '/v1/meetings')).status, 200);
+          const o = (await c.api('GET', `/v1/meetings/${m.body.id}/summary/operations/${regen.body.operation_id}`)).body;
+          return o.state === 'succeeded' || o.state === 'failed' ? o : undefined;
+        },
+        30_000,
+        100,
+      );
+      console.log(`[faults] summarizer silent: ${op.state} after ${Date.now() - t0} ms, "${op.error}"; ${sockets.size} connection(s) held`);
+      assert.equal(op.state, 'failed');
+      assertRedacted(op.error, 'summary operation');
+      assert.match(String(op.error), /did not answer within/);
+      const summary = await c.api('GET', `/v1/meetings/${m.body.id}/summary`);
+      assert.equal(summary.status, 200);
+      assert.equal(summary.body.regeneration_failed, true);
+    } finally {
+      await stopChild(gw);
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  },
+);

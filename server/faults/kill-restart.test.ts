@@ -31,7 +31,18 @@ import { seededRandom } from '../../simulator/seeded-random.ts';
 import { startReceiver } from '../testing/webhook-receiver.ts';
 import { openDatabase, schemaVersion } from '../kernel/store/database.ts';
 import { MIGRATIONS } from '../kernel/store/migrations.ts';
-import { alive, clientFor, descendants, killHard, sleep, startChild, stopChild, until, type ChildGateway, type Loose } from '../testing/child-gateway.ts';
+import {
+  alive,
+  clientFor,
+  descendants,
+  killHard,
+  sleep,
+  startChild,
+  stopChild,
+  until,
+  type ChildGateway,
+  type Loose,
+} from '../testing/child-gateway.ts';
 import { checkDatabaseFile, checkDataFolder } from '../testing/data-folder-invariants.ts';
 import { speechWav } from '../testing/speech-wav.ts';
 
@@ -44,132 +55,168 @@ const PER_POINT = LONG ? 16 : 5;
 /** An absolute path in a message the API shows (job errors are redacted to ~ or the file name). */
 const ABSOLUTE_PATH = /(^|[\s("'=:])\/(?:[\w.-]+\/)+[\w.-]*/;
 
-test(`SIGKILL at random points and restart, ${PER_POINT * POINTS.length} cycles (seed ${SEED})`, { timeout: LONG ? 1_800_000 : 240_000 }, async () => {
-  console.log(`[faults] seed ${SEED} (rerun with MAS_FAULTS_SEED=${SEED})`);
-  const rng = seededRandom(SEED);
-  const root = mkdtempSync(join(tmpdir(), 'mas-faults-kill-'));
-  const dataDir = join(root, 'data');
-  mkdirSync(dataDir);
-  const wav = await speechWav();
-  const receiver = await startReceiver();
-  receiver.answer = 503; // every delivery fails and is retried: there is always one in flight
-  const tally: Record<Point, { cycles: number; notes: Record<string, number> }> = Object.fromEntries(POINTS.map((p) => [p, { cycles: 0, notes: {} }])) as never;
-  const note = (p: Point, what: string) => (tally[p].notes[what] = (tally[p].notes[what] ?? 0) + 1);
-  /** Processes a killed gateway had started, to be gone a little later. */
-  const leftBehind: { pid: number; comm: string; since: number }[] = [];
-  /** Kill moments and the restart that followed: deliveries after `restartFrom` must be of events after `killAt`. */
-  const kills: { killAt: number; restartFrom: number }[] = [];
-  let gw: ChildGateway | null = null;
+test(
+  `SIGKILL at random points and restart, ${PER_POINT * POINTS.length} cycles (seed ${SEED})`,
+  { timeout: LONG ? 1_800_000 : 240_000 },
+  async () => {
+    console.log(`[faults] seed ${SEED} (rerun with MAS_FAULTS_SEED=${SEED})`);
+    const rng = seededRandom(SEED);
+    const root = mkdtempSync(join(tmpdir(), 'mas-faults-kill-'));
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir);
+    const wav = await speechWav();
+    const receiver = await startReceiver();
+    receiver.answer = 503; // every delivery fails and is retried: there is always one in flight
+    const tally: Record<Point, { cycles: number; notes: Record<string, number> }> = Object.fromEntries(
+      POINTS.map((p) => [p, { cycles: 0, notes: {} }]),
+    ) as never;
+    const note = (p: Point, what: string) => (tally[p].notes[what] = (tally[p].notes[what] ?? 0) + 1);
+    /** Processes a killed gateway had started, to be gone a little later. */
+    const leftBehind: { pid: number; comm: string; since: number }[] = [];
+    /** Kill moments and the restart that followed: deliveries after `restartFrom` must be of events after `killAt`. */
+    const kills: { killAt: number; restartFrom: number }[] = [];
+    let gw: ChildGateway | null = null;
 
-  // Acknowledged writes: what must survive every kill.
-  const ledger = { meetings: new Map<string, string>(), webhookId: '', controlToken: '', jobsSeenSucceeded: new Map<string, string>() };
+    // Acknowledged writes: what must survive every kill.
+    const ledger = { meetings: new Map<string, string>(), webhookId: '', controlToken: '', jobsSeenSucceeded: new Map<string, string>() };
 
-  try {
-    gw = await startChild({ dataDir });
-    let c = clientFor(gw);
-    // A token made through the Control API outlives restarts (the startup token is re-minted each start).
-    const tok = await c.control('POST', '/control/tokens', { scopes: ['read', 'write', 'record'], name: 'faults' });
-    assert.equal(tok.status, 201);
-    ledger.controlToken = tok.body.token;
-    const settings = await c.control('PATCH', '/control/settings', { webhooks_enabled: true, local_webhook_targets: [receiver.target] });
-    assert.equal(settings.status, 200);
-    assert.equal((await c.control('POST', '/control/restart')).status, 204); // the allowlist is read at startup
-    const hook = await c.api('POST', '/v1/webhooks', { url: receiver.url, events: ['job.completed', 'job.failed', 'job.cancelled'] }, ledger.controlToken);
-    assert.equal(hook.status, 201, JSON.stringify(hook.body));
-    ledger.webhookId = hook.body.id;
-    assert.equal((await c.control('POST', `/control/webhooks/${ledger.webhookId}/approval`, { state: 'allowed' })).status, 200);
-
-    // The order of the kill points, shuffled by the seed.
-    const plan: Point[] = POINTS.flatMap((p) => Array<Point>(PER_POINT).fill(p));
-    for (let i = plan.length - 1; i > 0; i--) {
-      const j = rng.int(0, i);
-      [plan[i], plan[j]] = [plan[j]!, plan[i]!];
-    }
-
-    let cycle = 0;
-    for (const point of plan) {
-      cycle += 1;
-      if (point === 'migration') {
-        await migrationCycle(root, rng, note);
-        tally.migration.cycles += 1;
-        continue;
-      }
-      c = clientFor(gw);
-      // An acknowledged write in every cycle: a seeded meeting and a rename of an earlier one.
-      const seeded = await c.control('POST', '/control/meetings', {
-        title: `seed ${cycle}`,
-        segments: [{ speaker: 'S1', start: 0, end: 1, text: `cycle ${cycle}` }],
-        audio: rng.next() < 0.5,
-      });
-      assert.equal(seeded.status, 201);
-      ledger.meetings.set(seeded.body.id, `seed ${cycle}`);
-      const ids = [...ledger.meetings.keys()];
-      const renameId = ids[rng.int(0, ids.length - 1)]!;
-      const renamed = await c.api('PATCH', `/v1/meetings/${renameId}`, { title: `renamed ${cycle}` }, ledger.controlToken);
-      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
-      ledger.meetings.set(renameId, `renamed ${cycle}`);
-
-      const delay = await arm(point, gw, c, wav, rng, ledger, note);
-      await sleep(delay);
-      // What the killed gateway started; they must end by themselves (EOF on their pipes, idle exit).
-      const spawned = descendants(gw.pid);
-      const killAt = Date.now();
-      await killHard(gw);
-      for (const p of spawned) leftBehind.push({ ...p, since: killAt });
-      tally[point].cycles += 1;
-
-      // ── dead: the file alone ──
-      const dbProblems = checkDatabaseFile(join(dataDir, 'gateway.sqlite'));
-      assert.deepEqual(dbProblems, [], `cycle ${cycle} (${point}, ${delay} ms): database`);
-
-      // ── restart ──
-      const restartFrom = Date.now();
-      kills.push({ killAt, restartFrom });
+    try {
       gw = await startChild({ dataDir });
-      c = clientFor(gw);
-      const restartedAt = new Date(restartFrom).toISOString();
-      const report = checkDataFolder(dataDir, { settled: true, restartedAt });
-      if (spawned.length > 0) note(point, `processes left by the kill: ${spawned.map((p) => p.comm).sort().join('+')}`);
-      if (point === 'recording') note(point, `pending markers after restart: ${report.counts.markers}`);
-      assert.deepEqual(report.problems, [], `cycle ${cycle} (${point}, ${delay} ms): data folder`);
-      await checkApi(c, ledger, cycle, point);
-      // The budget is free: a new import is accepted, not 429 (it then runs, or is interrupted by the next kill).
-      const accepted = await importBytes(gw, wav, ledger.controlToken);
-      assert.equal(accepted.status, 202, `cycle ${cycle}: import after restart: ${JSON.stringify(accepted.body)}`);
-      checkReplays(receiver.received, kills, cycle);
-      await reapLeftBehind(leftBehind, 0);
-    }
+      let c = clientFor(gw);
+      // A token made through the Control API outlives restarts (the startup token is re-minted each start).
+      const tok = await c.control('POST', '/control/tokens', { scopes: ['read', 'write', 'record'], name: 'faults' });
+      assert.equal(tok.status, 201);
+      ledger.controlToken = tok.body.token;
+      const settings = await c.control('PATCH', '/control/settings', { webhooks_enabled: true, local_webhook_targets: [receiver.target] });
+      assert.equal(settings.status, 200);
+      assert.equal((await c.control('POST', '/control/restart')).status, 204); // the allowlist is read at startup
+      const hook = await c.api(
+        'POST',
+        '/v1/webhooks',
+        { url: receiver.url, events: ['job.completed', 'job.failed', 'job.cancelled'] },
+        ledger.controlToken,
+      );
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      ledger.webhookId = hook.body.id;
+      assert.equal((await c.control('POST', `/control/webhooks/${ledger.webhookId}/approval`, { state: 'allowed' })).status, 200);
 
-    // The end: let the last jobs settle, then check once more, with everything processed.
-    c = clientFor(gw);
-    await until('jobs to settle', async () => {
-      const jobs = (await c.api('GET', '/v1/jobs')).body.jobs as Loose[];
-      return jobs.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state) || j.state === 'queued') ? true : undefined;
-    }, 60_000, 200);
-    await until('recordings to be transcribed', async () => {
-      const p = (await c.api('GET', '/v1/recording')).body.processing;
-      return p === null || p.state === 'succeeded' || p.state === 'failed' ? true : undefined;
-    }, 120_000, 200);
-    await checkApi(c, ledger, cycle + 1, 'end');
-    {
-      const db = new DatabaseSync(join(dataDir, 'gateway.sqlite'), { readOnly: true });
-      const rows = db.prepare("SELECT m.id, (SELECT COUNT(*) FROM segments s WHERE s.meeting_id = m.id) AS n FROM meetings m WHERE m.source = 'recording'").all() as { id: string; n: number }[];
-      db.close();
-      console.log(`[faults] recorded meetings after all kills: ${rows.length}, with a transcript ${rows.filter((r) => r.n > 0).length}, empty ${rows.filter((r) => r.n === 0).length}`);
+      // The order of the kill points, shuffled by the seed.
+      const plan: Point[] = POINTS.flatMap((p) => Array<Point>(PER_POINT).fill(p));
+      for (let i = plan.length - 1; i > 0; i--) {
+        const j = rng.int(0, i);
+        [plan[i], plan[j]] = [plan[j]!, plan[i]!];
+      }
+
+      let cycle = 0;
+      for (const point of plan) {
+        cycle += 1;
+        if (point === 'migration') {
+          await migrationCycle(root, rng, note);
+          tally.migration.cycles += 1;
+          continue;
+        }
+        c = clientFor(gw);
+        // An acknowledged write in every cycle: a seeded meeting and a rename of an earlier one.
+        const seeded = await c.control('POST', '/control/meetings', {
+          title: `seed ${cycle}`,
+          segments: [{ speaker: 'S1', start: 0, end: 1, text: `cycle ${cycle}` }],
+          audio: rng.next() < 0.5,
+        });
+        assert.equal(seeded.status, 201);
+        ledger.meetings.set(seeded.body.id, `seed ${cycle}`);
+        const ids = [...ledger.meetings.keys()];
+        const renameId = ids[rng.int(0, ids.length - 1)]!;
+        const renamed = await c.api('PATCH', `/v1/meetings/${renameId}`, { title: `renamed ${cycle}` }, ledger.controlToken);
+        assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+        ledger.meetings.set(renameId, `renamed ${cycle}`);
+
+        const delay = await arm(point, gw, c, wav, rng, ledger, note);
+        await sleep(delay);
+        // What the killed gateway started; they must end by themselves (EOF on their pipes, idle exit).
+        const spawned = descendants(gw.pid);
+        const killAt = Date.now();
+        await killHard(gw);
+        for (const p of spawned) leftBehind.push({ ...p, since: killAt });
+        tally[point].cycles += 1;
+
+        // ── dead: the file alone ──
+        const dbProblems = checkDatabaseFile(join(dataDir, 'gateway.sqlite'));
+        assert.deepEqual(dbProblems, [], `cycle ${cycle} (${point}, ${delay} ms): database`);
+
+        // ── restart ──
+        const restartFrom = Date.now();
+        kills.push({ killAt, restartFrom });
+        gw = await startChild({ dataDir });
+        c = clientFor(gw);
+        const restartedAt = new Date(restartFrom).toISOString();
+        const report = checkDataFolder(dataDir, { settled: true, restartedAt });
+        if (spawned.length > 0)
+          note(
+            point,
+            `processes left by the kill: ${spawned
+              .map((p) => p.comm)
+              .sort()
+              .join('+')}`,
+          );
+        if (point === 'recording') note(point, `pending markers after restart: ${report.counts.markers}`);
+        assert.deepEqual(report.problems, [], `cycle ${cycle} (${point}, ${delay} ms): data folder`);
+        await checkApi(c, ledger, cycle, point);
+        // The budget is free: a new import is accepted, not 429 (it then runs, or is interrupted by the next kill).
+        const accepted = await importBytes(gw, wav, ledger.controlToken);
+        assert.equal(accepted.status, 202, `cycle ${cycle}: import after restart: ${JSON.stringify(accepted.body)}`);
+        checkReplays(receiver.received, kills, cycle);
+        await reapLeftBehind(leftBehind, 0);
+      }
+
+      // The end: let the last jobs settle, then check once more, with everything processed.
+      c = clientFor(gw);
+      await until(
+        'jobs to settle',
+        async () => {
+          const jobs = (await c.api('GET', '/v1/jobs')).body.jobs as Loose[];
+          return jobs.every((j) => ['succeeded', 'failed', 'cancelled'].includes(j.state) || j.state === 'queued') ? true : undefined;
+        },
+        60_000,
+        200,
+      );
+      await until(
+        'recordings to be transcribed',
+        async () => {
+          const p = (await c.api('GET', '/v1/recording')).body.processing;
+          return p === null || p.state === 'succeeded' || p.state === 'failed' ? true : undefined;
+        },
+        120_000,
+        200,
+      );
+      await checkApi(c, ledger, cycle + 1, 'end');
+      {
+        const db = new DatabaseSync(join(dataDir, 'gateway.sqlite'), { readOnly: true });
+        const rows = db
+          .prepare(
+            "SELECT m.id, (SELECT COUNT(*) FROM segments s WHERE s.meeting_id = m.id) AS n FROM meetings m WHERE m.source = 'recording'",
+          )
+          .all() as { id: string; n: number }[];
+        db.close();
+        console.log(
+          `[faults] recorded meetings after all kills: ${rows.length}, with a transcript ${rows.filter((r) => r.n > 0).length}, empty ${rows.filter((r) => r.n === 0).length}`,
+        );
+      }
+      assert.deepEqual(checkDataFolder(dataDir, { settled: true, restartedAt: new Date().toISOString() }).problems, []);
+      checkReplays(receiver.received, kills, cycle + 1);
+      await reapLeftBehind(leftBehind, 20_000);
+      console.log(`[faults] seed ${SEED}: ${JSON.stringify(tally)}`);
+      console.log(
+        `[faults] deliveries received ${receiver.received.length}, kills ${kills.length}, meetings acknowledged ${ledger.meetings.size}`,
+      );
+    } finally {
+      if (gw !== null) await stopChild(gw);
+      // Whatever a killed gateway left running, ended by its pid (processes this test started, transitively).
+      for (const p of leftBehind) if (alive(p.pid)) process.kill(p.pid, 'SIGKILL');
+      await receiver.close();
+      rmSync(root, { recursive: true, force: true });
     }
-    assert.deepEqual(checkDataFolder(dataDir, { settled: true, restartedAt: new Date().toISOString() }).problems, []);
-    checkReplays(receiver.received, kills, cycle + 1);
-    await reapLeftBehind(leftBehind, 20_000);
-    console.log(`[faults] seed ${SEED}: ${JSON.stringify(tally)}`);
-    console.log(`[faults] deliveries received ${receiver.received.length}, kills ${kills.length}, meetings acknowledged ${ledger.meetings.size}`);
-  } finally {
-    if (gw !== null) await stopChild(gw);
-    // Whatever a killed gateway left running, ended by its pid (processes this test started, transitively).
-    for (const p of leftBehind) if (alive(p.pid)) process.kill(p.pid, 'SIGKILL');
-    await receiver.close();
-    rmSync(root, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 /** Starts the work the kill is aimed at; returns the delay before the kill. */
 async function arm(
@@ -186,7 +233,11 @@ async function arm(
       // The bytes trickle in (4 kB every 10 ms, about 0.4 s for the file): the kill lands while they flow.
       const req = httpRequest(`${gw.api}/v1/jobs/import?filename=slow.wav`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${ledger.controlToken}`, 'Content-Type': 'application/octet-stream', 'Content-Length': String(wav.length) },
+        headers: {
+          Authorization: `Bearer ${ledger.controlToken}`,
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(wav.length),
+        },
       });
       req.on('error', () => undefined);
       req.on('response', (res) => res.resume());
@@ -208,27 +259,40 @@ async function arm(
       const res = await importBytes(gw, wav, ledger.controlToken);
       assert.equal(res.status, 202);
       // One job runs at a time: wait until this one is being worked on, so the kill lands in its stages.
-      await until('the import to run', async () => ((await c.api('GET', `/v1/jobs/${res.body.job_id}`)).body.state === 'running' ? true : undefined), 60_000, 20);
+      await until(
+        'the import to run',
+        async () => ((await c.api('GET', `/v1/jobs/${res.body.job_id}`)).body.state === 'running' ? true : undefined),
+        60_000,
+        20,
+      );
       // Somewhere in decoding, VAD, recognition, saving or summarizing (a tiny import takes ~3 s here).
       const delay = rng.int(0, 2500);
-      setTimeout(() => {
-        void c.api('GET', `/v1/jobs/${res.body.job_id}`).then(
-          (j) => {
-            note(point, `killed at ${j.body.stage ?? '?'}`);
-            if (j.body.state === 'succeeded') ledger.jobsSeenSucceeded.set(res.body.job_id, j.body.meeting_id);
-          },
-          () => undefined,
-        );
-      }, Math.max(0, delay - 5));
+      setTimeout(
+        () => {
+          void c.api('GET', `/v1/jobs/${res.body.job_id}`).then(
+            (j) => {
+              note(point, `killed at ${j.body.stage ?? '?'}`);
+              if (j.body.state === 'succeeded') ledger.jobsSeenSucceeded.set(res.body.job_id, j.body.meeting_id);
+            },
+            () => undefined,
+          );
+        },
+        Math.max(0, delay - 5),
+      );
       return delay;
     }
     case 'recording': {
       const plug = await c.control('POST', '/control/devices', { name: 'Fault Mic', device_type: 'input', script: 'tiny' });
       assert.ok(plug.status === 201 || plug.status === 409, JSON.stringify(plug.body));
-      await until('the device to be ready', async () => {
-        const d = (await c.control('GET', '/control/devices')).body.devices as Loose[];
-        return d.some((x) => x.name === 'Fault Mic') ? true : undefined;
-      }, 30_000, 50);
+      await until(
+        'the device to be ready',
+        async () => {
+          const d = (await c.control('GET', '/control/devices')).body.devices as Loose[];
+          return d.some((x) => x.name === 'Fault Mic') ? true : undefined;
+        },
+        30_000,
+        50,
+      );
       const start = await c.api('POST', '/v1/recording/start', { mic_device_name: 'Fault Mic' }, ledger.controlToken);
       assert.equal(start.status, 202, JSON.stringify(start.body));
       const roll = rng.next();
@@ -263,7 +327,12 @@ async function arm(
 }
 
 /** The API answers, every acknowledged write is there, job states are documented and errors redacted. */
-async function checkApi(c: ReturnType<typeof clientFor>, ledger: { meetings: Map<string, string>; webhookId: string; controlToken: string; jobsSeenSucceeded: Map<string, string> }, cycle: number, point: string) {
+async function checkApi(
+  c: ReturnType<typeof clientFor>,
+  ledger: { meetings: Map<string, string>; webhookId: string; controlToken: string; jobsSeenSucceeded: Map<string, string> },
+  cycle: number,
+  point: string,
+) {
   const where = `cycle ${cycle} (${point})`;
   assert.equal((await c.api('GET', '/v1/whoami')).status, 200, `${where}: whoami`);
   const health = await c.api('GET', '/health');
@@ -358,7 +427,9 @@ async function migrationCycle(root: string, rng: ReturnType<typeof seededRandom>
   assert.deepEqual(checkDatabaseFile(file), [], `migration kill at ${delay} ms: database`);
   const db = new DatabaseSync(file); // no migration: look at it as it is
   const version = schemaVersion(db);
-  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  const tables = new Set(
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+  );
   const meetings = (db.prepare('SELECT COUNT(*) AS n FROM meetings').get() as { n: number }).n;
   db.close();
   note('migration', `killed at schema ${version}`);

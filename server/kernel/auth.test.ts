@@ -34,8 +34,7 @@ function expectedGate(
   const held = new Set(t.scopes.filter((x) => ['read', 'record', 'write', 'delete'].includes(x)));
   if (t.kind === 'assistant') held.add('read').add('record');
   if (t.origin === 'paired') held.delete('delete');
-  const grants =
-    op.scope === 'read' ? held.has('read') || held.has('record') || held.has('write') : held.has(op.scope);
+  const grants = op.scope === 'read' ? held.has('read') || held.has('record') || held.has('write') : held.has(op.scope);
   return grants ? 'pass' : 'insufficient_scope';
 }
 
@@ -71,7 +70,10 @@ test('gates and scopes: the status matches the spec rules for every operation', 
           let header: string | undefined;
           if (tok !== null) {
             if (tok.known) {
-              const { token, record } = gw.deps.tokens.create({ name: 'prop', scopes: tok.scopes, origin: tok.origin, kind: tok.kind }, new Date());
+              const { token, record } = gw.deps.tokens.create(
+                { name: 'prop', scopes: tok.scopes, origin: tok.origin, kind: tok.kind },
+                new Date(),
+              );
               if (!tok.enabled) gw.deps.tokens.setEnabled(record.id, false);
               header = `Bearer ${token}`;
             } else {
@@ -140,7 +142,9 @@ test('"admin" parses to nothing: a token asked with only admin has no scope', as
     const res = await request(gw.app).get('/v1/meetings').set('Authorization', `Bearer ${admin}`);
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'insufficient_scope');
-    const who = await request(gw.app).get('/v1/whoami').set('Authorization', `Bearer ${gw.token(['read', 'admin'])}`);
+    const who = await request(gw.app)
+      .get('/v1/whoami')
+      .set('Authorization', `Bearer ${gw.token(['read', 'admin'])}`);
     assert.deepEqual(who.body.scopes, ['read']);
   } finally {
     gw.close();

@@ -50,11 +50,7 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-export function authorize(
-  req: IncomingMessage,
-  op: { scope: RequiredScope; ungated?: boolean },
-  deps: AuthDeps,
-): Caller | null {
+export function authorize(req: IncomingMessage, op: { scope: RequiredScope; ungated?: boolean }, deps: AuthDeps): Caller | null {
   if (op.ungated === true) return null;
   const settings = deps.settings();
   if (!settings.automation_api_enabled) {
@@ -72,11 +68,9 @@ export function authorize(
     throw new ApiError('consumer_disabled', 'this token has been switched off in the application settings');
   }
   if (token === null) {
-    throw new ApiError(
-      'unauthorized',
-      raw === null ? 'send Authorization: Bearer <token>' : 'the bearer token is not recognized',
-      { 'WWW-Authenticate': 'Bearer realm="meeting-automation"' },
-    );
+    throw new ApiError('unauthorized', raw === null ? 'send Authorization: Bearer <token>' : 'the bearer token is not recognized', {
+      'WWW-Authenticate': 'Bearer realm="meeting-automation"',
+    });
   }
   if (!satisfies(token.scopes, op.scope)) {
     throw new ApiError(

@@ -22,7 +22,11 @@ function specErrorsTable(): Map<string, number> {
 function specSubCodes(): { conflict: string[]; tooMany: string[] } {
   const m409 = /Sub-codes in the code field for 409: ([a-z_, ]+)\./.exec(API_MD);
   const m429 = /For 429: ([a-z_, ]+)\./.exec(API_MD);
-  const split = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const split = (s: string | undefined) =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   return { conflict: split(m409?.[1]), tooMany: split(m429?.[1]) };
 }
 
@@ -35,8 +39,12 @@ test('the registry holds exactly the codes and statuses of the spec Errors table
 
 test('the sub-codes are the spec sub-codes, each bound to its parent status', () => {
   const spec = specSubCodes();
-  const conflict = Object.entries(SUB_CODES).filter(([, p]) => p === 'conflict').map(([c]) => c);
-  const tooMany = Object.entries(SUB_CODES).filter(([, p]) => p === 'too_many_requests').map(([c]) => c);
+  const conflict = Object.entries(SUB_CODES)
+    .filter(([, p]) => p === 'conflict')
+    .map(([c]) => c);
+  const tooMany = Object.entries(SUB_CODES)
+    .filter(([, p]) => p === 'too_many_requests')
+    .map(([c]) => c);
   assert.deepEqual(conflict.sort(), spec.conflict.sort());
   assert.deepEqual(tooMany.sort(), spec.tooMany.sort());
   for (const code of spec.conflict) assert.equal(statusOf(code as keyof typeof SUB_CODES), 409);

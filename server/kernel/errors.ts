@@ -104,7 +104,10 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof URIError) return new ApiError('bad_request', 'the request path is not valid percent-encoding');
   // Express and node:http report client mistakes as errors with a 4xx status
   // (a path parameter that is not valid percent-encoding, an aborted body).
-  const status = typeof err === 'object' && err !== null ? ((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode) : undefined;
+  const status =
+    typeof err === 'object' && err !== null
+      ? ((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode)
+      : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return new ApiError('payload_too_large', 'the request body is too large');
     return new ApiError('bad_request', 'the request could not be read');

@@ -75,7 +75,8 @@ export type ParamsOf<R> = R extends { pathParams: infer P } ? { readonly [K in k
 
 /** Each query parameter as its descriptor parses it (clampedInt → number, boolParam → boolean, ...). */
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- a row without query parameters has an empty set of them
-export type QueryOf<R> = R extends { query: infer Q } ? { readonly [K in keyof Q]: Q[K] extends QueryParam<infer T> ? T : never } : Record<never, never>;
+export type QueryOf<R> = R extends { query: infer Q } ? QueryValues<Q> : Record<never, never>;
+type QueryValues<Q> = { readonly [K in keyof Q]: Q[K] extends QueryParam<infer T> ? T : never };
 
 /**
  * The body after the router's validation: the schema's output, undefined when
@@ -98,7 +99,11 @@ type HeadersField = { headers?: Record<string, string> };
 /** One status's replies: its JSON schema's input, and text when it names other content types. */
 type ReplyAt<Status extends number, S> =
   | (S extends { schema: infer J extends z.ZodType } ? { status: Status; json: z.input<J> } & HeadersField : never)
-  | (S extends { schema: z.ZodType } ? never : S extends { contentTypes: readonly string[] } ? never : { status: Status; json: unknown } & HeadersField)
+  | (S extends { schema: z.ZodType }
+      ? never
+      : S extends { contentTypes: readonly string[] }
+        ? never
+        : { status: Status; json: unknown } & HeadersField)
   | (S extends { contentTypes: readonly string[] } ? { status: Status; text: string; contentType: string } & HeadersField : never);
 
 /** Every reply the row documents, plus a stream the handler wrote itself. */

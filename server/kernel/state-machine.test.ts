@@ -32,7 +32,17 @@ test('outcomes and tableOf enumerate every (state, event) pair', () => {
 
 test('a table with two rows for one pair, or an unknown state or event, is refused when defined', () => {
   const base = { name: 'bad', states: ['a', 'b'], events: ['go'] } as const;
-  assert.throws(() => defineStateMachine({ ...base, rows: [{ from: ['a'], on: 'go', to: 'b' }, { from: ['a'], on: 'go', to: 'a' }] }), /two rows for a go/);
+  assert.throws(
+    () =>
+      defineStateMachine({
+        ...base,
+        rows: [
+          { from: ['a'], on: 'go', to: 'b' },
+          { from: ['a'], on: 'go', to: 'a' },
+        ],
+      }),
+    /two rows for a go/,
+  );
   assert.throws(() => defineStateMachine({ ...base, rows: [{ from: ['a'], on: 'go', to: 'c' as 'a' }] }), /unknown state c/);
   assert.throws(() => defineStateMachine({ ...base, rows: [{ from: ['c' as 'a'], on: 'go', to: 'b' }] }), /unknown state c/);
   assert.throws(() => defineStateMachine({ ...base, rows: [{ from: ['a'], on: 'jump' as 'go', to: 'b' }] }), /unknown event jump/);

@@ -16,9 +16,16 @@ import { fails, httpGet, httpsGet } from '../testing/tls-client.ts';
 import { tlsPaths } from './self-signed-cert.ts';
 import { listenerTestOptions } from '../testing/gateway.ts';
 
-async function withGateway(run: (g: Gateway, dataDir: string) => Promise<void>, dataDir = mkdtempSync(join(tmpdir(), 'mas-lan-'))): Promise<void> {
+async function withGateway(
+  run: (g: Gateway, dataDir: string) => Promise<void>,
+  dataDir = mkdtempSync(join(tmpdir(), 'mas-lan-')),
+): Promise<void> {
   const gateway = await Gateway.start(
-    listenerTestOptions(dataDir, { control: { host: '127.0.0.1', port: 0, secret: 'lan-test-control-secret-0123456789' }, lanHost: '127.0.0.1', lanPort: 0 }),
+    listenerTestOptions(dataDir, {
+      control: { host: '127.0.0.1', port: 0, secret: 'lan-test-control-secret-0123456789' },
+      lanHost: '127.0.0.1',
+      lanPort: 0,
+    }),
   );
   try {
     await run(gateway, dataDir);
@@ -55,7 +62,7 @@ function control(g: Gateway, method: string, path: string, body?: unknown): Prom
   });
 }
 
-test('LAN mode: off by default; lan_enabled applies at restart; HTTPS with the data folder\'s certificate; loopback stays plain HTTP', async () => {
+test("LAN mode: off by default; lan_enabled applies at restart; HTTPS with the data folder's certificate; loopback stays plain HTTP", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-lan-'));
   try {
     await withGateway(async (g) => {

@@ -32,7 +32,10 @@ test('every connection the LAN listener accepts is a remote caller; the same tok
   const plain = createHttpServer(handle);
   await Promise.all([new Promise<void>((r) => lan.listen(0, '127.0.0.1', r)), new Promise<void>((r) => plain.listen(0, '127.0.0.1', r))]);
   try {
-    const overLan = await httpsGet(`https://127.0.0.1:${(lan.address() as AddressInfo).port}/`, { bearer: token, fingerprint: tls.fingerprint256 });
+    const overLan = await httpsGet(`https://127.0.0.1:${(lan.address() as AddressInfo).port}/`, {
+      bearer: token,
+      fingerprint: tls.fingerprint256,
+    });
     assert.deepEqual(JSON.parse(overLan.body), { remote: true });
     assert.equal(overLan.fingerprint256, tls.fingerprint256);
     assert.equal(overLan.authorized, false, 'self-signed: not trusted by a CA, only by the pin');

@@ -46,7 +46,9 @@ const FORMATS: { name: string; ext: ImportExtension; args: string[]; video?: boo
 function encode(name: string, ext: string, args: string[], video = false): string {
   const out = join(dir, `${name}.${ext}`);
   const source = join(dir, 'source.wav');
-  const inputs = video ? ['-i', source, '-f', 'lavfi', '-i', 'color=c=blue:s=64x64:r=10', '-map', '1:v', '-map', '0:a', '-shortest'] : ['-i', source];
+  const inputs = video
+    ? ['-i', source, '-f', 'lavfi', '-i', 'color=c=blue:s=64x64:r=10', '-map', '1:v', '-map', '0:a', '-shortest']
+    : ['-i', source];
   ffmpeg(...inputs, ...args, out);
   return out;
 }
@@ -93,7 +95,9 @@ before(() => {
   execFileSync('espeak-ng', ['-v', 'en-us', '-p', '40', '-w', speech, 'Welcome to the weekly planning meeting. Let us begin.']);
   // 44.1 kHz stereo, the channels slightly different, so downmixing and resampling both run.
   ffmpeg('-i', speech, '-af', 'pan=stereo|c0=c0|c1=0.8*c0', '-ar', '44100', join(dir, 'source.wav'));
-  sourceSeconds = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', join(dir, 'source.wav')]).toString());
+  sourceSeconds = Number(
+    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', join(dir, 'source.wav')]).toString(),
+  );
   for (const f of FORMATS) encode(f.name, f.ext, f.args, f.video);
 });
 
@@ -215,8 +219,12 @@ describe('broken input is a StageError that a retry will not fix', () => {
     test(`random bytes named .wav and .mp3 (${engine})`, async () => {
       writeFileSync(join(dir, 'random.wav'), random(40_000, 1));
       writeFileSync(join(dir, 'random.mp3'), random(40_000, 2));
-      await assert.rejects(decoder.decode(join(dir, 'random.wav'), 'wav', uncontrolled()), (e) => assertStageError(e, /not a valid WAV file/));
-      await assert.rejects(decoder.decode(join(dir, 'random.mp3'), 'mp3', uncontrolled()), (e) => assertStageError(e, /not a valid MP3 file/));
+      await assert.rejects(decoder.decode(join(dir, 'random.wav'), 'wav', uncontrolled()), (e) =>
+        assertStageError(e, /not a valid WAV file/),
+      );
+      await assert.rejects(decoder.decode(join(dir, 'random.mp3'), 'mp3', uncontrolled()), (e) =>
+        assertStageError(e, /not a valid MP3 file/),
+      );
     });
 
     test(`a WAV header claiming ~4 GB with no samples behind it (${engine})`, async () => {
@@ -230,9 +238,10 @@ describe('broken input is a StageError that a retry will not fix', () => {
     test(`an MP3 cut inside its first frame (${engine})`, async () => {
       const file = join(dir, 'cut.mp3');
       writeFileSync(file, readFileSync(join(dir, 'mp3.mp3')).subarray(0, 200));
-      await assert.rejects(decoder.decode(file, 'mp3', uncontrolled()), (e) => assertStageError(e, /not a valid MP3 file|no audio samples/));
+      await assert.rejects(decoder.decode(file, 'mp3', uncontrolled()), (e) =>
+        assertStageError(e, /not a valid MP3 file|no audio samples/),
+      );
     });
-
   }
 
   test('an MP4 with only a video track', async () => {
@@ -300,7 +309,10 @@ describe('truncated files fail with the length they declare (decision 010)', () 
 });
 
 describe('ffmpeg missing', () => {
-  const noFfmpeg = new AudioDecoder({ ffmpegPath: join(tmpdir(), 'no-such-dir', 'ffmpeg'), ffprobePath: join(tmpdir(), 'no-such-dir', 'ffprobe') });
+  const noFfmpeg = new AudioDecoder({
+    ffmpegPath: join(tmpdir(), 'no-such-dir', 'ffmpeg'),
+    ffprobePath: join(tmpdir(), 'no-such-dir', 'ffprobe'),
+  });
 
   test('formats the built-in decoder reads still decode', async () => {
     const pcm = await noFfmpeg.decode(join(dir, 'mp3.mp3'), 'mp3', uncontrolled());

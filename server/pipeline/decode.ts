@@ -119,7 +119,11 @@ export class AudioDecoder implements Decoder {
   async decode(file: string, ext: ImportExtension, control: StageControl): Promise<PcmAudio> {
     const audio = await this.#decodeAny(file, ext, control);
     const declared = await declaredDuration(file, { ffprobePath: this.#ffprobe, control });
-    if (declared !== null && audio.durationSeconds < declared * TRUNCATION_RATIO && declared - audio.durationSeconds > TRUNCATION_MIN_SECONDS) {
+    if (
+      declared !== null &&
+      audio.durationSeconds < declared * TRUNCATION_RATIO &&
+      declared - audio.durationSeconds > TRUNCATION_MIN_SECONDS
+    ) {
       throw new StageError(
         `the file is truncated: it declares ${declared.toFixed(1)} s of audio but only ${audio.durationSeconds.toFixed(1)} s could be read`,
         { retryable: false },
@@ -239,7 +243,23 @@ export class AudioDecoder implements Decoder {
 
     // -rematrix_maxval 1: with float output ffmpeg's downmix is not normalised (stereo → mono comes
     // out 3 dB up and can pass full scale, 5.1 far more); this scales it to the mean, as in process.
-    const args = ['-nostdin', '-v', 'error', '-i', file, '-vn', '-ac', '1', '-rematrix_maxval', '1', '-ar', String(PIPELINE_SAMPLE_RATE), '-f', 'f32le', '-'];
+    const args = [
+      '-nostdin',
+      '-v',
+      'error',
+      '-i',
+      file,
+      '-vn',
+      '-ac',
+      '1',
+      '-rematrix_maxval',
+      '1',
+      '-ar',
+      String(PIPELINE_SAMPLE_RATE),
+      '-f',
+      'f32le',
+      '-',
+    ];
     const child = spawn(this.#ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const untrack = control.track(child);
     const kill = () => child.kill('SIGKILL'); // also ends a SIGSTOPped (paused) process
@@ -306,7 +326,12 @@ function describeInProcessError(err: unknown, label: string): StageError {
   return new StageError(`the file is not a valid ${label} file (${message.slice(0, 200)})`, { retryable: false, cause: err });
 }
 
-function describeFfmpegFailure(stderr: string, exit: { code: number | null; signal: NodeJS.Signals | null }, file: string, label: string): StageError {
+function describeFfmpegFailure(
+  stderr: string,
+  exit: { code: number | null; signal: NodeJS.Signals | null },
+  file: string,
+  label: string,
+): StageError {
   if (exit.signal !== null) {
     // Not ours (ours shows up as an abort): the machine killed it, e.g. out of memory. Worth a retry.
     return new StageError(`ffmpeg was killed by ${exit.signal} while decoding`, { retryable: true });
@@ -319,10 +344,19 @@ function describeFfmpegFailure(stderr: string, exit: { code: number | null; sign
   // The first line is the most specific (later ones repeat it as "Invalid argument" and the like).
   const detail = text
     .split('\n')
-    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').replace(/^<file>:\s*/, '').trim())
+    .map((l) =>
+      l
+        .replace(/^\[[^\]]*\]\s*/, '')
+        .replace(/^<file>:\s*/, '')
+        .trim(),
+    )
     .find((l) => l !== '')
     ?.slice(0, 200);
-  if (/Invalid data found|Invalid argument|moov atom not found|EBML header|could not find codec parameters|Failed to read|unknown format|End of file/i.test(text)) {
+  if (
+    /Invalid data found|Invalid argument|moov atom not found|EBML header|could not find codec parameters|Failed to read|unknown format|End of file/i.test(
+      text,
+    )
+  ) {
     return invalidFile(label, detail);
   }
   return new StageError(`the file could not be decoded${detail ? ` (${detail})` : ''}`, { retryable: false });
@@ -444,7 +478,10 @@ function inProcessDecoderFor(kind: string): ChunkDecoderFactory | undefined {
 }
 
 /** Decodes a stream of file chunks with the in-process decoder for `kind`; yields only non-empty pieces. */
-async function* decodeChunked(source: AsyncIterable<Uint8Array>, kind: string): AsyncGenerator<{ channelData: Float32Array[]; sampleRate: number }> {
+async function* decodeChunked(
+  source: AsyncIterable<Uint8Array>,
+  kind: string,
+): AsyncGenerator<{ channelData: Float32Array[]; sampleRate: number }> {
   const open = inProcessDecoderFor(kind);
   if (open === undefined) throw new Error(`no built-in decoder for ${kind}`);
   const codec = await open();

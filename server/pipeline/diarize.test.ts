@@ -39,7 +39,9 @@ const LINES_B = [
 
 function speak(voice: string[], text: string): Float32Array {
   const wav = execFileSync('espeak-ng', [...voice, '--stdout', text]);
-  const raw = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', '-', '-ar', String(RATE), '-ac', '1', '-f', 'f32le', '-'], { input: wav });
+  const raw = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', '-', '-ar', String(RATE), '-ac', '1', '-f', 'f32le', '-'], {
+    input: wav,
+  });
   const x = new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
   let from = 0;
   let to = x.length;
@@ -122,7 +124,12 @@ let oneVoice: Meeting;
 before(() => {
   const a = LINES_A.map((line) => speak(VOICE_A, line));
   const b = LINES_B.map((line) => speak(VOICE_B, line));
-  twoVoices = meeting(a.flatMap((x, i) => [{ who: 0, x }, { who: 1, x: b[i]! }]));
+  twoVoices = meeting(
+    a.flatMap((x, i) => [
+      { who: 0, x },
+      { who: 1, x: b[i]! },
+    ]),
+  );
   oneVoice = meeting([...LINES_A, ...LINES_B].map((line) => ({ who: 0, x: speak(VOICE_A, line) })));
 });
 
@@ -165,7 +172,9 @@ describe('diarize', () => {
     const regions = detectSpeech(twoVoices.audio, VAD);
     let previous = Infinity;
     for (const clustering_threshold of [0, 0.5, 1]) {
-      const found = new Set((await diarize(twoVoices.audio, regions, { ...AUTO, clustering_threshold }, uncontrolled())).map((t) => t.speaker)).size;
+      const found = new Set(
+        (await diarize(twoVoices.audio, regions, { ...AUTO, clustering_threshold }, uncontrolled())).map((t) => t.speaker),
+      ).size;
       assert.ok(found <= previous, `threshold ${clustering_threshold}: ${found} speakers`);
       previous = found;
     }
@@ -274,7 +283,9 @@ describe('features', () => {
   test('YIN finds the fundamental of a harmonic tone and nothing in noise', () => {
     const at8k = (f: (t: number) => number) => new Float32Array(2000).map((_, i) => f(i / 8000));
     for (const hz of [90, 150, 220, 310]) {
-      const tone = at8k((t) => 0.3 * Math.sin(2 * Math.PI * hz * t) + 0.2 * Math.sin(4 * Math.PI * hz * t) + 0.1 * Math.sin(6 * Math.PI * hz * t));
+      const tone = at8k(
+        (t) => 0.3 * Math.sin(2 * Math.PI * hz * t) + 0.2 * Math.sin(4 * Math.PI * hz * t) + 0.1 * Math.sin(6 * Math.PI * hz * t),
+      );
       const found = yinPitch(tone, 400);
       assert.ok(Math.abs(found - hz) / hz < 0.02, `${hz} Hz → ${found}`);
     }

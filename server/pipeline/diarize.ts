@@ -198,7 +198,8 @@ function cutBlocks(regions: readonly SpeechRegion[]): Omit<Block, 'stats'>[] {
   regions.forEach((r, region) => {
     const count = Math.max(1, Math.round((r.end - r.start) / BLOCK_SECONDS));
     const step = (r.end - r.start) / count;
-    for (let i = 0; i < count; i++) out.push({ start: r.start + i * step, end: i === count - 1 ? r.end : r.start + (i + 1) * step, region });
+    for (let i = 0; i < count; i++)
+      out.push({ start: r.start + i * step, end: i === count - 1 ? r.end : r.start + (i + 1) * step, region });
   });
   return out;
 }
@@ -486,7 +487,13 @@ export class MfccExtractor {
 }
 
 /** Triangular filters evenly spaced on the mel scale, each as its first FFT bin and weights. */
-function melFilterbank(count: number, fftSize: number, rate: number, lowHz: number, highHz: number): { from: number; weights: Float64Array }[] {
+function melFilterbank(
+  count: number,
+  fftSize: number,
+  rate: number,
+  lowHz: number,
+  highHz: number,
+): { from: number; weights: Float64Array }[] {
   const toMel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
   const toHz = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
   const lowMel = toMel(lowHz);
@@ -721,7 +728,11 @@ function resegment(blocks: readonly Block[], start: Int32Array, keepCount = fals
   for (let pass = 0; pass < RESEGMENT_PASSES; pass++) {
     const k = countLabels(labels.filter((l) => l >= 0));
     if (k < 2) return labels.map(() => 0);
-    const models = clusterStats(labels, k, blocks.map((b) => b.stats)).map(fitGaussian);
+    const models = clusterStats(
+      labels,
+      k,
+      blocks.map((b) => b.stats),
+    ).map(fitGaussian);
     const next = viterbi(blocks, models);
     // A fixed count is the user's: a pass that would empty a cluster is not taken.
     if (keepCount && countLabels(next) < k) return labels.map((l, i) => (l >= 0 ? l : next[i]!));
@@ -821,7 +832,8 @@ function splitScore(A: FrameStats, B: FrameStats): number {
     (0.5 * params * Math.log(Math.max(2, both.n))) / Math.max(1, both.n);
   if (A.pn >= MIN_PITCH_FRAMES && B.pn >= MIN_PITCH_FRAMES) {
     const pitchScore =
-      0.5 * (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
+      0.5 *
+        (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
       Math.log(both.pn) / both.pn;
     score += PITCH_SPLIT_WEIGHT * pitchScore;
   }
@@ -1074,7 +1086,13 @@ async function averageLinkage(distances: Float64Array, m: number, control: Stage
  * minSize points (or as many as it can), and moves the points of smaller
  * clusters to the nearest of those. Labels are 0..k−1.
  */
-function cutToSpeakers(merges: readonly Merge[], m: number, speakers: number, minSize: number, points: readonly Float64Array[]): Int32Array {
+function cutToSpeakers(
+  merges: readonly Merge[],
+  m: number,
+  speakers: number,
+  minSize: number,
+  points: readonly Float64Array[],
+): Int32Array {
   let best: { raw: Int32Array; big: number } | null = null;
   // Fewer clusters than `speakers` can never hold that many big ones; past it, small ones are split off first.
   for (let clusters = speakers; clusters <= m; clusters++) {
@@ -1191,7 +1209,11 @@ function turnsFromBlocks(blocks: readonly Block[], labels: Int32Array): SpeakerT
       const prevNear = prev !== undefined && t.start - prev.end <= MERGE_GAP_SECONDS ? prev : undefined;
       const nextNear = next !== undefined && next.start - t.end <= MERGE_GAP_SECONDS ? next : undefined;
       const into =
-        prevNear && nextNear ? (prevNear.end - prevNear.start >= nextNear.end - nextNear.start ? prevNear : nextNear) : (prevNear ?? nextNear);
+        prevNear && nextNear
+          ? prevNear.end - prevNear.start >= nextNear.end - nextNear.start
+            ? prevNear
+            : nextNear
+          : (prevNear ?? nextNear);
       if (into === undefined || into.label === t.label) continue;
       t.label = into.label;
       changed = true;

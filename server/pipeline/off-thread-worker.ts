@@ -20,7 +20,11 @@ export interface AudioPayload {
 }
 
 export function toPcm(a: AudioPayload): PcmAudio {
-  const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples: a.samples, durationSeconds: a.samples.length / PIPELINE_SAMPLE_RATE };
+  const audio: PcmAudio = {
+    sampleRate: PIPELINE_SAMPLE_RATE,
+    samples: a.samples,
+    durationSeconds: a.samples.length / PIPELINE_SAMPLE_RATE,
+  };
   if (a.speechProbability !== undefined) audio.speechProbability = a.speechProbability;
   return audio;
 }
@@ -51,7 +55,10 @@ const TASKS: Record<string, (payload: never, control: StageControl) => Promise<T
     }
     const bytes = biasTrieModel(model, { words: payload.words, boost: payload.boost, floor: payload.floor });
     const out = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return Promise.resolve({ result: out, transfer: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [] });
+    return Promise.resolve({
+      result: out,
+      transfer: bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [],
+    });
   },
 };
 

@@ -59,9 +59,21 @@ test('the diarizer on the worker gives the turns it gives in place', async () =>
   const runner = new OffThreadRunner();
   try {
     const audio = pcm(noisyBursts(12));
-    const regions = [{ start: 0, end: 6 }, { start: 6.5, end: 12 }];
-    const settings: DiarizationSettings = { enabled: true, min_speakers: 1, max_speakers: 4, speaker_count: null, clustering_threshold: 0.5 };
-    assert.deepEqual(await offThreadDiarizer(runner)(audio, regions, settings, uncontrolled()), await diarize(audio, regions, settings, uncontrolled()));
+    const regions = [
+      { start: 0, end: 6 },
+      { start: 6.5, end: 12 },
+    ];
+    const settings: DiarizationSettings = {
+      enabled: true,
+      min_speakers: 1,
+      max_speakers: 4,
+      speaker_count: null,
+      clustering_threshold: 0.5,
+    };
+    assert.deepEqual(
+      await offThreadDiarizer(runner)(audio, regions, settings, uncontrolled()),
+      await diarize(audio, regions, settings, uncontrolled()),
+    );
   } finally {
     await runner.close();
   }
@@ -92,7 +104,10 @@ test('a failing task fails its caller with a StageError and the runner goes on',
   const runner = new OffThreadRunner();
   try {
     await assert.rejects(runner.run('no-such-task', {}, uncontrolled()), /no task "no-such-task"/);
-    await assert.rejects(runner.run('bias-lm', { lmPath: '/nonexistent/model.lm.bin', words: ['x'], boost: 2, floor: 1e-4 }, uncontrolled()), /ENOENT|no such file/);
+    await assert.rejects(
+      runner.run('bias-lm', { lmPath: '/nonexistent/model.lm.bin', words: ['x'], boost: 2, floor: 1e-4 }, uncontrolled()),
+      /ENOENT|no such file/,
+    );
   } finally {
     await runner.close();
   }
@@ -118,7 +133,8 @@ test('the gateway answers GET /health while an import runs its front end', async
     });
     assert.equal(res.status, 202);
     const jobId = ((await res.json()) as { job_id: string }).job_id;
-    const job = async () => (await (await fetch(`${base}/v1/jobs/${jobId}`, { headers: { Authorization: auth } })).json()) as { stage: string; state: string };
+    const job = async () =>
+      (await (await fetch(`${base}/v1/jobs/${jobId}`, { headers: { Authorization: auth } })).json()) as { stage: string; state: string };
 
     // Wait for the front end to start, then ask for /health until it has ended.
     let state = await job();

@@ -44,7 +44,8 @@ export interface SerializedError {
 
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof CancelledError) return { kind: 'cancelled', message: err.message, retryable: false, dependencyMissing: false };
-  if (err instanceof StageError) return { kind: 'stage', message: err.message, retryable: err.retryable, dependencyMissing: err.dependencyMissing };
+  if (err instanceof StageError)
+    return { kind: 'stage', message: err.message, retryable: err.retryable, dependencyMissing: err.dependencyMissing };
   return { kind: 'error', message: err instanceof Error ? err.message : String(err), retryable: true, dependencyMissing: false };
 }
 
@@ -185,7 +186,9 @@ export const offThread = new OffThreadRunner();
 
 /** The audio's arrays for the worker: copied (the caller keeps its audio). */
 function audioPayload(audio: PcmAudio): { samples: Float32Array; speechProbability?: Float32Array } {
-  return audio.speechProbability === undefined ? { samples: audio.samples } : { samples: audio.samples, speechProbability: audio.speechProbability };
+  return audio.speechProbability === undefined
+    ? { samples: audio.samples }
+    : { samples: audio.samples, speechProbability: audio.speechProbability };
 }
 
 /** The front end (enhance/front-end.ts) on the worker, reading the vad section on every job. */
@@ -194,7 +197,9 @@ export function offThreadEnhancer(settings: () => EnhancementSettings, runner: O
     const s = settings();
     // Nothing to do: no trip to the worker (and no copy of the audio).
     if (s.enhancement === 'off' || audio.samples.length === 0 || (!s.denoise && !s.dereverberation)) return audio;
-    const out = await runner.run<{ untouched: true } | { untouched: false; audio: { samples: Float32Array; speechProbability?: Float32Array } }>(
+    const out = await runner.run<
+      { untouched: true } | { untouched: false; audio: { samples: Float32Array; speechProbability?: Float32Array } }
+    >(
       'enhance',
       { audio: audioPayload(audio), settings: { enhancement: s.enhancement, denoise: s.denoise, dereverberation: s.dereverberation } },
       control,
@@ -209,11 +214,20 @@ export function offThreadEnhancer(settings: () => EnhancementSettings, runner: O
 /** The diarizer (diarize.ts) on the worker. */
 export function offThreadDiarizer(runner: OffThreadRunner = offThread): TranscriptionParts['diarize'] {
   return (audio, regions, settings, control) =>
-    runner.run<SpeakerTurn[]>('diarize', { audio: { samples: audio.samples }, regions: regions.map((r) => ({ start: r.start, end: r.end })), settings: { ...settings } }, control);
+    runner.run<SpeakerTurn[]>(
+      'diarize',
+      { audio: { samples: audio.samples }, regions: regions.map((r) => ({ start: r.start, end: r.end })), settings: { ...settings } },
+      control,
+    );
 }
 
 /** The vocabulary-biased language model (adapters/asr/lm-bias.ts biasTrieModel) built on the worker. */
-export async function biasTrieModelOffThread(lmPath: string, bias: { words: readonly string[]; boost: number; floor: number }, control: StageControl, runner: OffThreadRunner = offThread): Promise<Buffer> {
+export async function biasTrieModelOffThread(
+  lmPath: string,
+  bias: { words: readonly string[]; boost: number; floor: number },
+  control: StageControl,
+  runner: OffThreadRunner = offThread,
+): Promise<Buffer> {
   const bytes = await runner.run<Uint8Array>('bias-lm', { lmPath, words: [...bias.words], boost: bias.boost, floor: bias.floor }, control);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

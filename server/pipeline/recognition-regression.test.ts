@@ -33,7 +33,23 @@ const MIN_ATTRIBUTION = 0.9;
  * What a user would type for this call: the people and the terms of the
  * meeting, and one sentence of context that is not a sentence of the script.
  */
-const CUSTOM_WORDS = ['Alice', 'Ben', 'Priya', 'customer portal', 'billing', 'invoices', 'currency', 'European', 'roadmap', 'load testing', 'sprint', 'release plan', 'finance', 'mobile app', 'discovery'];
+const CUSTOM_WORDS = [
+  'Alice',
+  'Ben',
+  'Priya',
+  'customer portal',
+  'billing',
+  'invoices',
+  'currency',
+  'European',
+  'roadmap',
+  'load testing',
+  'sprint',
+  'release plan',
+  'finance',
+  'mobile app',
+  'discovery',
+];
 const INITIAL_PROMPT = 'Alice and Ben plan a software release: billing bugs, testing budget and the product roadmap.';
 
 const work = mkdtempSync(join(tmpdir(), 'mas-recognition-'));
@@ -59,12 +75,17 @@ test('a natural-voice call imported over HTTP stays under its WER and attributio
       const job = wait.events[0]!.data as { state: string; meeting_id: string; error: string | null };
       assert.equal(job.state, 'succeeded', job.error ?? '');
       const transcript = await request(gw.app).get(`/v1/meetings/${job.meeting_id}/transcript`).set('Authorization', auth);
-      const words = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap((s) =>
-        s.words.map((w) => ({ ...w, cluster: s.speaker })),
+      const words = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap(
+        (s) => s.words.map((w) => ({ ...w, cluster: s.speaker })),
       );
-      const wer = wordErrorRate(reference, words.map((w) => w.text)).wer;
+      const wer = wordErrorRate(
+        reference,
+        words.map((w) => w.text),
+      ).wer;
       const attribution = speakerAttribution(words, rendered.truth.words).accuracy;
-      console.log(`[recognition] two-person-call ${label}: WER ${(wer * 100).toFixed(1)} %, attribution ${(attribution * 100).toFixed(1)} %, ${new Set(words.map((w) => w.cluster)).size} speakers`);
+      console.log(
+        `[recognition] two-person-call ${label}: WER ${(wer * 100).toFixed(1)} %, attribution ${(attribution * 100).toFixed(1)} %, ${new Set(words.map((w) => w.cluster)).size} speakers`,
+      );
       return { wer, attribution };
     };
 

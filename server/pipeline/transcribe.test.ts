@@ -10,7 +10,14 @@ import { ConfigService, type ConfigCaller } from '../features/config/service.ts'
 import { openDatabase } from '../kernel/store/database.ts';
 import { systemClock } from '../adapters/clock.ts';
 import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGES, type TranscriptionParts, type TranscriptionStage } from './transcribe.ts';
-import { uncontrolled, type PcmAudio, type RecognitionOptions, type SpeechRegion, type VadSettings, type DiarizationSettings } from './types.ts';
+import {
+  uncontrolled,
+  type PcmAudio,
+  type RecognitionOptions,
+  type SpeechRegion,
+  type VadSettings,
+  type DiarizationSettings,
+} from './types.ts';
 
 const AUDIO: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(16_000), durationSeconds: 1 };
 
@@ -64,10 +71,16 @@ test('the stages run in order, each reporting inside its range, ending at TRANSC
   const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, control, (s) => stages.push(s));
   assert.deepEqual(stages, ['decoding', 'detecting_speech', 'transcribing', 'diarizing'], 'no enhancement stage without an enhancer');
   assert.deepEqual(log, ['decode', 'vad', 'recognize', 'diarize']);
-  assert.ok(progress.every((f, i) => i === 0 || f >= progress[i - 1]!), `progress never goes back: ${progress.join(', ')}`);
+  assert.ok(
+    progress.every((f, i) => i === 0 || f >= progress[i - 1]!),
+    `progress never goes back: ${progress.join(', ')}`,
+  );
   assert.equal(progress.at(-1), TRANSCRIPTION_END);
   assert.equal(result.speechFound, true);
-  assert.deepEqual(result.segments.map((s) => s.text), ['hello there']);
+  assert.deepEqual(
+    result.segments.map((s) => s.text),
+    ['hello there'],
+  );
   assert.equal(seen.vad?.threshold, 0.5, 'the vad section, defaults filled in');
   assert.equal(seen.diarization?.speaker_count, null);
   assert.deepEqual(seen.recognition?.customWords, []);
@@ -96,7 +109,9 @@ test('an enhancer runs between decoding and voice activity, and what it returns 
   );
   const progress: number[] = [];
   const stages: TranscriptionStage[] = [];
-  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, { ...uncontrolled(), progress: (f) => progress.push(f) }, (s) => stages.push(s));
+  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, { ...uncontrolled(), progress: (f) => progress.push(f) }, (s) =>
+    stages.push(s),
+  );
   assert.deepEqual(log.slice(0, 3), ['decode', 'enhance', 'vad']);
   assert.equal(vadAudio, enhanced);
   assert.deepEqual(stages.slice(0, 3), ['decoding', 'enhancing', 'detecting_speech']);

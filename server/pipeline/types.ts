@@ -119,7 +119,12 @@ export interface Recognizer {
   readonly name: string;
   /** Whether the tool or endpoint behind it is there; a missing one gives 503 or a failed job. */
   available(): Promise<boolean>;
-  transcribe(audio: PcmAudio, regions: readonly SpeechRegion[], options: RecognitionOptions, control: StageControl): Promise<RecognizedWord[]>;
+  transcribe(
+    audio: PcmAudio,
+    regions: readonly SpeechRegion[],
+    options: RecognitionOptions,
+    control: StageControl,
+  ): Promise<RecognizedWord[]>;
 }
 
 // ── Diarization ──────────────────────────────────────────────────────────

@@ -15,7 +15,9 @@ const DEFAULTS: VadSettings = { enabled: true, threshold: 0.5, min_speech_ms: 25
 /** espeak-ng speech at 16 kHz, with its own leading and trailing silence cut off. */
 function speak(voice: string[], text: string): Float32Array {
   const wav = execFileSync('espeak-ng', [...voice, '--stdout', text]);
-  const raw = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', '-', '-ar', String(RATE), '-ac', '1', '-f', 'f32le', '-'], { input: wav });
+  const raw = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', '-', '-ar', String(RATE), '-ac', '1', '-f', 'f32le', '-'], {
+    input: wav,
+  });
   const x = new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
   let from = 0;
   let to = x.length;
@@ -75,7 +77,10 @@ describe('detectSpeech', () => {
 
   test('a loud burst of white noise is not speech', () => {
     const regions = detectSpeech(audio, DEFAULTS);
-    assert.ok(regions.every((r) => r.end <= burst.start || r.start >= burst.end), JSON.stringify(regions));
+    assert.ok(
+      regions.every((r) => r.end <= burst.start || r.start >= burst.end),
+      JSON.stringify(regions),
+    );
     const frames = analyseFrames(audio);
     const mid = Math.round((burst.start + 0.2) / frames.hopSeconds);
     assert.ok(frames.levelDb[mid]! > frames.floorDb[mid]! + 20, 'the burst is loud');

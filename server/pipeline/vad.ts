@@ -54,7 +54,8 @@ export function detectSpeech(audio: PcmAudio, settings: VadSettings): SpeechRegi
   if (duration <= 0) return [];
   if (!settings.enabled) return [{ start: 0, end: duration }];
   const frames = analyseFrames(audio);
-  const probability = audio.speechProbability === undefined ? frames.probability : combineWithFrontEnd(frames.probability, audio.speechProbability);
+  const probability =
+    audio.speechProbability === undefined ? frames.probability : combineWithFrontEnd(frames.probability, audio.speechProbability);
   const threshold = clamp(settings.threshold, 0, 1);
   const speech = new Uint8Array(probability.length);
   for (let i = 0; i < speech.length; i++) speech[i] = probability[i]! > threshold ? 1 : 0;
@@ -107,7 +108,14 @@ export function analyseFrames(audio: PcmAudio): FrameAnalysis {
     const shaped = logistic((FLATNESS_MID_DB - flatnessDb[f]!) * FLATNESS_SLOPE);
     raw[f] = loud * shaped;
   }
-  return { hopSeconds: hop / rate, frameSeconds: frameLen / rate, probability: movingAverage(raw, PROBABILITY_SMOOTH_FRAMES), levelDb, floorDb, flatnessDb };
+  return {
+    hopSeconds: hop / rate,
+    frameSeconds: frameLen / rate,
+    probability: movingAverage(raw, PROBABILITY_SMOOTH_FRAMES),
+    levelDb,
+    floorDb,
+    flatnessDb,
+  };
 }
 
 /**

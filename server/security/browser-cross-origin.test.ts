@@ -58,7 +58,9 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
     api = gateway.api.url;
     apiPort = String(gateway.api.port);
     evilServer = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>elsewhere</title><p>another origin</p>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>elsewhere</title><p>another origin</p>');
     });
     await new Promise<void>((resolve) => evilServer.listen(0, '127.0.0.1', resolve));
     evilOrigin = `http://127.0.0.1:${(evilServer.address() as AddressInfo).port}`;
@@ -83,7 +85,12 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
       async ({ api, body }) => {
         const out: string[] = [];
         // A "simple" request: no preflight, the page cannot read the answer, but it reaches the server.
-        const opaque = await fetch(`${api}/v1/pair/request`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body });
+        const opaque = await fetch(`${api}/v1/pair/request`, {
+          method: 'POST',
+          mode: 'no-cors',
+          headers: { 'content-type': 'text/plain' },
+          body,
+        });
         out.push(`no-cors ${opaque.type}`);
         try {
           await fetch(`${api}/v1/pair/request`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
@@ -105,7 +112,10 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
     const pairSeen = seen.filter((s) => s.url.endsWith('/v1/pair/request'));
     // Playwright reports the opaque answer; the CORS-failed ones may not surface as responses.
     assert.ok(pairSeen.length >= 1, `the request reached the gateway: ${JSON.stringify(seen)}`);
-    assert.ok(pairSeen.every((s) => s.status === 403), `all refused with 403: ${JSON.stringify(pairSeen)}`);
+    assert.ok(
+      pairSeen.every((s) => s.status === 403),
+      `all refused with 403: ${JSON.stringify(pairSeen)}`,
+    );
     assert.deepEqual(await pairings(), []);
   });
 
@@ -122,7 +132,11 @@ describe('a hostile page in a real browser', { skip, timeout: 120_000 }, () => {
   });
 
   it('a raw client with a foreign Host is refused', async () => {
-    const reply = await call(`${api}/v1/pair/request`, { method: 'POST', body: { client_name: 'raw', scopes: ['read'] }, headers: { host: `${REBOUND_NAME}:${apiPort}` } });
+    const reply = await call(`${api}/v1/pair/request`, {
+      method: 'POST',
+      body: { client_name: 'raw', scopes: ['read'] },
+      headers: { host: `${REBOUND_NAME}:${apiPort}` },
+    });
     assert.equal(reply.status, 400);
     assert.equal(reply.body?.error?.code, 'bad_request');
     assert.deepEqual(await pairings(), []);

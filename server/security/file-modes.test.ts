@@ -34,8 +34,7 @@ const EXPECTED: Record<string, string> = {
 };
 
 async function modesAfterStart(dataDir: string): Promise<Record<string, string>> {
-  const start = () =>
-    Gateway.start(listenerTestOptions(dataDir, { lanHost: '127.0.0.1', lanPort: 0 }));
+  const start = () => Gateway.start(listenerTestOptions(dataDir, { lanHost: '127.0.0.1', lanPort: 0 }));
   const gateway = await start();
   try {
     // LAN mode is read at start: switch it on, restart, wait for the listener (it makes the TLS key).

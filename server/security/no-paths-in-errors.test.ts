@@ -75,7 +75,15 @@ describe('no machine path in any error message', { timeout: 240_000 }, () => {
   });
 
   test('property: unknown and path-shaped ids on every id route', async () => {
-    const pathy = fc.constantFrom('/etc/passwd', '../../etc/passwd', gw.dataDir, `${tmpdir()}/x`, 'C:\\Windows\\x', '%2Fetc%2Fpasswd', '..%2F..%2Fusr');
+    const pathy = fc.constantFrom(
+      '/etc/passwd',
+      '../../etc/passwd',
+      gw.dataDir,
+      `${tmpdir()}/x`,
+      'C:\\Windows\\x',
+      '%2Fetc%2Fpasswd',
+      '..%2F..%2Fusr',
+    );
     const id = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), pathy, fc.stringMatching(/^(mtg|job|wh|pair|op)_[A-Za-z0-9_-]{1,30}$/));
     const route = fc.constantFrom(
       ['get', '/v1/meetings/'],
@@ -109,7 +117,11 @@ describe('no machine path in any error message', { timeout: 240_000 }, () => {
     await fc.assert(
       fc.asyncProperty(section, body, async (name, value) => {
         const text = JSON.stringify(value);
-        const res = await request(gw.app).put(`/v1/config/${name}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(text);
+        const res = await request(gw.app)
+          .put(`/v1/config/${name}`)
+          .set('Authorization', `Bearer ${token}`)
+          .set('Content-Type', 'application/json')
+          .send(text);
         if (res.status < 400) return;
         check(res.body?.error?.message, `${name} ${text}`, `PUT /v1/config/${name}`);
       }),
@@ -118,14 +130,26 @@ describe('no machine path in any error message', { timeout: 240_000 }, () => {
   });
 
   test('property: imports naming providers and models that do not exist', async () => {
-    const name = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('pocketsphinx', 'whisper.cpp', 'openai-compatible', 'en-us', 'ggml-base.en', '/usr/share/pocketsphinx/model/en-us'));
+    const name = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('pocketsphinx', 'whisper.cpp', 'openai-compatible', 'en-us', 'ggml-base.en', '/usr/share/pocketsphinx/model/en-us'),
+    );
     await fc.assert(
-      fc.asyncProperty(name, name, fc.constantFrom('a.wav', 'b.mp3', 'c.txt', 'noext', '../../x.wav'), async (provider, model, filename) => {
-        const query = new URLSearchParams({ filename, provider, model }).toString();
-        const res = await request(gw.app).post(`/v1/jobs/import?${query}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/octet-stream').send(Buffer.from('RIFF'));
-        if (res.status < 400) return;
-        check(res.body?.error?.message, `${provider} ${model} ${filename}`, `import ${query}`);
-      }),
+      fc.asyncProperty(
+        name,
+        name,
+        fc.constantFrom('a.wav', 'b.mp3', 'c.txt', 'noext', '../../x.wav'),
+        async (provider, model, filename) => {
+          const query = new URLSearchParams({ filename, provider, model }).toString();
+          const res = await request(gw.app)
+            .post(`/v1/jobs/import?${query}`)
+            .set('Authorization', `Bearer ${token}`)
+            .set('Content-Type', 'application/octet-stream')
+            .send(Buffer.from('RIFF'));
+          if (res.status < 400) return;
+          check(res.body?.error?.message, `${provider} ${model} ${filename}`, `import ${query}`);
+        },
+      ),
       { numRuns: 60, seed: SEED },
     );
   });
@@ -134,27 +158,31 @@ describe('no machine path in any error message', { timeout: 240_000 }, () => {
     assert.ok(fixtures.length >= 5, 'the simulator made its broken fixtures');
     const extensions = ['wav', 'mp3', 'flac', 'm4a', 'ogg', 'mp4', 'webm'];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...fixtures), fc.option(fc.constantFrom(...extensions), { nil: undefined }), async (fixture, ext) => {
-        const bytes = readFileSync(join(fixtureDir, 'out', fixture.file));
-        const filename = ext === undefined ? fixture.file : fixture.file.replace(/\.[^.]+$/, `.${ext}`);
-        const res = await request(gw.app)
-          .post(`/v1/jobs/import?filename=${encodeURIComponent(filename)}`)
-          .set('Authorization', `Bearer ${token}`)
-          .set('Content-Type', 'application/octet-stream')
-          .send(bytes);
-        if (res.status >= 400) {
-          check(res.body?.error?.message, filename, `import ${filename}`);
-          return;
-        }
-        const jobId = res.body.job_id as string;
-        let job: { state: string; error: string | null } = { state: 'queued', error: null };
-        for (let i = 0; i < 600 && !['failed', 'succeeded', 'completed', 'cancelled'].includes(job.state); i += 1) {
-          await new Promise((r) => setTimeout(r, 50));
-          job = (await request(gw.app).get(`/v1/jobs/${jobId}`).set('Authorization', `Bearer ${token}`)).body;
-        }
-        assert.notEqual(job.state, 'completed', `${fixture.kind} ${filename} must not import`);
-        if (job.state === 'failed') check(job.error, filename, `job of ${fixture.kind} ${filename}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...fixtures),
+        fc.option(fc.constantFrom(...extensions), { nil: undefined }),
+        async (fixture, ext) => {
+          const bytes = readFileSync(join(fixtureDir, 'out', fixture.file));
+          const filename = ext === undefined ? fixture.file : fixture.file.replace(/\.[^.]+$/, `.${ext}`);
+          const res = await request(gw.app)
+            .post(`/v1/jobs/import?filename=${encodeURIComponent(filename)}`)
+            .set('Authorization', `Bearer ${token}`)
+            .set('Content-Type', 'application/octet-stream')
+            .send(bytes);
+          if (res.status >= 400) {
+            check(res.body?.error?.message, filename, `import ${filename}`);
+            return;
+          }
+          const jobId = res.body.job_id as string;
+          let job: { state: string; error: string | null } = { state: 'queued', error: null };
+          for (let i = 0; i < 600 && !['failed', 'succeeded', 'completed', 'cancelled'].includes(job.state); i += 1) {
+            await new Promise((r) => setTimeout(r, 50));
+            job = (await request(gw.app).get(`/v1/jobs/${jobId}`).set('Authorization', `Bearer ${token}`)).body;
+          }
+          assert.notEqual(job.state, 'completed', `${fixture.kind} ${filename} must not import`);
+          if (job.state === 'failed') check(job.error, filename, `job of ${fixture.kind} ${filename}`);
+        },
+      ),
       { numRuns: 14, seed: SEED },
     );
   });

@@ -47,7 +47,13 @@ function send(base: string, from: string, method: string, path: string, opts: { 
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Reply['body'] }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Reply['body'],
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -121,7 +127,10 @@ describe('pairing under abuse on a real listener', () => {
       counts.misses += 1;
     }
     for (let i = 0; i < 10; i += 1) {
-      assertTooMany(await send(base, guesser, 'GET', `/v1/pair/pair_${randomBytes(24).toString('base64url')}`), `guess ${PAIRING_LIMITS.pollMissesPerAddress + i + 1}`);
+      assertTooMany(
+        await send(base, guesser, 'GET', `/v1/pair/pair_${randomBytes(24).toString('base64url')}`),
+        `guess ${PAIRING_LIMITS.pollMissesPerAddress + i + 1}`,
+      );
       counts.refusedPolls += 1;
     }
     // The right id from the guessing address is refused the same way: a 429 says nothing about the guess.

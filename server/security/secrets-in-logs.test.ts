@@ -108,10 +108,18 @@ async function until<T>(what: string, probe: () => Promise<T | null>, ms = 15_00
 /** A raw request with headers exactly as given (call() would add its own). */
 function raw(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent: false, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method,
+        agent: false,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -136,7 +144,7 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     receiver = createServer((req, res) => {
       received.push(req.url ?? '');
       req.resume();
-      if ((req.url ?? '').startsWith('/drop')) (req.socket).destroy();
+      if ((req.url ?? '').startsWith('/drop')) req.socket.destroy();
       else res.writeHead(500, { 'content-type': 'text/plain' }).end('handler failed');
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -149,10 +157,12 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const exited = new Promise<void>((resolve) => child.on('exit', (code) => {
-      exitCode = code;
-      resolve();
-    }));
+    const exited = new Promise<void>((resolve) =>
+      child.on('exit', (code) => {
+        exitCode = code;
+        resolve();
+      }),
+    );
 
     const banner = await until('the start banner', async () => (/Press Ctrl\+C to stop\./.test(output) ? output : null));
     const api = /Automation API\s+(http:\/\/\S+)/.exec(banner)?.[1] ?? '';
@@ -167,8 +177,10 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
       if (existsSync(path)) modesAfterStart[f === '' ? 'data folder' : f] = mode(path);
     }
 
-    const ctl = (method: string, path: string, body?: unknown) => call(`${control}${path}`, { method, bearer: controlSecret, ...(body === undefined ? {} : { body }) });
-    const as = (bearer: string) => (method: string, path: string, body?: unknown) => call(`${api}${path}`, { method, bearer, ...(body === undefined ? {} : { body }) });
+    const ctl = (method: string, path: string, body?: unknown) =>
+      call(`${control}${path}`, { method, bearer: controlSecret, ...(body === undefined ? {} : { body }) });
+    const as = (bearer: string) => (method: string, path: string, body?: unknown) =>
+      call(`${api}${path}`, { method, bearer, ...(body === undefined ? {} : { body }) });
     const keepError = (r: CallReply) => {
       if (r.status >= 400) errorBodies.push(JSON.stringify(r.body));
       return r;
@@ -204,16 +216,35 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
 
     const querySecret = 'qs-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
     const chosenSecret = 'whs-chosen-7c1d9e2f4a6b8c0d1e3f5a7b';
-    secrets.push({ what: 'a secret in a webhook URL query', value: querySecret }, { what: 'a client-chosen signing secret', value: chosenSecret });
-    const hookA = await admin('POST', '/v1/webhooks', { url: `http://${target}/fail?key=${querySecret}`, events: ['job.completed'], secret: chosenSecret });
+    secrets.push(
+      { what: 'a secret in a webhook URL query', value: querySecret },
+      { what: 'a client-chosen signing secret', value: chosenSecret },
+    );
+    const hookA = await admin('POST', '/v1/webhooks', {
+      url: `http://${target}/fail?key=${querySecret}`,
+      events: ['job.completed'],
+      secret: chosenSecret,
+    });
     assert.equal(hookA.status, 201, JSON.stringify(hookA.body));
-    const hookB = await admin('POST', '/v1/webhooks', { url: `http://${target}/drop?key=${querySecret}`, events: ['job.failed'], delivery_mode: 'at-most-once' });
+    const hookB = await admin('POST', '/v1/webhooks', {
+      url: `http://${target}/drop?key=${querySecret}`,
+      events: ['job.failed'],
+      delivery_mode: 'at-most-once',
+    });
     assert.equal(hookB.status, 201, JSON.stringify(hookB.body));
     secrets.push({ what: 'a generated signing secret', value: hookB.body.hmac_secret as string });
     const userinfoPassword = 'pw-a8b7c6d5e4f3a2b1c0d9';
     secrets.push({ what: 'a password in a webhook URL', value: userinfoPassword });
-    assert.equal(keepError(await admin('POST', '/v1/webhooks', { url: `http://user:${userinfoPassword}@${target}/x`, events: ['job.completed'] })).status, 400);
-    assert.equal(keepError(await admin('POST', '/v1/webhooks', { url: `http://user:${userinfoPassword}@example.com/x`, events: ['job.completed'] })).status, 400);
+    assert.equal(
+      keepError(await admin('POST', '/v1/webhooks', { url: `http://user:${userinfoPassword}@${target}/x`, events: ['job.completed'] }))
+        .status,
+      400,
+    );
+    assert.equal(
+      keepError(await admin('POST', '/v1/webhooks', { url: `http://user:${userinfoPassword}@example.com/x`, events: ['job.completed'] }))
+        .status,
+      400,
+    );
     for (const hook of [hookA, hookB]) {
       assert.equal((await ctl('POST', `/control/webhooks/${hook.body.id as string}/approval`, { state: 'allowed' })).status, 200);
       assert.equal((await admin('POST', `/v1/webhooks/${hook.body.id as string}/test`)).status, 202);
@@ -236,9 +267,25 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
       assert.equal(await raw(`${api}/v1/meetings/${t}`, 'GET', { authorization: `Bearer ${startupToken}` }), 404);
       assert.equal(await raw(`${control}/control`, 'GET', { authorization: `Bearer ${t}` }), 401);
     }
-    assert.equal(await raw(`${api}/v1/webhooks`, 'POST', { authorization: `Bearer ${startupToken}`, 'content-type': 'application/json' }, `{"url": "${pairedToken}`), 400);
+    assert.equal(
+      await raw(
+        `${api}/v1/webhooks`,
+        'POST',
+        { authorization: `Bearer ${startupToken}`, 'content-type': 'application/json' },
+        `{"url": "${pairedToken}`,
+      ),
+      400,
+    );
     assert.equal(await raw(`${api}/v1/search?q=`, 'GET', { authorization: `Bearer ${pairedToken}` }), 400);
-    assert.equal(await raw(`${control}/control/settings`, 'PATCH', { authorization: `Bearer ${controlSecret}`, 'content-type': 'application/json' }, '{"license": 5}'), 422);
+    assert.equal(
+      await raw(
+        `${control}/control/settings`,
+        'PATCH',
+        { authorization: `Bearer ${controlSecret}`, 'content-type': 'application/json' },
+        '{"license": 5}',
+      ),
+      422,
+    );
     assert.equal(await raw(`${api}/v1/whoami`, 'GET', { authorization: `Bearer ${startupToken}`, host: 'evil.example' }), 400);
     assert.equal(await raw(`${api}/v1/whoami`, 'GET', { authorization: `Bearer ${startupToken}`, origin: 'http://evil.example' }), 403);
 
@@ -246,7 +293,12 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     const uploads = join(dataDir, 'uploads');
     rmSync(uploads, { recursive: true, force: true });
     writeFileSync(uploads, '');
-    const failed = await raw(`${api}/v1/jobs/import?filename=a.wav`, 'POST', { authorization: `Bearer ${startupToken}`, 'content-type': 'application/octet-stream' }, 'RIFF....WAVE');
+    const failed = await raw(
+      `${api}/v1/jobs/import?filename=a.wav`,
+      'POST',
+      { authorization: `Bearer ${startupToken}`, 'content-type': 'application/octet-stream' },
+      'RIFF....WAVE',
+    );
     assert.equal(failed, 500, 'the import fails on the service side');
     // The child writes its log line around the time it answers; the pipe may deliver it just after the reply.
     const logged = /"level":"error".*"method":"POST","route":"\/v1\/jobs\/import".*"msg":"request failed"/;
@@ -269,7 +321,10 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     assert.equal(exitCode, 0, output);
     const lines = output.split('\n');
     // The one deliberate print: the banner's two lines for the person who started the gateway, once each.
-    const allowed = [`  Startup token    ${startupToken}`, new RegExp(`^  curl -H "Authorization: Bearer ${startupToken}" http://\\S+/v1/whoami$`)];
+    const allowed = [
+      `  Startup token    ${startupToken}`,
+      new RegExp(`^  curl -H "Authorization: Bearer ${startupToken}" http://\\S+/v1/whoami$`),
+    ];
     const kept = lines.filter((line, i) => {
       if (i < 30 && line === allowed[0]) return false;
       if (i < 30 && (allowed[1] as RegExp).test(line)) return false;
@@ -277,7 +332,9 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     });
     assert.equal(lines.length - kept.length, 2, 'the banner printed the startup token on its two lines');
     assert.deepEqual(findLeaks('the output', kept.join('\n'), secrets), []);
-    process.stdout.write(`# ${secrets.length} secrets, ${secrets.reduce((n, s) => n + forms(s.value).length, 0)} forms, ${lines.length} output lines scanned\n`);
+    process.stdout.write(
+      `# ${secrets.length} secrets, ${secrets.reduce((n, s) => n + forms(s.value).length, 0)} forms, ${lines.length} output lines scanned\n`,
+    );
   });
 
   test('no text file in the data folder holds a secret (the database and control-secret are their homes)', () => {

@@ -15,7 +15,18 @@ import { CHECKS, formatReport, readyToRun, runChecks, type DoctorEnvironment } f
 const root = mkdtempSync(join(tmpdir(), 'mas-doctor-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const RUN_TOOLS = ['ffmpeg', 'ffprobe', 'pocketsphinx_continuous', 'flite', 'festival', 'espeak-ng', 'pulseaudio', 'pactl', 'pacat', 'parec'];
+const RUN_TOOLS = [
+  'ffmpeg',
+  'ffprobe',
+  'pocketsphinx_continuous',
+  'flite',
+  'festival',
+  'espeak-ng',
+  'pulseaudio',
+  'pactl',
+  'pacat',
+  'parec',
+];
 
 /** A folder of stand-ins for `tools` and a complete (empty-file) recognizer model and HTS voice. */
 function machine(name: string, tools: readonly string[]): DoctorEnvironment {
@@ -32,7 +43,12 @@ function machine(name: string, tools: readonly string[]): DoctorEnvironment {
   writeFileSync(join(model, 'cmudict-en-us.dict'), '');
   const voice = join(root, name, 'cmu_us_slt_arctic_hts');
   mkdirSync(voice, { recursive: true });
-  return { path: bin, pocketsphinxModelRoot: join(root, name, 'model'), festivalHtsVoiceDir: voice, mdEval: join(root, name, 'md-eval.pl') };
+  return {
+    path: bin,
+    pocketsphinxModelRoot: join(root, name, 'model'),
+    festivalHtsVoiceDir: voice,
+    mdEval: join(root, name, 'md-eval.pl'),
+  };
 }
 
 test('every tool running needs is there: ready, and only the test tools are reported missing', async () => {
@@ -47,7 +63,10 @@ test('every tool running needs is there: ready, and only the test tools are repo
 });
 
 test('no festival and no HTS voice: not ready, and the report says the HTS voice is not offered', async () => {
-  const where = machine('no-festival', RUN_TOOLS.filter((t) => t !== 'festival'));
+  const where = machine(
+    'no-festival',
+    RUN_TOOLS.filter((t) => t !== 'festival'),
+  );
   rmSync(where.festivalHtsVoiceDir, { recursive: true });
   const results = await runChecks(where);
   assert.equal(readyToRun(results), false);
@@ -58,7 +77,10 @@ test('no festival and no HTS voice: not ready, and the report says the HTS voice
 });
 
 test('no espeak-ng: custom words fall back to letter rules; no recognizer model: the recognizer is off', async () => {
-  const where = machine('no-espeak', RUN_TOOLS.filter((t) => t !== 'espeak-ng'));
+  const where = machine(
+    'no-espeak',
+    RUN_TOOLS.filter((t) => t !== 'espeak-ng'),
+  );
   rmSync(where.pocketsphinxModelRoot, { recursive: true });
   const report = formatReport(await runChecks(where));
   assert.match(report, /MISSING {2}espeak-ng .*\n.*fall back to letter rules/);
@@ -74,7 +96,11 @@ test('every check names its package and what it disables', () => {
 test('npm run doctor with a PATH that lacks every tool: exit 1, each missing tool named', () => {
   const empty = join(root, 'empty-path');
   mkdirSync(empty);
-  const run = spawnSync(process.execPath, [resolve(import.meta.dirname, 'doctor.ts')], { encoding: 'utf8', env: { PATH: empty }, timeout: 20_000 });
+  const run = spawnSync(process.execPath, [resolve(import.meta.dirname, 'doctor.ts')], {
+    encoding: 'utf8',
+    env: { PATH: empty },
+    timeout: 20_000,
+  });
   assert.equal(run.status, 1, run.stderr);
   for (const tool of ['ffmpeg', 'flite', 'festival', 'espeak-ng', 'pactl', 'parec', 'pacat', 'chromium']) {
     assert.match(run.stdout, new RegExp(`missing.* ${tool} \\(apt package`, 'i'), tool);

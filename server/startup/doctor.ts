@@ -12,7 +12,12 @@
  * server/features/recording/capture.ts.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_POCKETSPHINX_MODEL_ROOT, findExecutable, listPocketSphinxModels, POCKETSPHINX_BINARY } from '../adapters/asr/pocketsphinx.ts';
+import {
+  DEFAULT_POCKETSPHINX_MODEL_ROOT,
+  findExecutable,
+  listPocketSphinxModels,
+  POCKETSPHINX_BINARY,
+} from '../adapters/asr/pocketsphinx.ts';
 
 /** run: `make run` installs it and the doctor fails without it; optional: nothing breaks; test: the test suite only. */
 export type Need = 'run' | 'optional' | 'test';
@@ -60,7 +65,8 @@ export const CHECKS: readonly Check[] = [
     apt: 'ffmpeg',
     need: 'run',
     disables:
-      'imports other than WAV and MP3 (those two fall back to the built-in decoders); capture from ALSA devices; rendering synthetic meetings (resampling, encoding)',
+      'imports other than WAV and MP3 (those two fall back to the built-in decoders); capture ' +
+      'from ALSA devices; rendering synthetic meetings (resampling, encoding)',
     find: onPath('ffmpeg'),
   },
   {
@@ -74,7 +80,9 @@ export const CHECKS: readonly Check[] = [
     name: `${POCKETSPHINX_BINARY} (the recognizer)`,
     apt: 'pocketsphinx',
     need: 'run',
-    disables: 'the pocketsphinx recognizer, the default: transcription jobs fail unless whisper.cpp or an OpenAI-compatible endpoint is configured',
+    disables:
+      'the pocketsphinx recognizer, the default: transcription jobs fail unless whisper.cpp or an ' +
+      'OpenAI-compatible endpoint is configured',
     find: onPath(POCKETSPHINX_BINARY),
   },
   {
@@ -91,7 +99,9 @@ export const CHECKS: readonly Check[] = [
     name: 'flite',
     apt: 'flite',
     need: 'run',
-    disables: 'synthetic meetings in the default "natural" voice set (Flite speaks four of its five voices); the "espeak" voice set still renders',
+    disables:
+      'synthetic meetings in the default "natural" voice set (Flite speaks four of its five ' +
+      'voices); the "espeak" voice set still renders',
     find: onPath('flite'),
   },
   {
@@ -113,7 +123,8 @@ export const CHECKS: readonly Check[] = [
     apt: 'espeak-ng',
     need: 'run',
     disables:
-      'the "espeak" voice set and espeak voices named in scripts; pronunciations of custom words the dictionary lacks fall back to letter rules (vocabulary bias still works, less well)',
+      'the "espeak" voice set and espeak voices named in scripts; pronunciations of custom words ' +
+      'the dictionary lacks fall back to letter rules (vocabulary bias still works, less well)',
     find: onPath('espeak-ng'),
   },
   {
@@ -121,7 +132,8 @@ export const CHECKS: readonly Check[] = [
     apt: 'sphinxbase-utils',
     need: 'optional',
     disables:
-      'nothing in the gateway: vocabulary bias reads and writes the binary language model itself (decision 032); the tool is installed for working on language models by hand',
+      'nothing in the gateway: vocabulary bias reads and writes the binary language model itself ' +
+      '(decision 032); the tool is installed for working on language models by hand',
     find: onPath('sphinx_lm_convert'),
   },
   {
@@ -163,7 +175,7 @@ export const CHECKS: readonly Check[] = [
     name: 'md-eval.pl (NIST scoring toolkit)',
     apt: 'sctk',
     need: 'test',
-    disables: 'the test that compares the project\'s diarization scorer with NIST\'s (it skips); the gateway does not need it',
+    disables: "the test that compares the project's diarization scorer with NIST's (it skips); the gateway does not need it",
     find: (where) => Promise.resolve(existsSync(where.mdEval) ? where.mdEval : null),
   },
 ];

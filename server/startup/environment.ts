@@ -31,15 +31,16 @@ const port = z
   .trim()
   .regex(/^\d{1,5}$/, 'must be a port number from 0 to 65535')
   .refine((v) => Number(v) <= 65_535, 'must be a port number from 0 to 65535');
-const flag = z
-  .string()
-  .refine((v) => BOOLEAN_WORDS.includes(v.trim().toLowerCase()), 'must be 1/true or 0/false');
+const flag = z.string().refine((v) => BOOLEAN_WORDS.includes(v.trim().toLowerCase()), 'must be 1/true or 0/false');
 const seconds = z
   .string()
   .trim()
   .regex(/^\d+(\.\d+)?$/, 'must be a number of seconds above 0 and at most 86400')
   .refine((v) => Number(v) > 0 && Number(v) <= 86_400, 'must be a number of seconds above 0 and at most 86400');
-const count = z.string().trim().regex(/^\d{1,7}$/, 'must be a whole number from 0 to 9999999');
+const count = z
+  .string()
+  .trim()
+  .regex(/^\d{1,7}$/, 'must be a whole number from 0 to 9999999');
 const text = z.string();
 /** Same rule as normalizeBaseUrl (adapters/asr/openai-compatible.ts): an http(s) URL, or empty for "not configured". */
 const baseUrl = z.string().refine((v) => {
@@ -89,7 +90,15 @@ const GATEWAY_VARIABLES = {
   MAS_SUMMARY_MODEL: { help: 'its default model name', schema: text },
   MAS_SUMMARY_TIMEOUT_MS: { help: 'how long one summary request may take, ms', schema: positiveMs },
   // The log (server/http/logger.ts, docs/decisions/064-structured-logs.md).
-  MAS_LOG_LEVEL: { help: 'log level: fatal, error, warn, info (default), debug, trace or silent', schema: z.string().refine((v) => v.trim() === '' || (LOG_LEVELS as readonly string[]).includes(v.trim().toLowerCase()), `must be one of ${LOG_LEVELS.join(', ')}`) },
+  MAS_LOG_LEVEL: {
+    help: 'log level: fatal, error, warn, info (default), debug, trace or silent',
+    schema: z
+      .string()
+      .refine(
+        (v) => v.trim() === '' || (LOG_LEVELS as readonly string[]).includes(v.trim().toLowerCase()),
+        `must be one of ${LOG_LEVELS.join(', ')}`,
+      ),
+  },
   MAS_ACCESS_LOG: { help: 'one log line per API request, 1 to switch on (off by default)', schema: flag },
   // Devices and fault tests.
   MAS_VIRTUAL_DEVICES: { help: 'virtual device transport: auto, pulse or in-process', schema: z.enum(['auto', 'pulse', 'in-process', '']) },
@@ -137,9 +146,15 @@ export function checkEnvironment(env: Env): string | null {
 
 /** The help section that lists the variables (printed by --help under the flags). */
 export function environmentHelp(): string {
-  const adapters = Object.entries(GATEWAY_VARIABLES).filter(([name]) => !/\(--/.test(GATEWAY_VARIABLES[name as keyof typeof GATEWAY_VARIABLES].help));
+  const adapters = Object.entries(GATEWAY_VARIABLES).filter(
+    ([name]) => !/\(--/.test(GATEWAY_VARIABLES[name as keyof typeof GATEWAY_VARIABLES].help),
+  );
   const width = Math.max(...adapters.map(([name]) => name.length)) + 2;
-  const lines = ['', 'Environment variables besides those of the flags above (an unknown or', 'malformed MAS_* variable stops the start with exit code 2):'];
+  const lines = [
+    '',
+    'Environment variables besides those of the flags above (an unknown or',
+    'malformed MAS_* variable stops the start with exit code 2):',
+  ];
   for (const [name, v] of adapters) lines.push(`  ${name.padEnd(width)}${v.help}`);
   lines.push('  Accepted and ignored (read by other tools of this repository):');
   lines.push(`    ${Object.keys(FOREIGN_VARIABLES).join(' ')}`);

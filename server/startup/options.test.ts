@@ -48,8 +48,19 @@ test('--control-port and --control-secret each imply --control', () => {
 
 test('every flag is read', () => {
   const o = opts([
-    '--host', '::1', '--port', '0', '--data-dir', '/tmp/mas-x', '--enable-api',
-    '--control-port', '0', '--control-secret', 'sssssssssssssssss', '--lan-port', '9421',
+    '--host',
+    '::1',
+    '--port',
+    '0',
+    '--data-dir',
+    '/tmp/mas-x',
+    '--enable-api',
+    '--control-port',
+    '0',
+    '--control-secret',
+    'sssssssssssssssss',
+    '--lan-port',
+    '9421',
   ]);
   assert.deepEqual(o, {
     host: '::1',
@@ -148,10 +159,12 @@ test('main.ts: --help prints usage and exits 0; an unknown flag exits 2 with one
 });
 
 test('slow-client limits: seconds for the timeouts, a count for connections, flag over variable', () => {
-  assert.deepEqual(
-    opts(['--headers-timeout', '5', '--body-timeout', '2.5', '--idle-timeout', '90', '--max-connections', '0']).limits,
-    { headersTimeoutMs: 5_000, bodyTimeoutMs: 2_500, idleTimeoutMs: 90_000, maxConnections: 0 },
-  );
+  assert.deepEqual(opts(['--headers-timeout', '5', '--body-timeout', '2.5', '--idle-timeout', '90', '--max-connections', '0']).limits, {
+    headersTimeoutMs: 5_000,
+    bodyTimeoutMs: 2_500,
+    idleTimeoutMs: 90_000,
+    maxConnections: 0,
+  });
   assert.deepEqual(
     opts(['--idle-timeout', '30'], { MAS_IDLE_TIMEOUT: '60', MAS_HEADERS_TIMEOUT: '10', MAS_MAX_CONNECTIONS: '500' }).limits,
     { headersTimeoutMs: 10_000, idleTimeoutMs: 30_000, maxConnections: 500 },
@@ -193,7 +206,7 @@ test('the log variables: level info and no access log unless asked', () => {
   assert.equal(opts([], { MAS_LOG_LEVEL: 'warn', MAS_ACCESS_LOG: 'yes' }).port, 8420, 'well-formed, so the gateway starts');
 });
 
-test('well-formed gateway variables and the other tools\' variables start the gateway', () => {
+test("well-formed gateway variables and the other tools' variables start the gateway", () => {
   const o = opts([], {
     MAS_TOKEN: 'a token for the mas command line',
     MAS_BASE_URL: 'http://127.0.0.1:8420',
@@ -214,7 +227,17 @@ test('well-formed gateway variables and the other tools\' variables start the ga
 test('--help lists the flags and the variables; --version prints the package version', () => {
   const help = parseOptions(['--help'], { MAS_PROT: 'help is printed even with a bad environment' });
   assert.ok(help.help);
-  for (const word of ['--port', '--version', 'MAS_PORT', 'MAS_SUMMARY_URL', 'MAS_WHISPER_CPP_BIN', 'MAS_TOKEN', 'MAS_LOG_LEVEL', 'MAS_ACCESS_LOG']) assert.ok(help.text.includes(word), word);
+  for (const word of [
+    '--port',
+    '--version',
+    'MAS_PORT',
+    'MAS_SUMMARY_URL',
+    'MAS_WHISPER_CPP_BIN',
+    'MAS_TOKEN',
+    'MAS_LOG_LEVEL',
+    'MAS_ACCESS_LOG',
+  ])
+    assert.ok(help.text.includes(word), word);
   const version = parseOptions(['--version'], {});
   assert.deepEqual(version, { help: true, text: `Meeting Automation Service gateway ${SERVER_VERSION}\n` });
 });

@@ -110,7 +110,6 @@ const OPTION_SPEC = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-
 export function parseOptions(argv: readonly string[], env: Env = process.env): ParsedOptions {
   const values = parseFlags(argv);
   if (values.help === true) return { help: true, text: USAGE };
@@ -231,7 +230,8 @@ function secondsOf(picked: { value: string; from: string } | null): number | nul
 function countOf(picked: { value: string; from: string } | null): number | null {
   if (picked === null) return null;
   const text = picked.value.trim();
-  if (!/^\d{1,7}$/.test(text)) throw new OptionsError(`${picked.from} must be a whole number from 0 to 9999999, got "${clip(picked.value)}"`);
+  if (!/^\d{1,7}$/.test(text))
+    throw new OptionsError(`${picked.from} must be a whole number from 0 to 9999999, got "${clip(picked.value)}"`);
   return Number(text);
 }
 

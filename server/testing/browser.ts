@@ -20,7 +20,9 @@ export const REBOUND_NAME = 'rebound.example';
  * named reason; in CI (which installs it) the test runs and fails if it is missing.
  */
 export const browserSkip: string | false =
-  !existsSync(CHROMIUM) && (process.env.CI ?? '') === '' ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and runs this test` : false;
+  !existsSync(CHROMIUM) && (process.env.CI ?? '') === ''
+    ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and runs this test`
+    : false;
 
 export function launchTestBrowser(): Promise<Browser> {
   return chromium.launch({

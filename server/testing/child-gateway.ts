@@ -40,7 +40,18 @@ export interface StartChildOptions {
 export async function startChild(opts: StartChildOptions): Promise<ChildGateway> {
   const child = spawn(
     NODE,
-    ['server/main.ts', '--data-dir', opts.dataDir, '--port', '0', '--control-port', '0', '--control-secret', CONTROL_SECRET, '--enable-api'],
+    [
+      'server/main.ts',
+      '--data-dir',
+      opts.dataDir,
+      '--port',
+      '0',
+      '--control-port',
+      '0',
+      '--control-secret',
+      CONTROL_SECRET,
+      '--enable-api',
+    ],
     {
       cwd: REPO_ROOT,
       // A private PulseAudio daemon (never the session's): the test owns what it starts.
@@ -51,7 +62,9 @@ export async function startChild(opts: StartChildOptions): Promise<ChildGateway>
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
   const gw: ChildGateway = { child, pid: child.pid!, api: '', control: '', token: '', output: () => out, exited };
   if (opts.noWait === true) return gw;
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -131,7 +144,12 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it returns a value that is not undefined, or throws after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -150,7 +168,13 @@ export type Loose = any;
 
 /** A small JSON client for one running child. */
 export function clientFor(gw: ChildGateway) {
-  const call = async (base: string, auth: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Loose }> => {
+  const call = async (
+    base: string,
+    auth: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Loose }> => {
     const res = await fetch(`${base}${path}`, {
       method,
       headers: { Authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

@@ -73,7 +73,11 @@ export function checkDataFolder(dataDir: string, opts: { settled: boolean; resta
     counts.uploads = uploads.length;
 
     const meetings = tableExists(db, 'meetings')
-      ? (db.prepare('SELECT id, source, recording_file FROM meetings').all() as { id: string; source: string; recording_file: string | null }[])
+      ? (db.prepare('SELECT id, source, recording_file FROM meetings').all() as {
+          id: string;
+          source: string;
+          recording_file: string | null;
+        }[])
       : [];
     counts.meetings = meetings.length;
     const meetingIds = new Set(meetings.map((m) => m.id));
@@ -112,7 +116,8 @@ export function checkDataFolder(dataDir: string, opts: { settled: boolean; resta
     }
     counts.markers = markers.size;
     for (const m of meetings) {
-      if (m.recording_file !== null && !recordings.includes(m.recording_file)) problems.push(`meeting ${m.id} names a recording that is missing`);
+      if (m.recording_file !== null && !recordings.includes(m.recording_file))
+        problems.push(`meeting ${m.id} names a recording that is missing`);
     }
 
     // ── transcripts ──
@@ -127,14 +132,20 @@ export function checkDataFolder(dataDir: string, opts: { settled: boolean; resta
     const segOf = new Map(segs.map((s) => [s.meeting_id, s]));
     const noSpeech = new Set(
       tableExists(db, 'summaries')
-        ? (db.prepare('SELECT meeting_id, result FROM summaries WHERE result IS NOT NULL').all() as { meeting_id: string; result: string }[])
+        ? (
+            db.prepare('SELECT meeting_id, result FROM summaries WHERE result IS NOT NULL').all() as {
+              meeting_id: string;
+              result: string;
+            }[]
+          )
             .filter((r) => (JSON.parse(r.result) as { text?: unknown }).text === NO_SPEECH_SUMMARY)
             .map((r) => r.meeting_id)
         : [],
     );
     for (const m of meetings) {
       const s = segOf.get(m.id);
-      if (s !== undefined && (s.lo !== 0 || s.hi !== s.n - 1)) problems.push(`meeting ${m.id}: half-written transcript (segments ${s.lo}..${s.hi}, ${s.n} rows)`);
+      if (s !== undefined && (s.lo !== 0 || s.hi !== s.n - 1))
+        problems.push(`meeting ${m.id}: half-written transcript (segments ${s.lo}..${s.hi}, ${s.n} rows)`);
       if (m.source === 'import' && s === undefined && !noSpeech.has(m.id)) problems.push(`imported meeting ${m.id} has no transcript`);
     }
 

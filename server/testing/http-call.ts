@@ -11,7 +11,10 @@ export interface CallReply {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export function call(url: string, opts: { method?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<CallReply> {
+export function call(
+  url: string,
+  opts: { method?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<CallReply> {
   return new Promise((resolve, reject) => {
     // A Buffer goes as raw bytes (an import); anything else as JSON.
     const raw = Buffer.isBuffer(opts.body);

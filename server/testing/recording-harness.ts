@@ -70,7 +70,12 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
   deps.logError = (err) => errors.push(err);
   const app = createApp(deps);
   deps.start();
-  const controlApp = createControlApp({ secret: CONTROL_SECRET, deps: () => deps, restart: () => undefined, logError: (err) => errors.push(err) });
+  const controlApp = createControlApp({
+    secret: CONTROL_SECRET,
+    deps: () => deps,
+    restart: () => undefined,
+    logError: (err) => errors.push(err),
+  });
   const apiServer = await listen(createServer(app));
   const controlServer = await listen(createServer(controlApp));
   const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
@@ -96,7 +101,8 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
     api: url(apiServer),
     control: url(controlServer),
     errors,
-    auth: (scopes, origin = 'loopback') => `Bearer ${deps.tokens.create({ name: 'test', scopes, origin, kind: 'standard' }, new Date()).token}`,
+    auth: (scopes, origin = 'loopback') =>
+      `Bearer ${deps.tokens.create({ name: 'test', scopes, origin, kind: 'standard' }, new Date()).token}`,
     call: (method, path, auth, body) => json(url(apiServer), method, path, auth, body),
     ctl: (method, path, body) => json(url(controlServer), method, path, `Bearer ${CONTROL_SECRET}`, body),
     pids,

@@ -49,7 +49,13 @@ export function scriptedPipeline(script: Script): Partial<PipelineParts> {
   const summarizer = script.summarizer;
   return {
     ...(summarizer !== undefined
-      ? { summarizers: { byModel: () => summarizer, isTemplate: (id: string) => ['daily_standup', 'meeting_notes'].includes(id), templates: ['daily_standup', 'meeting_notes'] } }
+      ? {
+          summarizers: {
+            byModel: () => summarizer,
+            isTemplate: (id: string) => ['daily_standup', 'meeting_notes'].includes(id),
+            templates: ['daily_standup', 'meeting_notes'],
+          },
+        }
       : {}),
     decoder: {
       async decode(_file, _ext, control) {

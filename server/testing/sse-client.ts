@@ -15,7 +15,11 @@ export interface SseResult {
   body?: unknown;
 }
 
-export async function readSse(url: string, headers: Record<string, string>, opts: { maxMs?: number; onOpen?: () => void } = {}): Promise<SseResult> {
+export async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  opts: { maxMs?: number; onOpen?: () => void } = {},
+): Promise<SseResult> {
   const abort = new AbortController();
   const guard = setTimeout(() => abort.abort(), opts.maxMs ?? 30_000);
   try {

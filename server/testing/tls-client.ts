@@ -32,7 +32,12 @@ export function httpsGet(url: string, opts: { bearer?: string; fingerprint: stri
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), fingerprint256: socket.getPeerCertificate().fingerprint256, authorized: socket.authorized }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString(),
+            fingerprint256: socket.getPeerCertificate().fingerprint256,
+            authorized: socket.authorized,
+          }),
         );
       },
     );

@@ -55,7 +55,14 @@ export function webhookTestApp(opts: { webhooks?: WebhookDeliveryOverrides; allo
     },
     restart() {
       harness.deps.shutdown();
-      const deps = createDeps({ db: gw.db, dataDir: gw.dataDir, validateResponses: true, pocketsphinxRoots: [], webhooks: overrides, makeDevices: () => simulatedDevices() });
+      const deps = createDeps({
+        db: gw.db,
+        dataDir: gw.dataDir,
+        validateResponses: true,
+        pocketsphinxRoots: [],
+        webhooks: overrides,
+        makeDevices: () => simulatedDevices(),
+      });
       deps.logError = (err) => gw.errors.push(err);
       deps.start();
       harness.deps = deps;

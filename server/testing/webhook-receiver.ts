@@ -42,7 +42,10 @@ export async function startReceiver(): Promise<Receiver> {
     waitFor(count, timeoutMs = 10_000) {
       if (receiver.received.length >= count) return Promise.resolve(receiver.received);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver: ${receiver.received.length} of ${count} requests after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver: ${receiver.received.length} of ${count} requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: () => {
@@ -58,7 +61,13 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      receiver.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), at: Date.now() });
+      receiver.received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks),
+        at: Date.now(),
+      });
       for (const w of [...waiters]) {
         if (receiver.received.length >= w.count) {
           waiters.splice(waiters.indexOf(w), 1);

@@ -34,7 +34,13 @@ describe('generateBrokenFixtures', () => {
       await stat(path.join(out, f.file));
     }
     assert.deepEqual([...new Set(manifest.map((f) => f.kind))].sort(), [...BROKEN_KINDS].sort());
-    assert.deepEqual(manifest.filter((f) => f.kind === 'truncated').map((f) => path.extname(f.file)).sort(), ['.flac', '.m4a', '.mp3', '.wav']);
+    assert.deepEqual(
+      manifest
+        .filter((f) => f.kind === 'truncated')
+        .map((f) => path.extname(f.file))
+        .sort(),
+      ['.flac', '.m4a', '.mp3', '.wav'],
+    );
   });
 
   it('is deterministic: the random bytes come from the seed', async () => {
@@ -77,6 +83,9 @@ describe('generateBrokenFixtures', () => {
   it('the video-only file is valid video with no audio track', async () => {
     const probed = await probeMedia(path.join(out, 'video-only.mp4'));
     assert.ok(probed.ok);
-    assert.deepEqual(probed.probe.streams.map((s) => s.type), ['video']);
+    assert.deepEqual(
+      probed.probe.streams.map((s) => s.type),
+      ['video'],
+    );
   });
 });

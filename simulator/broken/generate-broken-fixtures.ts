@@ -66,10 +66,21 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
     await mkdir(outDir, { recursive: true });
     const scriptName = opts.script ?? 'tiny';
     const source = path.join(work, 'meeting.wav');
-    const rendered = await renderScript(await loadScript(scriptName), source, opts.cacheDir !== undefined ? { cacheDir: opts.cacheDir } : {});
+    const rendered = await renderScript(
+      await loadScript(scriptName),
+      source,
+      opts.cacheDir !== undefined ? { cacheDir: opts.cacheDir } : {},
+    );
     const duration = rendered.duration;
     const fixtures: BrokenFixture[] = [];
-    const add = async (file: string, bytes: Buffer, kind: BrokenKind, description: string, fromAudio = true, expected: BrokenFixture['expected'] = 'failed'): Promise<void> => {
+    const add = async (
+      file: string,
+      bytes: Buffer,
+      kind: BrokenKind,
+      description: string,
+      fromAudio = true,
+      expected: BrokenFixture['expected'] = 'failed',
+    ): Promise<void> => {
       await writeFile(path.join(outDir, file), bytes);
       fixtures.push({ file, kind, expected, description, ...(fromAudio ? { source_duration: duration } : {}) });
     };
@@ -79,7 +90,12 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
       await encodeFormat(source, format, whole);
       const bytes = await readFile(whole);
       const kept = Math.floor(bytes.length * TRUNCATE_AT);
-      await add(`truncated.${format}`, bytes.subarray(0, kept), 'truncated', `a valid ${format} file cut after ${kept} of its ${bytes.length} bytes (${TRUNCATE_AT * 100} %); its header still describes the whole meeting`);
+      await add(
+        `truncated.${format}`,
+        bytes.subarray(0, kept),
+        'truncated',
+        `a valid ${format} file cut after ${kept} of its ${bytes.length} bytes (${TRUNCATE_AT * 100} %); its header still describes the whole meeting`,
+      );
     }
 
     const rng = seededRandom(opts.seed ?? 7);
@@ -90,7 +106,12 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
     const lyingSize = Buffer.from(wav);
     lyingSize.writeUInt32LE(CLAIMED_BYTES, 4); // RIFF size
     lyingSize.writeUInt32LE(CLAIMED_BYTES - 36, chunkOffset(wav, 'data') + 4);
-    await add('lying-size.wav', lyingSize, 'lying-header', `RIFF and data chunk sizes claim about 2 GB (${CLAIMED_BYTES} bytes); the file holds ${wav.length}`);
+    await add(
+      'lying-size.wav',
+      lyingSize,
+      'lying-header',
+      `RIFF and data chunk sizes claim about 2 GB (${CLAIMED_BYTES} bytes); the file holds ${wav.length}`,
+    );
 
     const lyingRate = Buffer.from(wav);
     const fmt = chunkOffset(wav, 'fmt ') + 8;
@@ -99,18 +120,49 @@ export async function generateBrokenFixtures(outDir: string, opts: BrokenFixture
     lyingRate.writeUInt32LE(CLAIMED_RATE, fmt + 4); // sample rate
     lyingRate.writeUInt32LE(CLAIMED_RATE * blockAlign, fmt + 8); // byte rate, kept consistent so only the rate lies
     const trueRate = wav.readUInt32LE(fmt + 4);
-    await add('lying-rate.wav', lyingRate, 'lying-header', `header claims ${CLAIMED_RATE} Hz for ${channels}-channel audio recorded at ${trueRate} Hz, so it plays ${CLAIMED_RATE / trueRate} times too fast and too short`, true, 'kept');
+    await add(
+      'lying-rate.wav',
+      lyingRate,
+      'lying-header',
+      `header claims ${CLAIMED_RATE} Hz for ${channels}-channel audio recorded at ${trueRate} Hz, so it plays ${CLAIMED_RATE / trueRate} times too fast and too short`,
+      true,
+      'kept',
+    );
 
     await add('empty.wav', Buffer.alloc(0), 'empty', 'zero bytes', false);
 
     const videoCodec = await firstAvailableEncoder(['libx264', 'mpeg4']);
     const videoOnly = path.join(work, 'video-only.mp4');
     await runTool('ffmpeg', [
-      '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-      '-f', 'lavfi', '-i', `color=c=0x2b4f81:s=${VIDEO_SIZE}:r=${VIDEO_FPS}:d=${duration.toFixed(3)}`,
-      '-c:v', videoCodec, '-pix_fmt', 'yuv420p', '-an', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-f', 'mp4', videoOnly,
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      `color=c=0x2b4f81:s=${VIDEO_SIZE}:r=${VIDEO_FPS}:d=${duration.toFixed(3)}`,
+      '-c:v',
+      videoCodec,
+      '-pix_fmt',
+      'yuv420p',
+      '-an',
+      '-fflags',
+      '+bitexact',
+      '-flags:v',
+      '+bitexact',
+      '-f',
+      'mp4',
+      videoOnly,
     ]);
-    await add('video-only.mp4', await readFile(videoOnly), 'no-audio-track', `a valid mp4 with one ${videoCodec} video track and no audio track`, false);
+    await add(
+      'video-only.mp4',
+      await readFile(videoOnly),
+      'no-audio-track',
+      `a valid mp4 with one ${videoCodec} video track and no audio track`,
+      false,
+    );
 
     await writeFile(path.join(outDir, 'manifest.json'), `${JSON.stringify(fixtures, null, 2)}\n`);
     return fixtures;

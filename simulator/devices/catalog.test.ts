@@ -29,10 +29,14 @@ async function assertAllGone(pids: readonly number[]): Promise<void> {
 /** Records a pulse device's monitor with parec, cueing the device at the first samples. */
 async function recordPulse(catalog: VirtualDeviceCatalog, name: string, ms: number): Promise<{ samples: Int16Array; pid: number }> {
   const vd = await catalog.ready(name);
-  const child = spawn('parec', ['--raw', `--device=${vd.monitorSource}`, '--format=s16le', '--rate=16000', '--channels=1', '--latency-msec=100'], {
-    env: vd.pulseEnv!,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    'parec',
+    ['--raw', `--device=${vd.monitorSource}`, '--format=s16le', '--rate=16000', '--channels=1', '--latency-msec=100'],
+    {
+      env: vd.pulseEnv!,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const reader = new PcmReader();
   const chunks: Int16Array[] = [];
   child.stdout.on('data', (c: Buffer) => {
@@ -63,7 +67,10 @@ test('pulse: plug makes a null sink fed by pacat; its monitor gives back the scr
     assert.match(vd.sink ?? '', /^mas_sim_\d+_sim_mic$/);
     const sinks = spawnSync('pactl', ['list', 'short', 'sinks'], { env: vd.pulseEnv!, encoding: 'utf8' }).stdout;
     assert.match(sinks, new RegExp(`\\t${vd.sink}\\t.*s16le 1ch 16000Hz`));
-    assert.deepEqual(catalog.list().find((d) => d.name === 'Sim Mic'), { name: 'Sim Mic', device_type: 'input', simulated: true, backend: 'simulator' });
+    assert.deepEqual(
+      catalog.list().find((d) => d.name === 'Sim Mic'),
+      { name: 'Sim Mic', device_type: 'input', simulated: true, backend: 'simulator' },
+    );
 
     const { samples, pid } = await recordPulse(catalog, 'Sim Mic', 7500);
     started.push(pid);
@@ -104,7 +111,10 @@ test('pulse: fail() breaks a plugged device (listed, failed, player gone); a scr
     assert.equal(catalog.fail('Nobody'), false);
     assert.deepEqual(lost, ['Speakers']);
     assert.equal(catalog.virtual('Speakers')?.state, 'failed');
-    assert.ok(catalog.listSimulated().some((d) => d.name === 'Speakers'), 'a failed device stays plugged in');
+    assert.ok(
+      catalog.listSimulated().some((d) => d.name === 'Speakers'),
+      'a failed device stays plugged in',
+    );
     await assert.rejects(catalog.ready('Speakers'), /unplugged cable/);
   } finally {
     started.push(...catalog.processIds());
@@ -136,7 +146,10 @@ test('in-process: the same timeline delivered in real time by a timer', async ()
 });
 
 test('auto: where PulseAudio cannot start, devices run in-process and say why', async () => {
-  const catalog = new VirtualDeviceCatalog({ backend: 'auto', pulse: { mode: 'private', tools: { pulseaudio: '/nonexistent/pulseaudio' } } });
+  const catalog = new VirtualDeviceCatalog({
+    backend: 'auto',
+    pulse: { mode: 'private', tools: { pulseaudio: '/nonexistent/pulseaudio' } },
+  });
   try {
     catalog.plug({ name: 'Sim Mic', device_type: 'input', script: null });
     const vd = await catalog.ready('Sim Mic');

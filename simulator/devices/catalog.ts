@@ -17,7 +17,13 @@
  * Every device is listed with simulated: true and backend "simulator", on
  * whichever transport it runs. Decisions: docs/decisions/018-virtual-devices.md.
  */
-import { DeviceCatalog, type DeviceType, type RealDeviceSource, type SimulatedDevice as AnySimulatedDevice, type VirtualDeviceBackend } from '../../server/adapters/devices.ts';
+import {
+  DeviceCatalog,
+  type DeviceType,
+  type RealDeviceSource,
+  type SimulatedDevice as AnySimulatedDevice,
+  type VirtualDeviceBackend,
+} from '../../server/adapters/devices.ts';
 import { openInProcessStream, InProcessClock, type InProcessStream } from './in-process.ts';
 import { PacatPlayer } from './pacat-player.ts';
 import { PulseServer, PulseUnavailableError, type PulseServerOptions } from './pulse-server.ts';
@@ -129,7 +135,12 @@ export class VirtualDevice {
       state: this.state,
       error: this.error,
       sink: this.sink,
-      playback: { cued: p.cued, played_seconds: round3(p.played_seconds), script_seconds: round3(this.timeline.scriptSeconds), finished: p.finished },
+      playback: {
+        cued: p.cued,
+        played_seconds: round3(p.played_seconds),
+        script_seconds: round3(this.timeline.scriptSeconds),
+        finished: p.finished,
+      },
     };
   }
 }
@@ -156,7 +167,8 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
 
   /** Which transport new devices get, and why PulseAudio is not used when it is not. */
   backendInfo(): { backend: VirtualBackend; pulse: 'unused' | 'private' | 'session' | 'unavailable'; reason: string | null } {
-    const pulse = this.#pulseFailure !== null ? 'unavailable' : this.#pulseServer === null ? 'unused' : this.#pulseServer.owned ? 'private' : 'session';
+    const pulse =
+      this.#pulseFailure !== null ? 'unavailable' : this.#pulseServer === null ? 'unused' : this.#pulseServer.owned ? 'private' : 'session';
     return { backend: this.#backend, pulse, reason: this.#pulseFailure };
   }
 
@@ -243,7 +255,10 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
     super.unplugAll();
     this.#pulseServer?.stop();
     // A daemon still starting is stopped as soon as it is up.
-    void this.#pulse?.then((s) => s.stop(), () => undefined);
+    void this.#pulse?.then(
+      (s) => s.stop(),
+      () => undefined,
+    );
   }
 
   /** Resolves when everything dispose() ended has exited. */
@@ -266,7 +281,7 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
       this.#lose(vd, `the simulated device "${vd.name}" cannot play the script "${vd.script}": ${message(err)}`);
       return;
     }
-     
+
     if (vd.gone) return;
 
     let server: PulseServer | null = null;
@@ -348,7 +363,8 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
             // Every device on it is lost; the next plug starts a new server.
             this.#pulse = null;
             this.#pulseServer = null;
-            for (const vd of [...this.#devices.values()]) if (vd.transport === 'pulse') this.#lose(vd, `the simulated device "${vd.name}" is gone: ${reason}`);
+            for (const vd of [...this.#devices.values()])
+              if (vd.transport === 'pulse') this.#lose(vd, `the simulated device "${vd.name}" is gone: ${reason}`);
           });
         },
         () => {

@@ -49,7 +49,13 @@ test('devices plug, list, fail, unplug through the Control API; bad command line
     assert.equal(again.code, 1);
     assert.match(again.err, /409 conflict/);
     assert.equal((await run(['devices', 'unplug', 'Nobody', ...conn])).code, 1);
-    for (const bad of [['devices'], ['devices', 'shout'], ['devices', 'plug', 'X', ...conn], ['devices', 'plug', '--type', 'input', ...conn], ['devices', 'unplug', 'X', '--error', 'e', ...conn]]) {
+    for (const bad of [
+      ['devices'],
+      ['devices', 'shout'],
+      ['devices', 'plug', 'X', ...conn],
+      ['devices', 'plug', '--type', 'input', ...conn],
+      ['devices', 'unplug', 'X', '--error', 'e', ...conn],
+    ]) {
       assert.equal((await run(bad)).code, 2, bad.join(' '));
     }
     const wrongSecret = await run(['devices', 'list', '--control-url', h.control, '--secret', 'nope-nope-nope-nope']);

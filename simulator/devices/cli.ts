@@ -63,7 +63,9 @@ async function connection(values: { 'control-url'?: string; secret?: string; 'se
     try {
       secret = (await readFile(file, 'utf8')).trim();
     } catch {
-      throw new DevicesUsageError(`no control secret: give --secret, set MAS_CONTROL_SECRET, or point --secret-file at the gateway's control-secret file (tried ${file})`);
+      throw new DevicesUsageError(
+        `no control secret: give --secret, set MAS_CONTROL_SECRET, or point --secret-file at the gateway's control-secret file (tried ${file})`,
+      );
     }
   }
   return { url, secret };
@@ -78,7 +80,9 @@ async function call(c: Connection, method: string, route: string, body?: unknown
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   } catch (err) {
-    throw new Error(`cannot reach the Control API at ${c.url} (is the gateway running with --control?): ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot reach the Control API at ${c.url} (is the gateway running with --control?): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const text = await res.text();
   const parsed: unknown = text === '' ? null : JSON.parse(text);
@@ -102,8 +106,17 @@ export async function devicesCommand(args: string[]): Promise<void> {
       const rows = [['name', 'type', 'script', 'transport', 'state', 'playback']];
       for (const d of devices) {
         const v = (await call(c, 'GET', `/control/devices/${enc(d.name)}`)) as DeviceDetail;
-        const playback = v.playback.cued ? `${v.playback.played_seconds.toFixed(1)}/${v.playback.script_seconds.toFixed(1)} s${v.playback.finished ? ' (done)' : ''}` : 'not cued';
-        rows.push([v.name, v.device_type, v.script ?? 'silence', v.transport ?? '-', v.state + (v.error !== null ? ` (${v.error})` : ''), playback]);
+        const playback = v.playback.cued
+          ? `${v.playback.played_seconds.toFixed(1)}/${v.playback.script_seconds.toFixed(1)} s${v.playback.finished ? ' (done)' : ''}`
+          : 'not cued';
+        rows.push([
+          v.name,
+          v.device_type,
+          v.script ?? 'silence',
+          v.transport ?? '-',
+          v.state + (v.error !== null ? ` (${v.error})` : ''),
+          playback,
+        ]);
       }
       if (devices.length === 0) {
         console.log('no simulated devices plugged in');
@@ -114,9 +127,14 @@ export async function devicesCommand(args: string[]): Promise<void> {
       return;
     }
     case 'plug': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...CONNECTION_OPTIONS, type: { type: 'string' }, script: { type: 'string' }, ...SCENE_FLAG_OPTIONS } });
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { ...CONNECTION_OPTIONS, type: { type: 'string' }, script: { type: 'string' }, ...SCENE_FLAG_OPTIONS },
+      });
       if (positionals.length !== 1) throw new DevicesUsageError('devices plug expects one device name');
-      if (values.type !== 'input' && values.type !== 'output') throw new DevicesUsageError('devices plug needs --type input or --type output');
+      if (values.type !== 'input' && values.type !== 'output')
+        throw new DevicesUsageError('devices plug needs --type input or --type output');
       const script = values.script === undefined || values.script === 'none' ? null : values.script;
       let scene: Record<string, unknown> = {};
       try {
@@ -130,12 +148,18 @@ export async function devicesCommand(args: string[]): Promise<void> {
       }
       const c = await connection(values);
       await call(c, 'POST', '/control/devices', { name: positionals[0], device_type: values.type, script, ...scene });
-      console.log(`plugged in ${values.type} "${positionals[0]}" playing ${script ?? 'silence'}${scene.scene !== undefined ? ` in scene ${JSON.stringify(scene.scene)}` : ''}`);
+      console.log(
+        `plugged in ${values.type} "${positionals[0]}" playing ${script ?? 'silence'}${scene.scene !== undefined ? ` in scene ${JSON.stringify(scene.scene)}` : ''}`,
+      );
       return;
     }
     case 'unplug':
     case 'fail': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...CONNECTION_OPTIONS, error: { type: 'string' } } });
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { ...CONNECTION_OPTIONS, error: { type: 'string' } },
+      });
       if (positionals.length !== 1) throw new DevicesUsageError(`devices ${sub} expects one device name`);
       if (sub === 'unplug' && values.error !== undefined) throw new DevicesUsageError('--error goes with devices fail');
       const c = await connection(values);
@@ -144,7 +168,12 @@ export async function devicesCommand(args: string[]): Promise<void> {
         await call(c, 'DELETE', `/control/devices/${enc(name)}`);
         console.log(`unplugged "${name}"`);
       } else {
-        const v = (await call(c, 'POST', `/control/devices/${enc(name)}/fail`, values.error !== undefined ? { error: values.error } : {})) as DeviceDetail;
+        const v = (await call(
+          c,
+          'POST',
+          `/control/devices/${enc(name)}/fail`,
+          values.error !== undefined ? { error: values.error } : {},
+        )) as DeviceDetail;
         console.log(`"${name}" failed: ${v.error ?? ''}`);
       }
       return;

@@ -74,7 +74,11 @@ export class PacatPlayer {
       this.#blocked = false;
     });
     this.#child.once('error', (err) => this.#ended(`pacat could not start: ${err.message}`));
-    this.#child.once('exit', (code, signal) => this.#ended(`pacat exited (${signal ?? `code ${code}`})${this.#stderr.trim() !== '' ? `: ${this.#stderr.trim().split('\n').pop()}` : ''}`));
+    this.#child.once('exit', (code, signal) =>
+      this.#ended(
+        `pacat exited (${signal ?? `code ${code}`})${this.#stderr.trim() !== '' ? `: ${this.#stderr.trim().split('\n').pop()}` : ''}`,
+      ),
+    );
     // A stream that connects with nothing to play waits in prebuffering, the
     // null sink keeps its 2 s idle blocks, and a monitor opened then stalls.
     this.#write(PRIME_SAMPLES);

@@ -124,7 +124,11 @@ export class PulseServer {
     return PulseServer.#startPrivate(opts, env, tools);
   }
 
-  static async #startPrivate(opts: PulseServerOptions, env: NodeJS.ProcessEnv, tools: { pactl: string; pacat: string }): Promise<PulseServer> {
+  static async #startPrivate(
+    opts: PulseServerOptions,
+    env: NodeJS.ProcessEnv,
+    tools: { pactl: string; pacat: string },
+  ): Promise<PulseServer> {
     const binary = findTool(opts.tools?.pulseaudio ?? 'pulseaudio', env);
     if (binary === null) throw new PulseUnavailableError(missingToolText('pulseaudio'));
     const dir = mkdtempSync(join(tmpdir(), 'mas-pulse-'));
@@ -132,7 +136,8 @@ export class PulseServer {
     const script = [
       `load-module module-native-protocol-unix socket=${socket} auth-anonymous=1`,
       // The keepalive client plays nothing into this sink; it also keeps the default sink off real hardware.
-      'load-module module-null-sink sink_name=mas_keepalive format=s16le rate=16000 channels=1 sink_properties=device.description=keepalive',
+      'load-module module-null-sink sink_name=mas_keepalive format=s16le rate=16000 channels=1 ' +
+        'sink_properties=device.description=keepalive',
       'set-default-sink mas_keepalive',
       '',
     ].join('\n');
@@ -146,7 +151,13 @@ export class PulseServer {
       XDG_CONFIG_HOME: join(dir, 'config'),
       LANG: 'C',
     };
-    const clientEnv: NodeJS.ProcessEnv = { ...env, PULSE_SERVER: `unix:${socket}`, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), PULSE_RUNTIME_PATH: join(dir, 'runtime') };
+    const clientEnv: NodeJS.ProcessEnv = {
+      ...env,
+      PULSE_SERVER: `unix:${socket}`,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      PULSE_RUNTIME_PATH: join(dir, 'runtime'),
+    };
     delete clientEnv['PULSE_COOKIE'];
 
     const daemon = spawn(
@@ -196,10 +207,14 @@ export class PulseServer {
       throw new PulseUnavailableError(`the PulseAudio daemon did not start${tail !== '' ? `: ${tail}` : ''}`);
     }
 
-    const keepalive = spawn(tools.pacat, ['--playback', '--raw', '--device=mas_keepalive', '--format=s16le', '--rate=16000', '--channels=1', '--client-name=mas-keepalive'], {
-      env: clientEnv,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
+    const keepalive = spawn(
+      tools.pacat,
+      ['--playback', '--raw', '--device=mas_keepalive', '--format=s16le', '--rate=16000', '--channels=1', '--client-name=mas-keepalive'],
+      {
+        env: clientEnv,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
     keepalive.on('error', () => undefined);
     keepalive.stdin.on('error', () => undefined);
     return new PulseServer({ owned: true, clientEnv, tools, daemon, keepalive, dir, stderr: () => stderr });
@@ -216,7 +231,9 @@ export class PulseServer {
 
   /** Process ids this server object started (daemon, keepalive) and that may still run. */
   processIds(): number[] {
-    return [this.#daemon, this.#keepalive, ...this.#helpers].flatMap((p) => (p?.pid !== undefined && p.exitCode === null && p.signalCode === null ? [p.pid] : []));
+    return [this.#daemon, this.#keepalive, ...this.#helpers].flatMap((p) =>
+      p?.pid !== undefined && p.exitCode === null && p.signalCode === null ? [p.pid] : [],
+    );
   }
 
   /** Called once if the daemon dies while in use (not on stop()). */
@@ -241,7 +258,10 @@ export class PulseServer {
       child.once('close', (code) => {
         clearTimeout(timer);
         if (code === 0) resolve(out.trim());
-        else reject(new Error(`pactl ${args[0] ?? ''} failed: ${(err.trim() || out.trim() || `exit ${code}`).split('\n').slice(-2).join(' ')}`));
+        else
+          reject(
+            new Error(`pactl ${args[0] ?? ''} failed: ${(err.trim() || out.trim() || `exit ${code}`).split('\n').slice(-2).join(' ')}`),
+          );
       });
     });
   }
@@ -298,7 +318,10 @@ export class PulseServer {
   waitForMonitorData(source: string, parec: string, timeoutMs = 6000): Promise<number> {
     return new Promise((resolve, reject) => {
       const t0 = performance.now();
-      const child = spawn(parec, ['--raw', `--device=${source}`, '--format=s16le', '--rate=16000', '--channels=1', '--latency-msec=20'], { env: this.clientEnv, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(parec, ['--raw', `--device=${source}`, '--format=s16le', '--rate=16000', '--channels=1', '--latency-msec=20'], {
+        env: this.clientEnv,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       this.#helpers.add(child);
       const done = (err: Error | null) => {
         clearTimeout(timer);
@@ -337,7 +360,8 @@ export class PulseServer {
       // A daemon that ignores SIGTERM for 2 s is killed.
       setTimeout(() => killQuietly(daemon, 'SIGKILL'), 2000).unref();
     } else if (this.#alive) {
-      for (const index of this.#modules) spawnSync(this.tools.pactl, ['unload-module', String(index)], { env: this.clientEnv, stdio: 'ignore', timeout: 3000 });
+      for (const index of this.#modules)
+        spawnSync(this.tools.pactl, ['unload-module', String(index)], { env: this.clientEnv, stdio: 'ignore', timeout: 3000 });
     }
     this.#modules.clear();
     this.#alive = false;
@@ -348,7 +372,9 @@ export class PulseServer {
     const keepalive = this.#keepalive;
     await Promise.all([
       this.#exited,
-      keepalive === null || keepalive.exitCode !== null || keepalive.signalCode !== null ? undefined : new Promise((resolve) => keepalive.once('exit', resolve)),
+      keepalive === null || keepalive.exitCode !== null || keepalive.signalCode !== null
+        ? undefined
+        : new Promise((resolve) => keepalive.once('exit', resolve)),
     ]);
     this.#cleanupDir();
   }

@@ -45,7 +45,8 @@ export function loadScriptAudio(name: string, opts: ScriptAudioOptions = {}): Pr
 }
 
 async function render(name: string, opts: ScriptAudioOptions): Promise<ScriptAudio> {
-  if (!SCRIPT_NAME.test(name) || name.endsWith('.json')) throw new Error(`"${name.slice(0, 60)}" is not the name of a fixture meeting script`);
+  if (!SCRIPT_NAME.test(name) || name.endsWith('.json'))
+    throw new Error(`"${name.slice(0, 60)}" is not the name of a fixture meeting script`);
   const script = await loadScript(name);
   const dir = await mkdtemp(path.join(tmpdir(), 'mas-device-script-'));
   try {
@@ -55,7 +56,8 @@ async function render(name: string, opts: ScriptAudioOptions): Promise<ScriptAud
       ...(opts.voiceSet !== undefined ? { voiceSet: opts.voiceSet } : {}),
     });
     const pcm = parseWav(await readFile(result.wav));
-    if (pcm.sampleRate !== DEVICE_SAMPLE_RATE || pcm.channels !== 1) throw new Error(`the renderer gave ${pcm.sampleRate} Hz, ${pcm.channels} channels; expected 16 kHz mono`);
+    if (pcm.sampleRate !== DEVICE_SAMPLE_RATE || pcm.channels !== 1)
+      throw new Error(`the renderer gave ${pcm.sampleRate} Hz, ${pcm.channels} channels; expected 16 kHz mono`);
     return { script: name, samples: pcm.samples, truth: result.truth };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -76,4 +76,3 @@ export function pcmBytes(samples: Int16Array): Buffer {
   for (let i = 0; i < samples.length; i++) buf.writeInt16LE(samples[i]!, i * 2);
   return buf;
 }
-

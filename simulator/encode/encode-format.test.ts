@@ -37,10 +37,25 @@ describe('encodeFormat', () => {
       const probed = await probeMedia(out);
       assert.ok(probed.ok, probed.ok ? '' : probed.error);
       const types = probed.probe.streams.map((s) => s.type);
-      assert.deepEqual(types.filter((t) => t === 'audio'), ['audio']);
+      assert.deepEqual(
+        types.filter((t) => t === 'audio'),
+        ['audio'],
+      );
       assert.equal(types.includes('video'), VIDEO_CONTAINERS.has(format), `streams: ${types.join(', ')}`);
       const audio = probed.probe.streams.find((s) => s.type === 'audio');
-      assert.equal(audio?.codec, { pcm_s16le: 'pcm_s16le', libmp3lame: 'mp3', libshine: 'mp3', flac: 'flac', libvorbis: 'vorbis', libopus: 'opus', aac: 'aac', wmav2: 'wmav2' }[encoded.audioCodec]);
+      assert.equal(
+        audio?.codec,
+        {
+          pcm_s16le: 'pcm_s16le',
+          libmp3lame: 'mp3',
+          libshine: 'mp3',
+          flac: 'flac',
+          libvorbis: 'vorbis',
+          libopus: 'opus',
+          aac: 'aac',
+          wmav2: 'wmav2',
+        }[encoded.audioCodec],
+      );
       const decoded = await decodeAudio(out);
       assert.equal(decoded.code, 0, decoded.errors);
       // Lossy codecs pad a few frames at either end; a tenth of a second covers all of them.
@@ -53,6 +68,9 @@ describe('encodeFormat', () => {
     await encodeFormat(source, 'm4a', out, { sampleRate: 44_100, channels: 2 });
     const probed = await probeMedia(out);
     assert.ok(probed.ok);
-    assert.deepEqual(probed.probe.streams.map((s) => [s.sampleRate, s.channels]), [[44_100, 2]]);
+    assert.deepEqual(
+      probed.probe.streams.map((s) => [s.sampleRate, s.channels]),
+      [[44_100, 2]],
+    );
   });
 });

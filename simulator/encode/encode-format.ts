@@ -84,7 +84,12 @@ export interface EncodedFile {
 }
 
 /** The ffmpeg arguments that turn `input` into `output` in `format`; exported so tests and the docs can show them. */
-export async function encodeArgs(input: string, format: ImportFormat, output: string, opts: EncodeOptions = {}): Promise<{ args: string[]; audioCodec: string; videoCodec?: string }> {
+export async function encodeArgs(
+  input: string,
+  format: ImportFormat,
+  output: string,
+  opts: EncodeOptions = {},
+): Promise<{ args: string[]; audioCodec: string; videoCodec?: string }> {
   const recipe = RECIPES[format];
   const audioCodec = await firstAvailableEncoder(recipe.audio);
   const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', input];
@@ -93,7 +98,8 @@ export async function encodeArgs(input: string, format: ImportFormat, output: st
     videoCodec = await firstAvailableEncoder(recipe.video);
     // The picture lasts as long as the sound, so neither track outlives the other.
     const probed = await probeMedia(input);
-    if (!probed.ok || probed.probe.duration === undefined) throw new Error(`cannot read the duration of ${input}${probed.ok ? '' : `: ${probed.error}`}`);
+    if (!probed.ok || probed.probe.duration === undefined)
+      throw new Error(`cannot read the duration of ${input}${probed.ok ? '' : `: ${probed.error}`}`);
     const d = probed.probe.duration.toFixed(3);
     args.push('-f', 'lavfi', '-i', `color=c=${VIDEO_COLOUR}:s=${VIDEO_SIZE}:r=${VIDEO_FPS}:d=${d}`);
     args.push('-map', '1:v:0', '-map', '0:a:0', '-c:v', videoCodec, ...(ENCODER_ARGS[videoCodec] ?? []));

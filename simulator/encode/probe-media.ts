@@ -31,7 +31,9 @@ interface FfprobeJson {
 
 /** ffprobe's view of a file; `ok: false` when ffprobe cannot read it at all. */
 export async function probeMedia(file: string): Promise<ProbeOutcome> {
-  const result = await runTool('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { allowFailure: true });
+  const result = await runTool('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
+    allowFailure: true,
+  });
   if (result.code !== 0) return { ok: false, error: result.stderr.trim() || `ffprobe exited with ${result.code}` };
   const json = JSON.parse(result.stdout.toString('utf8')) as FfprobeJson;
   const duration = Number(json.format?.duration);

@@ -54,7 +54,9 @@ async function synthesizeAll(sampleRate: number): Promise<Float32Array[]> {
   const clips: Float32Array[] = [];
   for (const [i, text] of BABBLE_SENTENCES.entries()) {
     const v = VOICES[i % VOICES.length]!;
-    const { stdout } = await runTool('espeak-ng', ['-v', v.voice, '-p', String(v.pitch), '-s', '165', '--stdout', '--stdin'], { input: `${text}\n` });
+    const { stdout } = await runTool('espeak-ng', ['-v', v.voice, '-p', String(v.pitch), '-s', '165', '--stdout', '--stdin'], {
+      input: `${text}\n`,
+    });
     const pcm = parseWav(stdout);
     const f = new Float32Array(pcm.samples.length);
     for (let k = 0; k < f.length; k++) f[k] = pcm.samples[k]! / 32768;

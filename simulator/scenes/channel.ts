@@ -23,15 +23,44 @@ async function roundTrip(x: Float32Array, sampleRate: number, encode: readonly s
   const file = path.join(dir, `coded.${container}`);
   let decoded;
   try {
-    await runTool('ffmpeg', [
-      '-hide_banner', '-nostdin', '-loglevel', 'error',
-      '-f', 'f32le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
-      ...encode, ...BITEXACT, '-f', container, file,
-    ], { input });
+    await runTool(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-loglevel',
+        'error',
+        '-f',
+        'f32le',
+        '-ar',
+        String(sampleRate),
+        '-ac',
+        '1',
+        '-i',
+        'pipe:0',
+        ...encode,
+        ...BITEXACT,
+        '-f',
+        container,
+        file,
+      ],
+      { input },
+    );
     decoded = await runTool('ffmpeg', [
-      '-hide_banner', '-nostdin', '-loglevel', 'error',
-      '-i', file,
-      '-ar', String(sampleRate), '-ac', '1', ...BITEXACT, '-f', 'f32le', 'pipe:1',
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-i',
+      file,
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      '1',
+      ...BITEXACT,
+      '-f',
+      'f32le',
+      'pipe:1',
     ]);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -58,7 +58,13 @@ export function addAtSnr(speech: Float32Array, noise: Float32Array, snrDb: numbe
 export function pinkNoise(length: number, seed: number): Float32Array {
   const r = seededRandom(seed);
   const out = new Float32Array(length);
-  let b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0;
+  let b0 = 0,
+    b1 = 0,
+    b2 = 0,
+    b3 = 0,
+    b4 = 0,
+    b5 = 0,
+    b6 = 0;
   for (let i = 0; i < length; i++) {
     const w = gaussian(() => r.next());
     b0 = 0.99886 * b0 + w * 0.0555179;

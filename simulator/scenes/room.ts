@@ -66,7 +66,13 @@ export function impulseResponse(room: RoomSettings, place: SpeakerPlacement, sam
 }
 
 /** One speaker's track as heard from their place in the room. */
-export function reverberate(track: Float32Array, room: RoomSettings, place: SpeakerPlacement, sampleRate: number, seed: number): Float32Array {
+export function reverberate(
+  track: Float32Array,
+  room: RoomSettings,
+  place: SpeakerPlacement,
+  sampleRate: number,
+  seed: number,
+): Float32Array {
   return convolve(track, impulseResponse(room, place, sampleRate, seed));
 }
 

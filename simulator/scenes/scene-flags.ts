@@ -70,7 +70,8 @@ export function hasSceneFlags(values: SceneFlagValues): boolean {
 export function seedFlag(values: SceneFlagValues): number | undefined {
   if (values.seed === undefined) return undefined;
   const n = number(values.seed, '--seed');
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new SceneError(`--seed expects an integer from 0 to 2147483647, got "${values.seed}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1)
+    throw new SceneError(`--seed expects an integer from 0 to 2147483647, got "${values.seed}"`);
   return n;
 }
 
@@ -79,54 +80,73 @@ export function seedFlag(values: SceneFlagValues): number | undefined {
  * unless --scene names a preset. Validation of ranges happens in resolveScene.
  */
 export function sceneFromFlags(values: SceneFlagValues, base?: string | SceneSpec): SceneSpec {
-  const start: SceneSpec = values.scene !== undefined ? { preset: values.scene } : typeof base === 'string' ? { preset: base } : { ...(base ?? {}) };
+  const start: SceneSpec =
+    values.scene !== undefined ? { preset: values.scene } : typeof base === 'string' ? { preset: base } : { ...(base ?? {}) };
   const spec: SceneSpec = { ...start };
   if (values.rt60 !== undefined || values.drr !== undefined) {
     const rt60 = values.rt60 !== undefined ? number(values.rt60, '--rt60') : undefined;
     const presetRoom = typeof spec.room === 'object' && spec.room !== null ? spec.room : undefined;
-    const room = { rt60: rt60 ?? presetRoom?.rt60 ?? NaN, drr_db: values.drr !== undefined ? number(values.drr, '--drr') : (presetRoom?.drr_db ?? 3) };
+    const room = {
+      rt60: rt60 ?? presetRoom?.rt60 ?? NaN,
+      drr_db: values.drr !== undefined ? number(values.drr, '--drr') : (presetRoom?.drr_db ?? 3),
+    };
     if (Number.isNaN(room.rt60)) throw new SceneError('--drr needs a room: give --rt60 too (or a scene with a room)');
     spec.room = rt60 === 0 ? null : room;
   }
   if (values.noise !== undefined) {
-    spec.noise = values.noise === 'none' ? [] : values.noise.split(',').map((part) => {
-      const [type, snr, extra] = part.split(':');
-      if (type === undefined || snr === undefined || extra !== undefined || !(NOISE_TYPES as readonly string[]).includes(type)) {
-        throw new SceneError(`--noise expects <type>:<snr dB> with type one of ${NOISE_TYPES.join(', ')}, got "${part}"`);
-      }
-      return { type: type as (typeof NOISE_TYPES)[number], snr_db: number(snr, '--noise') };
-    });
+    spec.noise =
+      values.noise === 'none'
+        ? []
+        : values.noise.split(',').map((part) => {
+            const [type, snr, extra] = part.split(':');
+            if (type === undefined || snr === undefined || extra !== undefined || !(NOISE_TYPES as readonly string[]).includes(type)) {
+              throw new SceneError(`--noise expects <type>:<snr dB> with type one of ${NOISE_TYPES.join(', ')}, got "${part}"`);
+            }
+            return { type: type as (typeof NOISE_TYPES)[number], snr_db: number(snr, '--noise') };
+          });
   }
   if (values.interruptions !== undefined) {
     const [perMinute, snr, extra] = values.interruptions.split(':');
-    if (perMinute === undefined || snr === undefined || extra !== undefined) throw new SceneError(`--interruptions expects <per minute>:<snr dB>, got "${values.interruptions}"`);
+    if (perMinute === undefined || snr === undefined || extra !== undefined)
+      throw new SceneError(`--interruptions expects <per minute>:<snr dB>, got "${values.interruptions}"`);
     spec.interruptions = { per_minute: number(perMinute, '--interruptions'), snr_db: number(snr, '--interruptions') };
   }
   if (values.channel !== undefined) {
-    spec.channel = values.channel === 'none' ? [] : values.channel.split(',').map((part) => {
-      const [type, a, b] = part.split(':');
-      switch (type) {
-        case 'telephone':
-          if (a !== undefined) break;
-          return { type: 'telephone' as const };
-        case 'opus':
-        case 'mp3':
-          if (a === undefined || b !== undefined) break;
-          return { type, kbps: number(a, '--channel') };
-        case 'clip':
-          if (a === undefined || b !== undefined) break;
-          return { type: 'clip' as const, threshold_db: number(a, '--channel') };
-        case 'dropouts':
-          if (a === undefined) break;
-          return { type: 'dropouts' as const, per_minute: number(a, '--channel'), ...(b !== undefined ? { ms: number(b, '--channel') } : {}) };
-      }
-      throw new SceneError(`--channel expects telephone, opus:<kb/s>, mp3:<kb/s>, clip:<dB>, dropouts:<per minute>[:<ms>]; got "${part}"`);
-    });
+    spec.channel =
+      values.channel === 'none'
+        ? []
+        : values.channel.split(',').map((part) => {
+            const [type, a, b] = part.split(':');
+            switch (type) {
+              case 'telephone':
+                if (a !== undefined) break;
+                return { type: 'telephone' as const };
+              case 'opus':
+              case 'mp3':
+                if (a === undefined || b !== undefined) break;
+                return { type, kbps: number(a, '--channel') };
+              case 'clip':
+                if (a === undefined || b !== undefined) break;
+                return { type: 'clip' as const, threshold_db: number(a, '--channel') };
+              case 'dropouts':
+                if (a === undefined) break;
+                return {
+                  type: 'dropouts' as const,
+                  per_minute: number(a, '--channel'),
+                  ...(b !== undefined ? { ms: number(b, '--channel') } : {}),
+                };
+            }
+            throw new SceneError(
+              `--channel expects telephone, opus:<kb/s>, mp3:<kb/s>, clip:<dB>, dropouts:<per minute>[:<ms>]; got "${part}"`,
+            );
+          });
   }
   if (values.distance !== undefined || values.gain !== undefined) {
     const speakers: Record<string, { distance_m?: number; gain_db?: number }> = {};
-    for (const [key, m] of values.distance !== undefined ? pairs(values.distance, '--distance') : []) speakers[key] = { ...speakers[key], distance_m: m };
-    for (const [key, db] of values.gain !== undefined ? pairs(values.gain, '--gain') : []) speakers[key] = { ...speakers[key], gain_db: db };
+    for (const [key, m] of values.distance !== undefined ? pairs(values.distance, '--distance') : [])
+      speakers[key] = { ...speakers[key], distance_m: m };
+    for (const [key, db] of values.gain !== undefined ? pairs(values.gain, '--gain') : [])
+      speakers[key] = { ...speakers[key], gain_db: db };
     spec.speakers = { ...(typeof spec.speakers === 'object' ? spec.speakers : {}), ...speakers };
   }
   return spec;

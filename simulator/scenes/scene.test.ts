@@ -22,7 +22,10 @@ function speechLike(seconds: number, sampleRate = SR): Float32Array {
     const t = i / sampleRate;
     const on = Math.floor(t / 0.7) % 3 !== 2; // 1.4 s on, 0.7 s off
     if (!on) continue;
-    x[i] = 0.3 * (Math.sin(2 * Math.PI * 140 * t) + 0.5 * Math.sin(2 * Math.PI * 280 * t) + 0.25 * Math.sin(2 * Math.PI * 1200 * t)) * (0.6 + 0.4 * Math.sin(2 * Math.PI * 3 * t));
+    x[i] =
+      0.3 *
+      (Math.sin(2 * Math.PI * 140 * t) + 0.5 * Math.sin(2 * Math.PI * 280 * t) + 0.25 * Math.sin(2 * Math.PI * 1200 * t)) *
+      (0.6 + 0.4 * Math.sin(2 * Math.PI * 3 * t));
   }
   return x;
 }
@@ -41,7 +44,10 @@ test('the FFT convolution equals the direct one', () => {
   const im = new Float64Array(4);
   fft(re, im);
   fft(re, im, true);
-  assert.deepEqual([...re].map((v) => Math.round(v * 1e9) / 1e9), [1, 2, 3, 4]);
+  assert.deepEqual(
+    [...re].map((v) => Math.round(v * 1e9) / 1e9),
+    [1, 2, 3, 4],
+  );
 });
 
 test('the synthesized room response has the RT60 and DRR asked for (Schroeder backward integration)', () => {
@@ -132,12 +138,27 @@ test('a scene is resolved from presets and flags; bad scenes are refused with th
   assert.throws(() => resolveScene({ room: { rt60: 9 } }), /rt60/);
   assert.throws(() => resolveScene({ noise: [{ type: 'jazz', snr_db: 3 } as never] }), SceneError);
 
-  const flagged = resolveScene(sceneFromFlags({ scene: 'office', noise: 'babble:10,keyboard:20', channel: 'telephone,dropouts:4:60', distance: 'S1=2', gain: 'S2=-3' }));
+  const flagged = resolveScene(
+    sceneFromFlags({
+      scene: 'office',
+      noise: 'babble:10,keyboard:20',
+      channel: 'telephone,dropouts:4:60',
+      distance: 'S1=2',
+      gain: 'S2=-3',
+    }),
+  );
   assert.deepEqual(flagged.room, { rt60: 0.4, drr_db: 3 }, 'the preset room stays');
-  assert.deepEqual(flagged.noise, [{ type: 'babble', snr_db: 10 }, { type: 'keyboard', snr_db: 20 }]);
+  assert.deepEqual(flagged.noise, [
+    { type: 'babble', snr_db: 10 },
+    { type: 'keyboard', snr_db: 20 },
+  ]);
   assert.deepEqual(flagged.channel, [{ type: 'telephone' }, { type: 'dropouts', per_minute: 4, ms: 60 }]);
   assert.deepEqual(flagged.speakers, { S1: { distance_m: 2, gain_db: 0 }, S2: { distance_m: 1, gain_db: -3 } });
-  assert.deepEqual(resolveScene(sceneFromFlags({ rt60: '0.6' }, 'noise-only')).room, { rt60: 0.6, drr_db: 3 }, 'flags extend the script scene');
+  assert.deepEqual(
+    resolveScene(sceneFromFlags({ rt60: '0.6' }, 'noise-only')).room,
+    { rt60: 0.6, drr_db: 3 },
+    'flags extend the script scene',
+  );
   assert.deepEqual(resolveScene(sceneFromFlags({ channel: 'opus:12' })).channel, [{ type: 'opus', kbps: 12 }]);
   assert.throws(() => sceneFromFlags({ channel: 'opus' }), SceneError);
   assert.throws(() => sceneFromFlags({ noise: 'pink' }), SceneError);
@@ -149,7 +170,10 @@ test('a scene is resolved from presets and flags; bad scenes are refused with th
 test('applyScene is deterministic by seed and per speaker', async () => {
   const a = speechLike(4);
   const b = speechLike(4).map((v, i) => (i > SR * 2 ? v * 0.7 : 0));
-  const tracks = [{ speaker: 'S1', samples: a }, { speaker: 'S2', samples: b }];
+  const tracks = [
+    { speaker: 'S1', samples: a },
+    { speaker: 'S2', samples: b },
+  ];
   const scene = resolveScene({ preset: 'office', speakers: { S2: { distance_m: 3 } } }, 3);
   const one = await applyScene(tracks, SR, scene);
   const two = await applyScene(tracks, SR, scene);

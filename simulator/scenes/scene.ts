@@ -54,9 +54,17 @@ export const sceneSchema = z.strictObject({
   /** Per script speaker key: where they sit. Without a room only the level changes (1/distance, gain). */
   speakers: z.record(z.string(), placementSchema).optional(),
   noise: z.array(noiseSchema).max(8).optional(),
-  interruptions: z.strictObject({ per_minute: z.number().min(0).max(60), snr_db: snrDb }).nullable().optional(),
+  interruptions: z
+    .strictObject({ per_minute: z.number().min(0).max(60), snr_db: snrDb })
+    .nullable()
+    .optional(),
   channel: z.array(channelSchema).max(8).optional(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 
 export type SceneSpec = z.input<typeof sceneSchema>;
@@ -81,7 +89,10 @@ export interface ResolvedScene {
  */
 export const SCENE_PRESETS: Record<string, { description: string; scene: SceneSpec }> = {
   clean: { description: 'no room, no noise, no channel: the voices as synthesized', scene: {} },
-  office: { description: 'meeting room, RT60 0.4 s (DRR 3 dB) + pink noise at 15 dB SNR', scene: { room: { rt60: 0.4, drr_db: 3 }, noise: [{ type: 'pink', snr_db: 15 }] } },
+  office: {
+    description: 'meeting room, RT60 0.4 s (DRR 3 dB) + pink noise at 15 dB SNR',
+    scene: { room: { rt60: 0.4, drr_db: 3 }, noise: [{ type: 'pink', snr_db: 15 }] },
+  },
   hard: {
     description: 'reverberant room, RT60 0.7 s (DRR 0 dB) + babble at 5 dB SNR + MP3 at 32 kb/s',
     scene: { room: { rt60: 0.7, drr_db: 0 }, noise: [{ type: 'babble', snr_db: 5 }], channel: [{ type: 'mp3', kbps: 32 }] },
@@ -96,7 +107,10 @@ export const SCENE_PRESETS: Record<string, { description: string; scene: SceneSp
     description: 'open-plan office: RT60 0.5 s, babble at 10 dB, keyboard at 20 dB, interruptions, Opus at 12 kb/s',
     scene: {
       room: { rt60: 0.5, drr_db: 2 },
-      noise: [{ type: 'babble', snr_db: 10 }, { type: 'keyboard', snr_db: 20 }],
+      noise: [
+        { type: 'babble', snr_db: 10 },
+        { type: 'keyboard', snr_db: 20 },
+      ],
       interruptions: { per_minute: 1, snr_db: 10 },
       channel: [{ type: 'opus', kbps: 12 }],
     },
@@ -136,7 +150,13 @@ export function resolveScene(input: string | SceneSpec | null | undefined, seed?
 
 /** True when a scene leaves the mix as it is (the render's own path, byte for byte). */
 export function isCleanScene(scene: ResolvedScene): boolean {
-  return scene.room === null && Object.keys(scene.speakers).length === 0 && scene.noise.length === 0 && scene.interruptions === null && scene.channel.length === 0;
+  return (
+    scene.room === null &&
+    Object.keys(scene.speakers).length === 0 &&
+    scene.noise.length === 0 &&
+    scene.interruptions === null &&
+    scene.channel.length === 0
+  );
 }
 
 /** True when each speaker must be rendered on a track of their own (room or placement). */
@@ -195,7 +215,12 @@ export function roomMix(tracks: readonly SpeakerTrack[], sampleRate: number, sce
 }
 
 /** The noises and interruptions of a scene, each at its SNR against `speech`, added into it in place. */
-export async function addSceneNoise(speech: Float32Array, sampleRate: number, scene: ResolvedScene, sources: SceneSources = {}): Promise<void> {
+export async function addSceneNoise(
+  speech: Float32Array,
+  sampleRate: number,
+  scene: ResolvedScene,
+  sources: SceneSources = {},
+): Promise<void> {
   // Every SNR is against the speech alone, not speech plus the noises added before.
   const speechPower = activePower(speech, sampleRate);
   const add = (noise: Float32Array, snrDb: number): void => {
@@ -227,7 +252,10 @@ export async function addSceneNoise(speech: Float32Array, sampleRate: number, sc
     add(noise, n.snr_db);
   }
   if (scene.interruptions !== null && scene.interruptions.per_minute > 0) {
-    add(interruptionNoise(speech.length, sampleRate, scene.interruptions.per_minute, subSeed(scene.seed, 'interruptions')), scene.interruptions.snr_db);
+    add(
+      interruptionNoise(speech.length, sampleRate, scene.interruptions.per_minute, subSeed(scene.seed, 'interruptions')),
+      scene.interruptions.snr_db,
+    );
   }
 }
 
@@ -260,7 +288,12 @@ export async function applyChannel(x: Float32Array, sampleRate: number, scene: R
  * The whole scene over the speakers' tracks: the meeting as the microphone
  * hears it, float samples at `sampleRate`, no louder than full scale.
  */
-export async function applyScene(tracks: readonly SpeakerTrack[], sampleRate: number, scene: ResolvedScene, sources: SceneSources = {}): Promise<Float32Array> {
+export async function applyScene(
+  tracks: readonly SpeakerTrack[],
+  sampleRate: number,
+  scene: ResolvedScene,
+  sources: SceneSources = {},
+): Promise<Float32Array> {
   const mix = roomMix(tracks, sampleRate, scene);
   // Codecs and clipping expect a signal within full scale, as a real input stage gives them.
   turnDownToFullScale(mix);

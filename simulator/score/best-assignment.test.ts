@@ -32,7 +32,13 @@ function total(weights: number[][], assignment: number[]): number {
 describe('bestAssignment', () => {
   it('takes the pairing with the larger total, not the greedy first choice', () => {
     // Greedy would pair row 0 with column 0 (9) and leave row 1 with 1: total 10.
-    assert.deepEqual(bestAssignment([[9, 8], [8, 1]]), [1, 0]); // 8 + 8 = 16
+    assert.deepEqual(
+      bestAssignment([
+        [9, 8],
+        [8, 1],
+      ]),
+      [1, 0],
+    ); // 8 + 8 = 16
   });
 
   it('leaves the weakest rows out when there are more rows than columns', () => {
@@ -47,7 +53,14 @@ describe('bestAssignment', () => {
   it('is one-to-one and optimal (checked against brute force)', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 6 }).chain((cols) => fc.tuple(fc.constant(cols), fc.array(fc.array(fc.nat(50), { minLength: cols, maxLength: cols }), { minLength: 1, maxLength: 6 }))),
+        fc
+          .integer({ min: 1, max: 6 })
+          .chain((cols) =>
+            fc.tuple(
+              fc.constant(cols),
+              fc.array(fc.array(fc.nat(50), { minLength: cols, maxLength: cols }), { minLength: 1, maxLength: 6 }),
+            ),
+          ),
         ([cols, weights]) => {
           const assignment = bestAssignment(weights);
           const taken = assignment.filter((c) => c >= 0);

@@ -151,36 +151,46 @@ function round3(v: number): number {
   return Math.round(v * 1000) / 1000;
 }
 
-describe('diarizationErrorRate against NIST md-eval.pl', { skip: existsSync(MD_EVAL) ? false : `${MD_EVAL} is missing (Debian package sctk)` }, () => {
-  const cases: { name: string; ref: DiarizationTurn[]; hyp: DiarizationTurn[] }[] = [
-    {
-      name: 'overlap, a split speaker and speech outside the reference',
-      ref: [t('A', 0, 3), t('B', 2.5, 5), t('A', 6, 8)],
-      hyp: [t('x', 0.1, 3.5), t('y', 3.5, 5), t('y', 5.5, 6.5), t('z', 6.5, 9.5)],
-    },
-    { name: 'missed speech', ref: [t('A', 0, 5), t('B', 5.5, 10), t('A', 11, 14)], hyp: [t('x', 0, 5), t('x', 11, 13)] },
-    { name: 'false alarm', ref: [t('A', 1, 4), t('B', 6, 9)], hyp: [t('x', 0, 4.5), t('y', 4.5, 6), t('y', 6, 9), t('x', 7, 8)] },
-    { name: 'three-way overlap', ref: [t('A', 0, 6), t('B', 1, 5), t('C', 2, 4)], hyp: [t('p', 0, 6), t('q', 1.5, 4)] },
-    { name: 'more hypothesis than reference speakers', ref: [t('A', 0, 10)], hyp: [t('p', 0, 3), t('q', 3, 6), t('r', 6, 10)] },
-  ];
-  for (let seed = 1; seed <= 25; seed++) cases.push({ name: `random meeting ${seed}`, ...randomPair(seed) });
+describe(
+  'diarizationErrorRate against NIST md-eval.pl',
+  { skip: existsSync(MD_EVAL) ? false : `${MD_EVAL} is missing (Debian package sctk)` },
+  () => {
+    const cases: { name: string; ref: DiarizationTurn[]; hyp: DiarizationTurn[] }[] = [
+      {
+        name: 'overlap, a split speaker and speech outside the reference',
+        ref: [t('A', 0, 3), t('B', 2.5, 5), t('A', 6, 8)],
+        hyp: [t('x', 0.1, 3.5), t('y', 3.5, 5), t('y', 5.5, 6.5), t('z', 6.5, 9.5)],
+      },
+      { name: 'missed speech', ref: [t('A', 0, 5), t('B', 5.5, 10), t('A', 11, 14)], hyp: [t('x', 0, 5), t('x', 11, 13)] },
+      { name: 'false alarm', ref: [t('A', 1, 4), t('B', 6, 9)], hyp: [t('x', 0, 4.5), t('y', 4.5, 6), t('y', 6, 9), t('x', 7, 8)] },
+      { name: 'three-way overlap', ref: [t('A', 0, 6), t('B', 1, 5), t('C', 2, 4)], hyp: [t('p', 0, 6), t('q', 1.5, 4)] },
+      { name: 'more hypothesis than reference speakers', ref: [t('A', 0, 10)], hyp: [t('p', 0, 3), t('q', 3, 6), t('r', 6, 10)] },
+    ];
+    for (let seed = 1; seed <= 25; seed++) cases.push({ name: `random meeting ${seed}`, ...randomPair(seed) });
 
-  const dir = mkdtempSync(join(tmpdir(), 'der-md-eval-'));
-  for (const c of cases) {
-    it(`agrees on: ${c.name}`, () => {
-      const expected = runMdEval(dir, c.ref, c.hyp);
-      // The RTTM holds times to the millisecond; score what md-eval read.
-      const ours = diarizationErrorRate(parseRttm(toRttm(c.ref)), parseRttm(toRttm(c.hyp)));
-      // md-eval prints seconds with two decimals and the DER in percent with two.
-      assert.ok(Math.abs(ours.scored_speaker_time - expected.scored) <= 0.006, `scored ${ours.scored_speaker_time} vs ${expected.scored}`);
-      assert.ok(Math.abs(ours.missed_speaker_time - expected.missed) <= 0.006, `missed ${ours.missed_speaker_time} vs ${expected.missed}`);
-      assert.ok(
-        Math.abs(ours.false_alarm_speaker_time - expected.falseAlarm) <= 0.006,
-        `false alarm ${ours.false_alarm_speaker_time} vs ${expected.falseAlarm}`,
-      );
-      assert.ok(Math.abs(ours.confusion_time - expected.confusion) <= 0.006, `confusion ${ours.confusion_time} vs ${expected.confusion}`);
-      assert.ok(Math.abs(100 * ours.der - expected.der) <= 0.006, `DER ${100 * ours.der} % vs ${expected.der} %`);
-    });
-  }
-  it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
-});
+    const dir = mkdtempSync(join(tmpdir(), 'der-md-eval-'));
+    for (const c of cases) {
+      it(`agrees on: ${c.name}`, () => {
+        const expected = runMdEval(dir, c.ref, c.hyp);
+        // The RTTM holds times to the millisecond; score what md-eval read.
+        const ours = diarizationErrorRate(parseRttm(toRttm(c.ref)), parseRttm(toRttm(c.hyp)));
+        // md-eval prints seconds with two decimals and the DER in percent with two.
+        assert.ok(
+          Math.abs(ours.scored_speaker_time - expected.scored) <= 0.006,
+          `scored ${ours.scored_speaker_time} vs ${expected.scored}`,
+        );
+        assert.ok(
+          Math.abs(ours.missed_speaker_time - expected.missed) <= 0.006,
+          `missed ${ours.missed_speaker_time} vs ${expected.missed}`,
+        );
+        assert.ok(
+          Math.abs(ours.false_alarm_speaker_time - expected.falseAlarm) <= 0.006,
+          `false alarm ${ours.false_alarm_speaker_time} vs ${expected.falseAlarm}`,
+        );
+        assert.ok(Math.abs(ours.confusion_time - expected.confusion) <= 0.006, `confusion ${ours.confusion_time} vs ${expected.confusion}`);
+        assert.ok(Math.abs(100 * ours.der - expected.der) <= 0.006, `DER ${100 * ours.der} % vs ${expected.der} %`);
+      });
+    }
+    it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
+  },
+);

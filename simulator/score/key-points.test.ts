@@ -25,7 +25,10 @@ test('a key point appears when most of its content words are in the summary', ()
   ];
   const summary = 'Blocker: the invoice shows a wrong currency for some European customers. Priya fixes it. Review moved.';
   const score = scoreKeyPoints(points, summary);
-  assert.deepEqual(score.points.map((p) => p.appears), [true, false, false]);
+  assert.deepEqual(
+    score.points.map((p) => p.appears),
+    [true, false, false],
+  );
   assert.equal(score.points[0]!.matched, 6); // invoices, show, wrong, currency, european, customers
   assert.equal(score.appeared, 1);
   assert.equal(score.total, 3);
@@ -47,6 +50,12 @@ test('every fixture script has key points, and its bias is what a user would typ
     const all = script.lines.map((l) => l.text).join(' ');
     const score = scoreKeyPoints(script.key_points ?? [], all);
     console.log(`${name}: the script itself scores ROUGE-1 ${score.rouge1_recall.toFixed(2)}, ${score.appeared}/${score.total} key points`);
-    assert.ok(score.appear_rate >= 0.8, `${name}: key points are about this meeting (${score.points.filter((p) => !p.appears).map((p) => p.text).join('; ')})`);
+    assert.ok(
+      score.appear_rate >= 0.8,
+      `${name}: key points are about this meeting (${score.points
+        .filter((p) => !p.appears)
+        .map((p) => p.text)
+        .join('; ')})`,
+    );
   }
 });

@@ -23,10 +23,12 @@ export const APPEARS_FRACTION = 0.6;
 
 /** Function words that carry no content of a key point. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a an the and or but if then so of to in on at by for with from as is are was were be been being it its this that these those ' +
+  (
+    'a an the and or but if then so of to in on at by for with from as is are was were be been being it its this that these those ' +
     'we i you he she they them our your their my his her us me do does did not no yes can will would should could shall may might ' +
     'has have had about into over than only also just all any some each every there here what which who whom when where why how ' +
-    'up out off again more most very too own same other such both few per next').split(' '),
+    'up out off again more most very too own same other such both few per next'
+  ).split(' '),
 );
 
 export interface KeyPoint {
@@ -87,7 +89,10 @@ export function scoreKeyPoints(keyPoints: readonly KeyPoint[], summary: string):
   });
   const appeared = points.filter((p) => p.appears).length;
   return {
-    rouge1_recall: rouge1Recall(keyPoints.flatMap((kp) => normalizeWords(kp.text)), summaryWords),
+    rouge1_recall: rouge1Recall(
+      keyPoints.flatMap((kp) => normalizeWords(kp.text)),
+      summaryWords,
+    ),
     appear_rate: keyPoints.length === 0 ? 0 : appeared / keyPoints.length,
     appeared,
     total: keyPoints.length,

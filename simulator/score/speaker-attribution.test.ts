@@ -23,7 +23,10 @@ function hyp(clusterOf: (w: TruthWordWithSpeaker, i: number) => string, shift = 
 
 describe('speakerAttribution', () => {
   it('is 1 when clusters match speakers, whatever their names', () => {
-    const r = speakerAttribution(hyp((w) => (w.speaker === 'alice' ? 'SPEAKER_01' : 'SPEAKER_00')), truth);
+    const r = speakerAttribution(
+      hyp((w) => (w.speaker === 'alice' ? 'SPEAKER_01' : 'SPEAKER_00')),
+      truth,
+    );
     assert.equal(r.accuracy, 1);
     assert.deepEqual(r.mapping, { SPEAKER_00: 'bob', SPEAKER_01: 'alice' });
     assert.equal(r.aligned_words, 9);
@@ -31,20 +34,29 @@ describe('speakerAttribution', () => {
 
   it('counts the words of a wrongly attributed stretch', () => {
     // The recognizer gives Bob's last word to Alice's cluster.
-    const r = speakerAttribution(hyp((w, i) => (w.speaker === 'alice' || i === 6 ? 'A' : 'B')), truth);
+    const r = speakerAttribution(
+      hyp((w, i) => (w.speaker === 'alice' || i === 6 ? 'A' : 'B')),
+      truth,
+    );
     assert.equal(r.correct_words, 8);
     assert.equal(r.accuracy, 8 / 9);
   });
 
   it('gives one-cluster output the share of the majority speaker', () => {
-    const r = speakerAttribution(hyp(() => 'X'), truth);
+    const r = speakerAttribution(
+      hyp(() => 'X'),
+      truth,
+    );
     assert.equal(r.accuracy, 6 / 9);
     assert.deepEqual(r.mapping, { X: 'alice' });
   });
 
   it('maps clusters one-to-one: a surplus cluster earns nothing', () => {
     // Alice split in two clusters: only the larger half can map to her.
-    const r = speakerAttribution(hyp((w, i) => (w.speaker === 'bob' ? 'B' : i < 4 ? 'A1' : 'A2')), truth);
+    const r = speakerAttribution(
+      hyp((w, i) => (w.speaker === 'bob' ? 'B' : i < 4 ? 'A1' : 'A2')),
+      truth,
+    );
     assert.deepEqual(r.mapping, { A1: 'alice', A2: null, B: 'bob' });
     assert.equal(r.accuracy, 7 / 9);
   });

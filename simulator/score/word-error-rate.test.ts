@@ -5,11 +5,20 @@ import { alignWords, wordErrorRate } from './word-error-rate.ts';
 
 describe('normalizeWords', () => {
   it('lowercases, strips punctuation, keeps numbers as written', () => {
-    assert.deepEqual(normalizeWords('Okay, the Q3 budget is 12 percent OVER!'), ['okay', 'the', 'q3', 'budget', 'is', '12', 'percent', 'over']);
+    assert.deepEqual(normalizeWords('Okay, the Q3 budget is 12 percent OVER!'), [
+      'okay',
+      'the',
+      'q3',
+      'budget',
+      'is',
+      '12',
+      'percent',
+      'over',
+    ]);
   });
 
   it('joins contractions and splits hyphenated compounds', () => {
-    assert.deepEqual(normalizeWords("We don’t need a follow-up."), ['we', 'dont', 'need', 'a', 'follow', 'up']);
+    assert.deepEqual(normalizeWords('We don’t need a follow-up.'), ['we', 'dont', 'need', 'a', 'follow', 'up']);
   });
 
   it('keeps letters beyond ASCII', () => {
@@ -19,11 +28,23 @@ describe('normalizeWords', () => {
 
 describe('wordErrorRate', () => {
   it('is 0 for the same words, whatever the case and punctuation', () => {
-    assert.deepEqual(wordErrorRate('The budget, please.', 'the BUDGET please'), { wer: 0, substitutions: 0, deletions: 0, insertions: 0, reference_words: 3 });
+    assert.deepEqual(wordErrorRate('The budget, please.', 'the BUDGET please'), {
+      wer: 0,
+      substitutions: 0,
+      deletions: 0,
+      insertions: 0,
+      reference_words: 3,
+    });
   });
 
   it('counts a substitution', () => {
-    assert.deepEqual(wordErrorRate('ship it on friday', 'ship it on monday'), { wer: 0.25, substitutions: 1, deletions: 0, insertions: 0, reference_words: 4 });
+    assert.deepEqual(wordErrorRate('ship it on friday', 'ship it on monday'), {
+      wer: 0.25,
+      substitutions: 1,
+      deletions: 0,
+      insertions: 0,
+      reference_words: 4,
+    });
   });
 
   it('counts a deletion and an insertion', () => {
@@ -47,7 +68,13 @@ describe('wordErrorRate', () => {
 
   it('takes word arrays too', () => {
     // roadmap → road is a substitution, map an insertion: 2 errors over 2 reference words.
-    assert.deepEqual(wordErrorRate(['The', 'roadmap.'], ['the', 'road', 'map']), { wer: 1, substitutions: 1, deletions: 0, insertions: 1, reference_words: 2 });
+    assert.deepEqual(wordErrorRate(['The', 'roadmap.'], ['the', 'road', 'map']), {
+      wer: 1,
+      substitutions: 1,
+      deletions: 0,
+      insertions: 1,
+      reference_words: 2,
+    });
   });
 });
 
@@ -66,9 +93,18 @@ describe('alignWords', () => {
     const steps = alignWords(ref, hyp);
     const refs = steps.flatMap((s) => ('ref' in s ? [s.ref] : []));
     const hyps = steps.flatMap((s) => ('hyp' in s ? [s.hyp] : []));
-    assert.deepEqual(refs, ref.map((_, i) => i));
-    assert.deepEqual(hyps, hyp.map((_, i) => i));
+    assert.deepEqual(
+      refs,
+      ref.map((_, i) => i),
+    );
+    assert.deepEqual(
+      hyps,
+      hyp.map((_, i) => i),
+    );
     // the→a, by deleted, the→for, please inserted.
-    assert.deepEqual(steps.filter((s) => s.op !== 'match').map((s) => s.op), ['substitution', 'deletion', 'substitution', 'insertion']);
+    assert.deepEqual(
+      steps.filter((s) => s.op !== 'match').map((s) => s.op),
+      ['substitution', 'deletion', 'substitution', 'insertion'],
+    );
   });
 });

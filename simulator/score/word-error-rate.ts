@@ -15,9 +15,7 @@ export interface WordErrorRate {
 }
 
 export type AlignmentStep =
-  | { op: 'match' | 'substitution'; ref: number; hyp: number }
-  | { op: 'deletion'; ref: number }
-  | { op: 'insertion'; hyp: number };
+  { op: 'match' | 'substitution'; ref: number; hyp: number } | { op: 'deletion'; ref: number } | { op: 'insertion'; hyp: number };
 
 // Backpointer codes for the DP table.
 const DIAGONAL = 0;
@@ -103,7 +101,8 @@ export function countEdits(steps: readonly AlignmentStep[], referenceWords: numb
  * arrays are taken as words and normalized each (a word may yield several tokens).
  */
 export function wordErrorRate(reference: string | readonly string[], hypothesis: string | readonly string[]): WordErrorRate {
-  const toTokens = (x: string | readonly string[]): string[] => (typeof x === 'string' ? normalizeWords(x) : x.flatMap((w) => normalizeWords(w)));
+  const toTokens = (x: string | readonly string[]): string[] =>
+    typeof x === 'string' ? normalizeWords(x) : x.flatMap((w) => normalizeWords(w));
   const ref = toTokens(reference);
   const hyp = toTokens(hypothesis);
   return countEdits(alignWords(ref, hyp), ref.length);

@@ -23,7 +23,9 @@ export function estimateLineSeconds(text: string, rate = DEFAULT_RATE_WPM): numb
   const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
   const characters = (text.match(/[\p{L}\p{N}]/gu) ?? []).length;
   const innerPauses = (text.trim().match(/[,;:.?!](?=\s)/g) ?? []).length;
-  return (SECONDS_PER_CHARACTER * characters + SECONDS_PER_WORD * words) * (DEFAULT_RATE_WPM / rate) + SECONDS_PER_INNER_PAUSE * innerPauses;
+  return (
+    (SECONDS_PER_CHARACTER * characters + SECONDS_PER_WORD * words) * (DEFAULT_RATE_WPM / rate) + SECONDS_PER_INNER_PAUSE * innerPauses
+  );
 }
 
 export interface DurationEstimate {

@@ -46,15 +46,35 @@ function fill(template: string, rng: SeededRandom, speaker: string): string {
 
 /** What a user would type for this meeting: the attendees and the agenda's terms, and one line of context. */
 const LONG_SESSION_BIAS = {
-  custom_words: ['Maria', 'Santos', 'Tom', 'Becker', 'Priya', 'Nair', 'Sam', 'Osei', 'roadmap', 'budget', 'hiring', 'contractors', 'cloud infrastructure', 'onboarding', 'reporting', 'analytics pipeline', 'admin console', 'dashboard', 'headcount', 'Initech'],
-  initial_prompt: 'Quarterly planning session of a product team working through a long agenda of roadmap, budget, hiring and delivery topics.',
+  custom_words: [
+    'Maria',
+    'Santos',
+    'Tom',
+    'Becker',
+    'Priya',
+    'Nair',
+    'Sam',
+    'Osei',
+    'roadmap',
+    'budget',
+    'hiring',
+    'contractors',
+    'cloud infrastructure',
+    'onboarding',
+    'reporting',
+    'analytics pipeline',
+    'admin console',
+    'dashboard',
+    'headcount',
+    'Initech',
+  ],
+  initial_prompt:
+    'Quarterly planning session of a product team working through a long agenda of roadmap, budget, hiring and delivery topics.',
 };
 
 /** A spoken sentence as a note-taker would jot it: the filler openings dropped, no final full stop. */
 function notePhrase(sentence: string): string {
-  return sentence
-    .replace(/^(okay,?\s+)?(so\s+)?(then\s+)?(the decision is to|we agree:)?\s*/i, '')
-    .replace(/[.!?]+$/, '');
+  return sentence.replace(/^(okay,?\s+)?(so\s+)?(then\s+)?(the decision is to|we agree:)?\s*/i, '').replace(/[.!?]+$/, '');
 }
 
 /** What may follow each move, so answers follow questions and agreement follows proposals. */
@@ -100,10 +120,13 @@ export function generateLongPlanningSession(seed = LONG_SESSION_SEED, targetSpee
       for (let tries = 0; tries < 30; tries++) {
         move = nextMove(previousMove, rng);
         const bank: readonly string[] =
-          move === 'topic' ? topic.statements
-          : move === 'question' ? QUESTIONS.map((q) => q.ask)
-          : move === 'answer' ? (QUESTIONS.find((q) => q.ask === previousTemplate)?.answers ?? ['I am not sure yet.'])
-          : MOVES[move];
+          move === 'topic'
+            ? topic.statements
+            : move === 'question'
+              ? QUESTIONS.map((q) => q.ask)
+              : move === 'answer'
+                ? (QUESTIONS.find((q) => q.ask === previousTemplate)?.answers ?? ['I am not sure yet.'])
+                : MOVES[move];
         template = rng.pick(bank);
         text = fill(template, rng, speaker);
         if (move === 'agreement' || !spoken.has(text)) break;
@@ -151,7 +174,14 @@ export function generateLongPlanningSession(seed = LONG_SESSION_SEED, targetSpee
 export function longPlanningSessionJson(): string {
   const script = generateLongPlanningSession();
   const rows = (items: readonly object[]): string =>
-    items.map((item) => `    { ${Object.entries(item).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} }`).join(',\n');
+    items
+      .map(
+        (item) =>
+          `    { ${Object.entries(item)
+            .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+            .join(', ')} }`,
+      )
+      .join(',\n');
   return [
     '{',
     `  "title": ${JSON.stringify(script.title)},`,

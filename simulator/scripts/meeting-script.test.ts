@@ -49,7 +49,10 @@ describe('parseScript', () => {
       { key: 'E', name: 'E' },
     ];
     const script = parseScript({ ...good, speakers, lines: [{ speaker: 'A', text: 'Hello.' }] });
-    assert.deepEqual(script.speakers.map((s) => s.voice), ['flite:kal16', 'festival:cmu_us_slt_arctic_hts', 'espeak:en-us+f3', 'en-gb-x-rp', undefined]);
+    assert.deepEqual(
+      script.speakers.map((s) => s.voice),
+      ['flite:kal16', 'festival:cmu_us_slt_arctic_hts', 'espeak:en-us+f3', 'en-gb-x-rp', undefined],
+    );
   });
 
   it('accepts a JSON string', () => {
@@ -57,24 +60,67 @@ describe('parseScript', () => {
   });
 
   it('reports invalid JSON as a ScriptError naming the source', () => {
-    assert.throws(() => parseScript('{ nope', 'broken.json'), (e: unknown) => e instanceof ScriptError && /broken\.json: not valid JSON/.test(e.message));
+    assert.throws(
+      () => parseScript('{ nope', 'broken.json'),
+      (e: unknown) => e instanceof ScriptError && /broken\.json: not valid JSON/.test(e.message),
+    );
   });
 
   const bad: [string, unknown, RegExp][] = [
     ['a line by an unknown speaker', { ...good, lines: [{ speaker: 'S9', text: 'Hi.' }] }, /lines\[0\]\.speaker: unknown speaker "S9"/],
-    ['a duplicate speaker key', { ...good, speakers: [good.speakers[0], { ...good.speakers[1], key: 'S1' }] }, /speakers\[1\]\.key: speaker key "S1" is used twice/],
+    [
+      'a duplicate speaker key',
+      { ...good, speakers: [good.speakers[0], { ...good.speakers[1], key: 'S1' }] },
+      /speakers\[1\]\.key: speaker key "S1" is used twice/,
+    ],
     ['pitch above 99', { ...good, speakers: [{ ...good.speakers[0], pitch: 120 }, good.speakers[1]] }, /speakers\[0\]\.pitch/],
-    ['a non-English voice', { ...good, speakers: [{ ...good.speakers[0], voice: 'de' }, good.speakers[1]] }, /speakers\[0\]\.voice: a voice such as "flite:kal16"/],
+    [
+      'a non-English voice',
+      { ...good, speakers: [{ ...good.speakers[0], voice: 'de' }, good.speakers[1]] },
+      /speakers\[0\]\.voice: a voice such as "flite:kal16"/,
+    ],
     ['an unknown engine', { ...good, speakers: [{ ...good.speakers[0], voice: 'say:alex' }, good.speakers[1]] }, /speakers\[0\]\.voice/],
-    ['a flite voice name with a path in it', { ...good, speakers: [{ ...good.speakers[0], voice: 'flite:../x' }, good.speakers[1]] }, /speakers\[0\]\.voice/],
-    ['an espeak pitch on a flite voice', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:kal16', pitch: 50 }, good.speakers[1]] }, /speakers\[0\]\.pitch: pitch is espeak-ng's 0-99 scale/],
-    ['a pitch_shift on an espeak voice', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'espeak:en-us', pitch_shift: 2 }, good.speakers[1]] }, /speakers\[0\]\.pitch_shift: pitch_shift is for flite and festival voices/],
-    ['a pitch_shift beyond an octave', { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:rms', pitch_shift: 13 }, good.speakers[1]] }, /speakers\[0\]\.pitch_shift/],
+    [
+      'a flite voice name with a path in it',
+      { ...good, speakers: [{ ...good.speakers[0], voice: 'flite:../x' }, good.speakers[1]] },
+      /speakers\[0\]\.voice/,
+    ],
+    [
+      'an espeak pitch on a flite voice',
+      { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:kal16', pitch: 50 }, good.speakers[1]] },
+      /speakers\[0\]\.pitch: pitch is espeak-ng's 0-99 scale/,
+    ],
+    [
+      'a pitch_shift on an espeak voice',
+      { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'espeak:en-us', pitch_shift: 2 }, good.speakers[1]] },
+      /speakers\[0\]\.pitch_shift: pitch_shift is for flite and festival voices/,
+    ],
+    [
+      'a pitch_shift beyond an octave',
+      { ...good, speakers: [{ key: 'S1', name: 'Ann', voice: 'flite:rms', pitch_shift: 13 }, good.speakers[1]] },
+      /speakers\[0\]\.pitch_shift/,
+    ],
     ['another language', { ...good, language: 'fr' }, /language/],
-    ['an overlap on the first line', { ...good, lines: [{ speaker: 'S1', text: 'Hi.', overlap: 1 }] }, /lines\[0\]\.overlap: the first line has no previous line/],
-    ['pause_before with overlap', { ...good, lines: [good.lines[0], { speaker: 'S2', text: 'Yes.', overlap: 0.2, pause_before: 1 }] }, /lines\[1\]: give pause_before or overlap, not both/],
-    ['a speaker overlapping themselves', { ...good, lines: [good.lines[0], { speaker: 'S1', text: 'And?', overlap: 0.2 }] }, /cannot overlap their own previous line/],
-    ['a line without words', { ...good, lines: [{ speaker: 'S1', text: ' ... ' }] }, /lines\[0\]\.text: text must contain at least one word/],
+    [
+      'an overlap on the first line',
+      { ...good, lines: [{ speaker: 'S1', text: 'Hi.', overlap: 1 }] },
+      /lines\[0\]\.overlap: the first line has no previous line/,
+    ],
+    [
+      'pause_before with overlap',
+      { ...good, lines: [good.lines[0], { speaker: 'S2', text: 'Yes.', overlap: 0.2, pause_before: 1 }] },
+      /lines\[1\]: give pause_before or overlap, not both/,
+    ],
+    [
+      'a speaker overlapping themselves',
+      { ...good, lines: [good.lines[0], { speaker: 'S1', text: 'And?', overlap: 0.2 }] },
+      /cannot overlap their own previous line/,
+    ],
+    [
+      'a line without words',
+      { ...good, lines: [{ speaker: 'S1', text: ' ... ' }] },
+      /lines\[0\]\.text: text must contain at least one word/,
+    ],
     ['no lines', { ...good, lines: [] }, /lines/],
     ['an unknown field (a typo)', { ...good, lines: [{ speaker: 'S1', text: 'Hi.', pause: 2 }] }, /lines\[0\]/],
     ['a negative pause', { ...good, lines: [{ speaker: 'S1', text: 'Hi.', pause_before: -1 }] }, /lines\[0\]\.pause_before/],
@@ -82,7 +128,10 @@ describe('parseScript', () => {
   for (const [name, json, expected] of bad) {
     it(`refuses ${name}`, () => {
       const found = problems(json);
-      assert.ok(found.some((p) => expected.test(p)), `expected a problem matching ${expected}, got ${JSON.stringify(found)}`);
+      assert.ok(
+        found.some((p) => expected.test(p)),
+        `expected a problem matching ${expected}, got ${JSON.stringify(found)}`,
+      );
     });
   }
 
@@ -94,7 +143,17 @@ describe('parseScript', () => {
 
 describe('lineWords', () => {
   it('splits on spaces and strips outer punctuation only', () => {
-    assert.deepEqual(lineWords('Okay, so — the "roadmap" isn\'t done; follow-up on Friday.'), ['Okay', 'so', 'the', 'roadmap', "isn't", 'done', 'follow-up', 'on', 'Friday']);
+    assert.deepEqual(lineWords('Okay, so — the "roadmap" isn\'t done; follow-up on Friday.'), [
+      'Okay',
+      'so',
+      'the',
+      'roadmap',
+      "isn't",
+      'done',
+      'follow-up',
+      'on',
+      'Friday',
+    ]);
   });
 });
 
@@ -116,7 +175,14 @@ describe('loadScript', () => {
 
   it('every script in fixtures/meetings/ is valid', async () => {
     const names = await listScriptNames();
-    for (const required of ['tiny', 'two-person-call', 'four-person-standup', 'long-planning-session', 'long-silences', 'near-identical-voices']) {
+    for (const required of [
+      'tiny',
+      'two-person-call',
+      'four-person-standup',
+      'long-planning-session',
+      'long-silences',
+      'near-identical-voices',
+    ]) {
       assert.ok(names.includes(required), `missing fixtures/meetings/${required}.json`);
     }
     for (const name of names) await loadScript(name);
@@ -145,7 +211,11 @@ describe('the shipped scripts have the shape their names promise', () => {
   });
 
   it('long-planning-session.json is exactly what its generator produces', async () => {
-    assert.equal(await readFile(LONG_SESSION_FILE, 'utf8'), longPlanningSessionJson(), 'run: node simulator/scripts/generate-long-planning-session.ts');
+    assert.equal(
+      await readFile(LONG_SESSION_FILE, 'utf8'),
+      longPlanningSessionJson(),
+      'run: node simulator/scripts/generate-long-planning-session.ts',
+    );
   });
 
   it('long-silences: every pause after the first exchange lasts 20 to 60 seconds', async () => {

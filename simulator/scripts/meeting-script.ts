@@ -25,7 +25,14 @@ const speakerSchema = z.strictObject({
   key: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a short key such as "S1" (letters, digits, _ or -)'),
   name: z.string().trim().min(1).max(100),
   /** Omitted: the renderer assigns one (simulator/synth/voices.ts, assignVoices). */
-  voice: z.string().regex(VOICE_PATTERN, 'a voice such as "flite:kal16", "festival:cmu_us_slt_arctic_hts" or "espeak:en-us+f3" (English espeak-ng voices may be named bare: "en-us")').optional(),
+  voice: z
+    .string()
+    .regex(
+      VOICE_PATTERN,
+      'a voice such as "flite:kal16", "festival:cmu_us_slt_arctic_hts" or "espeak:en-us+f3" ' +
+        '(English espeak-ng voices may be named bare: "en-us")',
+    )
+    .optional(),
   /** espeak-ng's own pitch (0–99, default 50); espeak voices only. */
   pitch: z.number().int().min(0).max(99).optional(),
   /** Semitones added to a natural voice's pitch. */
@@ -34,7 +41,12 @@ const speakerSchema = z.strictObject({
 });
 const lineSchema = z.strictObject({
   speaker: z.string(),
-  text: z.string().trim().min(1).max(2000).regex(/[\p{L}\p{N}]/u, 'text must contain at least one word'),
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .regex(/[\p{L}\p{N}]/u, 'text must contain at least one word'),
   pause_before: z.number().min(0).max(600).optional(),
   overlap: z.number().gt(0).max(30).optional(),
 });
@@ -86,7 +98,11 @@ export const meetingScriptSchema = z
       for (let i = 0; i + 6 <= prompt.length; i++) {
         const run = prompt.slice(i, i + 6).join(' ');
         if (spoken.includes(` ${run} `)) {
-          ctx.addIssue({ code: 'custom', path: ['bias', 'initial_prompt'], message: `the prompt repeats the script ("${run}"); give context a user would type, not the meeting's words` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['bias', 'initial_prompt'],
+            message: `the prompt repeats the script ("${run}"); give context a user would type, not the meeting's words`,
+          });
           break;
         }
       }
@@ -94,17 +110,29 @@ export const meetingScriptSchema = z
     const keys = new Set<string>();
     script.speakers.forEach((s, i) => {
       if (s.voice !== undefined && !isEspeakVoice(s.voice) && s.pitch !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['speakers', i, 'pitch'], message: `pitch is espeak-ng's 0-99 scale; give "${s.voice}" a pitch_shift in semitones instead` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['speakers', i, 'pitch'],
+          message: `pitch is espeak-ng's 0-99 scale; give "${s.voice}" a pitch_shift in semitones instead`,
+        });
       }
       if (s.voice !== undefined && isEspeakVoice(s.voice) && s.pitch_shift !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['speakers', i, 'pitch_shift'], message: `pitch_shift is for flite and festival voices; give the espeak-ng voice "${s.voice}" a pitch (0-99) instead` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['speakers', i, 'pitch_shift'],
+          message: `pitch_shift is for flite and festival voices; give the espeak-ng voice "${s.voice}" a pitch (0-99) instead`,
+        });
       }
       if (keys.has(s.key)) ctx.addIssue({ code: 'custom', path: ['speakers', i, 'key'], message: `speaker key "${s.key}" is used twice` });
       keys.add(s.key);
     });
     script.lines.forEach((line, i) => {
       if (!keys.has(line.speaker)) {
-        ctx.addIssue({ code: 'custom', path: ['lines', i, 'speaker'], message: `unknown speaker "${line.speaker}" (speakers: ${[...keys].join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['lines', i, 'speaker'],
+          message: `unknown speaker "${line.speaker}" (speakers: ${[...keys].join(', ')})`,
+        });
       }
       if (line.overlap !== undefined && line.pause_before !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['lines', i], message: 'give pause_before or overlap, not both' });
@@ -115,7 +143,11 @@ export const meetingScriptSchema = z
           ctx.addIssue({ code: 'custom', path: ['lines', i, 'overlap'], message: 'the first line has no previous line to overlap' });
         } else if (previous.speaker === line.speaker) {
           // One voice cannot talk over itself; the mix would be two copies of one speaker.
-          ctx.addIssue({ code: 'custom', path: ['lines', i, 'overlap'], message: `speaker "${line.speaker}" cannot overlap their own previous line` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['lines', i, 'overlap'],
+            message: `speaker "${line.speaker}" cannot overlap their own previous line`,
+          });
         }
       }
     });

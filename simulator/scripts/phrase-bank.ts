@@ -8,8 +8,18 @@
 
 export const SLOTS = {
   feature: [
-    'customer portal', 'billing service', 'mobile app', 'search feature', 'reporting dashboard', 'data export',
-    'onboarding flow', 'notification service', 'admin console', 'payment gateway', 'audit log', 'analytics pipeline',
+    'customer portal',
+    'billing service',
+    'mobile app',
+    'search feature',
+    'reporting dashboard',
+    'data export',
+    'onboarding flow',
+    'notification service',
+    'admin console',
+    'payment gateway',
+    'audit log',
+    'analytics pipeline',
   ],
   customer: ['Northwind', 'Contoso', 'Globex', 'Initech', 'Acme Logistics', 'Blue Harbor Bank'],
   team: ['platform team', 'mobile team', 'data team', 'support team', 'design team', 'security team'],
@@ -32,7 +42,10 @@ export interface AgendaTopic {
 export const AGENDA: readonly AgendaTopic[] = [
   {
     name: 'the roadmap for next quarter',
-    openings: ['First on the agenda is the roadmap for next quarter.', 'Let us start with the roadmap. We need to lock the priorities for next quarter.'],
+    openings: [
+      'First on the agenda is the roadmap for next quarter.',
+      'Let us start with the roadmap. We need to lock the priorities for next quarter.',
+    ],
     statements: [
       'The roadmap has three themes: reliability, onboarding, and reporting.',
       'I would put the {feature} at the top of the roadmap, because {customer} keeps asking for it.',
@@ -52,7 +65,10 @@ export const AGENDA: readonly AgendaTopic[] = [
   },
   {
     name: 'hiring',
-    openings: ['Now hiring. We have {count} open positions and only two offers out.', 'Let us talk about hiring and the interview pipeline.'],
+    openings: [
+      'Now hiring. We have {count} open positions and only two offers out.',
+      'Let us talk about hiring and the interview pipeline.',
+    ],
     statements: [
       'The {team} needs a senior engineer before we can take on the {feature}.',
       'Recruiting says the average time to hire is now about {count} weeks.',
@@ -149,7 +165,16 @@ export const MOVES = {
     'Maybe we should run a pilot with {customer} before the general release.',
     'I propose a weekly check on the budget until the end of {month}.',
   ],
-  agreement: ['Agreed.', 'Makes sense.', 'Sounds good to me.', 'Yes, I agree.', 'Right.', 'Good point.', 'Okay, fair enough.', 'I can live with that.'],
+  agreement: [
+    'Agreed.',
+    'Makes sense.',
+    'Sounds good to me.',
+    'Yes, I agree.',
+    'Right.',
+    'Good point.',
+    'Okay, fair enough.',
+    'I can live with that.',
+  ],
   decision: [
     'Okay, so the decision is to keep the {feature} in scope and move the deadline to {month}.',
     'So we agree: the {team} takes the {feature}, and we review progress on {day}.',
@@ -169,13 +194,34 @@ export type Move = keyof typeof MOVES | 'question' | 'answer';
 
 /** Questions with the answers that fit them, so an answer never follows the wrong question. */
 export const QUESTIONS: readonly { ask: string; answers: readonly string[] }[] = [
-  { ask: 'Do we have a date for the beta of the {feature}?', answers: ['I think the end of {month} is realistic.', 'Not yet. The {team} will give us one on {day}.'] },
-  { ask: 'How much of the budget is left for {month}?', answers: ['About {percent} of it, so we need to be careful.', 'Roughly {amount}, if we include the licences.'] },
-  { ask: 'Who owns the follow up with {customer}?', answers: ['I do. I spoke with them on {day}, and they were fine with the plan.', '{person} does, and the next call is on {day}.'] },
-  { ask: 'Has anyone talked to the {team} about this?', answers: ['Not yet. I can set up a meeting this week.', 'I did, and they want to see the requirements first.'] },
-  { ask: 'What would it cost to do both?', answers: ['Roughly {amount}, and another {count} weeks.', 'More than we have. We would need to drop something.'] },
-  { ask: 'Is that estimate in working days or calendar days?', answers: ['Working days. So about {count} weeks in total.', 'Calendar days, with a small buffer.'] },
-  { ask: 'What does the customer actually need by {month}?', answers: ['They mostly need the reporting, the rest can wait.', 'A working export and a clear plan for the rest.'] },
+  {
+    ask: 'Do we have a date for the beta of the {feature}?',
+    answers: ['I think the end of {month} is realistic.', 'Not yet. The {team} will give us one on {day}.'],
+  },
+  {
+    ask: 'How much of the budget is left for {month}?',
+    answers: ['About {percent} of it, so we need to be careful.', 'Roughly {amount}, if we include the licences.'],
+  },
+  {
+    ask: 'Who owns the follow up with {customer}?',
+    answers: ['I do. I spoke with them on {day}, and they were fine with the plan.', '{person} does, and the next call is on {day}.'],
+  },
+  {
+    ask: 'Has anyone talked to the {team} about this?',
+    answers: ['Not yet. I can set up a meeting this week.', 'I did, and they want to see the requirements first.'],
+  },
+  {
+    ask: 'What would it cost to do both?',
+    answers: ['Roughly {amount}, and another {count} weeks.', 'More than we have. We would need to drop something.'],
+  },
+  {
+    ask: 'Is that estimate in working days or calendar days?',
+    answers: ['Working days. So about {count} weeks in total.', 'Calendar days, with a small buffer.'],
+  },
+  {
+    ask: 'What does the customer actually need by {month}?',
+    answers: ['They mostly need the reporting, the rest can wait.', 'A working export and a clear plan for the rest.'],
+  },
 ];
 
 export const CLOSING = [

@@ -46,7 +46,13 @@ export function boundaryStats(errors: readonly number[]): BoundaryStats | undefi
   if (errors.length === 0) return undefined;
   const sorted = [...errors].sort((a, b) => a - b);
   const rank = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  return { boundaries: errors.length, mean: errors.reduce((a, b) => a + b, 0) / errors.length, median: rank(0.5), p90: rank(0.9), p95: rank(0.95) };
+  return {
+    boundaries: errors.length,
+    mean: errors.reduce((a, b) => a + b, 0) / errors.length,
+    median: rank(0.5),
+    p90: rank(0.9),
+    p95: rank(0.95),
+  };
 }
 
 function describeStats(stats: BoundaryStats | undefined): string {
@@ -61,9 +67,13 @@ async function main(argv: string[]): Promise<void> {
   const voices: VoiceChoice[] = (values.voices?.split(',') ?? DEFAULT_VOICES).map((name) => {
     const { engine, voice } = parseVoiceName(name.trim());
     // Each engine at the pace a speaker without a rate gets.
-    return engine === 'espeak' ? { engine, voice, pitch_shift: 0, rate: DEFAULT_RATE_WPM, espeak_pitch: 50 } : { engine, voice, pitch_shift: 0, rate: NATURAL_RATE_WPM };
+    return engine === 'espeak'
+      ? { engine, voice, pitch_shift: 0, rate: DEFAULT_RATE_WPM, espeak_pitch: 50 }
+      : { engine, voice, pitch_shift: 0, rate: NATURAL_RATE_WPM };
   });
-  const dictionary = new Set((await readFile(path.join(MODEL_DIR, 'cmudict-en-us.dict'), 'utf8')).split('\n').map((row) => row.split(' ')[0]));
+  const dictionary = new Set(
+    (await readFile(path.join(MODEL_DIR, 'cmudict-en-us.dict'), 'utf8')).split('\n').map((row) => row.split(' ')[0]),
+  );
   const cache = new VoiceCache(DEFAULT_CACHE_DIR);
   const work = await mkdtemp(path.join(tmpdir(), 'word-times-'));
   try {
@@ -86,7 +96,18 @@ async function main(argv: string[]): Promise<void> {
           await writeFile(path.join(work, 'line.gram'), `#JSGF V1.0;\ngrammar line;\npublic <line> = ${spoken.join(' ')};\n`);
           const aligned = await runTool(
             'pocketsphinx_continuous',
-            ['-infile', wav, '-jsgf', path.join(work, 'line.gram'), '-time', 'yes', '-hmm', path.join(MODEL_DIR, 'en-us'), '-dict', path.join(MODEL_DIR, 'cmudict-en-us.dict')],
+            [
+              '-infile',
+              wav,
+              '-jsgf',
+              path.join(work, 'line.gram'),
+              '-time',
+              'yes',
+              '-hmm',
+              path.join(MODEL_DIR, 'en-us'),
+              '-dict',
+              path.join(MODEL_DIR, 'cmudict-en-us.dict'),
+            ],
             { allowFailure: true },
           );
           // Rows: "word start end confidence"; "(2)" marks an alternative pronunciation.
@@ -101,7 +122,13 @@ async function main(argv: string[]): Promise<void> {
             continue;
           }
           timings[synthesized.timing] = (timings[synthesized.timing] ?? 0) + 1;
-          const characters = layOutWords(tokens, tokens.map((t) => characterWeight(t.text)), synthesized.samples, LINE_SAMPLE_RATE, voice.rate).words;
+          const characters = layOutWords(
+            tokens,
+            tokens.map((t) => characterWeight(t.text)),
+            synthesized.samples,
+            LINE_SAMPLE_RATE,
+            voice.rate,
+          ).words;
           for (let i = 0; i < tokens.length - 1; i++) {
             errors.truth.push(Math.abs(synthesized.words[i]!.end - reference[i]!.end));
             errors.charactersOnly.push(Math.abs(characters[i]!.end / LINE_SAMPLE_RATE - reference[i]!.end));

@@ -53,7 +53,12 @@ export function festivalVoices(): Promise<string[]> {
       await writeFile(path.join(work, 'list.scm'), '(format t "VOICES %l\\n" (voice.list))\n');
       const out = (await runTool('festival', ['-b', path.join(work, 'list.scm')])).stdout.toString('utf8');
       const row = out.split('\n').find((l) => l.startsWith('VOICES ')) ?? '';
-      return row.slice('VOICES '.length).replace(/[()]/g, ' ').trim().split(/\s+/).filter((v) => v.length > 0);
+      return row
+        .slice('VOICES '.length)
+        .replace(/[()]/g, ' ')
+        .trim()
+        .split(/\s+/)
+        .filter((v) => v.length > 0);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
@@ -115,7 +120,8 @@ export function parseFestivalWordTimes(output: string, wordCount: number): WordT
 
 export async function festivalSynthesize(req: FestivalRequest): Promise<FestivalLine> {
   const installed = await festivalVoices();
-  if (!installed.includes(req.voice)) throw new Error(`festival has no voice "${req.voice}" (installed: ${installed.join(', ') || 'none'})`);
+  if (!installed.includes(req.voice))
+    throw new Error(`festival has no voice "${req.voice}" (installed: ${installed.join(', ') || 'none'})`);
   const work = await mkdtemp(path.join(tmpdir(), 'festival-line-'));
   try {
     const wav = path.join(work, 'line.wav');

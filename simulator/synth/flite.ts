@@ -51,7 +51,10 @@ let versionPromise: Promise<string> | undefined;
 export function fliteVersion(): Promise<string> {
   // flite --version exits with 1 after printing; the version line is what matters.
   versionPromise ??= runTool('flite', ['--version'], { allowFailure: true }).then((r) => {
-    const line = r.stdout.toString('utf8').split('\n').find((l) => l.includes('version:'));
+    const line = r.stdout
+      .toString('utf8')
+      .split('\n')
+      .find((l) => l.includes('version:'));
     if (line === undefined) throw new Error('flite --version printed no version; is flite installed?');
     return line.trim();
   });
@@ -95,7 +98,9 @@ export async function fliteSynthesize(req: FliteRequest): Promise<FliteLine> {
       // A blank line ends an utterance in a text file: one line of phones per word.
       const list = path.join(work, 'words.txt');
       await writeFile(list, `${req.words.join('\n\n')}\n`);
-      const phones = parseFliteWordPhones((await runTool('flite', [...settings(req), '-ps', '-f', list, '-o', 'none'])).stdout.toString('utf8'));
+      const phones = parseFliteWordPhones(
+        (await runTool('flite', [...settings(req), '-ps', '-f', list, '-o', 'none'])).stdout.toString('utf8'),
+      );
       if (phones.length === req.words.length) words = wordTimesFromSegments(phones, parseFliteSegments(spoken.stdout.toString('utf8')));
     }
     return { pcm, words };

@@ -32,17 +32,25 @@ async function main(argv: string[]): Promise<void> {
     for (const name of positionals.length > 0 ? positionals : ['two-person-call']) {
       const rendered = await renderScript(await loadScript(name), path.join(work, `${name}.wav`), { voiceSet });
       const { stdout } = await runTool('pocketsphinx_continuous', [
-        '-infile', rendered.wav,
-        '-hmm', path.join(MODEL_DIR, 'en-us'),
-        '-lm', path.join(MODEL_DIR, 'en-us.lm.bin'),
-        '-dict', path.join(MODEL_DIR, 'cmudict-en-us.dict'),
+        '-infile',
+        rendered.wav,
+        '-hmm',
+        path.join(MODEL_DIR, 'en-us'),
+        '-lm',
+        path.join(MODEL_DIR, 'en-us.lm.bin'),
+        '-dict',
+        path.join(MODEL_DIR, 'cmudict-en-us.dict'),
       ]);
       // One hypothesis line per utterance pocketsphinx found.
       const hypothesis = normalizeWords(stdout.toString('utf8').replace(/\n/g, ' '));
       const reference = normalizeWordList(rendered.truth.words.map((w) => w.text));
       const wer = wordErrorRate(reference, hypothesis);
-      const voices = rendered.truth.speakers.map((s) => `${s.key}=${voiceLabel(s)}${s.varied ? `(${s.pitch_shift >= 0 ? '+' : ''}${s.pitch_shift} st, ${s.rate} wpm)` : ''}`).join(' ');
-      console.log(`${name} [${voiceSet}: ${voices}]: WER ${(wer.wer * 100).toFixed(1)} % (${wer.substitutions} sub, ${wer.deletions} del, ${wer.insertions} ins of ${reference.length} words), ${rendered.duration.toFixed(1)} s`);
+      const voices = rendered.truth.speakers
+        .map((s) => `${s.key}=${voiceLabel(s)}${s.varied ? `(${s.pitch_shift >= 0 ? '+' : ''}${s.pitch_shift} st, ${s.rate} wpm)` : ''}`)
+        .join(' ');
+      console.log(
+        `${name} [${voiceSet}: ${voices}]: WER ${(wer.wer * 100).toFixed(1)} % (${wer.substitutions} sub, ${wer.deletions} del, ${wer.insertions} ins of ${reference.length} words), ${rendered.duration.toFixed(1)} s`,
+      );
     }
   } finally {
     await rm(work, { recursive: true, force: true });

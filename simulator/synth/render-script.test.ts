@@ -45,9 +45,12 @@ describe('renderScript: two-person-call', () => {
     assert.deepEqual(JSON.parse(await readFile(result.truthPath, 'utf8')), result.truth);
   });
 
-  it('has one turn per line, by the line\'s speaker, in order, inside the file', () => {
+  it("has one turn per line, by the line's speaker, in order, inside the file", () => {
     const { turns } = result.truth;
-    assert.deepEqual(turns.map((t) => t.speaker), script.lines.map((l) => l.speaker));
+    assert.deepEqual(
+      turns.map((t) => t.speaker),
+      script.lines.map((l) => l.speaker),
+    );
     turns.forEach((t, i) => {
       assert.ok(t.start < t.end, `turn ${i} is empty`);
       assert.ok(t.start >= 0 && t.end <= result.duration);
@@ -55,7 +58,7 @@ describe('renderScript: two-person-call', () => {
     });
   });
 
-  it('keeps the script\'s pauses and overlaps', () => {
+  it("keeps the script's pauses and overlaps", () => {
     const { turns } = result.truth;
     script.lines.forEach((line, i) => {
       const previous = turns[i - 1];
@@ -90,10 +93,13 @@ describe('renderScript: two-person-call', () => {
 
   it('speaks with the natural voices the script names, and says so in the truth', () => {
     assert.equal(result.truth.voice_set, 'natural');
-    assert.deepEqual(result.truth.speakers.map((s) => [s.key, s.engine, s.voice, s.source, s.varied]), [
-      ['S1', 'festival', 'cmu_us_slt_arctic_hts', 'script', false],
-      ['S2', 'flite', 'kal16', 'script', false],
-    ]);
+    assert.deepEqual(
+      result.truth.speakers.map((s) => [s.key, s.engine, s.voice, s.source, s.varied]),
+      [
+        ['S1', 'festival', 'cmu_us_slt_arctic_hts', 'script', false],
+        ['S2', 'flite', 'kal16', 'script', false],
+      ],
+    );
     assert.ok(result.truth.lines.every((l) => l.word_lengths === 'synthesizer'));
   });
 
@@ -109,14 +115,20 @@ describe('renderScript: determinism and voice sets', () => {
     title: 'Six voices',
     language: 'en',
     speakers: Array.from({ length: 6 }, (_, i) => ({ key: `S${i + 1}`, name: `Speaker ${i + 1}` })),
-    lines: Array.from({ length: 6 }, (_, i) => ({ speaker: `S${i + 1}`, text: i % 2 === 0 ? 'The budget is approved.' : 'Good, then we ship on Friday.' })),
+    lines: Array.from({ length: 6 }, (_, i) => ({
+      speaker: `S${i + 1}`,
+      text: i % 2 === 0 ? 'The budget is approved.' : 'Good, then we ship on Friday.',
+    })),
   });
 
   it('renders six speakers with distinguishable voices, the varied one marked in the truth', async () => {
     const result = await renderScript(six, path.join(dir, 'six.wav'), { cacheDir });
     const speakers = result.truth.speakers;
     assert.equal(new Set(speakers.map((s) => `${s.engine}:${s.voice}/${s.pitch_shift}/${s.rate}`)).size, 6);
-    assert.deepEqual(speakers.map((s) => s.varied), [false, false, false, false, false, true]);
+    assert.deepEqual(
+      speakers.map((s) => s.varied),
+      [false, false, false, false, false, true],
+    );
     assert.equal(result.truth.words.length, 3 * 4 + 3 * 6); // three lines of four words, three of six
   });
 
@@ -151,7 +163,10 @@ describe('renderScript with the espeak set on a machine without Flite or Festiva
       `const r = await renderScript(await loadScript('tiny'), ${JSON.stringify(path.join(dir, 'no-natural.wav'))}, { cacheDir: ${JSON.stringify(path.join(dir, 'cache-espeak-only'))}, voiceSet: 'espeak' });`,
       'console.log(r.truth.speakers.map((s) => s.engine).join(","));',
     ].join('\n');
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', env: { ...process.env, PATH: bin } });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: bin },
+    });
     assert.equal(out.trim(), 'espeak,espeak');
   });
 });
@@ -179,7 +194,16 @@ describe('renderScript refuses what it cannot render faithfully', () => {
   });
 
   it('an overlap longer than the line it overlaps', async () => {
-    const script = parseScript({ ...base, lines: [{ speaker: 'A', text: 'Yes.' }, { speaker: 'B', text: 'No.', overlap: 5 }] });
-    await assert.rejects(renderScript(script, path.join(dir, 'overlap.wav'), { cacheDir }), /line 2: overlap 5 s is not shorter than the previous line/);
+    const script = parseScript({
+      ...base,
+      lines: [
+        { speaker: 'A', text: 'Yes.' },
+        { speaker: 'B', text: 'No.', overlap: 5 },
+      ],
+    });
+    await assert.rejects(
+      renderScript(script, path.join(dir, 'overlap.wav'), { cacheDir }),
+      /line 2: overlap 5 s is not shorter than the previous line/,
+    );
   });
 });

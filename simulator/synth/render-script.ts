@@ -129,7 +129,11 @@ function ms(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
 
-async function renderLine(cache: VoiceCache, voice: VoiceChoice, text: string): Promise<SynthesizedLine & { speechStart: number; speechEnd: number }> {
+async function renderLine(
+  cache: VoiceCache,
+  voice: VoiceChoice,
+  text: string,
+): Promise<SynthesizedLine & { speechStart: number; speechEnd: number }> {
   const line = await cache.line(voice, text);
   const span = speechSpan(line.samples, LINE_SAMPLE_RATE);
   if (span === undefined) throw new Error(`${voice.engine} produced silence for "${text}" (voice ${voice.voice})`);
@@ -142,11 +146,15 @@ async function checkVoicesDiffer(cache: VoiceCache, script: MeetingScript, voice
   for (const [i, speaker] of script.speakers.entries()) {
     const voice = voices[i]!;
     const pcm = await cache.line(voice, VOICE_PROBE_TEXT);
-    const digest = createHash('sha256').update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength)).digest('hex');
+    const digest = createHash('sha256')
+      .update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength))
+      .digest('hex');
     const other = seen.get(digest);
     if (other !== undefined) {
       // espeak-ng ignores some combinations silently, e.g. a +variant on "en-gb".
-      throw new Error(`speakers ${other} and ${speaker.key} sound identical (${voiceLabel(voice)}); change a voice, pitch or rate (espeak-ng ignores a +variant on some voices, such as en-gb)`);
+      throw new Error(
+        `speakers ${other} and ${speaker.key} sound identical (${voiceLabel(voice)}); change a voice, pitch or rate (espeak-ng ignores a +variant on some voices, such as en-gb)`,
+      );
     }
     seen.set(digest, speaker.key);
   }
@@ -163,7 +171,8 @@ async function writeWav16k(mix: Float32Array, file: string): Promise<void> {
 export async function renderScript(script: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
   const scene = resolveScene(opts.scene ?? script.scene, opts.seed);
   for (const key of Object.keys(scene.speakers)) {
-    if (!script.speakers.some((s) => s.key === key)) throw new SceneError(`scene: no speaker "${key}" in the script (speakers: ${script.speakers.map((s) => s.key).join(', ')})`);
+    if (!script.speakers.some((s) => s.key === key))
+      throw new SceneError(`scene: no speaker "${key}" in the script (speakers: ${script.speakers.map((s) => s.key).join(', ')})`);
   }
   const cache = new VoiceCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
   const voiceSet = opts.voiceSet ?? 'natural';
@@ -193,7 +202,9 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
       start = previous.end - Math.round(line.overlap * sampleRate);
       if (start <= previous.start) {
         const previousSeconds = (previous.end - previous.start) / sampleRate;
-        throw new Error(`line ${i + 1}: overlap ${line.overlap} s is not shorter than the previous line (${previousSeconds.toFixed(2)} s of speech)`);
+        throw new Error(
+          `line ${i + 1}: overlap ${line.overlap} s is not shorter than the previous line (${previousSeconds.toFixed(2)} s of speech)`,
+        );
       }
     } else {
       start = lastEnd + Math.round((line.pause_before ?? DEFAULT_PAUSE_SECONDS) * sampleRate);
@@ -220,7 +231,11 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   });
   // Only overlapping speech (or a loud scene) can exceed full scale; then the
   // whole meeting is turned down evenly rather than clipped.
-  const mix = await applyScene([...tracks].map(([speaker, samples]) => ({ speaker, samples })), sampleRate, scene);
+  const mix = await applyScene(
+    [...tracks].map(([speaker, samples]) => ({ speaker, samples })),
+    sampleRate,
+    scene,
+  );
   await writeWav16k(mix, wavPath);
 
   const seconds = (samples: number): number => ms(samples / sampleRate);
@@ -236,7 +251,14 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
       const end = Math.min(at.end, Math.max(start + 1, Math.round(w.end * sampleRate) + offset));
       words.push({ text: w.text, start: seconds(start), end: seconds(end), speaker: line.speaker });
     }
-    lines.push({ speaker: line.speaker, text: line.text, start: seconds(at.start), end: seconds(at.end), word_lengths: r.timing, clause_anchored: r.clauseAnchored });
+    lines.push({
+      speaker: line.speaker,
+      text: line.text,
+      start: seconds(at.start),
+      end: seconds(at.end),
+      word_lengths: r.timing,
+      clause_anchored: r.clauseAnchored,
+    });
   });
   // Stable sort: overlapping lines interleave their words by start time.
   words.sort((a, b) => a.start - b.start);

@@ -33,7 +33,14 @@ describe('wordTimesFromSegments', () => {
   const segments = parseFliteSegments(HI_BEN);
 
   it('gives each word the span of its phones when the phones match exactly', () => {
-    const times = wordTimesFromSegments([['hh', 'ay'], ['b', 'eh', 'n'], ['th', 'ae', 'ng', 'k', 's']], segments);
+    const times = wordTimesFromSegments(
+      [
+        ['hh', 'ay'],
+        ['b', 'eh', 'n'],
+        ['th', 'ae', 'ng', 'k', 's'],
+      ],
+      segments,
+    );
     assert.deepEqual(times, [
       { start: 0.22, end: 0.494 },
       { start: 0.494, end: 0.903 },
@@ -43,8 +50,18 @@ describe('wordTimesFromSegments', () => {
 
   it('still splits the sentence at the right places when a word is said differently in context', () => {
     // "ben" said alone as "b ih n", and "thanks" with an extra phone: one substitution, one deletion.
-    const times = wordTimesFromSegments([['hh', 'ay'], ['b', 'ih', 'n'], ['th', 'ae', 'ng', 'k', 's', 'z']], segments);
-    assert.deepEqual(times?.map((t) => t.end), [0.494, 0.903, 1.944]);
+    const times = wordTimesFromSegments(
+      [
+        ['hh', 'ay'],
+        ['b', 'ih', 'n'],
+        ['th', 'ae', 'ng', 'k', 's', 'z'],
+      ],
+      segments,
+    );
+    assert.deepEqual(
+      times?.map((t) => t.end),
+      [0.494, 0.903, 1.944],
+    );
   });
 
   it('gives a word none of whose phones were spoken an empty span where the previous word ended', () => {

@@ -52,14 +52,22 @@ export function parseFliteWordPhones(output: string): string[][] {
   return output
     .split('\n')
     .filter((l) => l.trim().length > 0)
-    .map((l) => l.trim().split(/\s+/).filter((p) => p !== PAUSE));
+    .map((l) =>
+      l
+        .trim()
+        .split(/\s+/)
+        .filter((p) => p !== PAUSE),
+    );
 }
 
 /**
  * Gives each word the span of the sentence segments its phones align to.
  * Returns undefined when the sentence has no phones at all.
  */
-export function wordTimesFromSegments(wordPhones: readonly (readonly string[])[], segments: readonly TimedSegment[]): WordTime[] | undefined {
+export function wordTimesFromSegments(
+  wordPhones: readonly (readonly string[])[],
+  segments: readonly TimedSegment[],
+): WordTime[] | undefined {
   // Sentence phones with the time their segment starts (the end of the one before).
   const spoken: { name: string; start: number; end: number }[] = [];
   segments.forEach((s, i) => {

@@ -28,10 +28,17 @@ describe('speechSpan', () => {
 });
 
 describe('speechSegments', () => {
-  const signal = bursts(RATE, [[1000, 3000], [3400, 5000], [9000, 12000]]); // gaps of 25 ms and 250 ms
+  const signal = bursts(RATE, [
+    [1000, 3000],
+    [3400, 5000],
+    [9000, 12000],
+  ]); // gaps of 25 ms and 250 ms
 
   it('bridges gaps shorter than the minimum', () => {
-    assert.deepEqual(speechSegments(signal, RATE, 0.1), [{ start: 1000, end: 5000 }, { start: 9000, end: 12000 }]);
+    assert.deepEqual(speechSegments(signal, RATE, 0.1), [
+      { start: 1000, end: 5000 },
+      { start: 9000, end: 12000 },
+    ]);
   });
 
   it('splits at gaps at least as long as the minimum', () => {

@@ -6,7 +6,17 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ScriptSpeaker } from '../scripts/meeting-script.ts';
 import { speechSpan } from './speech-activity.ts';
-import { ESPEAK_VOICES, LINE_SAMPLE_RATE, NATURAL_RATE_WPM, NATURAL_VOICES, VoiceCache, assignVoices, isVoiceName, parseVoiceName, voiceLabel } from './voices.ts';
+import {
+  ESPEAK_VOICES,
+  LINE_SAMPLE_RATE,
+  NATURAL_RATE_WPM,
+  NATURAL_VOICES,
+  VoiceCache,
+  assignVoices,
+  isVoiceName,
+  parseVoiceName,
+  voiceLabel,
+} from './voices.ts';
 import type { VoiceChoice } from './voices.ts';
 
 const speakers = (n: number, extra: Partial<ScriptSpeaker>[] = []): ScriptSpeaker[] =>
@@ -61,7 +71,7 @@ describe('assignVoices', () => {
     assert.equal(new Set(voices.map((v) => `${voiceLabel(v)}/${v.pitch_shift}/${v.rate}`)).size, 16);
   });
 
-  it('lets a speaker\'s own pitch_shift and rate win over the assignment', () => {
+  it("lets a speaker's own pitch_shift and rate win over the assignment", () => {
     const [v] = assignVoices(speakers(1, [{ pitch_shift: 2, rate: 150 }]));
     assert.deepEqual({ shift: v!.pitch_shift, rate: v!.rate }, { shift: 2, rate: 150 });
   });
@@ -73,8 +83,19 @@ describe('assignVoices', () => {
   it('renders everyone with espeak-ng in the espeak set, keeping named espeak voices', () => {
     const voices = assignVoices(speakers(3, [{ voice: 'flite:kal16' }, { voice: 'en-gb-x-rp', pitch: 38 }, {}]), 'espeak');
     assert.ok(voices.every((v) => v.engine === 'espeak'));
-    assert.deepEqual(voices[1], { engine: 'espeak', voice: 'en-gb-x-rp', pitch_shift: 0, rate: 175, espeak_pitch: 38, source: 'script', varied: false });
-    assert.deepEqual(voices.map((v) => v.voice), [ESPEAK_VOICES[0]!.voice, 'en-gb-x-rp', ESPEAK_VOICES[1]!.voice]);
+    assert.deepEqual(voices[1], {
+      engine: 'espeak',
+      voice: 'en-gb-x-rp',
+      pitch_shift: 0,
+      rate: 175,
+      espeak_pitch: 38,
+      source: 'script',
+      varied: false,
+    });
+    assert.deepEqual(
+      voices.map((v) => v.voice),
+      [ESPEAK_VOICES[0]!.voice, 'en-gb-x-rp', ESPEAK_VOICES[1]!.voice],
+    );
   });
 
   it('keeps a bare espeak-ng voice in the natural set: an old script sounds as before', () => {
@@ -132,11 +153,17 @@ describe('synthesizing a line', () => {
       const first = await new VoiceCache(path.join(dir, `a-${choice.voice}`)).line(choice, text);
       const span = speechSpan(first.samples, LINE_SAMPLE_RATE);
       assert.ok(span !== undefined);
-      assert.deepEqual(first.words.map((w) => w.text), words);
+      assert.deepEqual(
+        first.words.map((w) => w.text),
+        words,
+      );
       assert.equal(first.timing, choice.engine === 'espeak' ? first.timing : 'synthesizer');
       for (const [i, w] of first.words.entries()) {
         assert.ok(w.start < w.end, `${w.text}: ${w.start}..${w.end}`);
-        assert.ok(w.start >= span.start / LINE_SAMPLE_RATE - 0.001 && w.end <= span.end / LINE_SAMPLE_RATE + 0.001, `${w.text} outside the speech`);
+        assert.ok(
+          w.start >= span.start / LINE_SAMPLE_RATE - 0.001 && w.end <= span.end / LINE_SAMPLE_RATE + 0.001,
+          `${w.text} outside the speech`,
+        );
         if (i > 0) assert.ok(w.start >= first.words[i - 1]!.end - 1e-9, `${w.text} starts before the previous word ends`);
       }
       // A second cache directory makes the synthesizer run again: deterministic engines give identical lines.
@@ -152,17 +179,28 @@ describe('synthesizing a line', () => {
     });
   }
 
-  it('a pitch shift moves the voice and keeps its words', { skip: installed('flite', ['--version']) ? false : 'flite missing' }, async () => {
-    const plain = await new VoiceCache(dir).line({ engine: 'flite', voice: 'rms', pitch_shift: 0, rate: 175 }, text);
-    const shifted = await new VoiceCache(dir).line({ engine: 'flite', voice: 'rms', pitch_shift: 4, rate: 175 }, text);
-    assert.ok(!Buffer.from(plain.samples.buffer).equals(Buffer.from(shifted.samples.buffer)));
-    assert.equal(shifted.words.length, plain.words.length);
-    // The pace is kept: the line lasts about as long (within 10 %).
-    const ratio = shifted.words.at(-1)!.end / plain.words.at(-1)!.end;
-    assert.ok(ratio > 0.9 && ratio < 1.1, `length ratio ${ratio}`);
-  });
+  it(
+    'a pitch shift moves the voice and keeps its words',
+    { skip: installed('flite', ['--version']) ? false : 'flite missing' },
+    async () => {
+      const plain = await new VoiceCache(dir).line({ engine: 'flite', voice: 'rms', pitch_shift: 0, rate: 175 }, text);
+      const shifted = await new VoiceCache(dir).line({ engine: 'flite', voice: 'rms', pitch_shift: 4, rate: 175 }, text);
+      assert.ok(!Buffer.from(plain.samples.buffer).equals(Buffer.from(shifted.samples.buffer)));
+      assert.equal(shifted.words.length, plain.words.length);
+      // The pace is kept: the line lasts about as long (within 10 %).
+      const ratio = shifted.words.at(-1)!.end / plain.words.at(-1)!.end;
+      assert.ok(ratio > 0.9 && ratio < 1.1, `length ratio ${ratio}`);
+    },
+  );
 
-  it('refuses a voice the engine does not have, naming the installed ones', { skip: installed('flite', ['--version']) ? false : 'flite missing' }, async () => {
-    await assert.rejects(new VoiceCache(dir).line({ engine: 'flite', voice: 'nosuchvoice', pitch_shift: 0, rate: 175 }, text), /flite has no voice "nosuchvoice" \(installed: .*kal16/);
-  });
+  it(
+    'refuses a voice the engine does not have, naming the installed ones',
+    { skip: installed('flite', ['--version']) ? false : 'flite missing' },
+    async () => {
+      await assert.rejects(
+        new VoiceCache(dir).line({ engine: 'flite', voice: 'nosuchvoice', pitch_shift: 0, rate: 175 }, text),
+        /flite has no voice "nosuchvoice" \(installed: .*kal16/,
+      );
+    },
+  );
 });

@@ -102,7 +102,10 @@ export function isVoiceName(name: string): boolean {
 
 /** "flite:kal16" → flite/kal16; a bare espeak-ng name → espeak. Throws for a name isVoiceName refuses. */
 export function parseVoiceName(name: string): { engine: EngineName; voice: string } {
-  if (!isVoiceName(name)) throw new Error(`"${name}" is not a voice name; expected engine:voice such as flite:kal16, festival:cmu_us_slt_arctic_hts or espeak:en-us`);
+  if (!isVoiceName(name))
+    throw new Error(
+      `"${name}" is not a voice name; expected engine:voice such as flite:kal16, festival:cmu_us_slt_arctic_hts or espeak:en-us`,
+    );
   const colon = name.indexOf(':');
   if (colon < 0) return { engine: 'espeak', voice: name };
   return { engine: name.slice(0, colon) as EngineName, voice: name.slice(colon + 1) };
@@ -203,7 +206,9 @@ export function assignVoices(speakers: readonly ScriptSpeaker[], voiceSet: Voice
   });
   const taken = new Set(named.filter((n) => n !== undefined).map(voiceLabel));
   const pool: { engine: EngineName; voice: string; espeakPitch?: number }[] =
-    voiceSet === 'natural' ? [...NATURAL_VOICES] : ESPEAK_VOICES.map((v) => ({ engine: 'espeak' as const, voice: v.voice, espeakPitch: v.pitch }));
+    voiceSet === 'natural'
+      ? [...NATURAL_VOICES]
+      : ESPEAK_VOICES.map((v) => ({ engine: 'espeak' as const, voice: v.voice, espeakPitch: v.pitch }));
   const fresh = pool.filter((v) => !taken.has(voiceLabel(v)));
   let next = 0;
   return speakers.map((speaker, i) => {
@@ -251,12 +256,35 @@ async function toLineRate(samples: Int16Array, sampleRate: number, playbackRate 
   if (sampleRate === LINE_SAMPLE_RATE && playbackRate === sampleRate) return samples;
   const filters = playbackRate === sampleRate ? [] : [`asetrate=${playbackRate}`];
   filters.push(`aresample=${LINE_SAMPLE_RATE}`);
-  const { stdout } = await runTool('ffmpeg', [
-    '-hide_banner', '-nostdin', '-loglevel', 'error',
-    '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
-    '-af', filters.join(','),
-    '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 's16le', '-ac', '1', 'pipe:1',
-  ], { input: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength) });
+  const { stdout } = await runTool(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-f',
+      's16le',
+      '-ar',
+      String(sampleRate),
+      '-ac',
+      '1',
+      '-i',
+      'pipe:0',
+      '-af',
+      filters.join(','),
+      '-fflags',
+      '+bitexact',
+      '-flags:a',
+      '+bitexact',
+      '-f',
+      's16le',
+      '-ac',
+      '1',
+      'pipe:1',
+    ],
+    { input: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength) },
+  );
   const out = new Int16Array(Math.floor(stdout.length / 2));
   for (let i = 0; i < out.length; i++) out[i] = stdout.readInt16LE(i * 2);
   return out;
@@ -266,7 +294,10 @@ async function toLineRate(samples: Int16Array, sampleRate: number, playbackRate 
 function wordsByCharacters(texts: readonly string[], samples: Int16Array, rate: number): { words: LineWord[]; clauseAnchored: boolean } {
   const tokens = texts.map((text) => ({ text, endsClause: false }));
   const laid = layOutWords(tokens, texts.map(characterWeight), samples, LINE_SAMPLE_RATE, rate);
-  return { words: laid.words.map((w) => ({ text: w.text, start: w.start / LINE_SAMPLE_RATE, end: w.end / LINE_SAMPLE_RATE })), clauseAnchored: false };
+  return {
+    words: laid.words.map((w) => ({ text: w.text, start: w.start / LINE_SAMPLE_RATE, end: w.end / LINE_SAMPLE_RATE })),
+    clauseAnchored: false,
+  };
 }
 
 /**
@@ -295,7 +326,8 @@ async function synthesizeFresh(choice: VoiceChoice, text: string): Promise<Synth
   if (choice.engine === 'espeak') {
     const request = { voice: choice.voice, pitch: choice.espeak_pitch ?? 50, rate: choice.rate, text };
     const [clip, measuring] = await Promise.all([espeakSynthesize(request), espeakSynthesize({ ...request, wordGap: MEASURE_WORD_GAP })]);
-    if (speechSpan(clip.samples, clip.sampleRate) === undefined) throw new Error(`espeak-ng produced silence for "${text}" (voice ${choice.voice})`);
+    if (speechSpan(clip.samples, clip.sampleRate) === undefined)
+      throw new Error(`espeak-ng produced silence for "${text}" (voice ${choice.voice})`);
     const { lengths, source } = wordLengths(tokens, measuring.samples, measuring.sampleRate, choice.rate);
     const laid = layOutWords(tokens, lengths, clip.samples, clip.sampleRate, choice.rate);
     const samples = await toLineRate(clip.samples, clip.sampleRate);
@@ -314,17 +346,31 @@ async function synthesizeFresh(choice: VoiceChoice, text: string): Promise<Synth
   if (choice.engine === 'flite') {
     const native = fliteFollowsPitchTarget(choice.voice);
     factor = native ? 1 : 2 ** (choice.pitch_shift / 12);
-    const line = await fliteSynthesize({ voice: choice.voice, text, words: texts, durationStretch: ((pace * DEFAULT_RATE_WPM) / choice.rate) * factor, pitchShift: native ? choice.pitch_shift : 0 });
+    const line = await fliteSynthesize({
+      voice: choice.voice,
+      text,
+      words: texts,
+      durationStretch: ((pace * DEFAULT_RATE_WPM) / choice.rate) * factor,
+      pitchShift: native ? choice.pitch_shift : 0,
+    });
     pcm = line.pcm;
     spans = line.words;
   } else {
-    const line = await festivalSynthesize({ voice: choice.voice, text, wordCount: texts.length, speed: choice.rate / (pace * DEFAULT_RATE_WPM), pitchShift: choice.pitch_shift });
+    const line = await festivalSynthesize({
+      voice: choice.voice,
+      text,
+      wordCount: texts.length,
+      speed: choice.rate / (pace * DEFAULT_RATE_WPM),
+      pitchShift: choice.pitch_shift,
+    });
     pcm = line.pcm;
     spans = line.words;
   }
   const samples = await toLineRate(pcm.samples, pcm.sampleRate, Math.round(pcm.sampleRate * factor));
-  if (speechSpan(samples, LINE_SAMPLE_RATE) === undefined) throw new Error(`${choice.engine} produced silence for "${text}" (voice ${choice.voice})`);
-  if (spans === undefined || texts.length === 0) return { samples, ...wordsByCharacters(texts, samples, choice.rate), timing: 'characters' };
+  if (speechSpan(samples, LINE_SAMPLE_RATE) === undefined)
+    throw new Error(`${choice.engine} produced silence for "${text}" (voice ${choice.voice})`);
+  if (spans === undefined || texts.length === 0)
+    return { samples, ...wordsByCharacters(texts, samples, choice.rate), timing: 'characters' };
   const scaled = spans.map((s) => ({ start: s.start / factor, end: s.end / factor }));
   return { samples, words: clampWords(texts, scaled, samples), timing: 'synthesizer', clauseAnchored: true };
 }

@@ -39,7 +39,7 @@ export function parseWav(buf: Buffer): Pcm16 {
         throw new Error(`expected 16-bit PCM WAV, got format ${format.audioFormat} with ${format.bits} bits`);
       }
       const end = Math.min(buf.length, body + size);
-      const bytes = (end - body) - ((end - body) % 2);
+      const bytes = end - body - ((end - body) % 2);
       // Copy so the samples are aligned and independent of the source buffer.
       const samples = new Int16Array(bytes / 2);
       for (let i = 0; i < samples.length; i++) samples[i] = buf.readInt16LE(body + i * 2);

@@ -53,19 +53,31 @@ describe('wordLengths', () => {
   const tokens = tokenizeLine('the quarterly budget');
 
   it('measures words one-to-one from the spaced-out render', () => {
-    const measured = bursts(RATE * 2, [[0, 1000], [8000, 14000], [21000, 25000]]);
+    const measured = bursts(RATE * 2, [
+      [0, 1000],
+      [8000, 14000],
+      [21000, 25000],
+    ]);
     assert.deepEqual(wordLengths(tokens, measured, RATE, 175), { lengths: [1000, 6000, 4000], source: 'measured' });
   });
 
   it('groups when the synthesizer bound two words into one island', () => {
-    const measured = bursts(RATE * 2, [[0, 7000], [14000, 18000]]);
+    const measured = bursts(RATE * 2, [
+      [0, 7000],
+      [14000, 18000],
+    ]);
     const { lengths, source } = wordLengths(tokens, measured, RATE, 175);
     assert.equal(source, 'grouped');
     assert.deepEqual(lengths.map(Math.round), [1750, 5250, 4000]); // 3 : 9 characters share the 7000
   });
 
   it('joins the closest islands when a word was split in two', () => {
-    const measured = bursts(RATE * 2, [[0, 1000], [8000, 11000], [15000, 18000], [25000, 29000]]);
+    const measured = bursts(RATE * 2, [
+      [0, 1000],
+      [8000, 11000],
+      [15000, 18000],
+      [25000, 29000],
+    ]);
     assert.deepEqual(wordLengths(tokens, measured, RATE, 175), { lengths: [1000, 10000, 4000], source: 'grouped' });
   });
 
@@ -77,7 +89,10 @@ describe('wordLengths', () => {
 describe('layOutWords', () => {
   it('places each clause in its own stretch of sound, words back to back by weight', () => {
     const tokens = tokenizeLine('Yes, the budget.');
-    const line = bursts(RATE * 2, [[1000, 5000], [10000, 20000]]);
+    const line = bursts(RATE * 2, [
+      [1000, 5000],
+      [10000, 20000],
+    ]);
     const { words, clauseAnchored } = layOutWords(tokens, [10, 2, 8], line, RATE, 175);
     assert.equal(clauseAnchored, true);
     assert.deepEqual(words, [
@@ -92,6 +107,13 @@ describe('layOutWords', () => {
     const line = bursts(RATE, [[1000, 11000]]);
     const { words, clauseAnchored } = layOutWords(tokens, [1, 1, 3], line, RATE, 175);
     assert.equal(clauseAnchored, false);
-    assert.deepEqual(words.map((w) => [w.start, w.end]), [[1000, 3000], [3000, 5000], [5000, 11000]]);
+    assert.deepEqual(
+      words.map((w) => [w.start, w.end]),
+      [
+        [1000, 3000],
+        [3000, 5000],
+        [5000, 11000],
+      ],
+    );
   });
 });

@@ -180,7 +180,13 @@ export function wordLengths(
   if (islands.length >= tokens.length) {
     return { lengths: joinClosestIslands(islands, tokens.length), source: islands.length === tokens.length ? 'measured' : 'grouped' };
   }
-  return { lengths: groupIslands(islands.map((s) => s.end - s.start), guide), source: 'grouped' };
+  return {
+    lengths: groupIslands(
+      islands.map((s) => s.end - s.start),
+      guide,
+    ),
+    source: 'grouped',
+  };
 }
 
 /**
@@ -216,7 +222,12 @@ export function layOutWords(
       );
     });
   } else {
-    layOut(tokens, weights.map((w) => Math.max(1, w)), span, words);
+    layOut(
+      tokens,
+      weights.map((w) => Math.max(1, w)),
+      span,
+      words,
+    );
   }
   return { words, clauseAnchored };
 }

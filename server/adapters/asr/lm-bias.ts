@@ -287,7 +287,12 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
     const x = bEnd[e]!;
     const factor = (favoured.has(x) ? bias.boost : 1) * scale(favouredMass2[h]!, otherMass2[h]!);
     if (factor !== 1) {
-      writeBits(ngrams, pk.trigramStart + t * pk.trigramBits + pk.wordBits, QUANT_BITS, nearestBin(trigramProbBins, toLog(p3[t]! * factor)));
+      writeBits(
+        ngrams,
+        pk.trigramStart + t * pk.trigramBits + pk.wordBits,
+        QUANT_BITS,
+        nearestBin(trigramProbBins, toLog(p3[t]! * factor)),
+      );
     }
     lower2[h] = lower2[h]! + p2New[e]!;
   }
@@ -295,7 +300,8 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
     const bit = e * pk.bigramBits + pk.wordBits;
     if (p2New[e] !== p2[e]) writeBits(ngrams, bit + QUANT_BITS, QUANT_BITS, nearestBin(bigramProbBins, toLog(p2New[e]!)));
     const left = 1 - favouredMass2[e]! - otherMass2[e]!;
-    if (lower2[e]! > 0 && left > 0 && lower2[e]! < 1) writeBits(ngrams, bit, QUANT_BITS, nearestBin(bigramBackoffBins, toLog(left / (1 - lower2[e]!))));
+    if (lower2[e]! > 0 && left > 0 && lower2[e]! < 1)
+      writeBits(ngrams, bit, QUANT_BITS, nearestBin(bigramBackoffBins, toLog(left / (1 - lower2[e]!))));
   }
 
   // ── Assemble: header and quantization unchanged but for the unigram count ──
@@ -320,7 +326,11 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
  * mass of its explicit followers, their unigram mass, and its backoff weight;
  * explicit + backoff × (1 − lower) is the sum of its distribution.
  */
-export function historyMass(model: TrieLanguageModel, word: string, favoured: readonly string[] = []): { explicit: number; lower: number; backoff: number; favoured: number } | null {
+export function historyMass(
+  model: TrieLanguageModel,
+  word: string,
+  favoured: readonly string[] = [],
+): { explicit: number; lower: number; backoff: number; favoured: number } | null {
   const y = model.index.get(word);
   if (y === undefined) return null;
   const { bytes, counts } = model;

@@ -54,7 +54,12 @@ describe('OpenAiCompatibleRecognizer', () => {
     await recognizer().transcribe(audio, whole, { ...options, model: 'distil-large' }, uncontrolled());
     assert.ok(seen !== undefined);
     assert.equal(seen.auth, `Bearer ${KEY}`);
-    assert.deepEqual(seen.fields, { model: 'distil-large', language: 'en', prompt: 'Platform sync. Okonkwo.', response_format: 'verbose_json' });
+    assert.deepEqual(seen.fields, {
+      model: 'distil-large',
+      language: 'en',
+      prompt: 'Platform sync. Okonkwo.',
+      response_format: 'verbose_json',
+    });
     assert.deepEqual(seen.granularities, ['word', 'segment']);
     assert.equal(seen.file.name, 'speech.wav');
     assert.equal(seen.file.type, 'audio/wav');
@@ -105,7 +110,10 @@ describe('OpenAiCompatibleRecognizer', () => {
       }),
     );
     const progress: number[] = [];
-    const words = await recognizer({ maxChunkSeconds: 5 }).transcribe(audio, whole, options, { ...uncontrolled(), progress: (f) => progress.push(f) });
+    const words = await recognizer({ maxChunkSeconds: 5 }).transcribe(audio, whole, options, {
+      ...uncontrolled(),
+      progress: (f) => progress.push(f),
+    });
     assert.deepEqual(durations, [5, 5, 2]);
     assert.deepEqual(
       words.map((w) => w.start),
@@ -180,7 +188,10 @@ describe('OpenAiCompatibleRecognizer', () => {
   it('unconfigured: not available, and a missing dependency', async () => {
     const r = new OpenAiCompatibleRecognizer({ baseUrl: undefined });
     assert.equal(await r.available(), false);
-    await assert.rejects(r.transcribe(audio, whole, options, uncontrolled()), (err: unknown) => err instanceof StageError && err.dependencyMissing);
+    await assert.rejects(
+      r.transcribe(audio, whole, options, uncontrolled()),
+      (err: unknown) => err instanceof StageError && err.dependencyMissing,
+    );
   });
 
   it('available() is true for any HTTP answer', async () => {
@@ -193,7 +204,12 @@ describe('verbose_json parsing and chunking', () => {
   it('prefers a word probability, falls back to segments, then to the text', () => {
     assert.equal(parseTranscription({ words: [{ word: ' hi', start: 0, end: 1, probability: 0.7 }] }, 5)[0]!.confidence, 0.7);
     assert.deepEqual(
-      parseTranscription({ segments: [{ start: 1, end: 2, text: ' ab cd', avg_logprob: 0 }] }, 5).map((w) => [w.text, w.start, w.end, w.confidence]),
+      parseTranscription({ segments: [{ start: 1, end: 2, text: ' ab cd', avg_logprob: 0 }] }, 5).map((w) => [
+        w.text,
+        w.start,
+        w.end,
+        w.confidence,
+      ]),
       [
         ['ab', 1, 1.5, 1],
         ['cd', 1.5, 2, 1],

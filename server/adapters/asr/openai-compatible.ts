@@ -61,10 +61,19 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
     }
   }
 
-  async transcribe(audio: PcmAudio, regions: readonly SpeechRegion[], options: RecognitionOptions, control: StageControl): Promise<RecognizedWord[]> {
+  async transcribe(
+    audio: PcmAudio,
+    regions: readonly SpeechRegion[],
+    options: RecognitionOptions,
+    control: StageControl,
+  ): Promise<RecognizedWord[]> {
     if (control.signal.aborted) throw new CancelledError();
     const base = normalizeBaseUrl(this.#opts.baseUrl);
-    if (base === null) throw new StageError('the openai-compatible recognizer is not configured: set MAS_TRANSCRIBE_URL', { retryable: true, dependencyMissing: true });
+    if (base === null)
+      throw new StageError('the openai-compatible recognizer is not configured: set MAS_TRANSCRIBE_URL', {
+        retryable: true,
+        dependencyMissing: true,
+      });
     const chunks = chunkPlan(planDecodeSpans(regions, audio.durationSeconds), this.#opts.maxChunkSeconds ?? MAX_CHUNK_SECONDS);
     const total = chunks.reduce((n, c) => n + c.fileDuration, 0);
     const language = whisperLanguage(options.language);
@@ -82,12 +91,16 @@ export class OpenAiCompatibleRecognizer implements Recognizer {
       // Words for timing; segments for avg_logprob, the confidence when words carry none.
       form.append('timestamp_granularities[]', 'word');
       form.append('timestamp_granularities[]', 'segment');
-      const body = await callEndpoint(`${base}/v1/audio/transcriptions`, { method: 'POST', body: form }, {
-        what: 'the transcription endpoint',
-        apiKey: this.#opts.apiKey,
-        signal: control.signal,
-        timeoutMs: this.#opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
-      });
+      const body = await callEndpoint(
+        `${base}/v1/audio/transcriptions`,
+        { method: 'POST', body: form },
+        {
+          what: 'the transcription endpoint',
+          apiKey: this.#opts.apiKey,
+          signal: control.signal,
+          timeoutMs: this.#opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+        },
+      );
       words.push(...mapToSourceTime(parseTranscription(body, chunk.fileDuration), chunk, audio.durationSeconds));
       done += chunk.fileDuration;
       control.progress(total > 0 ? done / total : 1);
@@ -173,10 +186,16 @@ interface VerboseSegment {
  * the whole chunk.
  */
 export function parseTranscription(body: unknown, chunkSeconds: number): FileWord[] {
-  if (typeof body !== 'object' || body === null) throw new StageError('the transcription endpoint answered something that is not a JSON object', { retryable: true });
+  if (typeof body !== 'object' || body === null)
+    throw new StageError('the transcription endpoint answered something that is not a JSON object', { retryable: true });
   const doc = body as { words?: unknown; segments?: unknown; text?: unknown };
   const segments = (Array.isArray(doc.segments) ? (doc.segments as VerboseSegment[]) : [])
-    .map((s) => ({ start: Number(s.start), end: Number(s.end), text: typeof s.text === 'string' ? s.text : '', confidence: fromLogprob(s.avg_logprob) }))
+    .map((s) => ({
+      start: Number(s.start),
+      end: Number(s.end),
+      text: typeof s.text === 'string' ? s.text : '',
+      confidence: fromLogprob(s.avg_logprob),
+    }))
     .filter((s) => Number.isFinite(s.start) && Number.isFinite(s.end));
   if (Array.isArray(doc.words) && doc.words.length > 0) {
     return (doc.words as VerboseWord[]).flatMap((w) => {
@@ -186,7 +205,10 @@ export function parseTranscription(body: unknown, chunkSeconds: number): FileWor
       if (text === '' || !Number.isFinite(start) || !Number.isFinite(end)) return [];
       const mid = (start + end) / 2;
       const segment = segments.find((s) => s.start <= mid && mid <= s.end);
-      const confidence = typeof w.probability === 'number' && Number.isFinite(w.probability) ? clamp01(w.probability) : (segment?.confidence ?? UNKNOWN_CONFIDENCE);
+      const confidence =
+        typeof w.probability === 'number' && Number.isFinite(w.probability)
+          ? clamp01(w.probability)
+          : (segment?.confidence ?? UNKNOWN_CONFIDENCE);
       return [{ text, start, end: Math.max(start, end), confidence }];
     });
   }
@@ -265,7 +287,8 @@ export async function callEndpoint(
 
 function networkError(err: unknown, what: string, cancel: AbortSignal, timeout: AbortSignal, timeoutMs: number): Error {
   if (cancel.aborted) return new CancelledError();
-  if (timeout.aborted) return new StageError(`${what} did not answer within ${Math.round(timeoutMs / 1000)} s`, { retryable: true, cause: err });
+  if (timeout.aborted)
+    return new StageError(`${what} did not answer within ${Math.round(timeoutMs / 1000)} s`, { retryable: true, cause: err });
   const code = errorCode(err);
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
     return new StageError(`${what} is unreachable (${code})`, { retryable: true, dependencyMissing: true, cause: err });
@@ -291,7 +314,8 @@ function endpointMessage(text: string): string | undefined {
   try {
     const doc = JSON.parse(text) as { error?: unknown; detail?: unknown; message?: unknown };
     const error = doc.error;
-    if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+    if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string')
+      return (error as { message: string }).message;
     if (typeof error === 'string') return error;
     if (typeof doc.detail === 'string') return doc.detail;
     if (typeof doc.message === 'string') return doc.message;

@@ -29,7 +29,12 @@ const options = { language: 'en', customWords: [] as string[], initialPrompt: ''
 
 describe('pocketsphinx output parsing', () => {
   it('reads word lines of -time yes and ignores hypothesis lines', () => {
-    assert.deepEqual(parseTimedLine('yesterday(2) 0.030 0.630 0.028681'), { text: 'yesterday(2)', start: 0.03, end: 0.63, confidence: 0.028681 });
+    assert.deepEqual(parseTimedLine('yesterday(2) 0.030 0.630 0.028681'), {
+      text: 'yesterday(2)',
+      start: 0.03,
+      end: 0.63,
+      confidence: 0.028681,
+    });
     // Rounding prints posteriors a hair above 1.
     assert.equal(parseTimedLine('<sil> 1.780 2.450 1.000100')?.confidence, 1);
     // Keyphrases may hold spaces and are printed with trailing blanks.
@@ -47,7 +52,10 @@ describe('pocketsphinx output parsing', () => {
 
 describe('decode plan', () => {
   it('decodes the whole recording when the regions cover nearly all of it', () => {
-    assert.deepEqual(planDecodeSpans([{ start: 0.1, end: 9.8 }], 10), { spans: [{ sourceStart: 0, sourceEnd: 10, fileStart: 0 }], fileDuration: 10 });
+    assert.deepEqual(planDecodeSpans([{ start: 0.1, end: 9.8 }], 10), {
+      spans: [{ sourceStart: 0, sourceEnd: 10, fileStart: 0 }],
+      fileDuration: 10,
+    });
   });
 
   it('lays sparse regions end to end, merging close ones, and maps times back', () => {
@@ -100,7 +108,7 @@ describe('vocabulary bias helpers', () => {
   });
 
   it('tokenizes entries and gives non-ASCII words a stable dictionary key', () => {
-    assert.deepEqual(tokenize("Jean-Luc O’Brien, (Zoë)"), ['Jean-Luc', "O'Brien", 'Zoë']);
+    assert.deepEqual(tokenize('Jean-Luc O’Brien, (Zoë)'), ['Jean-Luc', "O'Brien", 'Zoë']);
     assert.equal(dictionaryKey('Priya'), 'priya');
     assert.match(dictionaryKey('Zoë'), /^mas-word-[0-9a-z]+$/);
     assert.equal(dictionaryKey('Zoë'), dictionaryKey('zoë'));
@@ -163,8 +171,14 @@ describe('vocabulary bias helpers', () => {
     const phrase = { display: ['Anika'], keys: ['anika'], pronunciations: ['AE N IH K AH'], phones: 5 };
     const words = [{ text: 'and', start: 0, end: 0.4, confidence: 0.3 }];
     const detection = { phrase, start: 0, end: 0.4, confidence: 0.84 };
-    assert.deepEqual(mergeDetections(words, [detection], 6).map((w) => w.text), ['anika']);
-    assert.deepEqual(mergeDetections(words, [detection], 500).map((w) => w.text), ['and']);
+    assert.deepEqual(
+      mergeDetections(words, [detection], 6).map((w) => w.text),
+      ['anika'],
+    );
+    assert.deepEqual(
+      mergeDetections(words, [detection], 500).map((w) => w.text),
+      ['and'],
+    );
   });
 });
 
@@ -227,14 +241,21 @@ describe('PocketSphinxRecognizer failures (fake tools)', () => {
   it('a missing model: not available, and a missing dependency', async () => {
     const r = new PocketSphinxRecognizer({ binary: script('ok.sh', 'exit 0'), modelRoot: join(dir, 'nowhere') });
     assert.equal(await r.available(), false);
-    await assert.rejects(r.transcribe(oneSecond, region, options, uncontrolled()), (err: unknown) => err instanceof StageError && err.dependencyMissing);
+    await assert.rejects(
+      r.transcribe(oneSecond, region, options, uncontrolled()),
+      (err: unknown) => err instanceof StageError && err.dependencyMissing,
+    );
     const named = new PocketSphinxRecognizer({ binary: script('ok2.sh', 'exit 0'), modelRoot });
     await assert.rejects(named.transcribe(oneSecond, region, { ...options, model: 'pocketsphinx-xx' }, uncontrolled()), /pocketsphinx-xx/);
   });
 
   it('a crash is retryable and carries the error line of its log', async () => {
     // The tool writes its log where -logfn says.
-    const crash = script('crash.sh', 'while [ $# -gt 0 ]; do if [ "$1" = -logfn ]; then echo "ERROR: \\"acmod.c\\", line 83: Folding model failed" > "$2"; fi; shift; done; exit 3');
+    const crash = script(
+      'crash.sh',
+      'while [ $# -gt 0 ]; do if [ "$1" = -logfn ]; then echo "ERROR: \\"acmod.c\\", line 83: ' +
+        'Folding model failed" > "$2"; fi; shift; done; exit 3',
+    );
     const r = new PocketSphinxRecognizer({ binary: crash, modelRoot });
     assert.equal(await r.available(), true);
     await assert.rejects(r.transcribe(oneSecond, region, options, uncontrolled()), (err: unknown) => {
@@ -261,7 +282,10 @@ describe('PocketSphinxRecognizer failures (fake tools)', () => {
       progress: () => undefined,
     };
     const started = Date.now();
-    await assert.rejects(new PocketSphinxRecognizer({ binary: slow, modelRoot }).transcribe(oneSecond, region, options, control), CancelledError);
+    await assert.rejects(
+      new PocketSphinxRecognizer({ binary: slow, modelRoot }).transcribe(oneSecond, region, options, control),
+      CancelledError,
+    );
     assert.equal(tracked.length, 1);
     assert.ok(Date.now() - started < 5000);
     assert.throws(() => process.kill(tracked[0]!, 0)); // the process is gone
@@ -292,7 +316,9 @@ function synthesize(text: string): PcmAudio {
 
 describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false : 'pocketsphinx, espeak-ng or ffmpeg missing' }, () => {
   const NAMES = ['Siobhan', 'Okonkwo', 'Priya', 'Grafana', 'Anika'];
-  const TEXT = 'Thanks Siobhan. I talked to Okonkwo about the release. Priya will update the Grafana dashboard this afternoon. Anika is waiting for the security review.';
+  const TEXT =
+    'Thanks Siobhan. I talked to Okonkwo about the release. Priya will update the Grafana ' +
+    'dashboard this afternoon. Anika is waiting for the security review.';
   let audio: PcmAudio;
   let plain: RecognizedWord[];
   let biased: RecognizedWord[];
@@ -305,7 +331,12 @@ describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false
     plain = await new PocketSphinxRecognizer().transcribe(audio, region, options, uncontrolled());
     // Two names come through the initial prompt, where words the dictionary lacks are spotted too.
     const customWords = ['Siobhan', 'Okonkwo', 'Priya', 'Kubernetes'];
-    biased = await new PocketSphinxRecognizer().transcribe(audio, region, { ...options, customWords, initialPrompt: 'Weekly sync with Anika about Grafana.' }, control);
+    biased = await new PocketSphinxRecognizer().transcribe(
+      audio,
+      region,
+      { ...options, customWords, initialPrompt: 'Weekly sync with Anika about Grafana.' },
+      control,
+    );
   });
 
   const namesHeard = (words: readonly { text: string }[]) => NAMES.filter((n) => words.some((w) => w.text === n)).length;
@@ -333,7 +364,10 @@ describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false
     // None of the names is in the language model; the spotting pass finds them (3 of 5 when measured).
     assert.equal(namesHeard(plain), 0);
     assert.ok(namesHeard(biased) >= 2, biased.map((w) => w.text).join(' '));
-    assert.ok(biased.some((w) => w.text === 'Anika' || w.text === 'Grafana'), 'no name of the prompt was heard');
+    assert.ok(
+      biased.some((w) => w.text === 'Anika' || w.text === 'Grafana'),
+      'no name of the prompt was heard',
+    );
     assert.ok(!biased.some((w) => w.text === 'Kubernetes'), 'a listed name that was never said was heard');
   });
 });

@@ -114,7 +114,11 @@ export function listPocketSphinxModels(root: string): PocketSphinxModel[] {
  * first whose directory matches the language ("en" and "auto" take any English
  * model). null when there is none.
  */
-export function selectPocketSphinxModel(models: readonly PocketSphinxModel[], model: string | undefined, language: string): PocketSphinxModel | null {
+export function selectPocketSphinxModel(
+  models: readonly PocketSphinxModel[],
+  model: string | undefined,
+  language: string,
+): PocketSphinxModel | null {
   if (model !== undefined && model !== '') return models.find((m) => m.name === model) ?? null;
   const lang = language.toLowerCase().replace('_', '-');
   const dirOf = (m: PocketSphinxModel) => m.name.slice('pocketsphinx-'.length).toLowerCase();
@@ -157,7 +161,12 @@ export class PocketSphinxRecognizer implements Recognizer {
     return (await findExecutable(this.#binary, this.#path)) !== null && listPocketSphinxModels(this.#modelRoot).length > 0;
   }
 
-  async transcribe(audio: PcmAudio, regions: readonly SpeechRegion[], options: RecognitionOptions, control: StageControl): Promise<RecognizedWord[]> {
+  async transcribe(
+    audio: PcmAudio,
+    regions: readonly SpeechRegion[],
+    options: RecognitionOptions,
+    control: StageControl,
+  ): Promise<RecognizedWord[]> {
     if (control.signal.aborted) throw new CancelledError();
     const binary = await findExecutable(this.#binary, this.#path);
     if (binary === null) {
@@ -165,7 +174,8 @@ export class PocketSphinxRecognizer implements Recognizer {
     }
     const model = selectPocketSphinxModel(listPocketSphinxModels(this.#modelRoot), options.model, options.language);
     if (model === null) {
-      const what = options.model !== undefined && options.model !== '' ? `model ${options.model}` : `model for language "${options.language}"`;
+      const what =
+        options.model !== undefined && options.model !== '' ? `model ${options.model}` : `model for language "${options.language}"`;
       throw new StageError(`no pocketsphinx ${what} is installed under ${this.#modelRoot}`, { retryable: true, dependencyMissing: true });
     }
 
@@ -192,12 +202,18 @@ export class PocketSphinxRecognizer implements Recognizer {
       const common = ['-infile', wav, '-hmm', model.hmm, '-time', 'yes'];
 
       const lmWords: FileWord[] = [];
-      await runPocketSphinx(binary, [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')], join(dir, 'lm.log'), control, (line) => {
-        const word = parseTimedLine(line);
-        if (word === null) return;
-        progress(lmShare * Math.min(1, word.end / plan.fileDuration));
-        if (isSpokenWord(word.text)) lmWords.push({ ...word, text: stripAlternate(word.text) });
-      });
+      await runPocketSphinx(
+        binary,
+        [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')],
+        join(dir, 'lm.log'),
+        control,
+        (line) => {
+          const word = parseTimedLine(line);
+          if (word === null) return;
+          progress(lmShare * Math.min(1, word.end / plan.fileDuration));
+          if (isSpokenWord(word.text)) lmWords.push({ ...word, text: stripAlternate(word.text) });
+        },
+      );
       progress(lmShare);
 
       let fileWords = lmWords;
@@ -208,13 +224,19 @@ export class PocketSphinxRecognizer implements Recognizer {
         await writeFile(kws, phrases.map((p) => `${p.keys.join(' ')} /1e-${kwsThresholdExponent(p.phones)}/\n`).join(''));
         await writeFile(dict, keywordDictionary(phrases));
         const detections: Detection[] = [];
-        await runPocketSphinx(binary, [...common, '-kws', kws, '-dict', dict, '-logfn', join(dir, 'kws.log')], join(dir, 'kws.log'), control, (line) => {
-          const hit = parseTimedLine(line);
-          if (hit === null) return;
-          progress(lmShare + (1 - lmShare) * Math.min(1, hit.end / plan.fileDuration));
-          const phrase = phrases.find((p) => p.keys.join(' ') === hit.text.trim());
-          if (phrase !== undefined) detections.push({ phrase, start: hit.start, end: hit.end, confidence: hit.confidence });
-        });
+        await runPocketSphinx(
+          binary,
+          [...common, '-kws', kws, '-dict', dict, '-logfn', join(dir, 'kws.log')],
+          join(dir, 'kws.log'),
+          control,
+          (line) => {
+            const hit = parseTimedLine(line);
+            if (hit === null) return;
+            progress(lmShare + (1 - lmShare) * Math.min(1, hit.end / plan.fileDuration));
+            const phrase = phrases.find((p) => p.keys.join(' ') === hit.text.trim());
+            if (phrase !== undefined) detections.push({ phrase, start: hit.start, end: hit.end, confidence: hit.confidence });
+          },
+        );
         fileWords = mergeDetections(lmWords, detections, phrases.length);
       }
       progress(1);
@@ -255,12 +277,20 @@ export class PocketSphinxRecognizer implements Recognizer {
    * words it lacks, written once per model file and configuration. A model
    * that cannot be adapted (not a trigram trie) decodes unchanged.
    */
-  async #adaptedModel(model: PocketSphinxModel, vocabulary: readonly BiasWord[], control: StageControl): Promise<{ lm: string; dict: string }> {
+  async #adaptedModel(
+    model: PocketSphinxModel,
+    vocabulary: readonly BiasWord[],
+    control: StageControl,
+  ): Promise<{ lm: string; dict: string }> {
     const stock = { lm: model.lm, dict: model.dict };
     const lm = await loadTrieModel(model.lm);
     if (lm === null) return stock;
     const words = vocabulary.map((v) => v.key).sort();
-    const extra = vocabulary.filter((v) => v.pronunciation !== null).map((v) => `${v.key} ${v.pronunciation}\n`).sort().join('');
+    const extra = vocabulary
+      .filter((v) => v.pronunciation !== null)
+      .map((v) => `${v.key} ${v.pronunciation}\n`)
+      .sort()
+      .join('');
     const lmStat = statSync(model.lm);
     const key = createHash('sha256')
       .update(JSON.stringify([LM_BIAS_VERSION, model.lm, lmStat.size, lmStat.mtimeMs, model.dict, words, extra, this.#lmBias]))
@@ -337,7 +367,14 @@ export class PocketSphinxRecognizer implements Recognizer {
     });
     if (todo.length === 0) return result;
     const espeak = await findExecutable(this.#espeak, this.#path);
-    const lines = espeak === null ? null : await espeakPhonemes(espeak, todo.map(([, token]) => token), control);
+    const lines =
+      espeak === null
+        ? null
+        : await espeakPhonemes(
+            espeak,
+            todo.map(([, token]) => token),
+            control,
+          );
     if (control.signal.aborted) throw new CancelledError();
     todo.forEach(([key, token], i) => {
       const fromEspeak = lines === null ? '' : espeakToCmu(lines[i] ?? '');
@@ -404,7 +441,13 @@ async function pruneCache(dir: string, keep: number): Promise<void> {
 
 // ── Running the tool ─────────────────────────────────────────────────────
 
-async function runPocketSphinx(binary: string, args: string[], logFile: string, control: StageControl, onLine: (line: string) => void): Promise<void> {
+async function runPocketSphinx(
+  binary: string,
+  args: string[],
+  logFile: string,
+  control: StageControl,
+  onLine: (line: string) => void,
+): Promise<void> {
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const untrack = control.track(child);
   const kill = () => child.kill('SIGKILL'); // SIGKILL also ends a paused (SIGSTOPped) process
@@ -428,7 +471,11 @@ async function runPocketSphinx(binary: string, args: string[], logFile: string, 
   } catch (err) {
     if (control.signal.aborted) throw new CancelledError();
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new StageError(`${binary} was not found: install the pocketsphinx package`, { retryable: true, dependencyMissing: true, cause: err });
+      throw new StageError(`${binary} was not found: install the pocketsphinx package`, {
+        retryable: true,
+        dependencyMissing: true,
+        cause: err,
+      });
     }
     if (err instanceof StageError) throw err;
     throw new StageError(`pocketsphinx could not run: ${(err as Error).message}`, { retryable: true, cause: err });
@@ -520,7 +567,9 @@ export function planDecodeSpans(regions: readonly SpeechRegion[], duration: numb
 export async function writeSpansAsWav(audio: PcmAudio, plan: DecodePlan, file: string): Promise<void> {
   const rate = PIPELINE_SAMPLE_RATE;
   const gapSamples = Math.round(SPAN_GAP_SECONDS * rate);
-  const ranges = plan.spans.map((s) => [Math.round(s.sourceStart * rate), Math.min(audio.samples.length, Math.round(s.sourceEnd * rate))] as const);
+  const ranges = plan.spans.map(
+    (s) => [Math.round(s.sourceStart * rate), Math.min(audio.samples.length, Math.round(s.sourceEnd * rate))] as const,
+  );
   const total = ranges.reduce((n, [a, b]) => n + (b - a), 0) + gapSamples * Math.max(0, ranges.length - 1);
   const fh = await open(file, 'w');
   try {
@@ -671,10 +720,12 @@ export function mergeDetections(words: readonly FileWord[], detections: readonly
     });
   });
   // Words that straddle a detection's edge are trimmed so times stay in order.
-  return [...remaining, ...spotted].sort((a, b) => a.start - b.start).map((w, i, all) => {
-    const next = all[i + 1];
-    return next !== undefined && w.end > next.start ? { ...w, end: Math.max(w.start, next.start) } : w;
-  });
+  return [...remaining, ...spotted]
+    .sort((a, b) => a.start - b.start)
+    .map((w, i, all) => {
+      const next = all[i + 1];
+      return next !== undefined && w.end > next.start ? { ...w, end: Math.max(w.start, next.start) } : w;
+    });
 }
 
 /** Words of a custom entry or prompt: letters, digits, inner apostrophes and hyphens. */
@@ -739,8 +790,14 @@ export function loadDictionary(path: string): Map<string, string> {
 async function espeakPhonemes(espeak: string, tokens: readonly string[], control: StageControl): Promise<string[] | null> {
   const run = (text: string) =>
     new Promise<string | null>((resolve) => {
-      if (control.signal.aborted) { resolve(null); return; }
-      const child = spawn(espeak, ['-v', 'en-us', '-q', '-x', '--sep=_', '--stdin'], { stdio: ['pipe', 'pipe', 'ignore'], signal: control.signal });
+      if (control.signal.aborted) {
+        resolve(null);
+        return;
+      }
+      const child = spawn(espeak, ['-v', 'en-us', '-q', '-x', '--sep=_', '--stdin'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+        signal: control.signal,
+      });
       const untrack = control.track(child);
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -772,18 +829,93 @@ async function espeakPhonemes(espeak: string, tokens: readonly string[], control
  */
 const ESPEAK_TO_CMU: Record<string, string> = {
   // vowels and diphthongs
-  'a': 'AE', 'a#': 'AH', 'aa': 'AE', 'A:': 'AA', 'A': 'AA', 'A@': 'AA R', 'A~': 'AA N',
-  'aI': 'AY', 'aI@': 'AY ER', 'aI3': 'AY ER', 'aU': 'AW', 'aU@': 'AW ER',
-  '@': 'AH', '@2': 'AH', '@5': 'AH', '@L': 'AH L', '@-': 'AH', '3': 'ER', '3:': 'ER', '@r': 'ER',
-  'E': 'EH', 'E2': 'EH', 'E@': 'EH R', 'e@': 'EH R', 'eI': 'EY', 'e': 'EH',
-  'i': 'IY', 'i:': 'IY', 'i@': 'IY AH', 'i@3': 'IH R', 'I': 'IH', 'I2': 'IH', 'I#': 'IH', 'i#': 'IH',
-  '0': 'AA', '0@': 'AA R', 'O': 'AO', 'O:': 'AO', 'O2': 'AO', 'O@': 'AO R', 'o@': 'AO R', 'OI': 'OY', 'o': 'OW',
-  'oU': 'OW', 'oU#': 'OW', 'U': 'UH', 'U@': 'UH R', 'u:': 'UW', 'u@': 'UH R', 'u': 'UW', 'V': 'AH',
+  a: 'AE',
+  'a#': 'AH',
+  aa: 'AE',
+  'A:': 'AA',
+  A: 'AA',
+  'A@': 'AA R',
+  'A~': 'AA N',
+  aI: 'AY',
+  'aI@': 'AY ER',
+  aI3: 'AY ER',
+  aU: 'AW',
+  'aU@': 'AW ER',
+  '@': 'AH',
+  '@2': 'AH',
+  '@5': 'AH',
+  '@L': 'AH L',
+  '@-': 'AH',
+  '3': 'ER',
+  '3:': 'ER',
+  '@r': 'ER',
+  E: 'EH',
+  E2: 'EH',
+  'E@': 'EH R',
+  'e@': 'EH R',
+  eI: 'EY',
+  e: 'EH',
+  i: 'IY',
+  'i:': 'IY',
+  'i@': 'IY AH',
+  'i@3': 'IH R',
+  I: 'IH',
+  I2: 'IH',
+  'I#': 'IH',
+  'i#': 'IH',
+  '0': 'AA',
+  '0@': 'AA R',
+  O: 'AO',
+  'O:': 'AO',
+  O2: 'AO',
+  'O@': 'AO R',
+  'o@': 'AO R',
+  OI: 'OY',
+  o: 'OW',
+  oU: 'OW',
+  'oU#': 'OW',
+  U: 'UH',
+  'U@': 'UH R',
+  'u:': 'UW',
+  'u@': 'UH R',
+  u: 'UW',
+  V: 'AH',
   // consonants
-  'p': 'P', 'b': 'B', 't': 'T', 't#': 'T', 't2': 'T', 'd': 'D', 'd#': 'D', 'k': 'K', 'g': 'G', 'x': 'K',
-  'f': 'F', 'v': 'V', 'T': 'TH', 'D': 'DH', 's': 'S', 'z': 'Z', 'S': 'SH', 'Z': 'ZH', 'h': 'HH',
-  'tS': 'CH', 'dZ': 'JH', 'm': 'M', 'n': 'N', 'N': 'NG', 'l': 'L', 'r': 'R', 'w': 'W', 'j': 'Y',
-  'n-': 'AH N', 'm-': 'AH M', 'l-': 'AH L', 'r-': 'ER', 'W': 'W', 'C': 'HH', '?': '',
+  p: 'P',
+  b: 'B',
+  t: 'T',
+  't#': 'T',
+  t2: 'T',
+  d: 'D',
+  'd#': 'D',
+  k: 'K',
+  g: 'G',
+  x: 'K',
+  f: 'F',
+  v: 'V',
+  T: 'TH',
+  D: 'DH',
+  s: 'S',
+  z: 'Z',
+  S: 'SH',
+  Z: 'ZH',
+  h: 'HH',
+  tS: 'CH',
+  dZ: 'JH',
+  m: 'M',
+  n: 'N',
+  N: 'NG',
+  l: 'L',
+  r: 'R',
+  w: 'W',
+  j: 'Y',
+  'n-': 'AH N',
+  'm-': 'AH M',
+  'l-': 'AH L',
+  'r-': 'ER',
+  W: 'W',
+  C: 'HH',
+  '?': '',
 };
 
 export function espeakToCmu(line: string): string {
@@ -799,13 +931,60 @@ export function espeakToCmu(line: string): string {
 
 /** Letter groups → CMU phones, longest first: the fallback when espeak-ng is missing. Rough, but names get a path. */
 const LETTER_RULES: [string, string][] = [
-  ['tch', 'CH'], ['sch', 'SH'], ['igh', 'AY'],
-  ['ch', 'CH'], ['sh', 'SH'], ['th', 'TH'], ['ph', 'F'], ['wh', 'W'], ['ck', 'K'], ['ng', 'NG'], ['qu', 'K W'], ['kn', 'N'],
-  ['ee', 'IY'], ['ea', 'IY'], ['oo', 'UW'], ['ou', 'AW'], ['ow', 'OW'], ['oa', 'OW'], ['ai', 'EY'], ['ay', 'EY'],
-  ['ei', 'EY'], ['ey', 'EY'], ['ie', 'IY'], ['oi', 'OY'], ['oy', 'OY'], ['au', 'AO'], ['aw', 'AO'], ['ue', 'UW'],
-  ['a', 'AE'], ['b', 'B'], ['c', 'K'], ['d', 'D'], ['e', 'EH'], ['f', 'F'], ['g', 'G'], ['h', 'HH'], ['i', 'IH'],
-  ['j', 'JH'], ['k', 'K'], ['l', 'L'], ['m', 'M'], ['n', 'N'], ['o', 'AA'], ['p', 'P'], ['q', 'K'], ['r', 'R'],
-  ['s', 'S'], ['t', 'T'], ['u', 'AH'], ['v', 'V'], ['w', 'W'], ['x', 'K S'], ['y', 'Y'], ['z', 'Z'],
+  ['tch', 'CH'],
+  ['sch', 'SH'],
+  ['igh', 'AY'],
+  ['ch', 'CH'],
+  ['sh', 'SH'],
+  ['th', 'TH'],
+  ['ph', 'F'],
+  ['wh', 'W'],
+  ['ck', 'K'],
+  ['ng', 'NG'],
+  ['qu', 'K W'],
+  ['kn', 'N'],
+  ['ee', 'IY'],
+  ['ea', 'IY'],
+  ['oo', 'UW'],
+  ['ou', 'AW'],
+  ['ow', 'OW'],
+  ['oa', 'OW'],
+  ['ai', 'EY'],
+  ['ay', 'EY'],
+  ['ei', 'EY'],
+  ['ey', 'EY'],
+  ['ie', 'IY'],
+  ['oi', 'OY'],
+  ['oy', 'OY'],
+  ['au', 'AO'],
+  ['aw', 'AO'],
+  ['ue', 'UW'],
+  ['a', 'AE'],
+  ['b', 'B'],
+  ['c', 'K'],
+  ['d', 'D'],
+  ['e', 'EH'],
+  ['f', 'F'],
+  ['g', 'G'],
+  ['h', 'HH'],
+  ['i', 'IH'],
+  ['j', 'JH'],
+  ['k', 'K'],
+  ['l', 'L'],
+  ['m', 'M'],
+  ['n', 'N'],
+  ['o', 'AA'],
+  ['p', 'P'],
+  ['q', 'K'],
+  ['r', 'R'],
+  ['s', 'S'],
+  ['t', 'T'],
+  ['u', 'AH'],
+  ['v', 'V'],
+  ['w', 'W'],
+  ['x', 'K S'],
+  ['y', 'Y'],
+  ['z', 'Z'],
 ];
 
 export function lettersToCmu(token: string): string {
@@ -836,7 +1015,12 @@ export function lettersToCmu(token: string): string {
 
 /** The executable's path: a path as given, a bare name looked up on PATH; null when there is none. */
 export async function findExecutable(binary: string, path: string): Promise<string | null> {
-  const candidates = binary.includes('/') ? [binary] : path.split(delimiter).filter(Boolean).map((d) => join(d, binary));
+  const candidates = binary.includes('/')
+    ? [binary]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, binary));
   for (const c of candidates) {
     try {
       await access(c, constants.X_OK);
@@ -847,9 +1031,6 @@ export async function findExecutable(binary: string, path: string): Promise<stri
   }
   return null;
 }
-
-
-
 
 function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0;

@@ -46,8 +46,18 @@ describe('createRecognizers', () => {
 
   it('unknown providers and models are choice errors (422), with what there is', () => {
     const r = make();
-    assert.throws(() => r.byProvider('deepgram', undefined), (e: unknown) => e instanceof UnknownProviderError && e instanceof RecognizerChoiceError && e.field === 'provider' && /pocketsphinx, whisper\.cpp, openai-compatible/.test(e.message));
-    assert.throws(() => r.byProvider(undefined, 'ggml-large'), (e: unknown) => e instanceof UnknownModelError && /pocketsphinx-en-us, ggml-small/.test(e.message));
+    assert.throws(
+      () => r.byProvider('deepgram', undefined),
+      (e: unknown) =>
+        e instanceof UnknownProviderError &&
+        e instanceof RecognizerChoiceError &&
+        e.field === 'provider' &&
+        /pocketsphinx, whisper\.cpp, openai-compatible/.test(e.message),
+    );
+    assert.throws(
+      () => r.byProvider(undefined, 'ggml-large'),
+      (e: unknown) => e instanceof UnknownModelError && /pocketsphinx-en-us, ggml-small/.test(e.message),
+    );
     assert.throws(() => r.byProvider(undefined, 'pocketsphinx-de'), UnknownModelError);
     assert.throws(() => r.byProvider('pocketsphinx', 'ggml-small'), UnknownModelError);
     assert.throws(() => r.byProvider('whisper.cpp', 'pocketsphinx-en-us'), UnknownModelError);

@@ -27,11 +27,11 @@ export const PROVIDERS = ['pocketsphinx', 'whisper.cpp', 'openai-compatible'] as
 export type Provider = (typeof PROVIDERS)[number];
 
 const ALIASES: Record<string, Provider> = {
-  'pocketsphinx': 'pocketsphinx',
+  pocketsphinx: 'pocketsphinx',
   'whisper.cpp': 'whisper.cpp',
   'whisper-cpp': 'whisper.cpp',
   'openai-compatible': 'openai-compatible',
-  'openai': 'openai-compatible',
+  openai: 'openai-compatible',
 };
 
 /** A provider or model the request cannot have: a validation error (422), not a pipeline failure. */
@@ -81,7 +81,7 @@ export function createRecognizers(opts: { dataDir: string; env: NodeJS.ProcessEn
     apiKey: nonEmpty(env.MAS_TRANSCRIBE_API_KEY),
     model: nonEmpty(env.MAS_TRANSCRIBE_MODEL),
   });
-  const all: Record<Provider, Recognizer> = { 'pocketsphinx': pocketsphinx, 'whisper.cpp': whisper, 'openai-compatible': openai };
+  const all: Record<Provider, Recognizer> = { pocketsphinx: pocketsphinx, 'whisper.cpp': whisper, 'openai-compatible': openai };
   const pocketsphinxModels = () => listPocketSphinxModels(pocketsphinxRoot).map((m) => m.name);
 
   return {
@@ -99,7 +99,8 @@ export function createRecognizers(opts: { dataDir: string; env: NodeJS.ProcessEn
         return whisper;
       }
       if (provider === 'pocketsphinx') {
-        if (model !== undefined && !pocketsphinxModels().includes(model)) throw new UnknownModelError(model, provider, pocketsphinxModels());
+        if (model !== undefined && !pocketsphinxModels().includes(model))
+          throw new UnknownModelError(model, provider, pocketsphinxModels());
         return pocketsphinx;
       }
       // No provider: the model says which.

@@ -18,7 +18,14 @@ const CANNED = {
       offsets: { from: 0, to: 2000 },
       text: ' Hello Okonkwo, welcome.',
       tokens: [
-        { text: '[_BEG_]', timestamps: { from: '00:00:00,000', to: '00:00:00,000' }, offsets: { from: 0, to: 0 }, id: 50364, p: 0.9, t_dtw: -1 },
+        {
+          text: '[_BEG_]',
+          timestamps: { from: '00:00:00,000', to: '00:00:00,000' },
+          offsets: { from: 0, to: 0 },
+          id: 50364,
+          p: 0.9,
+          t_dtw: -1,
+        },
         { text: ' Hello', offsets: { from: 0, to: 400 }, id: 2425, p: 0.98, t_dtw: -1 },
         { text: ' Ok', offsets: { from: 500, to: 700 }, id: 3477, p: 0.6, t_dtw: -1 },
         { text: 'onk', offsets: { from: 700, to: 900 }, id: 266, p: 0.8, t_dtw: -1 },
@@ -82,7 +89,10 @@ describe('whisper.cpp JSON parsing', () => {
     assert.equal(whisperLanguage('en-US'), 'en');
     assert.equal(whisperLanguage(''), 'auto');
     assert.equal(whisperLanguage('auto'), 'auto');
-    assert.equal(buildPrompt('Weekly sync of the platform team.', ['Okonkwo', 'Kubernetes']), 'Weekly sync of the platform team. Okonkwo, Kubernetes.');
+    assert.equal(
+      buildPrompt('Weekly sync of the platform team.', ['Okonkwo', 'Kubernetes']),
+      'Weekly sync of the platform team. Okonkwo, Kubernetes.',
+    );
     assert.equal(buildPrompt('', []), '');
     const long = buildPrompt('word '.repeat(500), ['Priya'], 100);
     assert.ok(long.length <= 100);
@@ -94,7 +104,12 @@ describe('WhisperCppRecognizer with a fake whisper.cpp', () => {
   let dir: string;
   let modelsDir: string;
   const audio: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(16_000 * 60), durationSeconds: 60 };
-  const options = { language: 'en-US', customWords: ['Okonkwo', 'Kubernetes'], initialPrompt: 'Platform team sync.', model: 'ggml-base.en' };
+  const options = {
+    language: 'en-US',
+    customWords: ['Okonkwo', 'Kubernetes'],
+    initialPrompt: 'Platform team sync.',
+    model: 'ggml-base.en',
+  };
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'mas-whisper-test-'));
@@ -123,7 +138,10 @@ cp "${join(dir, 'canned.json')}" "$prefix.json"
     chmodSync(file, 0o755);
     return file;
   }
-  const argsOf = (name: string) => readFileSync(join(dir, `${name}.args`), 'utf8').split('\n').slice(0, -1);
+  const argsOf = (name: string) =>
+    readFileSync(join(dir, `${name}.args`), 'utf8')
+      .split('\n')
+      .slice(0, -1);
 
   it('passes model, audio, language, JSON output and prompt, and reads the words back', async () => {
     const progress: number[] = [];
@@ -193,22 +211,31 @@ cp "${join(dir, 'canned.json')}" "$prefix.json"
   it('an unknown model (or one that climbs out of the folder) is a missing dependency; no model file: not available', async () => {
     const r = new WhisperCppRecognizer({ binary: fake('whisper-model'), modelsDir });
     for (const model of ['ggml-large', '../models/ggml-base.en']) {
-      await assert.rejects(r.transcribe(audio, [{ start: 0, end: 60 }], { ...options, model }, uncontrolled()), (err: unknown) => err instanceof StageError && err.dependencyMissing);
+      await assert.rejects(
+        r.transcribe(audio, [{ start: 0, end: 60 }], { ...options, model }, uncontrolled()),
+        (err: unknown) => err instanceof StageError && err.dependencyMissing,
+      );
     }
     assert.equal(await new WhisperCppRecognizer({ binary: fake('whisper-nomodel'), modelsDir: join(dir, 'empty') }).available(), false);
   });
 
   it('a crash is retryable and names the error; no output file too', async () => {
     const crash = fake('whisper-crash', 'echo "error: failed to initialize whisper context" >&2; exit 3');
-    await assert.rejects(new WhisperCppRecognizer({ binary: crash, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, uncontrolled()), (err: unknown) => {
-      assert.ok(err instanceof StageError);
-      assert.equal(err.retryable, true);
-      assert.equal(err.dependencyMissing, false);
-      assert.match(err.message, /exited with code 3: error: failed to initialize whisper context/);
-      return true;
-    });
+    await assert.rejects(
+      new WhisperCppRecognizer({ binary: crash, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, uncontrolled()),
+      (err: unknown) => {
+        assert.ok(err instanceof StageError);
+        assert.equal(err.retryable, true);
+        assert.equal(err.dependencyMissing, false);
+        assert.match(err.message, /exited with code 3: error: failed to initialize whisper context/);
+        return true;
+      },
+    );
     const silent = fake('whisper-silent', 'exit 0');
-    await assert.rejects(new WhisperCppRecognizer({ binary: silent, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, uncontrolled()), /no JSON output/);
+    await assert.rejects(
+      new WhisperCppRecognizer({ binary: silent, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, uncontrolled()),
+      /no JSON output/,
+    );
   });
 
   it('cancellation kills the tracked process', async () => {
@@ -224,7 +251,10 @@ cp "${join(dir, 'canned.json')}" "$prefix.json"
         return () => undefined;
       },
     };
-    await assert.rejects(new WhisperCppRecognizer({ binary: slow, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, control), CancelledError);
+    await assert.rejects(
+      new WhisperCppRecognizer({ binary: slow, modelsDir }).transcribe(audio, [{ start: 0, end: 60 }], options, control),
+      CancelledError,
+    );
     assert.throws(() => process.kill(pid, 0));
   });
 });

@@ -80,7 +80,12 @@ export class WhisperCppRecognizer implements Recognizer {
     return (await this.#binary()) !== null && this.models().length > 0;
   }
 
-  async transcribe(audio: PcmAudio, regions: readonly SpeechRegion[], options: RecognitionOptions, control: StageControl): Promise<RecognizedWord[]> {
+  async transcribe(
+    audio: PcmAudio,
+    regions: readonly SpeechRegion[],
+    options: RecognitionOptions,
+    control: StageControl,
+  ): Promise<RecognizedWord[]> {
     if (control.signal.aborted) throw new CancelledError();
     const binary = await this.#binary();
     if (binary === null) {
@@ -129,7 +134,14 @@ export class WhisperCppRecognizer implements Recognizer {
   }
 }
 
-export function buildWhisperArgs(a: { model: string; wav: string; outputPrefix: string; language: string; prompt: string; threads: number }): string[] {
+export function buildWhisperArgs(a: {
+  model: string;
+  wav: string;
+  outputPrefix: string;
+  language: string;
+  prompt: string;
+  threads: number;
+}): string[] {
   const args = ['-m', a.model, '-f', a.wav, '-l', a.language, '-oj', '-ojf', '-of', a.outputPrefix, '-pp', '-t', String(a.threads)];
   if (a.prompt !== '') args.push('--prompt', a.prompt);
   return args;

@@ -2,10 +2,25 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CancelledError, StageError, uncontrolled, type SummaryInput } from '../../pipeline/types.ts';
 import { readFileSync } from 'node:fs';
-import { contentTerms, EmptyTranscriptError, ExtractiveSummarizer, isQuestion, splitSentences, summarizeExtractively, textRank, tfidfVectors } from './extractive.ts';
+import {
+  contentTerms,
+  EmptyTranscriptError,
+  ExtractiveSummarizer,
+  isQuestion,
+  splitSentences,
+  summarizeExtractively,
+  textRank,
+  tfidfVectors,
+} from './extractive.ts';
 import { DEFAULT_TEMPLATE_ID, isTemplateId, TEMPLATE_IDS, TEMPLATES } from './templates.ts';
 
-const seg = (speaker: string, text: string, i: number, speaker_name: string | null = null) => ({ speaker, speaker_name, start: i * 5, end: i * 5 + 4, text });
+const seg = (speaker: string, text: string, i: number, speaker_name: string | null = null) => ({
+  speaker,
+  speaker_name,
+  start: i * 5,
+  end: i * 5 + 4,
+  text,
+});
 
 const STANDUP: SummaryInput['segments'] = [
   seg('S1', 'Good morning everyone. Let us start the stand-up.', 0, 'Dana'),
@@ -13,7 +28,13 @@ const STANDUP: SummaryInput['segments'] = [
   seg('S3', 'I worked on the login page yesterday. I am blocked waiting for the design review from Priya.', 2),
   seg('S1', 'Okay thanks.', 3, 'Dana'),
   seg('S4', 'I fixed the flaky payment tests. Today I plan to start on the invoice export. No blockers for me.', 4),
-  seg('S2', 'The staging deploy of the migration depends on the database backup finishing, which is a problem because the backup job keeps failing.', 5, 'Priya'),
+  seg(
+    'S2',
+    'The staging deploy of the migration depends on the database backup finishing, which is a ' +
+      'problem because the backup job keeps failing.',
+    5,
+    'Priya',
+  ),
   seg('S3', 'today I will continue with the login page and write tests for it', 6),
   seg('S1', 'Thanks everyone, see you tomorrow.', 7, 'Dana'),
 ];
@@ -43,11 +64,20 @@ describe('ExtractiveSummarizer', () => {
       ['Updates', 'Plans', 'Blockers'],
     );
     const [updates, plans, blockers] = out.sections.map((s) => s.text.split('\n'));
-    assert.deepEqual(updates, ['- Priya: Yesterday I finished the database migration script and merged it.', '- S3: I worked on the login page yesterday.', '- S4: I fixed the flaky payment tests.']);
-    assert.deepEqual(plans, ['- Priya: Today I will deploy the migration to staging.', '- S4: Today I plan to start on the invoice export.', '- S3: Today I will continue with the login page and write tests for it.']);
+    assert.deepEqual(updates, [
+      '- Priya: Yesterday I finished the database migration script and merged it.',
+      '- S3: I worked on the login page yesterday.',
+      '- S4: I fixed the flaky payment tests.',
+    ]);
+    assert.deepEqual(plans, [
+      '- Priya: Today I will deploy the migration to staging.',
+      '- S4: Today I plan to start on the invoice export.',
+      '- S3: Today I will continue with the login page and write tests for it.',
+    ]);
     assert.deepEqual(blockers, [
       '- S3: I am blocked waiting for the design review from Priya.',
-      '- Priya: The staging deploy of the migration depends on the database backup finishing, which is a problem because the backup job keeps failing.',
+      '- Priya: The staging deploy of the migration depends on the database backup finishing, ' +
+        'which is a problem because the backup job keeps failing.',
     ]);
     // "No blockers for me." is not a blocker; greetings and thanks are nowhere.
     assert.doesNotMatch(out.text, /No blockers for me|Thanks everyone|Good morning|Okay thanks/);
@@ -85,9 +115,20 @@ describe('ExtractiveSummarizer', () => {
     const sentences = splitSentences([seg('S1', words, 0)]);
     assert.equal(sentences.length, 3);
     assert.ok(sentences.every((s) => s.text.split(' ').length <= 30));
-    assert.equal(sentences.map((s) => s.text.replace(/\.$/, '')).join(' ').toLowerCase(), words);
+    assert.equal(
+      sentences
+        .map((s) => s.text.replace(/\.$/, ''))
+        .join(' ')
+        .toLowerCase(),
+      words,
+    );
     assert.match(sentences[0]!.text, /^Yesterday/);
-    const out = summarizeExtractively(input('daily_standup', [seg('S1', 'yesterday i finished the report for the budget review', 0), seg('S2', 'i will send the budget report to finance today', 1)]));
+    const out = summarizeExtractively(
+      input('daily_standup', [
+        seg('S1', 'yesterday i finished the report for the budget review', 0),
+        seg('S2', 'i will send the budget report to finance today', 1),
+      ]),
+    );
     assert.match(out.text, /Updates:\n- S1: Yesterday i finished the report for the budget review\./);
     assert.match(out.text, /Plans:\n- S2: I will send the budget report to finance today\./);
   });
@@ -106,11 +147,25 @@ describe('ExtractiveSummarizer', () => {
 
   it('a short fragment joins the sentence after it; questions are marked, punctuated or not', () => {
     const sentences = splitSentences([seg('S1', 'Priya does. She thinks the fix takes two days. Okay.', 0)]);
-    assert.deepEqual(sentences.map((s) => s.text), ['Priya does. She thinks the fix takes two days. Okay.']);
-    for (const q of ['Are they blockers for the release?', 'are they blockers for the release or can they wait', 'who owns the billing service right now', 'will the roadmap include the mobile app']) {
+    assert.deepEqual(
+      sentences.map((s) => s.text),
+      ['Priya does. She thinks the fix takes two days. Okay.'],
+    );
+    for (const q of [
+      'Are they blockers for the release?',
+      'are they blockers for the release or can they wait',
+      'who owns the billing service right now',
+      'will the roadmap include the mobile app',
+    ]) {
       assert.equal(isQuestion(q), true, q);
     }
-    for (const statement of ['They are blockers.', 'it is but only as a discovery item', 'we will ship on friday', 'we can wait for the next sprint']) assert.equal(isQuestion(statement), false, statement);
+    for (const statement of [
+      'They are blockers.',
+      'it is but only as a discovery item',
+      'we will ship on friday',
+      'we can wait for the next sprint',
+    ])
+      assert.equal(isQuestion(statement), false, statement);
   });
 
   it('questions and negated commitments are not blockers or plans', () => {
@@ -128,13 +183,16 @@ describe('ExtractiveSummarizer', () => {
   });
 
   it('finds the blocker and the plan of the two-person call, from its script and from recognizer-like text', () => {
-    const script = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/two-person-call.json', import.meta.url), 'utf8')) as { lines: { speaker: string; text: string }[] };
+    const script = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/two-person-call.json', import.meta.url), 'utf8')) as {
+      lines: { speaker: string; text: string }[];
+    };
     for (const asr of [false, true]) {
       const segments = script.lines.map((l, i) => seg(l.speaker, asr ? l.text.toLowerCase().replace(/[^a-z' ]/g, '') : l.text, i));
       const out = summarizeExtractively(input('daily_standup', segments));
       const [, plans, blockers] = out.sections.map((s) => s.text.toLowerCase());
       assert.match(blockers!, /invoices show the wrong currency for some european customers/, out.text);
-      for (const point of [/priya does.*takes about two days/, /final review on thursday/, /book the servers/, /update the roadmap/]) assert.match(plans!, point, out.text);
+      for (const point of [/priya does.*takes about two days/, /final review on thursday/, /book the servers/, /update the roadmap/])
+        assert.match(plans!, point, out.text);
     }
   });
 
@@ -144,10 +202,16 @@ describe('ExtractiveSummarizer', () => {
 
   it('an empty transcript is a typed, final error; a cancelled job is cancelled', async () => {
     await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup', []), uncontrolled()), EmptyTranscriptError);
-    await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup', [seg('S1', '  ', 0)]), uncontrolled()), (e: unknown) => e instanceof EmptyTranscriptError && e instanceof StageError && !e.retryable);
+    await assert.rejects(
+      new ExtractiveSummarizer().summarize(input('daily_standup', [seg('S1', '  ', 0)]), uncontrolled()),
+      (e: unknown) => e instanceof EmptyTranscriptError && e instanceof StageError && !e.retryable,
+    );
     const abort = new AbortController();
     abort.abort();
-    await assert.rejects(new ExtractiveSummarizer().summarize(input('daily_standup'), { ...uncontrolled(), signal: abort.signal }), CancelledError);
+    await assert.rejects(
+      new ExtractiveSummarizer().summarize(input('daily_standup'), { ...uncontrolled(), signal: abort.signal }),
+      CancelledError,
+    );
   });
 
   it('summarizes a long meeting quickly', () => {

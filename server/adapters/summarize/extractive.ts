@@ -23,7 +23,14 @@
  *
  * Everything is deterministic: the same transcript gives the same summary.
  */
-import { CancelledError, StageError, type StageControl, type Summarizer, type SummaryInput, type SummaryOutput } from '../../pipeline/types.ts';
+import {
+  CancelledError,
+  StageError,
+  type StageControl,
+  type Summarizer,
+  type SummaryInput,
+  type SummaryOutput,
+} from '../../pipeline/types.ts';
 import { templateFor, type SummaryTemplate } from './templates.ts';
 
 /** Nothing to summarize: the caller answers 422 (API.md: "422 if the transcript is empty"). */
@@ -101,7 +108,14 @@ export function splitSentences(segments: SummaryInput['segments']): Sentence[] {
       const size = Math.ceil(words.length / Math.ceil(words.length / MAX_SENTENCE_WORDS));
       for (let i = 0; i < words.length; i += size) {
         const chunk = words.slice(i, i + size).join(' ');
-        out.push({ index: out.length, speaker, text: tidy(chunk), start: seg.start, terms: contentTerms(chunk), question: isQuestion(chunk) });
+        out.push({
+          index: out.length,
+          speaker,
+          text: tidy(chunk),
+          start: seg.start,
+          terms: contentTerms(chunk),
+          question: isQuestion(chunk),
+        });
       }
     }
   }
@@ -128,15 +142,66 @@ function joinFragments(pieces: readonly string[]): string[] {
 }
 
 const WH_WORDS = new Set(['who', 'what', 'where', 'when', 'why', 'how', 'which', 'whose']);
-const AUXILIARIES = new Set(['are', 'is', 'am', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'would', 'will', 'should', 'shall', 'have', 'has', 'may', 'might']);
-const SUBJECTS = new Set(['you', 'we', 'they', 'he', 'she', 'it', 'i', 'the', 'this', 'that', 'there', 'these', 'those', 'anyone', 'anybody', 'someone', 'somebody', 'everyone', 'a', 'an', 'our', 'your', 'their', 'my', 'his', 'her', 'its']);
+const AUXILIARIES = new Set([
+  'are',
+  'is',
+  'am',
+  'was',
+  'were',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'would',
+  'will',
+  'should',
+  'shall',
+  'have',
+  'has',
+  'may',
+  'might',
+]);
+const SUBJECTS = new Set([
+  'you',
+  'we',
+  'they',
+  'he',
+  'she',
+  'it',
+  'i',
+  'the',
+  'this',
+  'that',
+  'there',
+  'these',
+  'those',
+  'anyone',
+  'anybody',
+  'someone',
+  'somebody',
+  'everyone',
+  'a',
+  'an',
+  'our',
+  'your',
+  'their',
+  'my',
+  'his',
+  'her',
+  'its',
+]);
 
 /** A question: its last sentence ends with "?", or (unpunctuated) it opens with a wh-word, or an auxiliary before its subject. */
 export function isQuestion(text: string): boolean {
   const trimmed = text.trim();
   if (/[.!…]["')\]]?$/u.test(trimmed)) return false;
   if (/\?["')\]]?$/u.test(trimmed)) return true;
-  const [first = '', second = ''] = trimmed.toLowerCase().replace(/[^\p{L}'’ ]/gu, ' ').split(/\s+/).filter(Boolean);
+  const [first = '', second = ''] = trimmed
+    .toLowerCase()
+    .replace(/[^\p{L}'’ ]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   return WH_WORDS.has(first) || (AUXILIARIES.has(first) && SUBJECTS.has(second));
 }
 
@@ -149,8 +214,17 @@ function tidy(sentence: string): string {
 
 const STOPWORDS = new Set(
   (
-    'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves ' +
-    "i'm i've i'll i'd you're you've you'll we're we've we'll they're it's that's there's don't doesn't didn't isn't aren't wasn't won't can't okay ok yeah yes uh um like know think really just also get got going go one well right so oh gonna want " +
+    'a about above after again against all am an and any are as at be because been before being ' +
+    'below between both but by can could did do does doing down during each few for from ' +
+    'further had has have having he her here hers herself him himself his how i if in into is ' +
+    'it its itself just let me more most my myself no nor not now of off on once only or other ' +
+    'our ours ourselves out over own same she should so some such than that the their theirs ' +
+    'them themselves then there these they this those through to too under until up very was we ' +
+    'were what when where which while who whom why will with would you your yours yourself ' +
+    'yourselves ' +
+    "i'm i've i'll i'd you're you've you'll we're we've we'll they're it's that's there's don't " +
+    "doesn't didn't isn't aren't wasn't won't can't okay ok yeah yes uh um like know think " +
+    'really just also get got going go one well right so oh gonna want ' +
     // Pleasantries and meeting ritual carry no content.
     'thanks thank everyone everybody hi hello morning afternoon good bye see great sure us guys folks'
   ).split(/\s+/),
@@ -245,7 +319,12 @@ interface PickedSection {
   sentences: Sentence[];
 }
 
-function pickSections(template: SummaryTemplate, sentences: readonly Sentence[], vectors: readonly Vector[], rank: readonly number[]): PickedSection[] {
+function pickSections(
+  template: SummaryTemplate,
+  sentences: readonly Sentence[],
+  vectors: readonly Vector[],
+  rank: readonly number[],
+): PickedSection[] {
   const candidates = sentences.filter((s) => s.text.split(' ').length >= MIN_SENTENCE_WORDS && s.terms.length >= MIN_CONTENT_TERMS);
   const statements = candidates.filter((s) => !s.question);
   const cueSections = template.sections.filter((s) => s.cues.length > 0);
@@ -262,7 +341,8 @@ function pickSections(template: SummaryTemplate, sentences: readonly Sentence[],
     for (const section of cueSections) {
       const hits = matchers.get(section.title)!.filter((re) => cueHit(re, s.text)).length;
       if (hits === 0) continue;
-      if (best === undefined || hits > best.hits || (hits === best.hits && priority(section.title) < priority(best.title))) best = { title: section.title, hits };
+      if (best === undefined || hits > best.hits || (hits === best.hits && priority(section.title) < priority(best.title)))
+        best = { title: section.title, hits };
     }
     if (best !== undefined) home.set(s.index, best);
   }
@@ -284,10 +364,16 @@ function pickSections(template: SummaryTemplate, sentences: readonly Sentence[],
   const picked = new Map<string, Sentence[]>();
   for (const section of cueSections) {
     const pool = statements.filter((s) => home.get(s.index)?.title === section.title);
-    picked.set(section.title, take(pool, section.max, (s) => Math.min(2, home.get(s.index)!.hits) + rank[s.index]!));
+    picked.set(
+      section.title,
+      take(pool, section.max, (s) => Math.min(2, home.get(s.index)!.hits) + rank[s.index]!),
+    );
   }
   for (const section of template.sections.filter((s) => s.cues.length === 0)) {
-    picked.set(section.title, take(candidates, section.max, (s) => rank[s.index]! * (s.question ? QUESTION_RANK : 1)));
+    picked.set(
+      section.title,
+      take(candidates, section.max, (s) => rank[s.index]! * (s.question ? QUESTION_RANK : 1)),
+    );
   }
   return template.sections.map((s) => ({ title: s.title, empty: s.empty, sentences: picked.get(s.title) ?? [] }));
 }
@@ -300,7 +386,12 @@ function pickSections(template: SummaryTemplate, sentences: readonly Sentence[],
 function cueHit(cue: RegExp, text: string): boolean {
   for (const m of text.matchAll(cue)) {
     const before = text.slice(0, m.index).toLowerCase().split(/\s+/).filter(Boolean).slice(-2);
-    const after = text.slice(m.index + m[0].length).toLowerCase().split(/\s+/).find(Boolean) ?? '';
+    const after =
+      text
+        .slice(m.index + m[0].length)
+        .toLowerCase()
+        .split(/\s+/)
+        .find(Boolean) ?? '';
     if (before.some((w) => /^(no|not|nothing|none|never|without|n't)$|n['’]t$/.test(w))) continue;
     if (/^(not|never)\b/.test(after)) continue;
     return true;
@@ -309,6 +400,9 @@ function cueHit(cue: RegExp, text: string): boolean {
 }
 
 function cueRegExp(cue: string): RegExp {
-  const escaped = cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['’]").replace(/ /g, '\\s+');
+  const escaped = cue
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/'/g, "['’]")
+    .replace(/ /g, '\\s+');
   return new RegExp(`(?<![\\p{L}\\p{N}'’])${escaped}(?![\\p{L}\\p{N}'’])`, 'giu');
 }

@@ -24,8 +24,13 @@ const input: SummaryInput = {
   ],
 };
 
-const completion = (content: string) => ({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
-const summarizer = (extra: Partial<ConstructorParameters<typeof OpenAiChatSummarizer>[0]> = {}) => new OpenAiChatSummarizer({ baseUrl: BASE, apiKey: KEY, model: 'llama-3.1-8b', ...extra });
+const completion = (content: string) => ({
+  id: 'c1',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+});
+const summarizer = (extra: Partial<ConstructorParameters<typeof OpenAiChatSummarizer>[0]> = {}) =>
+  new OpenAiChatSummarizer({ baseUrl: BASE, apiKey: KEY, model: 'llama-3.1-8b', ...extra });
 
 describe('OpenAiChatSummarizer', () => {
   it('asks for the template sections as a JSON object and reads them back', async () => {
@@ -55,13 +60,19 @@ describe('OpenAiChatSummarizer', () => {
     for (const title of ['"Updates"', '"Plans"', '"Blockers"']) assert.ok(body.messages[0]!.content.includes(title));
     assert.match(body.messages[0]!.content, /"sections"/);
     assert.match(body.messages[0]!.content, /code "de"/);
-    assert.equal(body.messages[1]!.content, 'Meeting title: Platform stand-up\n\nTranscript:\nPriya: Yesterday I finished the migration.\nS2: I am blocked on the review.');
+    assert.equal(
+      body.messages[1]!.content,
+      'Meeting title: Platform stand-up\n\nTranscript:\nPriya: Yesterday I finished the migration.\nS2: I am blocked on the review.',
+    );
     assert.deepEqual(out.sections, [
       { title: 'Updates', text: '- Priya finished the migration.' },
       { title: 'Plans', text: 'None mentioned.' },
       { title: 'Blockers', text: '- S2 is blocked on the review.' },
     ]);
-    assert.equal(out.text, 'Updates:\n- Priya finished the migration.\n\nPlans:\nNone mentioned.\n\nBlockers:\n- S2 is blocked on the review.');
+    assert.equal(
+      out.text,
+      'Updates:\n- Priya finished the migration.\n\nPlans:\nNone mentioned.\n\nBlockers:\n- S2 is blocked on the review.',
+    );
     assert.equal(out.model, 'llama-3.1-8b');
   });
 
@@ -73,10 +84,16 @@ describe('OpenAiChatSummarizer', () => {
 
   it('a 5xx or an empty answer is retryable; a 4xx is final and keeps the key out', async () => {
     server.use(http.post(URL_, () => HttpResponse.text('upstream down', { status: 502 })));
-    await assert.rejects(summarizer().summarize(input, uncontrolled()), (e: unknown) => e instanceof StageError && e.retryable && /502: upstream down/.test(e.message));
+    await assert.rejects(
+      summarizer().summarize(input, uncontrolled()),
+      (e: unknown) => e instanceof StageError && e.retryable && /502: upstream down/.test(e.message),
+    );
 
     server.use(http.post(URL_, () => HttpResponse.json({ choices: [] })));
-    await assert.rejects(summarizer().summarize(input, uncontrolled()), (e: unknown) => e instanceof StageError && e.retryable && /without any message/.test(e.message));
+    await assert.rejects(
+      summarizer().summarize(input, uncontrolled()),
+      (e: unknown) => e instanceof StageError && e.retryable && /without any message/.test(e.message),
+    );
 
     server.use(http.post(URL_, () => HttpResponse.json({ error: { message: `Invalid key ${KEY}` } }, { status: 401 })));
     await assert.rejects(summarizer().summarize(input, uncontrolled()), (e: unknown) => {
@@ -98,19 +115,30 @@ describe('OpenAiChatSummarizer', () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 30);
     await assert.rejects(summarizer().summarize(input, { ...uncontrolled(), signal: abort.signal }), CancelledError);
-    await assert.rejects(summarizer({ baseUrl: undefined }).summarize(input, uncontrolled()), (e: unknown) => e instanceof StageError && e.dependencyMissing);
+    await assert.rejects(
+      summarizer({ baseUrl: undefined }).summarize(input, uncontrolled()),
+      (e: unknown) => e instanceof StageError && e.dependencyMissing,
+    );
     await assert.rejects(summarizer().summarize({ ...input, segments: [] }, uncontrolled()), EmptyTranscriptError);
   });
 });
 
 describe('chat helpers', () => {
   it('parses fenced JSON, drops empty sections, falls back on junk', () => {
-    assert.deepEqual(parseSections('```json\n{"sections":[{"title":"A","text":"x"},{"title":"B","text":""}]}\n```'), [{ title: 'A', text: 'x' }]);
+    assert.deepEqual(parseSections('```json\n{"sections":[{"title":"A","text":"x"},{"title":"B","text":""}]}\n```'), [
+      { title: 'A', text: 'x' },
+    ]);
     assert.deepEqual(parseSections('{"sections": []}'), [{ title: 'Summary', text: '{"sections": []}' }]);
   });
 
   it('cuts a long transcript at a line', () => {
-    const segments = Array.from({ length: 100 }, (_, i) => ({ speaker: 'S1', speaker_name: null, start: i, end: i + 1, text: `line ${i} ${'x'.repeat(80)}` }));
+    const segments = Array.from({ length: 100 }, (_, i) => ({
+      speaker: 'S1',
+      speaker_name: null,
+      start: i,
+      end: i + 1,
+      text: `line ${i} ${'x'.repeat(80)}`,
+    }));
     const text = transcriptLines(segments, 1000);
     assert.ok(text.length < 1100);
     assert.match(text, /left out for length\]$/);

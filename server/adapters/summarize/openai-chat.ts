@@ -12,7 +12,14 @@
  * section holding the whole answer. Errors map as for the recognizer
  * (callEndpoint).
  */
-import { CancelledError, StageError, type StageControl, type Summarizer, type SummaryInput, type SummaryOutput } from '../../pipeline/types.ts';
+import {
+  CancelledError,
+  StageError,
+  type StageControl,
+  type Summarizer,
+  type SummaryInput,
+  type SummaryOutput,
+} from '../../pipeline/types.ts';
 import { callEndpoint, normalizeBaseUrl } from '../asr/openai-compatible.ts';
 import { EmptyTranscriptError, renderSections } from './extractive.ts';
 import { templateFor, type SummaryTemplate } from './templates.ts';
@@ -45,7 +52,11 @@ export class OpenAiChatSummarizer implements Summarizer {
     const transcript = transcriptLines(input.segments, this.#opts.maxTranscriptChars ?? MAX_TRANSCRIPT_CHARS);
     if (transcript === '') throw new EmptyTranscriptError();
     const base = normalizeBaseUrl(this.#opts.baseUrl);
-    if (base === null) throw new StageError('the openai-compatible summarizer is not configured: set MAS_SUMMARY_URL', { retryable: true, dependencyMissing: true });
+    if (base === null)
+      throw new StageError('the openai-compatible summarizer is not configured: set MAS_SUMMARY_URL', {
+        retryable: true,
+        dependencyMissing: true,
+      });
     const template = templateFor(input.templateId);
     const body = {
       model: this.model,
@@ -59,7 +70,12 @@ export class OpenAiChatSummarizer implements Summarizer {
     const answer = await callEndpoint(
       `${base}/v1/chat/completions`,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-      { what: 'the summary endpoint', apiKey: this.#opts.apiKey, signal: control.signal, timeoutMs: this.#opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
+      {
+        what: 'the summary endpoint',
+        apiKey: this.#opts.apiKey,
+        signal: control.signal,
+        timeoutMs: this.#opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      },
     );
     const sections = parseSections(messageContent(answer));
     control.progress(1);
@@ -74,7 +90,8 @@ function systemPrompt(template: SummaryTemplate, language: string | null): strin
     `You summarize meeting transcripts as "${template.title}" notes.`,
     `Answer with only a JSON object of this shape: {"sections": [{"title": string, "text": string}]}, with these sections in this order:`,
     sections,
-    'In each text, write short bullet lines starting with "- ", name who said or owns each point, and use only what the transcript says.',
+    'In each text, write short bullet lines starting with "- ", name who said or owns each ' +
+      'point, and use only what the transcript says.',
     `Write in ${lang}.`,
   ].join('\n');
 }
@@ -100,7 +117,8 @@ export function transcriptLines(segments: SummaryInput['segments'], maxChars: nu
 function messageContent(answer: unknown): string {
   const choices = (answer as { choices?: unknown } | null)?.choices;
   const content = Array.isArray(choices) ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content : undefined;
-  if (typeof content !== 'string' || content.trim() === '') throw new StageError('the summary endpoint answered without any message content', { retryable: true });
+  if (typeof content !== 'string' || content.trim() === '')
+    throw new StageError('the summary endpoint answered without any message content', { retryable: true });
   return content;
 }
 
@@ -115,7 +133,8 @@ export function parseSections(content: string): { title: string; text: string }[
     if (Array.isArray(doc.sections)) {
       const sections = doc.sections.flatMap((s: unknown) => {
         const { title, text } = (s ?? {}) as { title?: unknown; text?: unknown };
-        const body = typeof text === 'string' ? text.trim() : Array.isArray(text) ? text.filter((t) => typeof t === 'string').join('\n') : '';
+        const body =
+          typeof text === 'string' ? text.trim() : Array.isArray(text) ? text.filter((t) => typeof t === 'string').join('\n') : '';
         return typeof title === 'string' && title.trim() !== '' && body !== '' ? [{ title: title.trim(), text: body }] : [];
       });
       if (sections.length > 0) return sections;

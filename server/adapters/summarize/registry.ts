@@ -42,7 +42,12 @@ export function createSummarizers(env: NodeJS.ProcessEnv): Summarizers {
   // MAS_SUMMARY_TIMEOUT_MS: how long one request may take (default 5 min); the fault tests set it short (decision 024).
   const timeout = timeoutMs(env.MAS_SUMMARY_TIMEOUT_MS);
   const chat = (model: string) =>
-    new OpenAiChatSummarizer({ baseUrl: env.MAS_SUMMARY_URL, apiKey: nonEmpty(env.MAS_SUMMARY_API_KEY), model, ...(timeout === undefined ? {} : { requestTimeoutMs: timeout }) });
+    new OpenAiChatSummarizer({
+      baseUrl: env.MAS_SUMMARY_URL,
+      apiKey: nonEmpty(env.MAS_SUMMARY_API_KEY),
+      model,
+      ...(timeout === undefined ? {} : { requestTimeoutMs: timeout }),
+    });
   return {
     default: extractive,
     byModel(modelParam, modelNameParam) {

@@ -113,7 +113,16 @@ test('GET /control/tokens lists every token, oldest first, without a hash or a r
 
 test('Host must name this machine, on every route, before the secret is looked at', () =>
   withControl(async (control) => {
-    for (const host of ['evil.example', 'evil.example:8429', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.5:8429', '[::2]:8429', '127.0.0.256', '0x7f.0.0.1']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:8429',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '10.0.0.5:8429',
+      '[::2]:8429',
+      '127.0.0.256',
+      '0x7f.0.0.1',
+    ]) {
       for (const path of ['/settings', '/control/settings']) {
         assertEnvelope(await request(control).get(path).set('Host', host).set('Authorization', AUTH), 400, 'bad_request');
       }
@@ -144,7 +153,11 @@ test('a request from another origin or site is refused; the page itself may be o
     assert.equal(own.status, 200);
     assert.equal(own.body.license, 'none');
     // A link from another site may open the page, but nothing else.
-    const nav = await request(control).get('/settings').set('Host', host).set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'navigate');
+    const nav = await request(control)
+      .get('/settings')
+      .set('Host', host)
+      .set('Sec-Fetch-Site', 'cross-site')
+      .set('Sec-Fetch-Mode', 'navigate');
     assert.equal(nav.status, 200);
     assertEnvelope(
       await request(control).get('/settings/app.js').set('Host', host).set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'no-cors'),
@@ -152,7 +165,12 @@ test('a request from another origin or site is refused; the page itself may be o
       'forbidden',
     );
     assertEnvelope(
-      await request(control).post('/control/reset').set('Host', host).set('Authorization', AUTH).set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'navigate'),
+      await request(control)
+        .post('/control/reset')
+        .set('Host', host)
+        .set('Authorization', AUTH)
+        .set('Sec-Fetch-Site', 'cross-site')
+        .set('Sec-Fetch-Mode', 'navigate'),
       403,
       'forbidden',
     );

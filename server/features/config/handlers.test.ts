@@ -49,11 +49,18 @@ test('unknown section → 404; unknown field or wrong type → 422; nothing stor
     const put = await request(gw.app).put('/v1/config/__proto__').set('Authorization', bearer).send({});
     assert.equal(put.status, 404);
     for (const body of [{ threshold: 'high' }, { threshold: 2 }, { nope: 1 }, [], 'x', null]) {
-      const res = await request(gw.app).put('/v1/config/vad').set('Authorization', bearer).set('Content-Type', 'application/json').send(JSON.stringify(body));
+      const res = await request(gw.app)
+        .put('/v1/config/vad')
+        .set('Authorization', bearer)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body));
       assert.equal(res.status, 422, JSON.stringify(body));
       assert.equal(res.body.error.code, 'invalid_request');
     }
-    const voiceprints = await request(gw.app).put('/v1/config/speaker-identification').set('Authorization', bearer).send({ voiceprints: [] });
+    const voiceprints = await request(gw.app)
+      .put('/v1/config/speaker-identification')
+      .set('Authorization', bearer)
+      .send({ voiceprints: [] });
     assert.equal(voiceprints.status, 422, 'withheld fields cannot be written');
     assert.equal(gw.db.prepare('SELECT COUNT(*) AS n FROM config_sections').get()!['n'], 0);
   } finally {
@@ -92,9 +99,14 @@ test('arming auto-record needs the record scope and pre-arming; disarming needs 
 test('reading needs read, writing needs write', async () => {
   const gw = testGateway();
   try {
-    const del = await request(gw.app).get('/v1/config/vad').set('Authorization', gw.bearer(['delete']));
+    const del = await request(gw.app)
+      .get('/v1/config/vad')
+      .set('Authorization', gw.bearer(['delete']));
     assert.equal(del.status, 403);
-    const rec = await request(gw.app).put('/v1/config/vad').set('Authorization', gw.bearer(['record', 'read'])).send({});
+    const rec = await request(gw.app)
+      .put('/v1/config/vad')
+      .set('Authorization', gw.bearer(['record', 'read']))
+      .send({});
     assert.equal(rec.body.error.code, 'insufficient_scope');
     const all = await request(gw.app).put('/v1/config/vad').set('Authorization', gw.bearer(ALL_SCOPES)).send({});
     assert.equal(all.status, 200);

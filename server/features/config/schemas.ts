@@ -56,7 +56,10 @@ export const CONFIG_SECTIONS = {
     schema: z.strictObject({
       enabled: z.boolean().optional(),
       match_threshold: ratio.optional(),
-      known_speakers: z.array(z.strictObject({ name: codePointString({ min: 1, max: 200 }) })).max(100).optional(),
+      known_speakers: z
+        .array(z.strictObject({ name: codePointString({ min: 1, max: 200 }) }))
+        .max(100)
+        .optional(),
     }),
     defaults: { enabled: false, match_threshold: 0.75, known_speakers: [] },
     // Enrolled voiceprints are biometric data: the application keeps them and
@@ -69,7 +72,10 @@ export const CONFIG_SECTIONS = {
       auto_record: z.boolean().optional().meta({
         description: 'arms automatic recording of detected meetings; true needs the record scope and pre-arming',
       }),
-      apps: z.array(codePointString({ min: 1, max: 100 })).max(50).optional(),
+      apps: z
+        .array(codePointString({ min: 1, max: 100 }))
+        .max(50)
+        .optional(),
       min_meeting_seconds: z.number().int().min(0).max(3600).optional(),
     }),
     defaults: { enabled: false, auto_record: false, apps: ['zoom', 'teams', 'meet', 'webex', 'slack'], min_meeting_seconds: 60 },
@@ -96,9 +102,13 @@ export const CONFIG_SECTIONS = {
   'custom-words': {
     schema: z.strictObject({
       enabled: z.boolean().optional(),
-      words: z.array(codePointString({ min: 1, max: 100 })).max(1000).optional().meta({
-        description: 'names and terms the recognizer is biased towards',
-      }),
+      words: z
+        .array(codePointString({ min: 1, max: 100 }))
+        .max(1000)
+        .optional()
+        .meta({
+          description: 'names and terms the recognizer is biased towards',
+        }),
     }),
     defaults: { enabled: true, words: [] as string[] },
     withheld: [] as string[],

@@ -43,7 +43,10 @@ export class ConfigService {
   /** 404 for a name outside the eight (docs/decisions/005: the spec lists 404 and 422). */
   section(name: string): ConfigSectionName {
     if (!isConfigSection(name)) {
-      throw new ApiError('not_found', `there is no config section "${name.slice(0, 60)}"; valid sections: ${Object.keys(CONFIG_SECTIONS).join(', ')}`);
+      throw new ApiError(
+        'not_found',
+        `there is no config section "${name.slice(0, 60)}"; valid sections: ${Object.keys(CONFIG_SECTIONS).join(', ')}`,
+      );
     }
     return name;
   }

@@ -49,7 +49,11 @@ async function harness(script: Script, opts: TestGatewayOptions = {}): Promise<H
 }
 
 async function importBytes(h: Harness, query: string, body: Buffer = Buffer.from('RIFF....WAVE')) {
-  return request(h.gw.app).post(`/v1/jobs/import?${query}`).set('Authorization', h.auth).set('Content-Type', 'application/octet-stream').send(body);
+  return request(h.gw.app)
+    .post(`/v1/jobs/import?${query}`)
+    .set('Authorization', h.auth)
+    .set('Content-Type', 'application/octet-stream')
+    .send(body);
 }
 
 function seedMeeting(gw: TestGateway, opts: { audio?: boolean; segments?: number } = {}): string {
@@ -59,7 +63,13 @@ function seedMeeting(gw: TestGateway, opts: { audio?: boolean; segments?: number
     end: i * 2 + 1.5,
     text: i % 2 === 0 ? 'Yesterday I finished the budget review.' : 'Today I will plan the release and I am blocked on the vendor.',
   }));
-  return gw.deps.meetings.create({ title: 'Standup', created_at: '2026-11-20T09:00:00Z', segments, summary: null, audio: opts.audio ?? true }).id;
+  return gw.deps.meetings.create({
+    title: 'Standup',
+    created_at: '2026-11-20T09:00:00Z',
+    segments,
+    summary: null,
+    audio: opts.audio ?? true,
+  }).id;
 }
 
 test('an import is received, runs through the stages and ends succeeded with a meeting, transcript and summary', async () => {
@@ -92,7 +102,11 @@ test('an import is received, runs through the stages and ends succeeded with a m
 
     const names = h.events.map((e) => e.event);
     assert.deepEqual(names, ['transcript.updated', 'summary.completed', 'job.completed']);
-    assert.equal(h.events.find((e) => e.event === 'summary.completed')!.operation_id, undefined, 'an app-generated summary has no operation');
+    assert.equal(
+      h.events.find((e) => e.event === 'summary.completed')!.operation_id,
+      undefined,
+      'an app-generated summary has no operation',
+    );
     assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'the upload became the recording');
   } finally {
     await h.close();
@@ -130,7 +144,10 @@ test('a file above the per-file cap is 413 at once from Content-Length, and coun
     assert.equal(declared.body.error.code, 'payload_too_large');
 
     const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${h.base}/v1/jobs/import?filename=a.wav`, { method: 'POST', headers: { Authorization: h.auth, 'Content-Type': 'application/octet-stream' } });
+      const req = httpRequest(`${h.base}/v1/jobs/import?filename=a.wav`, {
+        method: 'POST',
+        headers: { Authorization: h.auth, 'Content-Type': 'application/octet-stream' },
+      });
       req.on('response', (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
@@ -150,34 +167,38 @@ test('a file above the per-file cap is 413 at once from Content-Length, and coun
   }
 });
 
-test('the budget: past the concurrent uploads, 429 import_budget_full with Retry-After; a client that leaves frees its place and leaves no file', async () => {
-  const h = await harness({ words: SAMPLE_WORDS }, { importLimits: { ...DEFAULT_IMPORT_LIMITS, maxConcurrent: 1 } });
-  try {
-    // An upload that stalls half-way holds the only place.
-    const stalled = httpRequest(`${h.base}/v1/jobs/import?filename=a.mp3`, {
-      method: 'POST',
-      headers: { Authorization: h.auth, 'Content-Type': 'application/octet-stream', 'Content-Length': '100000' },
-    });
-    stalled.on('error', () => undefined);
-    stalled.write(Buffer.alloc(1000));
-    await waitFor(() => h.gw.deps.importBudget.inFlight.uploads === 1);
+test(
+  'the budget: past the concurrent uploads, 429 import_budget_full with Retry-After; a client ' +
+    'that leaves frees its place and leaves no file',
+  async () => {
+    const h = await harness({ words: SAMPLE_WORDS }, { importLimits: { ...DEFAULT_IMPORT_LIMITS, maxConcurrent: 1 } });
+    try {
+      // An upload that stalls half-way holds the only place.
+      const stalled = httpRequest(`${h.base}/v1/jobs/import?filename=a.mp3`, {
+        method: 'POST',
+        headers: { Authorization: h.auth, 'Content-Type': 'application/octet-stream', 'Content-Length': '100000' },
+      });
+      stalled.on('error', () => undefined);
+      stalled.write(Buffer.alloc(1000));
+      await waitFor(() => h.gw.deps.importBudget.inFlight.uploads === 1);
 
-    const second = await importBytes(h, 'filename=b.mp3');
-    assert.equal(second.status, 429);
-    assert.equal(second.body.error.code, 'import_budget_full');
-    assert.ok(Number(second.headers['retry-after']) > 0);
+      const second = await importBytes(h, 'filename=b.mp3');
+      assert.equal(second.status, 429);
+      assert.equal(second.body.error.code, 'import_budget_full');
+      assert.ok(Number(second.headers['retry-after']) > 0);
 
-    stalled.destroy(); // the client goes away mid-upload
-    await waitFor(() => h.gw.deps.importBudget.inFlight.uploads === 0);
-    assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'no partial file stays');
-    assert.equal(h.gw.deps.jobs.list().length, 0, 'no job for an upload that never finished');
+      stalled.destroy(); // the client goes away mid-upload
+      await waitFor(() => h.gw.deps.importBudget.inFlight.uploads === 0);
+      assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'no partial file stays');
+      assert.equal(h.gw.deps.jobs.list().length, 0, 'no job for an upload that never finished');
 
-    const third = await importBytes(h, 'filename=c.mp3');
-    assert.equal(third.status, 202);
-  } finally {
-    await h.close();
-  }
-});
+      const third = await importBytes(h, 'filename=c.mp3');
+      assert.equal(third.status, 202);
+    } finally {
+      await h.close();
+    }
+  },
+);
 
 test('pause of an import is 409 import_not_pausable and changes nothing', async () => {
   const gate = new Gate();
@@ -201,7 +222,10 @@ test('pause and resume a diarization: pausing then paused, two job.paused events
   const h = await harness({ words: SAMPLE_WORDS, diarizeGate: gate });
   try {
     const meetingId = seedMeeting(h.gw);
-    const submit = await request(h.gw.app).post('/v1/jobs/diarization').set('Authorization', h.auth).send({ meeting_id: meetingId, speaker_count: 2 });
+    const submit = await request(h.gw.app)
+      .post('/v1/jobs/diarization')
+      .set('Authorization', h.auth)
+      .send({ meeting_id: meetingId, speaker_count: 2 });
     assert.equal(submit.status, 202);
     const id = submit.body.job_id as string;
     await waitFor(() => gate.reached > 0);
@@ -258,7 +282,10 @@ test('cancel a running job: cancelled with job.cancelled; cancelling again is id
 });
 
 test('a failed stage ends the job failed with a redacted error; an undecodable file is not retryable and its upload is gone', async () => {
-  const h = await harness({ words: SAMPLE_WORDS, decodeError: new StageError('cannot decode /home/alice/Music/x.wav: not a WAV file', { retryable: false }) });
+  const h = await harness({
+    words: SAMPLE_WORDS,
+    decodeError: new StageError('cannot decode /home/alice/Music/x.wav: not a WAV file', { retryable: false }),
+  });
   try {
     const res = await importBytes(h, 'filename=x.wav');
     const wait = await readSse(`${h.base}/v1/jobs/${res.body.job_id}/wait`, { Authorization: h.auth });
@@ -284,7 +311,15 @@ test('retry: a failed, retryable desktop job runs again; sub-codes for the other
   try {
     const meetingId = seedMeeting(h.gw);
     const jobs = h.gw.deps.jobs;
-    const failed = jobs.createFixture({ kind: 'retranscription', state: 'failed', meeting_id: meetingId, is_retryable: true, source_gone: false, error: 'decoder failed on /home/alice/Music/x.wav', hold: false });
+    const failed = jobs.createFixture({
+      kind: 'retranscription',
+      state: 'failed',
+      meeting_id: meetingId,
+      is_retryable: true,
+      source_gone: false,
+      error: 'decoder failed on /home/alice/Music/x.wav',
+      hold: false,
+    });
     const listed = await request(h.gw.app).get(`/v1/jobs/${failed.id}`).set('Authorization', h.auth);
     assert.equal(listed.body.error, 'decoder failed on ~/Music/x.wav');
 
@@ -304,13 +339,32 @@ test('retry: a failed, retryable desktop job runs again; sub-codes for the other
     const succeeded = await request(h.gw.app).post(`/v1/jobs/${failed.id}/retry`).set('Authorization', h.auth);
     assert.equal(succeeded.body.error.code, 'not_retryable');
 
-    const gone = jobs.createFixture({ kind: 'import', state: 'failed', meeting_id: null, is_retryable: true, source_gone: true, error: 'x', hold: false });
+    const gone = jobs.createFixture({
+      kind: 'import',
+      state: 'failed',
+      meeting_id: null,
+      is_retryable: true,
+      source_gone: true,
+      error: 'x',
+      hold: false,
+    });
     const sourceGone = await request(h.gw.app).post(`/v1/jobs/${gone.id}/retry`).set('Authorization', h.auth);
     assert.equal(sourceGone.status, 409);
     assert.equal(sourceGone.body.error.code, 'source_gone');
 
-    const notRetryable = jobs.createFixture({ kind: 'diarization', state: 'failed', meeting_id: meetingId, is_retryable: false, source_gone: false, error: 'x', hold: false });
-    assert.equal((await request(h.gw.app).post(`/v1/jobs/${notRetryable.id}/retry`).set('Authorization', h.auth)).body.error.code, 'not_retryable');
+    const notRetryable = jobs.createFixture({
+      kind: 'diarization',
+      state: 'failed',
+      meeting_id: meetingId,
+      is_retryable: false,
+      source_gone: false,
+      error: 'x',
+      hold: false,
+    });
+    assert.equal(
+      (await request(h.gw.app).post(`/v1/jobs/${notRetryable.id}/retry`).set('Authorization', h.auth)).body.error.code,
+      'not_retryable',
+    );
   } finally {
     await h.close();
   }
@@ -319,10 +373,21 @@ test('retry: a failed, retryable desktop job runs again; sub-codes for the other
 test('held jobs (Control API fixtures): the wait times out with a timeout event, finish resolves it', async () => {
   const h = await harness({ words: SAMPLE_WORDS });
   try {
-    const held = h.gw.deps.jobs.createFixture({ kind: 'diarization', state: 'running', meeting_id: null, is_retryable: false, source_gone: false, error: null, hold: true });
+    const held = h.gw.deps.jobs.createFixture({
+      kind: 'diarization',
+      state: 'running',
+      meeting_id: null,
+      is_retryable: false,
+      source_gone: false,
+      error: null,
+      hold: true,
+    });
     const timedOut = await readSse(`${h.base}/v1/jobs/${held.id}/wait?timeout=1`, { Authorization: h.auth });
     assert.equal(timedOut.status, 200);
-    assert.deepEqual(timedOut.events.map((e) => e.event), ['timeout']);
+    assert.deepEqual(
+      timedOut.events.map((e) => e.event),
+      ['timeout'],
+    );
     assert.equal(timedOut.closedByServer, true);
 
     let opened = false;
@@ -330,7 +395,10 @@ test('held jobs (Control API fixtures): the wait times out with a timeout event,
     await waitFor(() => opened);
     h.gw.deps.jobs.finishFixture(held.id, 'failed', 'engine crashed');
     const resolved = await waiting;
-    assert.deepEqual(resolved.events.map((e) => e.event), ['job.failed']);
+    assert.deepEqual(
+      resolved.events.map((e) => e.event),
+      ['job.failed'],
+    );
 
     const bad = await request(h.gw.app).get(`/v1/jobs/${held.id}/wait?timeout=soon`).set('Authorization', h.auth);
     assert.equal(bad.status, 422);
@@ -346,14 +414,23 @@ test('the job list: newest first, JobDto fields, no state named completed', asyn
   try {
     await importBytes(h, 'filename=a.wav');
     await h.gw.deps.jobs.idle();
-    h.gw.deps.jobs.createFixture({ kind: 'diarization', state: 'queued', meeting_id: null, is_retryable: false, source_gone: false, error: null, hold: true });
+    h.gw.deps.jobs.createFixture({
+      kind: 'diarization',
+      state: 'queued',
+      meeting_id: null,
+      is_retryable: false,
+      source_gone: false,
+      error: null,
+      hold: true,
+    });
     const res = await request(h.gw.app).get('/v1/jobs').set('Authorization', h.auth);
     assert.equal(res.status, 200);
     assert.equal(res.body.jobs.length, 2);
     assert.equal(res.body.jobs[0].kind, 'diarization');
     for (const job of res.body.jobs) {
       assert.notEqual(job.state, 'completed');
-      for (const key of ['id', 'kind', 'state', 'stage', 'progress', 'meeting_id', 'is_retryable', 'error', 'created_at']) assert.ok(key in job, key);
+      for (const key of ['id', 'kind', 'state', 'stage', 'progress', 'meeting_id', 'is_retryable', 'error', 'created_at'])
+        assert.ok(key in job, key);
     }
   } finally {
     await h.close();
@@ -365,7 +442,15 @@ test('after a restart, jobs that were in flight fail as interrupted and may be r
   try {
     const meetingId = seedMeeting(h.gw);
     const jobs = h.gw.deps.jobs;
-    const wasRunning = jobs.createFixture({ kind: 'diarization', state: 'running', meeting_id: meetingId, is_retryable: false, source_gone: false, error: null, hold: false });
+    const wasRunning = jobs.createFixture({
+      kind: 'diarization',
+      state: 'running',
+      meeting_id: meetingId,
+      is_retryable: false,
+      source_gone: false,
+      error: null,
+      hold: false,
+    });
     jobs.recover();
     const after = jobs.get(wasRunning.id);
     assert.equal(after.state, 'failed');
@@ -382,8 +467,24 @@ test('after a restart, an import whose meeting was already saved succeeds naming
     const meetingId = seedMeeting(h.gw);
     const jobs = h.gw.deps.jobs;
     // Killed while summarizing: the meeting is saved and linked, the job still running.
-    const linked = jobs.createFixture({ kind: 'import', state: 'running', meeting_id: meetingId, is_retryable: false, source_gone: false, error: null, hold: false });
-    const unlinked = jobs.createFixture({ kind: 'import', state: 'running', meeting_id: null, is_retryable: false, source_gone: false, error: null, hold: false });
+    const linked = jobs.createFixture({
+      kind: 'import',
+      state: 'running',
+      meeting_id: meetingId,
+      is_retryable: false,
+      source_gone: false,
+      error: null,
+      hold: false,
+    });
+    const unlinked = jobs.createFixture({
+      kind: 'import',
+      state: 'running',
+      meeting_id: null,
+      is_retryable: false,
+      source_gone: false,
+      error: null,
+      hold: false,
+    });
     jobs.recover();
     const done = jobs.get(linked.id);
     assert.equal(done.state, 'succeeded');
@@ -420,7 +521,10 @@ test('diarization needs an existing meeting and a body', async () => {
     assert.equal(unknown.status, 400);
     const noBody = await request(h.gw.app).post('/v1/jobs/diarization').set('Authorization', h.auth);
     assert.equal(noBody.status, 422);
-    const badCount = await request(h.gw.app).post('/v1/jobs/diarization').set('Authorization', h.auth).send({ meeting_id: 'x', speaker_count: 0 });
+    const badCount = await request(h.gw.app)
+      .post('/v1/jobs/diarization')
+      .set('Authorization', h.auth)
+      .send({ meeting_id: 'x', speaker_count: 0 });
     assert.equal(badCount.status, 422);
   } finally {
     await h.close();

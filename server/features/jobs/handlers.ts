@@ -89,7 +89,11 @@ export const jobHandlers = {
       timeoutMs: timeoutSeconds * 1000,
       timeoutData: { job_id: id, timeout_seconds: timeoutSeconds },
       settle: (e) => {
-        const ending = e === null || (e.resource.kind === 'job' && e.resource.id === id && (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled'));
+        const ending =
+          e === null ||
+          (e.resource.kind === 'job' &&
+            e.resource.id === id &&
+            (e.event === 'job.completed' || e.event === 'job.failed' || e.event === 'job.cancelled'));
         if (!ending) return null;
         const current = deps.jobs.get(id);
         // Resolve on the terminal state actually reached, whatever event woke us.

@@ -62,7 +62,10 @@ test('every import format of a synthetic meeting ends succeeded with a transcrip
       assert.equal(job.state, 'succeeded', `${format}: ${job.error}`);
       const transcript = await request(gw.app).get(`/v1/meetings/${job.meeting_id}/transcript`).set('Authorization', auth);
       const words = (transcript.body.segments as { text: string }[]).map((s) => s.text).join(' ');
-      const wer = wordErrorRate(rendered.truth.words.map((w) => w.text), words.split(/\s+/).filter(Boolean));
+      const wer = wordErrorRate(
+        rendered.truth.words.map((w) => w.text),
+        words.split(/\s+/).filter(Boolean),
+      );
       console.log(`import ${format}: ${transcript.body.segments.length} segments, WER ${wer.wer.toFixed(2)}: "${words}"`);
       assert.ok(transcript.body.segments.length > 0, `${format}: a transcript`);
       const summary = await request(gw.app).get(`/v1/meetings/${job.meeting_id}/summary`).set('Authorization', auth);
@@ -79,12 +82,17 @@ test('a two-person call: transcript and speakers scored against the ground truth
     const job = await importAndWait(gw, base, auth, rendered.wav, 'two-person-call.wav');
     assert.equal(job.state, 'succeeded', job.error ?? '');
     const transcript = await request(gw.app).get(`/v1/meetings/${job.meeting_id}/transcript`).set('Authorization', auth);
-    const hypothesis = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap((s) =>
-      s.words.map((w) => ({ ...w, cluster: s.speaker })),
+    const hypothesis = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap(
+      (s) => s.words.map((w) => ({ ...w, cluster: s.speaker })),
     );
-    const wer = wordErrorRate(rendered.truth.words.map((w) => w.text), hypothesis.map((w) => w.text));
+    const wer = wordErrorRate(
+      rendered.truth.words.map((w) => w.text),
+      hypothesis.map((w) => w.text),
+    );
     const speakers = speakerAttribution(hypothesis, rendered.truth.words);
-    console.log(`two-person-call: WER ${wer.wer.toFixed(3)}, speaker attribution ${speakers.accuracy.toFixed(3)} over ${speakers.aligned_words} words, clusters ${new Set(hypothesis.map((w) => w.cluster)).size}`);
+    console.log(
+      `two-person-call: WER ${wer.wer.toFixed(3)}, speaker attribution ${speakers.accuracy.toFixed(3)} over ${speakers.aligned_words} words, clusters ${new Set(hypothesis.map((w) => w.cluster)).size}`,
+    );
     assert.ok(wer.wer < 1, 'the recognizer finds some of the words');
     assert.ok(speakers.aligned_words > 0);
   });
@@ -109,7 +117,10 @@ test('audio without speech (silence, a tone) becomes a meeting: empty transcript
       const meeting = await request(gw.app).get(`/v1/meetings/${job.meeting_id}`).set('Authorization', auth);
       assert.equal(meeting.body.has_recording, true, `${name}: the recording is kept`);
       assert.ok(gw.deps.meetings.recordingPath(job.meeting_id) !== null);
-      const regenerate = await request(gw.app).post(`/v1/meetings/${job.meeting_id}/summary/regenerate`).set('Authorization', auth).send({});
+      const regenerate = await request(gw.app)
+        .post(`/v1/meetings/${job.meeting_id}/summary/regenerate`)
+        .set('Authorization', auth)
+        .send({});
       assert.equal(regenerate.status, 422, 'an empty transcript has nothing to summarize again');
     }
     assert.deepEqual(readdirSync(gw.deps.uploadsDir), [], 'every upload became a recording');

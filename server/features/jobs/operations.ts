@@ -53,7 +53,11 @@ export const JOB_OPERATIONS = [
     idempotent: false,
     destructive: false,
     query: {
-      filename: stringParam({ required: true, maxLength: 255, description: 'only its extension is read: mp4, m4a, wav, mp3, flac, ogg, aac, mkv, webm or wma' }),
+      filename: stringParam({
+        required: true,
+        maxLength: 255,
+        description: 'only its extension is read: mp4, m4a, wav, mp3, flac, ogg, aac, mkv, webm or wma',
+      }),
       title: stringParam({ required: false, maxLength: 500, description: 'title of the meeting' }),
       language: stringParam({ required: false, maxLength: 35, description: 'language tag, default en' }),
       model: stringParam({ required: false, maxLength: 200, description: 'a recognizer model from GET /v1/models' }),
@@ -123,7 +127,14 @@ export const JOB_OPERATIONS = [
     scope: 'read',
     ...READ,
     pathParams: { id: { description: 'job id' } },
-    query: { timeout: clampedInt({ min: 0, max: 3600, default: 300, description: 'seconds before the timeout event; default 300, capped at 3600' }) },
+    query: {
+      timeout: clampedInt({
+        min: 0,
+        max: 3600,
+        default: 300,
+        description: 'seconds before the timeout event; default 300, capped at 3600',
+      }),
+    },
     responses: { 200: { description: 'text/event-stream with exactly one event', contentTypes: ['text/event-stream'] } },
   },
 ] as const satisfies readonly Operation[];

@@ -111,14 +111,16 @@ export class JobsRepo {
 
   update(
     id: string,
-    fields: Partial<Pick<JobRecord, 'state' | 'stage' | 'progress' | 'meeting_id' | 'is_retryable' | 'error' | 'source_file' | 'finished_at' | 'attempts'>>,
+    fields: Partial<
+      Pick<JobRecord, 'state' | 'stage' | 'progress' | 'meeting_id' | 'is_retryable' | 'error' | 'source_file' | 'finished_at' | 'attempts'>
+    >,
     now: string,
   ): JobRecord {
     const sets: string[] = ['updated_at = ?'];
     const values: (string | number | null)[] = [now];
     for (const [key, value] of Object.entries(fields)) {
       sets.push(`${key} = ?`);
-      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value));
+      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
     }
     this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     return this.get(id)!;

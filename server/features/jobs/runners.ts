@@ -103,10 +103,16 @@ export function createJobRunners(deps: PipelineDeps): JobRunners {
         ? s.words.map((w) => ({ text: w.text, start: w.start, end: w.end, confidence: w.confidence ?? 1 }))
         : [{ text: s.text, start: s.start, end: s.end, confidence: 1 }],
     );
-    if (words.length === 0) throw new StageError('the meeting has an empty transcript: there is nothing to attribute', { retryable: false });
+    if (words.length === 0)
+      throw new StageError('the meeting has an empty transcript: there is nothing to attribute', { retryable: false });
     const ext = (recording.split('.').pop() ?? 'wav') as ImportExtension;
     const language = deps.meetings.get(meetingId).language ?? 'en';
-    const result = await transcribe(deps, { file: recording, ext, language, speakerCount: job.params.speaker_count, words }, control, stage);
+    const result = await transcribe(
+      deps,
+      { file: recording, ext, language, speakerCount: job.params.speaker_count, words },
+      control,
+      stage,
+    );
     stage('saving');
     deps.meetings.replaceTranscript(meetingId, result.segments);
     deps.bus.publish('transcript.updated', { kind: 'meeting', id: meetingId });

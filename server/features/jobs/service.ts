@@ -238,13 +238,25 @@ export class JobsService {
   retry(id: string): JobRecord {
     const job = this.get(id);
     if (!isTerminal(job.state)) throw new ApiError('not_terminal', `the job is ${job.state}; only a failed job can be retried`);
-    if (job.state !== 'failed') throw new ApiError('not_retryable', `the job ${job.state === 'succeeded' ? 'succeeded' : 'was cancelled'}; only a failed job can be retried`);
+    if (job.state !== 'failed')
+      throw new ApiError(
+        'not_retryable',
+        `the job ${job.state === 'succeeded' ? 'succeeded' : 'was cancelled'}; only a failed job can be retried`,
+      );
     if (!job.is_retryable) throw new ApiError('not_retryable', 'this failure would happen again; the job is not retryable');
     if (job.kind === 'import') {
       const path = this.uploadPath(job);
-      if (path === null || !existsSync(path)) throw new ApiError('source_gone', 'the uploaded file of this import is gone; upload it again');
+      if (path === null || !existsSync(path))
+        throw new ApiError('source_gone', 'the uploaded file of this import is gone; upload it again');
     }
-    const queued = this.#move(job, 'retry', { error: null, is_retryable: false, stage: 'waiting', progress: 0, finished_at: null, attempts: job.attempts + 1 });
+    const queued = this.#move(job, 'retry', {
+      error: null,
+      is_retryable: false,
+      stage: 'waiting',
+      progress: 0,
+      finished_at: null,
+      attempts: job.attempts + 1,
+    });
     this.#pump();
     return queued;
   }
@@ -437,7 +449,11 @@ export class JobsService {
   #move(job: JobRecord, action: JobAction, fields: Parameters<JobsRepo['update']>[1] = {}): JobRecord {
     const next = transition(job.state, action);
     if (next === null) throw new Error(`job transition ${job.state} --${action}--> is not in the table`);
-    const updated = this.#o.repo.update(job.id, { ...fields, state: next, ...(isTerminal(next) && fields.finished_at === undefined ? { finished_at: this.#now() } : {}) }, this.#now());
+    const updated = this.#o.repo.update(
+      job.id,
+      { ...fields, state: next, ...(isTerminal(next) && fields.finished_at === undefined ? { finished_at: this.#now() } : {}) },
+      this.#now(),
+    );
     const event = EVENT_OF[next];
     if (event !== undefined) this.#o.bus.publish(event, { kind: 'job', id: job.id });
     return updated;

@@ -5,7 +5,19 @@ import { isTerminal, JOB_MACHINE, JOB_STATES, transition } from './states.ts';
 
 test('the job table, pair by pair (null: refused, 409 at the API)', () => {
   const _ = null;
-  const ended = { start: _, succeed: _, fail: _, cancel: _, cancelled: _, pause: _, paused: _, resume: _, resumed: _, retry: _, interrupt: _ };
+  const ended = {
+    start: _,
+    succeed: _,
+    fail: _,
+    cancel: _,
+    cancelled: _,
+    pause: _,
+    paused: _,
+    resume: _,
+    resumed: _,
+    retry: _,
+    interrupt: _,
+  };
   assert.deepEqual(tableOf(JOB_MACHINE), {
     queued: { ...ended, start: 'running', cancel: 'cancelled' },
     running: { ...ended, succeed: 'succeeded', fail: 'failed', cancel: 'cancelling', pause: 'pausing', interrupt: 'failed' },

@@ -64,11 +64,5 @@ export function isTerminal(state: JobState): boolean {
 }
 
 /** Stages a job passes through, in order (JobDto.stage); the middle ones are the transcription's. */
-export const JOB_STAGES = [
-  'waiting',
-  ...TRANSCRIPTION_STAGE_NAMES,
-  'saving',
-  'summarizing',
-  'done',
-] as const;
+export const JOB_STAGES = ['waiting', ...TRANSCRIPTION_STAGE_NAMES, 'saving', 'summarizing', 'done'] as const;
 export type JobStage = (typeof JOB_STAGES)[number];

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import type { ExportData } from './service.ts';
 import { contentDisposition, escapeMarkdown, formatTimestamp, renderMarkdown, renderText, safeAsciiName } from './export.ts';
 
-function data(over: { title?: string; summaryText?: string | null; sections?: { title: string; text: string }[]; texts?: string[] } = {}): ExportData {
+function data(
+  over: { title?: string; summaryText?: string | null; sections?: { title: string; text: string }[]; texts?: string[] } = {},
+): ExportData {
   const title = over.title ?? 'Weekly sync';
   const texts = over.texts ?? ['Good morning.', 'Hi!'];
   const summaryText = over.summaryText === undefined ? 'All good.' : over.summaryText;
@@ -73,7 +75,9 @@ describe('Markdown', () => {
   });
 
   test('markup in user text renders literally', () => {
-    const md = renderMarkdown(data({ title: '# x *y* _z_ [l](http://e) <b>&amp;</b> `c` | ~s~ #', texts: ['- not a list', '1. not a list', '> no quote'] }));
+    const md = renderMarkdown(
+      data({ title: '# x *y* _z_ [l](http://e) <b>&amp;</b> `c` | ~s~ #', texts: ['- not a list', '1. not a list', '> no quote'] }),
+    );
     const heading = md.split('\n')[0];
     assert.equal(heading, '# \\# x \\*y\\* \\_z\\_ \\[l\\](http://e) \\<b\\>\\&amp;\\</b\\> \\`c\\` \\| \\~s\\~ \\#');
     assert.match(md, /\*\* \\- not a list\n/);
@@ -131,7 +135,14 @@ describe('plain text', () => {
 
 describe('pieces', () => {
   test('timestamps are hh:mm:ss, rounded down, hours unbounded', () => {
-    assert.deepEqual([0, 59.99, 60, 3599, 3600, 360000.5].map(formatTimestamp), ['00:00:00', '00:00:59', '00:01:00', '00:59:59', '01:00:00', '100:00:00']);
+    assert.deepEqual([0, 59.99, 60, 3599, 3600, 360000.5].map(formatTimestamp), [
+      '00:00:00',
+      '00:00:59',
+      '00:01:00',
+      '00:59:59',
+      '01:00:00',
+      '100:00:00',
+    ]);
   });
 
   test('file names are safe ASCII; the exact title rides in filename*', () => {

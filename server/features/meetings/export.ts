@@ -62,9 +62,7 @@ export function renderMarkdown(data: ExportData): string {
  * escaped there. `&` is escaped only where it would start an entity.
  */
 export function escapeMarkdown(text: string): string {
-  let escaped = text
-    .replace(/[\\`*_[\]<>|~#]/g, '\\$&')
-    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+  let escaped = text.replace(/[\\`*_[\]<>|~#]/g, '\\$&').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
   // Line-start markup: "- x", "+ x", "= " / "- " underlines, "> " quotes, "1. " and "1) ".
   escaped = escaped.replace(/^(\s*)([-+=>])/, '$1\\$2').replace(/^(\s*\d+)([.)])/, '$1\\$2');
   return escaped;

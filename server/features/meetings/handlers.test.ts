@@ -21,7 +21,16 @@ function seed(over: Partial<MeetingSeed> = {}): string {
     title: 'Weekly sync',
     created_at: '2026-11-20T09:00:00Z',
     segments: [
-      { speaker: 'S1', start: 0, end: 2.4, text: 'Good morning.', words: [{ text: 'Good', start: 0, end: 0.3, confidence: 0.9 }, { text: 'morning.', start: 0.3, end: 0.9 }] },
+      {
+        speaker: 'S1',
+        start: 0,
+        end: 2.4,
+        text: 'Good morning.',
+        words: [
+          { text: 'Good', start: 0, end: 0.3, confidence: 0.9 },
+          { text: 'morning.', start: 0.3, end: 0.9 },
+        ],
+      },
       { speaker: 'S2', start: 2.4, end: 3661.5, text: 'Morning! Budget first.' },
       { speaker: 'S1', start: 3661.5, end: 3670, text: 'Sure.' },
     ],
@@ -49,14 +58,20 @@ describe('GET /v1/meetings', () => {
     const recent = seed({ title: 'new', created_at: '2026-03-01T00:00:00Z' });
     const res = await api().get('/v1/meetings').set('Authorization', auth);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.meetings.map((m: { id: string }) => m.id), [recent, mid, old]);
+    assert.deepEqual(
+      res.body.meetings.map((m: { id: string }) => m.id),
+      [recent, mid, old],
+    );
     assert.equal(res.body.total, 3);
   });
 
   test('offset and limit page the list; limit is clamped to 1..200', async () => {
     const ids = [1, 2, 3, 4, 5].map((d) => seed({ created_at: `2026-01-0${d}T00:00:00Z` })).reverse();
     const page = await api().get('/v1/meetings?limit=2&offset=1').set('Authorization', auth);
-    assert.deepEqual(page.body.meetings.map((m: { id: string }) => m.id), ids.slice(1, 3));
+    assert.deepEqual(
+      page.body.meetings.map((m: { id: string }) => m.id),
+      ids.slice(1, 3),
+    );
     assert.deepEqual([page.body.total, page.body.limit, page.body.offset], [5, 2, 1]);
 
     const big = await api().get('/v1/meetings?limit=1000').set('Authorization', auth);
@@ -130,7 +145,10 @@ describe('PATCH /v1/meetings/{id}', () => {
     const ok = await api().patch(`/v1/meetings/${id}`).set('Authorization', auth).send({ title: at500 });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.title, at500);
-    const tooLong = await api().patch(`/v1/meetings/${id}`).set('Authorization', auth).send({ title: '😀'.repeat(501) });
+    const tooLong = await api()
+      .patch(`/v1/meetings/${id}`)
+      .set('Authorization', auth)
+      .send({ title: '😀'.repeat(501) });
     assert.equal(tooLong.status, 422);
     assert.equal(tooLong.body.error.code, 'invalid_request');
     const read = await api().get(`/v1/meetings/${id}`).set('Authorization', auth);
@@ -139,7 +157,15 @@ describe('PATCH /v1/meetings/{id}', () => {
 
   test('blank, missing, wrongly typed, control-character and extra-field bodies are 422', async () => {
     const id = seed();
-    for (const body of [{ title: '' }, { title: '   ' }, {}, { title: 42 }, { title: null }, { title: 'a\u0007b' }, { title: 'ok', extra: 1 }]) {
+    for (const body of [
+      { title: '' },
+      { title: '   ' },
+      {},
+      { title: 42 },
+      { title: null },
+      { title: 'a\u0007b' },
+      { title: 'ok', extra: 1 },
+    ]) {
       const res = await api().patch(`/v1/meetings/${id}`).set('Authorization', auth).send(body);
       assert.equal(res.status, 422, JSON.stringify(body));
       assert.equal(res.body.error.code, 'invalid_request');
@@ -229,7 +255,10 @@ describe('DELETE /v1/meetings/{id}', () => {
 describe('GET /v1/meetings/{id}/transcript', () => {
   test('segments in order with speaker names from labels, words, and the speaker list', async () => {
     const id = seed();
-    await api().put(`/v1/meetings/${id}/speaker-labels`).set('Authorization', auth).send({ labels: { S1: 'Alice' } });
+    await api()
+      .put(`/v1/meetings/${id}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { S1: 'Alice' } });
     const res = await api().get(`/v1/meetings/${id}/transcript`).set('Authorization', auth);
     assert.equal(res.status, 200);
     assert.equal(res.body.meeting_id, id);
@@ -241,16 +270,25 @@ describe('GET /v1/meetings/{id}/transcript', () => {
       start: 0,
       end: 2.4,
       text: 'Good morning.',
-      words: [{ text: 'Good', start: 0, end: 0.3, confidence: 0.9 }, { text: 'morning.', start: 0.3, end: 0.9 }],
+      words: [
+        { text: 'Good', start: 0, end: 0.3, confidence: 0.9 },
+        { text: 'morning.', start: 0.3, end: 0.9 },
+      ],
     });
-    assert.deepEqual(res.body.segments.map((s: { index: number; text: string }) => [s.index, s.text]), [
-      [0, 'Good morning.'],
-      [1, 'Morning! Budget first.'],
-      [2, 'Sure.'],
-    ]);
+    assert.deepEqual(
+      res.body.segments.map((s: { index: number; text: string }) => [s.index, s.text]),
+      [
+        [0, 'Good morning.'],
+        [1, 'Morning! Budget first.'],
+        [2, 'Sure.'],
+      ],
+    );
     assert.deepEqual(res.body.segments[1].words, []);
     assert.equal(res.body.segments[1].speaker_name, null);
-    assert.deepEqual(res.body.speakers, [{ key: 'S1', name: 'Alice' }, { key: 'S2', name: null }]);
+    assert.deepEqual(res.body.speakers, [
+      { key: 'S1', name: 'Alice' },
+      { key: 'S2', name: null },
+    ]);
   });
 
   test('an empty transcript and an unknown meeting', async () => {
@@ -281,7 +319,13 @@ describe('summary', () => {
     const id = seed();
     const res = await api().get(`/v1/meetings/${id}/summary`).set('Authorization', auth);
     assert.equal(res.body.status, 'ready');
-    assert.deepEqual(res.body.result, { text: 'Short summary.', sections: [], template_id: 'daily_standup', model: null, source: 'generated' });
+    assert.deepEqual(res.body.result, {
+      text: 'Short summary.',
+      sections: [],
+      template_id: 'daily_standup',
+      model: null,
+      source: 'generated',
+    });
   });
 
   test('PUT replaces the summary by the text, marked manual, and later reads agree', async () => {
@@ -326,7 +370,10 @@ describe('PUT /v1/meetings/{id}/speaker-labels', () => {
     const removeMissing = await put({ S7: null });
     assert.deepEqual(removeMissing.body.labels, { S1: 'Alicia', S9: 'Carol' });
     const transcript = await api().get(`/v1/meetings/${id}/transcript`).set('Authorization', auth);
-    assert.deepEqual(transcript.body.speakers, [{ key: 'S1', name: 'Alicia' }, { key: 'S2', name: null }]);
+    assert.deepEqual(transcript.body.speakers, [
+      { key: 'S1', name: 'Alicia' },
+      { key: 'S2', name: null },
+    ]);
   });
 
   test('keys that name Object.prototype members are ordinary keys; __proto__ never pollutes', async () => {
@@ -350,7 +397,10 @@ describe('PUT /v1/meetings/{id}/speaker-labels', () => {
       const res = await api().put(`/v1/meetings/${id}/speaker-labels`).set('Authorization', auth).send(body);
       assert.equal(res.status, 422, JSON.stringify(body));
     }
-    const missing = await api().put(`/v1/meetings/${UNKNOWN}/speaker-labels`).set('Authorization', auth).send({ labels: { S1: 'A' } });
+    const missing = await api()
+      .put(`/v1/meetings/${UNKNOWN}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { S1: 'A' } });
     assert.equal(missing.status, 404);
   });
 });
@@ -377,7 +427,10 @@ describe('GET /v1/meetings/{id}/export', () => {
 
   test('md renders a readable document; markdown is the same', async () => {
     const id = seed({ title: '# x *y*' });
-    await api().put(`/v1/meetings/${id}/speaker-labels`).set('Authorization', auth).send({ labels: { S1: 'Alice' } });
+    await api()
+      .put(`/v1/meetings/${id}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { S1: 'Alice' } });
     const res = await api().get(`/v1/meetings/${id}/export?format=md`).set('Authorization', auth);
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');

@@ -60,7 +60,10 @@ describe('MeetingsService.create', () => {
   test('segments are inserted last-first: a higher segment id is an earlier segment', () => {
     const m = service.create(baseSeed);
     const rows = db.prepare('SELECT id, idx FROM segments WHERE meeting_id = ? ORDER BY id DESC').all(m.id) as { idx: number }[];
-    assert.deepEqual(rows.map((r) => r.idx), [0, 1, 2]);
+    assert.deepEqual(
+      rows.map((r) => r.idx),
+      [0, 1, 2],
+    );
   });
 
   test('a failing seed leaves neither rows nor files behind', () => {
@@ -83,7 +86,12 @@ describe('MeetingsService.create', () => {
     assert.deepEqual(readdirSync(recordings), []);
     assert.equal(service.recordingPath(m.id), null);
     assert.deepEqual(service.summary(m.id), {
-      meeting_id: m.id, status: 'none', result: null, regeneration_failed: false, error: null, updated_at: m.updated_at,
+      meeting_id: m.id,
+      status: 'none',
+      result: null,
+      regeneration_failed: false,
+      error: null,
+      updated_at: m.updated_at,
     });
   });
 });
@@ -172,24 +180,62 @@ describe('deleteAll', () => {
 describe('MeetingsRepo', () => {
   test('page orders by created_at then id, both descending', () => {
     const repo = new MeetingsRepo(db);
-    for (const [id, at] of [['b', '2026-01-01T00:00:00.000Z'], ['a', '2026-01-01T00:00:00.000Z'], ['c', '2025-01-01T00:00:00.000Z'], ['d', '2027-01-01T00:00:00.000Z']] as const) {
-      repo.insert({ id, title: id, created_at: at, updated_at: at, source: 'fixture', language: null, duration_seconds: null, recording_file: null });
+    for (const [id, at] of [
+      ['b', '2026-01-01T00:00:00.000Z'],
+      ['a', '2026-01-01T00:00:00.000Z'],
+      ['c', '2025-01-01T00:00:00.000Z'],
+      ['d', '2027-01-01T00:00:00.000Z'],
+    ] as const) {
+      repo.insert({
+        id,
+        title: id,
+        created_at: at,
+        updated_at: at,
+        source: 'fixture',
+        language: null,
+        duration_seconds: null,
+        recording_file: null,
+      });
     }
-    assert.deepEqual(repo.page(10, 0).map((r) => r.id), ['d', 'b', 'a', 'c']);
-    assert.deepEqual(repo.page(2, 1).map((r) => r.id), ['b', 'a']);
+    assert.deepEqual(
+      repo.page(10, 0).map((r) => r.id),
+      ['d', 'b', 'a', 'c'],
+    );
+    assert.deepEqual(
+      repo.page(2, 1).map((r) => r.id),
+      ['b', 'a'],
+    );
     assert.equal(repo.count(), 4);
   });
 
   test('a stored duration wins over the last segment end', () => {
     const repo = new MeetingsRepo(db);
-    repo.insert({ id: 'm', title: 't', created_at: 'x', updated_at: 'x', source: 'recording', language: 'de', duration_seconds: 99, recording_file: null });
+    repo.insert({
+      id: 'm',
+      title: 't',
+      created_at: 'x',
+      updated_at: 'x',
+      source: 'recording',
+      language: 'de',
+      duration_seconds: 99,
+      recording_file: null,
+    });
     repo.insertSegment('m', { idx: 0, speaker: 'S1', start_s: 0, end_s: 5, text: 'hi', words: null });
     assert.equal(repo.get('m')?.duration_seconds, 99);
   });
 
   test('delete returns the recording file name, then undefined', () => {
     const repo = new MeetingsRepo(db);
-    repo.insert({ id: 'm', title: 't', created_at: 'x', updated_at: 'x', source: 'recording', language: null, duration_seconds: null, recording_file: 'm.wav' });
+    repo.insert({
+      id: 'm',
+      title: 't',
+      created_at: 'x',
+      updated_at: 'x',
+      source: 'recording',
+      language: null,
+      duration_seconds: null,
+      recording_file: 'm.wav',
+    });
     assert.deepEqual({ ...repo.delete('m') }, { recording_file: 'm.wav' });
     assert.equal(repo.delete('m'), undefined);
   });

@@ -116,8 +116,7 @@ export class MeetingsRepo {
    */
   delete(id: string): { recording_file: string | null } | undefined {
     const row = this.#sql('DELETE FROM meetings WHERE id = ? RETURNING recording_file').get(id) as
-      | { recording_file: string | null }
-      | undefined;
+      { recording_file: string | null } | undefined;
     return row;
   }
 
@@ -132,9 +131,15 @@ export class MeetingsRepo {
   // ── Segments ─────────────────────────────────────────────────────────────
 
   insertSegment(meetingId: string, seg: SegmentRow): void {
-    this.#sql(
-      'INSERT INTO segments (meeting_id, idx, speaker, start_s, end_s, text, words) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(meetingId, seg.idx, seg.speaker, seg.start_s, seg.end_s, seg.text, seg.words);
+    this.#sql('INSERT INTO segments (meeting_id, idx, speaker, start_s, end_s, text, words) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      meetingId,
+      seg.idx,
+      seg.speaker,
+      seg.start_s,
+      seg.end_s,
+      seg.text,
+      seg.words,
+    );
   }
 
   /** File names of every meeting's recording. */
@@ -153,17 +158,19 @@ export class MeetingsRepo {
 
   /** The transcript in segment order. */
   segments(meetingId: string): SegmentRow[] {
-    return allRows<SegmentRow>(this.#sql(
-      'SELECT idx, speaker, start_s, end_s, text, words FROM segments WHERE meeting_id = ? ORDER BY idx',
-    ), meetingId);
+    return allRows<SegmentRow>(
+      this.#sql('SELECT idx, speaker, start_s, end_s, text, words FROM segments WHERE meeting_id = ? ORDER BY idx'),
+      meetingId,
+    );
   }
 
   // ── Speaker labels ───────────────────────────────────────────────────────
 
   labels(meetingId: string): Map<string, string> {
-    const rows = allRows<{ speaker_key: string; label: string }>(this.#sql(
-      'SELECT speaker_key, label FROM speaker_labels WHERE meeting_id = ? ORDER BY speaker_key',
-    ), meetingId);
+    const rows = allRows<{ speaker_key: string; label: string }>(
+      this.#sql('SELECT speaker_key, label FROM speaker_labels WHERE meeting_id = ? ORDER BY speaker_key'),
+      meetingId,
+    );
     return new Map(rows.map((r) => [r.speaker_key, r.label]));
   }
 
@@ -181,9 +188,9 @@ export class MeetingsRepo {
   // ── Summaries ────────────────────────────────────────────────────────────
 
   summary(meetingId: string): SummaryRow | undefined {
-    return this.#sql(
-      'SELECT meeting_id, status, result, regeneration_failed, error, updated_at FROM summaries WHERE meeting_id = ?',
-    ).get(meetingId) as SummaryRow | undefined;
+    return this.#sql('SELECT meeting_id, status, result, regeneration_failed, error, updated_at FROM summaries WHERE meeting_id = ?').get(
+      meetingId,
+    ) as SummaryRow | undefined;
   }
 
   upsertSummary(row: SummaryRow): void {

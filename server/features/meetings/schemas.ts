@@ -85,15 +85,15 @@ export const SummaryDto = z
 
 export const RenameMeetingRequest = z
   .strictObject({
-    title: codePointString({ min: 1, max: TITLE_MAX }).refine((t) => !CONTROL_CHARS.test(t), {
-      message: 'must not contain control characters',
-    }).refine((t) => t.trim().length > 0, { message: 'must not be blank' }),
+    title: codePointString({ min: 1, max: TITLE_MAX })
+      .refine((t) => !CONTROL_CHARS.test(t), {
+        message: 'must not contain control characters',
+      })
+      .refine((t) => t.trim().length > 0, { message: 'must not be blank' }),
   })
   .meta({ id: 'RenameMeetingRequest' });
 
-export const OverwriteSummaryRequest = z
-  .strictObject({ text: codePointString({ max: 200_000 }) })
-  .meta({ id: 'OverwriteSummaryRequest' });
+export const OverwriteSummaryRequest = z.strictObject({ text: codePointString({ max: 200_000 }) }).meta({ id: 'OverwriteSummaryRequest' });
 
 export const SpeakerLabelsRequest = z
   .strictObject({

@@ -368,17 +368,15 @@ export class MeetingsService {
 
   #transcript(row: MeetingRow): TranscriptDto {
     const labels = this.#repo.labels(row.id);
-    const segments = this.#repo.segments(row.id).map(
-      (s): SegmentDto => ({
-        index: s.idx,
-        speaker: s.speaker,
-        speaker_name: labels.get(s.speaker) ?? null,
-        start: s.start_s,
-        end: s.end_s,
-        text: s.text,
-        words: s.words === null ? [] : (JSON.parse(s.words) as WordDto[]),
-      }),
-    );
+    const segments = this.#repo.segments(row.id).map((s): SegmentDto => ({
+      index: s.idx,
+      speaker: s.speaker,
+      speaker_name: labels.get(s.speaker) ?? null,
+      start: s.start_s,
+      end: s.end_s,
+      text: s.text,
+      words: s.words === null ? [] : (JSON.parse(s.words) as WordDto[]),
+    }));
     // Speakers who talk in the transcript, in order of first appearance.
     const speakers: TranscriptDto['speakers'] = [];
     const seen = new Set<string>();

@@ -14,7 +14,9 @@ function assertError(res: request.Response, status: number, code: string): void 
 }
 
 async function pair(h: WebhookTestApp, body: unknown = { client_name: 'Pixel 9', scopes: ['read', 'record', 'delete'] }) {
-  return request(h.app).post('/v1/pair/request').send(body as object);
+  return request(h.app)
+    .post('/v1/pair/request')
+    .send(body as object);
 }
 
 async function withApp(run: (h: WebhookTestApp) => Promise<void>): Promise<void> {
@@ -109,7 +111,10 @@ test('approval through the Control API: the first poll carries the raw token, la
 test('approve may narrow the scopes; reject ends the request without a token; answering twice is 409', () =>
   withApp(async (h) => {
     const a = (await pair(h, { client_name: 'Tablet', scopes: ['read', 'write', 'record'] })).body.pairing_id as string;
-    const narrowed = await request(h.control).post(`/control/pairings/${a}/approve`).set('Authorization', CONTROL_AUTH).send({ scopes: ['write', 'delete'] });
+    const narrowed = await request(h.control)
+      .post(`/control/pairings/${a}/approve`)
+      .set('Authorization', CONTROL_AUTH)
+      .send({ scopes: ['write', 'delete'] });
     assert.equal(narrowed.status, 200);
     assert.deepEqual(narrowed.body.granted_scopes, ['write']);
     const token = (await request(h.app).get(`/v1/pair/${a}`)).body.token as string;
@@ -131,10 +136,29 @@ test('approve may narrow the scopes; reject ends the request without a token; an
       assertError(await request(h.control).post(path).set('Authorization', CONTROL_AUTH), 404, 'not_found');
     }
     const c = (await pair(h)).body.pairing_id as string;
-    assertError(await request(h.control).post(`/control/pairings/${c}/approve`).set('Authorization', CONTROL_AUTH).send({ scopes: 'read' }), 422, 'invalid_request');
-    assertError(await request(h.control).post(`/control/pairings/${c}/approve`).set('Authorization', CONTROL_AUTH).send({ scopes: ['delete'] }), 422, 'invalid_request');
-    assertError(await request(h.control).post(`/control/pairings/${c}/approve`).set('Authorization', CONTROL_AUTH).send({ other: 1 }), 422, 'invalid_request');
-    assertError(await request(h.control).post(`/control/pairings/${c}/reject`).set('Authorization', CONTROL_AUTH).send({ why: 'no' }), 422, 'invalid_request');
+    assertError(
+      await request(h.control).post(`/control/pairings/${c}/approve`).set('Authorization', CONTROL_AUTH).send({ scopes: 'read' }),
+      422,
+      'invalid_request',
+    );
+    assertError(
+      await request(h.control)
+        .post(`/control/pairings/${c}/approve`)
+        .set('Authorization', CONTROL_AUTH)
+        .send({ scopes: ['delete'] }),
+      422,
+      'invalid_request',
+    );
+    assertError(
+      await request(h.control).post(`/control/pairings/${c}/approve`).set('Authorization', CONTROL_AUTH).send({ other: 1 }),
+      422,
+      'invalid_request',
+    );
+    assertError(
+      await request(h.control).post(`/control/pairings/${c}/reject`).set('Authorization', CONTROL_AUTH).send({ why: 'no' }),
+      422,
+      'invalid_request',
+    );
     assertError(await request(h.control).get('/control/pairings'), 401, 'unauthorized');
   }));
 

@@ -65,10 +65,12 @@ test('request → pending; unguessable ids; approve mints a paired standard toke
     const first = s.service.poll(r.id);
     assert.ok(first.token !== null);
     const record = s.tokens.authenticate(first.token);
-    assert.deepEqual(
-      record && { name: record.name, scopes: record.scopes, origin: record.origin, kind: record.kind },
-      { name: 'Phone', scopes: ['read', 'record'], origin: 'paired', kind: 'standard' },
-    );
+    assert.deepEqual(record && { name: record.name, scopes: record.scopes, origin: record.origin, kind: record.kind }, {
+      name: 'Phone',
+      scopes: ['read', 'record'],
+      origin: 'paired',
+      kind: 'standard',
+    });
     assert.equal(first.record.token_id, record?.id);
     assert.equal(s.service.poll(r.id).token, null);
     assert.equal(s.service.poll(r.id).record.state, 'approved');
@@ -81,7 +83,10 @@ test('approve may narrow, never widen, and never grants delete; nothing left is 
   const s = setup();
   try {
     const r = s.service.request({ client_name: 'Tablet', scopes: ['read', 'write'] }, '10.0.0.2');
-    assert.equal(code(() => s.service.approve(r.id, ['record', 'delete'])), 'invalid_request');
+    assert.equal(
+      code(() => s.service.approve(r.id, ['record', 'delete'])),
+      'invalid_request',
+    );
     const approved = s.service.approve(r.id, ['write', 'record', 'delete']);
     assert.deepEqual(approved.granted, ['write']);
     assert.deepEqual(s.tokens.authenticate(s.service.poll(r.id).token!)?.scopes, ['write']);
@@ -93,8 +98,14 @@ test('approve may narrow, never widen, and never grants delete; nothing left is 
 test('a request whose scopes parse to nothing is 422', () => {
   const s = setup();
   try {
-    assert.equal(code(() => s.service.request({ client_name: 'x', scopes: ['admin', 'delete'] }, '10.0.0.1')), 'invalid_request');
-    assert.equal(code(() => s.service.request({ client_name: 'x', scopes: [] }, '10.0.0.1')), 'invalid_request');
+    assert.equal(
+      code(() => s.service.request({ client_name: 'x', scopes: ['admin', 'delete'] }, '10.0.0.1')),
+      'invalid_request',
+    );
+    assert.equal(
+      code(() => s.service.request({ client_name: 'x', scopes: [] }, '10.0.0.1')),
+      'invalid_request',
+    );
   } finally {
     s.close();
   }
@@ -107,11 +118,26 @@ test('reject, and answering twice: 409 conflict; unknown ids 404', () => {
     assert.equal(s.service.reject(r.id).state, 'rejected');
     assert.equal(s.service.poll(r.id).record.state, 'rejected');
     assert.equal(s.service.poll(r.id).token, null);
-    assert.equal(code(() => s.service.approve(r.id)), 'conflict');
-    assert.equal(code(() => s.service.reject(r.id)), 'conflict');
-    assert.equal(code(() => s.service.poll('pair_nope')), 'not_found');
-    assert.equal(code(() => s.service.approve('pair_nope')), 'not_found');
-    assert.equal(code(() => s.service.reject('pair_nope')), 'not_found');
+    assert.equal(
+      code(() => s.service.approve(r.id)),
+      'conflict',
+    );
+    assert.equal(
+      code(() => s.service.reject(r.id)),
+      'conflict',
+    );
+    assert.equal(
+      code(() => s.service.poll('pair_nope')),
+      'not_found',
+    );
+    assert.equal(
+      code(() => s.service.approve('pair_nope')),
+      'not_found',
+    );
+    assert.equal(
+      code(() => s.service.reject('pair_nope')),
+      'not_found',
+    );
   } finally {
     s.close();
   }
@@ -125,10 +151,16 @@ test('pending requests expire after 10 minutes; ended ones are forgotten an hour
     assert.equal(s.service.poll(r.id).record.state, 'pending');
     s.advance(1);
     assert.equal(s.service.poll(r.id).record.state, 'expired');
-    assert.equal(code(() => s.service.approve(r.id)), 'conflict');
+    assert.equal(
+      code(() => s.service.approve(r.id)),
+      'conflict',
+    );
     assert.deepEqual(s.service.list(), [], 'the application list leaves expired requests out');
     s.advance(PAIRING_LIMITS.endedRetentionMs);
-    assert.equal(code(() => s.service.poll(r.id)), 'not_found');
+    assert.equal(
+      code(() => s.service.poll(r.id)),
+      'not_found',
+    );
   } finally {
     s.close();
   }
@@ -158,7 +190,8 @@ test('a token nobody collected is deleted when its request is forgotten', () => 
 test('rate limits: 10 a minute per address (IPv4-mapped folded), 20 pending in all; 429 with Retry-After', () => {
   const s = setup();
   try {
-    for (let i = 0; i < 10; i++) s.service.request({ client_name: `d${i}`, scopes: ['read'] }, i % 2 === 0 ? '10.0.0.9' : '::ffff:10.0.0.9');
+    for (let i = 0; i < 10; i++)
+      s.service.request({ client_name: `d${i}`, scopes: ['read'] }, i % 2 === 0 ? '10.0.0.9' : '::ffff:10.0.0.9');
     let err: unknown;
     try {
       s.service.request({ client_name: 'd10', scopes: ['read'] }, '10.0.0.9');
@@ -171,7 +204,10 @@ test('rate limits: 10 a minute per address (IPv4-mapped folded), 20 pending in a
     assert.equal(err.headers['Retry-After'], '60');
 
     s.advance(30_000);
-    assert.equal(code(() => s.service.request({ client_name: 'x', scopes: ['read'] }, '10.0.0.9')), 'too_many_requests');
+    assert.equal(
+      code(() => s.service.request({ client_name: 'x', scopes: ['read'] }, '10.0.0.9')),
+      'too_many_requests',
+    );
     s.advance(30_000);
     s.service.request({ client_name: 'again', scopes: ['read'] }, '10.0.0.9'); // the window has moved
 

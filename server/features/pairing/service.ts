@@ -163,7 +163,10 @@ export class PairingService {
     this.#sweep(now);
     const scopes = pairableScopes(input.scopes);
     if (scopes.length === 0) {
-      throw new ApiError('invalid_request', 'scopes must name at least one of read, record, write (delete is never granted to a paired device)');
+      throw new ApiError(
+        'invalid_request',
+        'scopes must name at least one of read, record, write (delete is never granted to a paired device)',
+      );
     }
 
     const address = normaliseAddress(remoteAddress);
@@ -310,7 +313,10 @@ export function normaliseAddress(address: string): string {
   const groups = expandIpv6(address.split('%')[0] ?? address);
   if (groups === null) return address;
   if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return '::1';
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address, or null when it is not one. */

@@ -74,17 +74,23 @@ export class CaptureBackends {
     if (target.simulated) {
       const vd = this.#virtual?.virtual(target.name) ?? null;
       if (vd === null) throw new CaptureUnavailableError(`the simulated device "${target.name}" has no capture path in this build`);
-      if (vd.transport === 'pulse' && findTool('parec', this.#env) === null) throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('parec')}`);
+      if (vd.transport === 'pulse' && findTool('parec', this.#env) === null)
+        throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('parec')}`);
       return;
     }
-    if (findTool('ffmpeg', this.#env) === null) throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('ffmpeg')} (needed to read ALSA devices)`);
-    if (target.device_type !== 'input') throw new CaptureUnavailableError(`the ALSA playback device "${target.name}" cannot be recorded; system audio needs a PulseAudio monitor`);
+    if (findTool('ffmpeg', this.#env) === null)
+      throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('ffmpeg')} (needed to read ALSA devices)`);
+    if (target.device_type !== 'input')
+      throw new CaptureUnavailableError(
+        `the ALSA playback device "${target.name}" cannot be recorded; system audio needs a PulseAudio monitor`,
+      );
   }
 
   /** Opens the device; resolves once its first samples arrived. */
   async open(target: CaptureTarget, cb: CaptureCallbacks, signal: AbortSignal): Promise<CaptureStream> {
     if (!target.simulated) return this.#openAlsa(target, cb, signal);
-    if (this.#virtual === null) throw new CaptureUnavailableError(`the simulated device "${target.name}" has no capture path in this build`);
+    if (this.#virtual === null)
+      throw new CaptureUnavailableError(`the simulated device "${target.name}" has no capture path in this build`);
     const vd = await this.#virtual.ready(target.name);
     if (signal.aborted) throw new Error('the recording ended while its devices were opening');
     if (vd.transport === 'in-process') {
@@ -106,7 +112,15 @@ export class CaptureBackends {
       transport: 'pulse',
       label: target.name,
       command: parec,
-      args: ['--raw', `--device=${vd.monitorSource}`, '--format=s16le', '--rate=16000', '--channels=1', '--latency-msec=100', '--client-name=mas-recorder'],
+      args: [
+        '--raw',
+        `--device=${vd.monitorSource}`,
+        '--format=s16le',
+        '--rate=16000',
+        '--channels=1',
+        '--latency-msec=100',
+        '--client-name=mas-recorder',
+      ],
       env: vd.pulseEnv,
       timeoutMs: this.#openTimeoutMs,
       cb,
@@ -116,7 +130,8 @@ export class CaptureBackends {
 
   #openAlsa(target: CaptureTarget, cb: CaptureCallbacks, signal: AbortSignal): Promise<CaptureStream> {
     const ffmpeg = findTool('ffmpeg', this.#env);
-    if (ffmpeg === null) throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('ffmpeg')} (needed to read ALSA devices)`);
+    if (ffmpeg === null)
+      throw new CaptureUnavailableError(`capture backend missing: ${missingToolText('ffmpeg')} (needed to read ALSA devices)`);
     const hw = /\((hw:\d+,\d+)\)$/.exec(target.name)?.[1];
     if (hw === undefined) throw new Error(`the device "${target.name}" is not an ALSA hw device`);
     return spawnCapture({
@@ -182,7 +197,10 @@ function spawnCapture(o: SpawnCaptureOptions): Promise<CaptureStream> {
     };
     const onAbort = () => fail('the recording ended while its devices were opening');
     o.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => fail(`the device "${o.label}" delivered no audio within ${Math.round(o.timeoutMs / 1000)} s`), o.timeoutMs);
+    const timer = setTimeout(
+      () => fail(`the device "${o.label}" delivered no audio within ${Math.round(o.timeoutMs / 1000)} s`),
+      o.timeoutMs,
+    );
     child.stderr?.on('data', (c: Buffer) => {
       stderr = (stderr + c.toString('utf8')).slice(-2000);
     });
@@ -201,8 +219,14 @@ function spawnCapture(o: SpawnCaptureOptions): Promise<CaptureStream> {
     });
     child.once('exit', (code, signal) => {
       if (closed) return;
-      const detail = stderr.trim().split('\n').filter((l) => l.length > 0).pop();
-      fail(`capture from the device "${o.label}" stopped: ${tool} exited (${signal ?? `code ${code}`})${detail !== undefined ? `: ${detail}` : ''}`);
+      const detail = stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .pop();
+      fail(
+        `capture from the device "${o.label}" stopped: ${tool} exited (${signal ?? `code ${code}`})${detail !== undefined ? `: ${detail}` : ''}`,
+      );
     });
   });
 }

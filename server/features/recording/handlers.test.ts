@@ -47,7 +47,9 @@ async function state(): Promise<StateBody> {
 }
 
 async function waitFor(until: 'started' | 'stopped', timeout = 20): Promise<{ event: string; data: StateBody }> {
-  const res = await readSse(`${h.api}/v1/recording/wait?until=${until}&timeout=${timeout}`, JSON_HEADERS(read), { maxMs: (timeout + 5) * 1000 });
+  const res = await readSse(`${h.api}/v1/recording/wait?until=${until}&timeout=${timeout}`, JSON_HEADERS(read), {
+    maxMs: (timeout + 5) * 1000,
+  });
   assert.equal(res.status, 200);
   assert.equal(res.events.length, 1, 'exactly one event');
   assert.equal(res.closedByServer, true, 'then the server closes the stream');
@@ -100,7 +102,10 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     assert.equal((await h.call('GET', '/v1/recording', h.auth(['delete']))).status, 403);
     const devices = await h.call('GET', '/v1/devices', read);
     for (const name of ['Quiet Mic', 'Talk Mic', 'Speakers']) {
-      assert.ok(devices.body.devices.some((d: { name: string; simulated: boolean }) => d.name === name && d.simulated), name);
+      assert.ok(
+        devices.body.devices.some((d: { name: string; simulated: boolean }) => d.name === name && d.simulated),
+        name,
+      );
     }
   });
 
@@ -191,7 +196,10 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     assert.equal(wrongType.status, 400);
     assert.match(wrongType.body.error.message, /is an output device/);
     assert.equal((await h.call('POST', '/v1/recording/start', rec, { system_device_name: 'Quiet Mic' })).status, 400);
-    assert.equal((await h.call('POST', '/v1/recording/start', rec, { mic_device_name: 'Talk Mic', system_device_name: 'Talk Mic' })).status, 400);
+    assert.equal(
+      (await h.call('POST', '/v1/recording/start', rec, { mic_device_name: 'Talk Mic', system_device_name: 'Talk Mic' })).status,
+      400,
+    );
 
     const both = await startOn('Talk Mic', { system_device_name: 'Speakers' });
     assert.deepEqual(
@@ -341,12 +349,18 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     const res = await h.call('POST', '/v1/recording/start', rec, { mic_device_name: 'Quiet Mic' });
     assert.equal(res.status, 202);
     const started = await pending;
-    assert.deepEqual(started.events.map((e) => e.event), ['recording.started']);
+    assert.deepEqual(
+      started.events.map((e) => e.event),
+      ['recording.started'],
+    );
     assert.equal((started.events[0]!.data as StateBody).state, 'recording');
     assert.equal((await waitFor('started')).event, 'recording.started', 'already recording: at once');
     await h.call('POST', '/v1/recording/stop', rec);
     const stopped = await stopWait;
-    assert.deepEqual(stopped.events.map((e) => e.event), ['recording.stopped']);
+    assert.deepEqual(
+      stopped.events.map((e) => e.event),
+      ['recording.stopped'],
+    );
     await h.deps.recording.processingIdle();
   });
 
@@ -393,7 +407,11 @@ describe('no capture device, no capture tool, no PulseAudio, a restart', () => {
   });
 
   test('the capture tool (parec) missing: 503 at start', async () => {
-    const other = await recordingHarness({ pipeline: scriptedPipeline({ words: SAMPLE_WORDS }), pocketsphinxRoots: [], capture: { env: { PATH: '/nonexistent' } } });
+    const other = await recordingHarness({
+      pipeline: scriptedPipeline({ words: SAMPLE_WORDS }),
+      pocketsphinxRoots: [],
+      capture: { env: { PATH: '/nonexistent' } },
+    });
     try {
       assert.equal((await other.ctl('POST', '/control/devices', { name: 'Mic', device_type: 'input', script: null })).status, 201);
       await other.devices.ready('Mic');
@@ -406,13 +424,20 @@ describe('no capture device, no capture tool, no PulseAudio, a restart', () => {
   });
 
   test('where PulseAudio cannot run, the in-process devices record (clearly simulated)', async () => {
-    const other = await recordingHarness({ backend: 'in-process', pipeline: scriptedPipeline({ words: SAMPLE_WORDS }), pocketsphinxRoots: [] });
+    const other = await recordingHarness({
+      backend: 'in-process',
+      pipeline: scriptedPipeline({ words: SAMPLE_WORDS }),
+      pocketsphinxRoots: [],
+    });
     try {
       await other.ctl('POST', '/control/devices', { name: 'Mic', device_type: 'input', script: 'tiny' });
       const auth = other.auth(RECORD);
       assert.equal((await other.call('POST', '/v1/recording/start', auth, {})).status, 202, 'the first input device is the default');
       const started = await readSse(`${other.api}/v1/recording/wait?until=started&timeout=10`, { Authorization: auth });
-      assert.deepEqual((started.events[0]!.data as StateBody).devices.map((d) => [d.name, d.transport]), [['Mic', 'in-process']]);
+      assert.deepEqual(
+        (started.events[0]!.data as StateBody).devices.map((d) => [d.name, d.transport]),
+        [['Mic', 'in-process']],
+      );
       await new Promise((r) => setTimeout(r, 700));
       await other.call('POST', '/v1/recording/stop', auth);
       const stopped = await readSse(`${other.api}/v1/recording/wait?until=stopped&timeout=10`, { Authorization: auth });

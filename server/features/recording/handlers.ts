@@ -36,7 +36,8 @@ export const recordingHandlers = {
           // ever recorded (its start failed): then recording.stopped with last_error.
           const state = recording.state;
           if (until === 'started' && (state === 'recording' || state === 'paused')) return started();
-          if (until === 'started' && state === 'idle' && recording.lastEnded !== null && !recording.lastEnded.reachedRecording) return stopped();
+          if (until === 'started' && state === 'idle' && recording.lastEnded !== null && !recording.lastEnded.reachedRecording)
+            return stopped();
           if (until === 'stopped' && state === 'idle') return stopped();
           return null;
         }

@@ -17,10 +17,15 @@ const untilParam: QueryParam<WaitUntil> = {
   description: 'the transition to wait for: started or stopped',
   schema: { type: 'string', enum: [...WAIT_UNTIL] },
   parse(name, raw) {
-    if (raw !== undefined && typeof raw !== 'string') throw new ApiError('invalid_request', `query parameter ${name} must be given once, as a plain value`);
+    if (raw !== undefined && typeof raw !== 'string')
+      throw new ApiError('invalid_request', `query parameter ${name} must be given once, as a plain value`);
     if (raw === undefined || raw === '') throw new ApiError('invalid_request', `query parameter ${name} is required: started or stopped`);
     const value = (WAIT_UNTIL as readonly string[]).find((v) => v === raw.toLowerCase());
-    if (value === undefined) throw new ApiError('invalid_request', `query parameter ${name} must be started or stopped, got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}"`);
+    if (value === undefined)
+      throw new ApiError(
+        'invalid_request',
+        `query parameter ${name} must be started or stopped, got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}"`,
+      );
     return value as WaitUntil;
   },
 };
@@ -49,7 +54,9 @@ export const RECORDING_OPERATIONS = [
     idempotent: false,
     destructive: false,
     body: { schema: StartRecordingRequest, required: false },
-    responses: { 202: { description: 'accepted: state starting; recording.started follows once capture is up', schema: RecordingStateDto } },
+    responses: {
+      202: { description: 'accepted: state starting; recording.started follows once capture is up', schema: RecordingStateDto },
+    },
   },
   {
     operationId: 'stopRecording',
@@ -59,7 +66,9 @@ export const RECORDING_OPERATIONS = [
     summary: 'Stop and finalize the recording (stopping, then idle); 409 recording_active when there is none',
     scope: 'record',
     ...CONTROL,
-    responses: { 200: { description: 'the state after the call: stopping (idle follows with recording.stopped)', schema: RecordingStateDto } },
+    responses: {
+      200: { description: 'the state after the call: stopping (idle follows with recording.stopped)', schema: RecordingStateDto },
+    },
   },
   {
     operationId: 'pauseRecording',
@@ -91,7 +100,12 @@ export const RECORDING_OPERATIONS = [
     ...READ,
     query: {
       until: untilParam,
-      timeout: clampedInt({ min: 0, max: 3600, default: 300, description: 'seconds before the timeout event; default 300, capped at 3600' }),
+      timeout: clampedInt({
+        min: 0,
+        max: 3600,
+        default: 300,
+        description: 'seconds before the timeout event; default 300, capped at 3600',
+      }),
     },
     responses: { 200: { description: 'text/event-stream with exactly one event', contentTypes: ['text/event-stream'] } },
   },

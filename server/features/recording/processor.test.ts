@@ -17,7 +17,14 @@ test('a recording without speech: processing succeeds, empty transcript, the no-
     const { meetings, config, summaries, bus } = gw.deps;
     const events: string[] = [];
     const unsubscribe = bus.subscribe((e) => events.push(e.event));
-    const meeting = meetings.create({ title: 'muted microphone', created_at: new Date().toISOString(), source: 'recording', segments: [], summary: null, audio: true });
+    const meeting = meetings.create({
+      title: 'muted microphone',
+      created_at: new Date().toISOString(),
+      source: 'recording',
+      segments: [],
+      summary: null,
+      audio: true,
+    });
     let recognized = false;
     const settled: string[] = [];
     const processor = new RecordingProcessor({

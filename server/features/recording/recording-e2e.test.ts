@@ -43,28 +43,48 @@ test('two-person call: plug, record over HTTP, stop, transcript and summary scor
     const events: string[] = [];
     h.deps.bus.subscribe((e) => events.push(`${e.event}:${e.resource.kind}`));
 
-    const start = await h.call('POST', '/v1/recording/start', auth, { mic_device_name: 'Sim Mic', meeting_name: 'Release planning call', consent_attested: true });
+    const start = await h.call('POST', '/v1/recording/start', auth, {
+      mic_device_name: 'Sim Mic',
+      meeting_name: 'Release planning call',
+      consent_attested: true,
+    });
     assert.equal(start.status, 202);
     assert.equal(start.body.state, 'starting');
     const started = await readSse(`${h.api}/v1/recording/wait?until=started&timeout=30`, headers, { maxMs: 35_000 });
-    assert.deepEqual(started.events.map((e) => e.event), ['recording.started']);
+    assert.deepEqual(
+      started.events.map((e) => e.event),
+      ['recording.started'],
+    );
     const meetingId = (started.events[0]!.data as { active_meeting_id: string }).active_meeting_id;
     assert.ok(meetingId);
 
     // The device plays the script from the moment the recorder opened it; let it play to the end.
     const script = await loadScriptAudio('two-person-call');
-    await eventually('the script to play to its end', 100_000, async () => ((await h.ctl('GET', '/control/devices/Sim%20Mic')).body.playback.finished ? true : undefined));
+    await eventually('the script to play to its end', 100_000, async () =>
+      (await h.ctl('GET', '/control/devices/Sim%20Mic')).body.playback.finished ? true : undefined,
+    );
     await new Promise((r) => setTimeout(r, 500));
     const stop = await h.call('POST', '/v1/recording/stop', auth);
     assert.equal(stop.status, 200);
     const stoppedAt = performance.now();
     const stopped = await readSse(`${h.api}/v1/recording/wait?until=stopped&timeout=30`, headers, { maxMs: 35_000 });
-    assert.deepEqual(stopped.events.map((e) => e.event), ['recording.stopped']);
-    const after = stopped.events[0]!.data as { state: string; last_error: string | null; last_meeting_id: string; captured_seconds: number };
+    assert.deepEqual(
+      stopped.events.map((e) => e.event),
+      ['recording.stopped'],
+    );
+    const after = stopped.events[0]!.data as {
+      state: string;
+      last_error: string | null;
+      last_meeting_id: string;
+      captured_seconds: number;
+    };
     assert.equal(after.state, 'idle');
     assert.equal(after.last_error, null);
     assert.equal(after.last_meeting_id, meetingId);
-    assert.ok(after.captured_seconds >= script.truth.duration, `captured ${after.captured_seconds} s of a ${script.truth.duration} s script`);
+    assert.ok(
+      after.captured_seconds >= script.truth.duration,
+      `captured ${after.captured_seconds} s of a ${script.truth.duration} s script`,
+    );
 
     // The WAV in the data folder is the script, as played: same samples, shifted by the capture latency.
     const wav = parseWav(readFileSync(h.deps.meetings.recordingPath(meetingId)!));
@@ -87,10 +107,13 @@ test('two-person call: plug, record over HTTP, stop, transcript and summary scor
     assert.equal(meeting.body.source, 'recording');
     const transcript = await h.call('GET', `/v1/meetings/${meetingId}/transcript`, auth);
     const offset = fit.offsetSamples / 16_000;
-    const hypothesis = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap((s) =>
-      s.words.map((w) => ({ text: w.text, start: w.start - offset, end: w.end - offset, cluster: s.speaker })),
+    const hypothesis = (transcript.body.segments as { speaker: string; words: { text: string; start: number; end: number }[] }[]).flatMap(
+      (s) => s.words.map((w) => ({ text: w.text, start: w.start - offset, end: w.end - offset, cluster: s.speaker })),
     );
-    const wer = wordErrorRate(script.truth.words.map((w) => w.text), hypothesis.map((w) => w.text));
+    const wer = wordErrorRate(
+      script.truth.words.map((w) => w.text),
+      hypothesis.map((w) => w.text),
+    );
     const speakers = speakerAttribution(hypothesis, script.truth.words);
     const clusters = new Set(hypothesis.map((w) => w.cluster)).size;
     console.log(

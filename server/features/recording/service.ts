@@ -26,7 +26,14 @@ import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import { redactPaths } from '../../kernel/redact.ts';
 import type { Settings } from '../../kernel/store/settings-repo.ts';
-import { CaptureBackends, CaptureUnavailableError, type CaptureOptions, type CaptureStream, type CaptureTarget, type CaptureTransport } from './capture.ts';
+import {
+  CaptureBackends,
+  CaptureUnavailableError,
+  type CaptureOptions,
+  type CaptureStream,
+  type CaptureTarget,
+  type CaptureTransport,
+} from './capture.ts';
 import { Mixer } from './mixer.ts';
 import type { ProcessingView, RecordingProcessor } from './processor.ts';
 import { apiOutcome, transition, type ApiAction, type RecordingAction, type RecordingState } from './states.ts';
@@ -148,7 +155,8 @@ export class RecordingService {
    */
   view(): RecordingView {
     const s = this.#session ?? this.#previous;
-    const active = this.#session !== null && s !== null && (this.#state === 'recording' || this.#state === 'paused' || this.#state === 'stopping');
+    const active =
+      this.#session !== null && s !== null && (this.#state === 'recording' || this.#state === 'paused' || this.#state === 'stopping');
     return {
       state: this.#state,
       active_meeting_id: active ? s.meetingId : null,
@@ -185,7 +193,10 @@ export class RecordingService {
   start(req: StartRequest, caller: { remote: boolean }): RecordingView {
     if (this.#shutDown) throw new ApiError('service_unavailable', 'the application is stopping');
     if (caller.remote && !this.#o.settings().remote_recording_prearmed) {
-      throw new ApiError('not_prearmed', 'a remote caller can start a recording only while remote recording is pre-armed in the application settings');
+      throw new ApiError(
+        'not_prearmed',
+        'a remote caller can start a recording only while remote recording is pre-armed in the application settings',
+      );
     }
     if (req.consent_attested === false) {
       throw new ApiError('bad_request', 'consent_attested must be true to start a recording (or be left out)');
@@ -356,7 +367,8 @@ export class RecordingService {
       if (first === undefined) {
         throw new ApiError(
           'service_unavailable',
-          'no capture device: this machine has no microphone and no simulated input device is plugged in (name one with mic_device_name, or plug one in with POST /control/devices)',
+          'no capture device: this machine has no microphone and no simulated input device is plugged ' +
+            'in (name one with mic_device_name, or plug one in with POST /control/devices)',
         );
       }
       devices.push({ role: 'mic', info: first, stream: null, transport: null });

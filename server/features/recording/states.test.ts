@@ -42,19 +42,29 @@ test('the table, pair by pair (null: the state does not move)', () => {
   });
 });
 
-test('API outcomes: start only from idle (else recording_in_progress); stop/pause/resume need an active recording (else recording_active)', () => {
-  const table: Record<ApiAction, Record<string, string>> = {
-    start: { idle: 'move', starting: 'recording_in_progress', recording: 'recording_in_progress', paused: 'recording_in_progress', stopping: 'recording_in_progress' },
-    stop: { idle: 'recording_active', starting: 'move', recording: 'move', paused: 'move', stopping: 'same' },
-    pause: { idle: 'recording_active', starting: 'recording_active', recording: 'move', paused: 'same', stopping: 'recording_active' },
-    resume: { idle: 'recording_active', starting: 'recording_active', recording: 'same', paused: 'move', stopping: 'recording_active' },
-  };
-  for (const [action, row] of Object.entries(table) as [ApiAction, Record<string, string>][]) {
-    for (const state of RECORDING_STATES) {
-      const o = apiOutcome(state, action);
-      const got = o.kind === 'refuse' ? o.code : o.kind;
-      assert.equal(got, row[state], `${action} in ${state}`);
-      if (o.kind === 'refuse') assert.ok(o.message.length > 10);
+test(
+  'API outcomes: start only from idle (else recording_in_progress); stop/pause/resume need an ' +
+    'active recording (else recording_active)',
+  () => {
+    const table: Record<ApiAction, Record<string, string>> = {
+      start: {
+        idle: 'move',
+        starting: 'recording_in_progress',
+        recording: 'recording_in_progress',
+        paused: 'recording_in_progress',
+        stopping: 'recording_in_progress',
+      },
+      stop: { idle: 'recording_active', starting: 'move', recording: 'move', paused: 'move', stopping: 'same' },
+      pause: { idle: 'recording_active', starting: 'recording_active', recording: 'move', paused: 'same', stopping: 'recording_active' },
+      resume: { idle: 'recording_active', starting: 'recording_active', recording: 'same', paused: 'move', stopping: 'recording_active' },
+    };
+    for (const [action, row] of Object.entries(table) as [ApiAction, Record<string, string>][]) {
+      for (const state of RECORDING_STATES) {
+        const o = apiOutcome(state, action);
+        const got = o.kind === 'refuse' ? o.code : o.kind;
+        assert.equal(got, row[state], `${action} in ${state}`);
+        if (o.kind === 'refuse') assert.ok(o.message.length > 10);
+      }
     }
-  }
-});
+  },
+);

@@ -56,10 +56,22 @@ export type ApiOutcome =
 
 const REFUSALS: Record<ApiAction, Partial<Record<RecordingState, ApiOutcome>>> = {
   start: {
-    starting: { kind: 'refuse', code: 'recording_in_progress', message: 'a recording is already starting; stop it before starting another' },
+    starting: {
+      kind: 'refuse',
+      code: 'recording_in_progress',
+      message: 'a recording is already starting; stop it before starting another',
+    },
     recording: { kind: 'refuse', code: 'recording_in_progress', message: 'a recording is in progress; stop it before starting another' },
-    paused: { kind: 'refuse', code: 'recording_in_progress', message: 'a recording is in progress (paused); stop it before starting another' },
-    stopping: { kind: 'refuse', code: 'recording_in_progress', message: 'the previous recording is still being finalized; start again once the state is idle' },
+    paused: {
+      kind: 'refuse',
+      code: 'recording_in_progress',
+      message: 'a recording is in progress (paused); stop it before starting another',
+    },
+    stopping: {
+      kind: 'refuse',
+      code: 'recording_in_progress',
+      message: 'the previous recording is still being finalized; start again once the state is idle',
+    },
   },
   stop: {
     idle: { kind: 'refuse', code: 'recording_active', message: 'there is no active recording to stop' },
@@ -67,7 +79,11 @@ const REFUSALS: Record<ApiAction, Partial<Record<RecordingState, ApiOutcome>>> =
   },
   pause: {
     idle: { kind: 'refuse', code: 'recording_active', message: 'there is no active recording to pause' },
-    starting: { kind: 'refuse', code: 'recording_active', message: 'the recording is still starting; pause it once the state is recording' },
+    starting: {
+      kind: 'refuse',
+      code: 'recording_active',
+      message: 'the recording is still starting; pause it once the state is recording',
+    },
     stopping: { kind: 'refuse', code: 'recording_active', message: 'the recording is stopping and can no longer be paused' },
     paused: { kind: 'same' },
   },
@@ -82,5 +98,11 @@ const REFUSALS: Record<ApiAction, Partial<Record<RecordingState, ApiOutcome>>> =
 /** What an API call does in a state: move along the table, stay (idempotent), or be refused with 409. */
 export function apiOutcome(state: RecordingState, action: ApiAction): ApiOutcome {
   if (transition(state, action) !== null) return { kind: 'move' };
-  return REFUSALS[action][state] ?? { kind: 'refuse', code: 'recording_active', message: `${action} is not possible while the recording is ${state}` };
+  return (
+    REFUSALS[action][state] ?? {
+      kind: 'refuse',
+      code: 'recording_active',
+      message: `${action} is not possible while the recording is ${state}`,
+    }
+  );
 }

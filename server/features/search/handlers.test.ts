@@ -75,9 +75,15 @@ describe('hits', () => {
     const both = seed('Notes', ['the café in Zürich was closed']);
     seed('Other', ['the cafe was open']);
     const res = await q('ZURICH cafe');
-    assert.deepEqual(res.body.results.map((r) => r.meeting_id), [both]);
+    assert.deepEqual(
+      res.body.results.map((r) => r.meeting_id),
+      [both],
+    );
     const decomposed = await q('Zu\u0308rich');
-    assert.deepEqual(decomposed.body.results.map((r) => r.meeting_id), [both]);
+    assert.deepEqual(
+      decomposed.body.results.map((r) => r.meeting_id),
+      [both],
+    );
   });
 
   test('a meeting may give one title hit and several transcript hits', async () => {
@@ -85,7 +91,11 @@ describe('hits', () => {
     const res = await q('roadmap');
     assert.deepEqual(
       res.body.results.map((r) => [r.meeting_id, r.audio_start_time]),
-      [[id, undefined], [id, 0.5], [id, 20.5]],
+      [
+        [id, undefined],
+        [id, 0.5],
+        [id, 20.5],
+      ],
     );
   });
 });
@@ -127,7 +137,10 @@ describe('order and paging', () => {
   });
 
   test('limit defaults to 50 and is clamped to 1..200', async () => {
-    seed('Many', Array.from({ length: 260 }, (_, i) => `apple ${i}`));
+    seed(
+      'Many',
+      Array.from({ length: 260 }, (_, i) => `apple ${i}`),
+    );
     assert.equal((await q('apple')).body.results.length, 50);
     const big = await q('apple', '&limit=1000');
     assert.equal(big.status, 200);
@@ -138,7 +151,10 @@ describe('order and paging', () => {
     const tail = await q('apple', '&limit=200&offset=200');
     assert.equal(tail.body.results.length, 60);
     // Transcript order inside one meeting survives paging.
-    assert.deepEqual(tail.body.results.slice(0, 2).map((r) => r.audio_start_time), [2000.5, 2010.5]);
+    assert.deepEqual(
+      tail.body.results.slice(0, 2).map((r) => r.audio_start_time),
+      [2000.5, 2010.5],
+    );
   });
 });
 
@@ -207,7 +223,10 @@ describe('q handling', () => {
     // Operator words are ordinary words: they find the meeting that says them.
     for (const text of ['NEAR', 'near', 'OR', 'AND NOT', 'text: star', 'star*', '(parens)', '"x"']) {
       const res = await q(text);
-      assert.ok(res.body.results.some((r) => r.meeting_id === id), JSON.stringify(text));
+      assert.ok(
+        res.body.results.some((r) => r.meeting_id === id),
+        JSON.stringify(text),
+      );
     }
   });
 

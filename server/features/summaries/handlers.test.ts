@@ -63,7 +63,10 @@ test('regenerate: 202 with the operation, the wait resolves summary.completed, t
     for (const key of ['operation_id', 'wait_url', 'status_url', 'state', 'meeting_id']) assert.ok(key in res.body, key);
     assert.equal(res.body.template_id, 'daily_standup', 'the default template');
     const wait = await readSse(`${s.base}${res.body.wait_url}`, { Authorization: s.auth });
-    assert.deepEqual(wait.events.map((e) => e.event), ['summary.completed']);
+    assert.deepEqual(
+      wait.events.map((e) => e.event),
+      ['summary.completed'],
+    );
     const status = await request(s.gw.app).get(res.body.status_url).set('Authorization', s.auth);
     assert.equal(status.status, 200);
     assert.equal(status.body.state, 'succeeded');
@@ -86,7 +89,10 @@ test('regenerate: 409 summary_generating while one runs; a failure keeps the old
   const gate = new Gate();
   const s = await setup(gatedSummarizer(gate, true));
   try {
-    const first = await request(s.gw.app).post(`/v1/meetings/${s.meetingId}/summary/regenerate`).set('Authorization', s.auth).send({ template_id: 'meeting_notes' });
+    const first = await request(s.gw.app)
+      .post(`/v1/meetings/${s.meetingId}/summary/regenerate`)
+      .set('Authorization', s.auth)
+      .send({ template_id: 'meeting_notes' });
     assert.equal(first.status, 202);
     const during = await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary`).set('Authorization', s.auth);
     assert.equal(during.body.status, 'generating');
@@ -95,11 +101,17 @@ test('regenerate: 409 summary_generating while one runs; a failure keeps the old
     assert.equal(second.body.error.code, 'summary_generating');
 
     const timeout = await readSse(`${s.base}${first.body.wait_url}?timeout_ms=200`, { Authorization: s.auth });
-    assert.deepEqual(timeout.events.map((e) => e.event), ['timeout']);
+    assert.deepEqual(
+      timeout.events.map((e) => e.event),
+      ['timeout'],
+    );
 
     gate.open();
     const wait = await readSse(`${s.base}${first.body.wait_url}`, { Authorization: s.auth });
-    assert.deepEqual(wait.events.map((e) => e.event), ['summary.failed']);
+    assert.deepEqual(
+      wait.events.map((e) => e.event),
+      ['summary.failed'],
+    );
     const summary = await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary`).set('Authorization', s.auth);
     assert.equal(summary.body.status, 'ready');
     assert.equal(summary.body.result.text, 'Old summary');
@@ -114,16 +126,34 @@ test('regenerate: 409 summary_generating while one runs; a failure keeps the old
 test('regenerate: 422 for an empty transcript or an unknown template; 404 for unknown meeting or operation', async () => {
   const s = await setup();
   try {
-    const empty = s.gw.deps.meetings.create({ title: 'Silent', created_at: '2026-11-20T10:00:00Z', segments: [], summary: null, audio: false });
+    const empty = s.gw.deps.meetings.create({
+      title: 'Silent',
+      created_at: '2026-11-20T10:00:00Z',
+      segments: [],
+      summary: null,
+      audio: false,
+    });
     const res = await request(s.gw.app).post(`/v1/meetings/${empty.id}/summary/regenerate`).set('Authorization', s.auth).send({});
     assert.equal(res.status, 422);
-    const template = await request(s.gw.app).post(`/v1/meetings/${s.meetingId}/summary/regenerate`).set('Authorization', s.auth).send({ template_id: 'nope' });
+    const template = await request(s.gw.app)
+      .post(`/v1/meetings/${s.meetingId}/summary/regenerate`)
+      .set('Authorization', s.auth)
+      .send({ template_id: 'nope' });
     assert.equal(template.status, 422);
-    const extra = await request(s.gw.app).post(`/v1/meetings/${s.meetingId}/summary/regenerate`).set('Authorization', s.auth).send({ prompt: 'x' });
+    const extra = await request(s.gw.app)
+      .post(`/v1/meetings/${s.meetingId}/summary/regenerate`)
+      .set('Authorization', s.auth)
+      .send({ prompt: 'x' });
     assert.equal(extra.status, 422);
     assert.equal((await request(s.gw.app).post('/v1/meetings/nope/summary/regenerate').set('Authorization', s.auth).send({})).status, 404);
-    assert.equal((await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary/operations/op_nope`).set('Authorization', s.auth)).status, 404);
-    assert.equal((await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary/operations/op_nope/wait`).set('Authorization', s.auth)).status, 404);
+    assert.equal(
+      (await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary/operations/op_nope`).set('Authorization', s.auth)).status,
+      404,
+    );
+    assert.equal(
+      (await request(s.gw.app).get(`/v1/meetings/${s.meetingId}/summary/operations/op_nope/wait`).set('Authorization', s.auth)).status,
+      404,
+    );
   } finally {
     await s.close();
   }

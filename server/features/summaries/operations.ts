@@ -45,7 +45,12 @@ export const SUMMARY_OPERATIONS = [
     ...READ,
     pathParams: { ...meetingId, operation_id: { description: 'operation id from the regenerate response' } },
     query: {
-      timeout_ms: clampedInt({ min: 0, max: 3_600_000, default: 300_000, description: 'milliseconds before the timeout event; default 300000, capped at 3600000' }),
+      timeout_ms: clampedInt({
+        min: 0,
+        max: 3_600_000,
+        default: 300_000,
+        description: 'milliseconds before the timeout event; default 300000, capped at 3600000',
+      }),
     },
     responses: { 200: { description: 'text/event-stream with exactly one event', contentTypes: ['text/event-stream'] } },
   },

@@ -10,7 +10,10 @@ export const RegenerateSummaryRequest = z
     model: z.string().min(1).max(100).optional(),
     model_name: z.string().min(1).max(200).optional(),
     template_id: z.string().min(1).max(100).optional(),
-    language: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en or en-US').optional(),
+    language: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en or en-US')
+      .optional(),
   })
   .meta({ id: 'RegenerateSummaryRequest' });
 

@@ -40,7 +40,9 @@ export const OPERATION_MACHINE = defineStateMachine({
 });
 
 /** The states an operation can still leave: one of them makes the meeting busy (409 summary_generating). */
-export const ACTIVE_OPERATION_STATES = OPERATION_STATES.filter((s) => OPERATION_EVENTS.some((e) => transition(OPERATION_MACHINE, s, e) !== null));
+export const ACTIVE_OPERATION_STATES = OPERATION_STATES.filter((s) =>
+  OPERATION_EVENTS.some((e) => transition(OPERATION_MACHINE, s, e) !== null),
+);
 
 export function isOperationEnded(state: OperationState): boolean {
   return !ACTIVE_OPERATION_STATES.includes(state);
@@ -103,7 +105,6 @@ interface ResolvedParams {
   language: string | null;
 }
 
-
 export class SummaryService {
   readonly #db: Database;
   readonly #bus: EventBus;
@@ -164,11 +165,15 @@ export class SummaryService {
     const id = `op_${randomUUID()}`;
     transaction(this.#db, () => {
       const busy = this.#db
-        .prepare(`SELECT 1 FROM summary_operations WHERE meeting_id = ? AND state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`)
+        .prepare(
+          `SELECT 1 FROM summary_operations WHERE meeting_id = ? AND state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`,
+        )
         .get(meetingId, ...ACTIVE_OPERATION_STATES);
       if (busy !== undefined) throw new ApiError('summary_generating', 'a summary of this meeting is already being generated');
       this.#db
-        .prepare('INSERT INTO summary_operations (id, meeting_id, state, params, error, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)')
+        .prepare(
+          'INSERT INTO summary_operations (id, meeting_id, state, params, error, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+        )
         .run(id, meetingId, 'queued', JSON.stringify(params), now, now);
     });
     this.#track(this.#run(meetingId, params, summarizer, id));
@@ -177,7 +182,12 @@ export class SummaryService {
 
   /** The summary the application makes by itself after an import or a recording. */
   async generateAutomatically(meetingId: string): Promise<void> {
-    const params: ResolvedParams = { template_id: this.#defaults.template_id, model: this.#defaults.model, model_name: this.#defaults.model_name, language: null };
+    const params: ResolvedParams = {
+      template_id: this.#defaults.template_id,
+      model: this.#defaults.model,
+      model_name: this.#defaults.model_name,
+      language: null,
+    };
     const summarizer = this.#summarizers.byModel(params.model, params.model_name ?? undefined);
     await this.#run(meetingId, params, summarizer, null);
   }
@@ -200,8 +210,7 @@ export class SummaryService {
 
   operation(meetingId: string, operationId: string): OperationDto {
     const row = this.#db.prepare('SELECT * FROM summary_operations WHERE id = ? AND meeting_id = ?').get(operationId, meetingId) as
-      | OperationRow
-      | undefined;
+      OperationRow | undefined;
     if (row === undefined) throw new ApiError('not_found', 'there is no such regeneration operation for this meeting');
     return toDto(row);
   }
@@ -225,8 +234,11 @@ export class SummaryService {
       .prepare(`SELECT id FROM summary_operations WHERE state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`)
       .all(...ACTIVE_OPERATION_STATES) as { id: string }[];
     // No wait stream can be open yet (the listener starts after recovery), so nothing is told.
-    for (const { id } of active) this.#moveOperation(id, 'interrupt', 'the application stopped before the summary was ready', { quiet: true });
-    this.#db.prepare("UPDATE summaries SET status = CASE WHEN result IS NULL THEN 'failed' ELSE 'ready' END WHERE status = 'generating'").run();
+    for (const { id } of active)
+      this.#moveOperation(id, 'interrupt', 'the application stopped before the summary was ready', { quiet: true });
+    this.#db
+      .prepare("UPDATE summaries SET status = CASE WHEN result IS NULL THEN 'failed' ELSE 'ready' END WHERE status = 'generating'")
+      .run();
   }
 
   #track(run: Promise<void>): void {
@@ -247,7 +259,13 @@ export class SummaryService {
           title: transcript.title,
           language: params.language,
           templateId: params.template_id,
-          segments: transcript.segments.map((s) => ({ speaker: s.speaker, speaker_name: s.speaker_name, start: s.start, end: s.end, text: s.text })),
+          segments: transcript.segments.map((s) => ({
+            speaker: s.speaker,
+            speaker_name: s.speaker_name,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+          })),
         },
         uncontrolled(),
       );
@@ -284,13 +302,16 @@ export class SummaryService {
    */
   #moveOperation(id: string | null, event: OperationEvent, error: string | null, opts: { quiet?: boolean } = {}): void {
     if (id === null) return;
-    const row = this.#db.prepare('SELECT meeting_id, state FROM summary_operations WHERE id = ?').get(id) as { meeting_id: string; state: OperationState } | undefined;
+    const row = this.#db.prepare('SELECT meeting_id, state FROM summary_operations WHERE id = ?').get(id) as
+      { meeting_id: string; state: OperationState } | undefined;
     if (row === undefined) return;
     const next = transition(OPERATION_MACHINE, row.state, event);
     if (next === null) return;
     const now = this.#now();
     const finished = isOperationEnded(next) ? now : null;
-    this.#db.prepare('UPDATE summary_operations SET state = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(next, error, now, finished, id);
+    this.#db
+      .prepare('UPDATE summary_operations SET state = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?')
+      .run(next, error, now, finished, id);
     if (finished !== null && opts.quiet !== true) {
       this.#bus.publish('summary.operation.ended', { kind: 'meeting', id: row.meeting_id }, { operation_id: id });
     }

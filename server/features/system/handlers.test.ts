@@ -26,7 +26,9 @@ test('devices lists simulated devices plugged into the catalog, marked simulated
   const gw = testGateway();
   try {
     gw.deps.devices.plug({ name: 'Sim Mic', device_type: 'input', script: null });
-    const res = await request(gw.app).get('/v1/devices').set('Authorization', gw.bearer(['read']));
+    const res = await request(gw.app)
+      .get('/v1/devices')
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(res.status, 200);
     const sim = (res.body.devices as { name: string; simulated: boolean; device_type: string }[]).find((d) => d.name === 'Sim Mic');
     assert.deepEqual(sim, { name: 'Sim Mic', device_type: 'input', simulated: true, backend: 'simulator' });
@@ -39,11 +41,14 @@ test('ALSA pcm lines become input and output devices', () => {
   const devices = parseAsoundPcm(
     '00-00: ALC3246 Analog : ALC3246 Analog : playback 1 : capture 1\n01-03: HDMI 0 : HDMI 0 : playback 1\ngarbage line\n',
   );
-  assert.deepEqual(devices.map((d) => [d.name, d.device_type]), [
-    ['ALC3246 Analog (hw:0,0)', 'output'],
-    ['ALC3246 Analog (hw:0,0)', 'input'],
-    ['HDMI 0 (hw:1,3)', 'output'],
-  ]);
+  assert.deepEqual(
+    devices.map((d) => [d.name, d.device_type]),
+    [
+      ['ALC3246 Analog (hw:0,0)', 'output'],
+      ['ALC3246 Analog (hw:0,0)', 'input'],
+      ['HDMI 0 (hw:1,3)', 'output'],
+    ],
+  );
 });
 
 test('models lists the models present on disk, with custom whisper files marked', async () => {
@@ -54,7 +59,9 @@ test('models lists the models present on disk, with custom whisper files marked'
   try {
     mkdirSync(join(gw.dataDir, 'models'), { recursive: true });
     writeFileSync(join(gw.dataDir, 'models', 'ggml-base.en.bin'), Buffer.alloc(1_500_000));
-    const res = await request(gw.app).get('/v1/models').set('Authorization', gw.bearer(['read']));
+    const res = await request(gw.app)
+      .get('/v1/models')
+      .set('Authorization', gw.bearer(['read']));
     assert.equal(res.status, 200);
     const byName = new Map((res.body.models as { name: string; size_mb: number; is_custom: boolean }[]).map((m) => [m.name, m]));
     assert.equal(byName.get('pocketsphinx-en-us')?.is_custom, false);

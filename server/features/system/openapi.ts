@@ -61,7 +61,10 @@ function errorCodesOf(op: Operation): Map<number, AnyErrorCode[]> {
   codes.push('internal');
   const byStatus = new Map<number, AnyErrorCode[]>();
   for (const code of new Set(codes)) {
-    const status = code in ERROR_CODES ? ERROR_CODES[code as keyof typeof ERROR_CODES].status : ERROR_CODES[SUB_CODES[code as keyof typeof SUB_CODES]].status;
+    const status =
+      code in ERROR_CODES
+        ? ERROR_CODES[code as keyof typeof ERROR_CODES].status
+        : ERROR_CODES[SUB_CODES[code as keyof typeof SUB_CODES]].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return byStatus;
@@ -220,7 +223,9 @@ function webhooksSection(): Record<string, JsonSchema> {
           required: true,
           content: {
             'application/json': {
-              schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}WebhookEnvelope` }, { type: 'object', properties: { event: { const: event } } }] },
+              schema: {
+                allOf: [{ $ref: `${COMPONENT_PREFIX}WebhookEnvelope` }, { type: 'object', properties: { event: { const: event } } }],
+              },
             },
           },
         },
@@ -277,7 +282,13 @@ export function buildOpenApiDocument(opts: { version: string }): JsonSchema {
       security: op.scope === 'none' ? [] : [{ bearer: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(op.rawBody !== undefined
-        ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: { schema: { type: 'string', contentMediaType: op.rawBody.contentType } } } } }
+        ? {
+            requestBody: {
+              required: true,
+              description: op.rawBody.description,
+              content: { [op.rawBody.contentType]: { schema: { type: 'string', contentMediaType: op.rawBody.contentType } } },
+            },
+          }
         : {}),
       ...(op.body !== undefined
         ? {
@@ -315,7 +326,8 @@ export function buildOpenApiDocument(opts: { version: string }): JsonSchema {
       },
       {
         url: 'https://{host}:8421',
-        description: "The LAN listener: only when LAN access is enabled in the application; TLS with the installation's self-signed certificate.",
+        description:
+          "The LAN listener: only when LAN access is enabled in the application; TLS with the installation's self-signed certificate.",
         variables: { host: { default: 'localhost', description: 'the name or address of the machine running the application' } },
       },
     ],

@@ -113,7 +113,23 @@ test('IPv6 ranges and the forms that carry an IPv4 address', () => {
 });
 
 test('text that is not an IP address is not classified', () => {
-  for (const text of ['localhost', 'example.com', '127.1', '0177.0.0.1', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '', ':::', '1::2::3', '12345::', '[::1', 'g::1', '1:2:3:4:5:6:7:8:9', '::ffff:1.2.3']) {
+  for (const text of [
+    'localhost',
+    'example.com',
+    '127.1',
+    '0177.0.0.1',
+    '1.2.3.4.5',
+    '256.1.1.1',
+    '01.2.3.4',
+    '',
+    ':::',
+    '1::2::3',
+    '12345::',
+    '[::1',
+    'g::1',
+    '1:2:3:4:5:6:7:8:9',
+    '::ffff:1.2.3',
+  ]) {
     assert.equal(classifyAddress(text), null, JSON.stringify(text));
   }
 });

@@ -22,15 +22,7 @@ import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'unspecified'
-  | 'link_local'
-  | 'metadata'
-  | 'multicast'
-  | 'broadcast'
-  | 'reserved';
+  'public' | 'loopback' | 'private' | 'unspecified' | 'link_local' | 'metadata' | 'multicast' | 'broadcast' | 'reserved';
 
 /** The classes that no allowlist entry can open. */
 export const NEVER_ALLOWED: ReadonlySet<AddressClass> = new Set<AddressClass>([

@@ -86,7 +86,9 @@ test('every hostile URL is refused, for the reason its entry names', async () =>
 });
 
 test('never-allowed addresses stay refused even when their exact host:port is allowlisted', async () => {
-  const never = HOSTILE.filter((e) => ['metadata', 'link_local', 'unspecified', 'multicast', 'broadcast', 'reserved'].includes(e.category!));
+  const never = HOSTILE.filter((e) =>
+    ['metadata', 'link_local', 'unspecified', 'multicast', 'broadcast', 'reserved'].includes(e.category!),
+  );
   assert.ok(never.length >= 25);
   const entries = never.flatMap((e) => {
     try {
@@ -111,7 +113,11 @@ test('every legitimate URL is accepted with an empty allowlist, and resolves to 
     const checked = await checkDestination(e.url, { resolver, allowlist: new Allowlist([]) });
     assert.ok(checked.addresses.length >= 1, e.url);
     if (e.resolves_to !== undefined) {
-      assert.deepEqual(checked.addresses.map((a) => a.address), e.resolves_to, e.url);
+      assert.deepEqual(
+        checked.addresses.map((a) => a.address),
+        e.resolves_to,
+        e.url,
+      );
     }
   }
 });
@@ -135,7 +141,10 @@ test('allowlist: the exact host:port opens a loopback or private destination, an
 
   const ok = async (url: string) => checkDestination(url, { resolver, allowlist });
   assert.equal((await ok('http://127.0.0.1:9000/hook')).port, 9000);
-  assert.deepEqual((await ok('http://localhost:9100/')).addresses.map((a) => a.address), ['127.0.0.1', '::1']);
+  assert.deepEqual(
+    (await ok('http://localhost:9100/')).addresses.map((a) => a.address),
+    ['127.0.0.1', '::1'],
+  );
   await ok('http://[::1]:9200/');
   await ok('http://nas.example/');
   await ok('https://10.0.0.5/');

@@ -37,7 +37,9 @@ function fakeTransport(script: (AttemptResult | 'hang')[]): Transport & { sent: 
     sent.push({ at: Date.now(), request });
     const answer = script[Math.min(sent.length - 1, script.length - 1)] ?? { kind: 'response', status: 200 };
     if (answer === 'hang') {
-      return new Promise<AttemptResult>((resolve) => request.signal?.addEventListener('abort', () => resolve({ kind: 'network', detail: 'aborted' })));
+      return new Promise<AttemptResult>((resolve) =>
+        request.signal?.addEventListener('abort', () => resolve({ kind: 'network', detail: 'aborted' })),
+      );
     }
     return answer;
   }) as Transport & { sent: Sent[] };
@@ -77,7 +79,11 @@ function harness(opts: { transport: Transport; resolver?: Resolver; queueLimit?:
     service,
     owner,
     async hook(o: { url?: string; events?: string[]; mode?: DeliveryMode; approve?: 'allowed' | 'denied' | null } = {}) {
-      const record = await service.register(owner, { url: o.url ?? PUBLIC_URL, events: o.events ?? ['job.completed'], delivery_mode: o.mode });
+      const record = await service.register(owner, {
+        url: o.url ?? PUBLIC_URL,
+        events: o.events ?? ['job.completed'],
+        delivery_mode: o.mode,
+      });
       if (o.approve !== null) service.setApproval(record.id, o.approve ?? 'allowed');
       return record;
     },
@@ -135,7 +141,13 @@ test('at-least-once: 6 attempts, waits of exactly 1, 2, 4, 8, 16 s, then exhaust
         const ts = s.request.headers['X-Service-Timestamp'];
         assert.equal(ts, String(Math.floor(s.at / 1000)));
         assert.deepEqual(
-          verify({ secret: hook.secret, timestamp: ts, signatureHeader: s.request.headers['X-Service-Signature'], rawBody: s.request.body, now: s.at / 1000 }),
+          verify({
+            secret: hook.secret,
+            timestamp: ts,
+            signatureHeader: s.request.headers['X-Service-Signature'],
+            rawBody: s.request.body,
+            now: s.at / 1000,
+          }),
           { ok: true },
         );
       }
@@ -143,7 +155,15 @@ test('at-least-once: 6 attempts, waits of exactly 1, 2, 4, 8, 16 s, then exhaust
       const log = h.log(hook.id);
       assert.deepEqual(
         log.map((e) => [e.attempt, e.reason, e.status_code]),
-        [[null, 'exhausted', null], [6, 'handler_error', 500], [5, 'handler_error', 500], [4, 'handler_error', 500], [3, 'handler_error', 500], [2, 'handler_error', 500], [1, 'handler_error', 500]],
+        [
+          [null, 'exhausted', null],
+          [6, 'handler_error', 500],
+          [5, 'handler_error', 500],
+          [4, 'handler_error', 500],
+          [3, 'handler_error', 500],
+          [2, 'handler_error', 500],
+          [1, 'handler_error', 500],
+        ],
       );
       assert.ok(log.every((e) => e.delivery_id === envelope.delivery_id && e.event_id === event.event_id && !e.delivered));
       // next_attempt_at says when the following attempt is due; the last attempt has none.
@@ -163,7 +183,12 @@ test('at-least-once: 6 attempts, waits of exactly 1, 2, 4, 8, 16 s, then exhaust
 
 test('a 2xx ends the delivery: no more attempts, no exhausted, nothing counted', () =>
   withFakeTime(async (clock) => {
-    const transport = fakeTransport([status(503), { kind: 'network', detail: 'connection refused (ECONNREFUSED)' }, status(202), status(500)]);
+    const transport = fakeTransport([
+      status(503),
+      { kind: 'network', detail: 'connection refused (ECONNREFUSED)' },
+      status(202),
+      status(500),
+    ]);
     const h = harness({ transport });
     try {
       const hook = await h.hook();
@@ -172,7 +197,11 @@ test('a 2xx ends the delivery: no more attempts, no exhausted, nothing counted',
       assert.equal(transport.sent.length, 3);
       assert.deepEqual(
         h.log(hook.id).map((e) => [e.attempt, e.delivered, e.reason, e.status_code]),
-        [[3, true, null, 202], [2, false, 'delivery_failed', null], [1, false, 'handler_error', 503]],
+        [
+          [3, true, null, 202],
+          [2, false, 'delivery_failed', null],
+          [1, false, 'handler_error', 503],
+        ],
       );
       assert.equal(h.counters.deliveriesFailed, 0);
     } finally {
@@ -189,7 +218,10 @@ test('at-most-once: one attempt even when it fails; no exhausted entry, nothing 
       h.bus.publish('job.completed', { kind: 'job', id: 'job_1' });
       await clock.tickAsync(120_000);
       assert.equal(transport.sent.length, 1);
-      assert.deepEqual(h.log(hook.id).map((e) => [e.attempt, e.reason, e.next_attempt_at]), [[1, 'handler_error', null]]);
+      assert.deepEqual(
+        h.log(hook.id).map((e) => [e.attempt, e.reason, e.next_attempt_at]),
+        [[1, 'handler_error', null]],
+      );
       assert.equal(h.counters.deliveriesFailed, 0);
     } finally {
       h.close();
@@ -201,9 +233,14 @@ test('reason codes: 2xx delivered, 5xx handler_error, 3xx/4xx/1xx third_party_re
   assert.equal(judge(status(299)).reason, null);
   assert.equal(judge(status(500)).reason, 'handler_error');
   assert.equal(judge(status(599)).reason, 'handler_error');
-  for (const s of [101, 301, 302, 304, 307, 400, 401, 404, 410, 429, 499, 600]) assert.equal(judge(status(s)).reason, 'third_party_rejected', String(s));
+  for (const s of [101, 301, 302, 304, 307, 400, 401, 404, 410, 429, 499, 600])
+    assert.equal(judge(status(s)).reason, 'third_party_rejected', String(s));
   assert.match(judge(status(302)).detail, /redirects are not followed/);
-  assert.deepEqual(judge({ kind: 'network', detail: 'connection reset (ECONNRESET)' }), { reason: 'delivery_failed', status: null, detail: 'connection reset (ECONNRESET)' });
+  assert.deepEqual(judge({ kind: 'network', detail: 'connection reset (ECONNRESET)' }), {
+    reason: 'delivery_failed',
+    status: null,
+    detail: 'connection reset (ECONNRESET)',
+  });
 });
 
 test('pending webhooks get nothing and log nothing; denied ones log denied and get no attempt', () =>
@@ -244,7 +281,13 @@ test('denied between retries: the next attempt is not made, denied is logged; de
       h.service.repo.delete(b.id);
       await clock.tickAsync(60_000);
       assert.equal(transport.sent.length, 2);
-      assert.deepEqual(h.log(a.id).map((e) => [e.attempt, e.reason]), [[null, 'denied'], [1, 'handler_error']]);
+      assert.deepEqual(
+        h.log(a.id).map((e) => [e.attempt, e.reason]),
+        [
+          [null, 'denied'],
+          [1, 'handler_error'],
+        ],
+      );
       assert.equal(h.counters.deliveriesFailed, 0);
       assert.equal(h.service.dispatcher.held, 0);
     } finally {
@@ -412,7 +455,10 @@ test('webhook.test: one attempt, never retried, whatever the webhook subscribes 
         { event: envelope.event, event_id: envelope.event_id, delivery_id: envelope.delivery_id, resource: envelope.resource },
         { event: 'webhook.test', event_id, delivery_id, resource: { kind: 'webhook', id: hook.id } },
       );
-      assert.deepEqual(h.log(hook.id).map((e) => [e.event, e.attempt, e.reason]), [['webhook.test', 1, 'handler_error']]);
+      assert.deepEqual(
+        h.log(hook.id).map((e) => [e.event, e.attempt, e.reason]),
+        [['webhook.test', 1, 'handler_error']],
+      );
       assert.equal(h.counters.deliveriesFailed, 0);
     } finally {
       h.close();
@@ -435,7 +481,10 @@ test('the log keeps the newest 100 entries per webhook', () =>
       await clock.tickAsync(0);
       const log = h.log(hook.id);
       assert.equal(log.length, 100);
-      assert.deepEqual(log.map((e) => e.event_id), ids.slice(1).reverse());
+      assert.deepEqual(
+        log.map((e) => e.event_id),
+        ids.slice(1).reverse(),
+      );
       assert.equal(h.log(other.id).length, 1);
       const rows = h.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get() as { n: number };
       assert.equal(rows.n, 101);

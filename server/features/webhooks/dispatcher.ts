@@ -171,7 +171,15 @@ export class WebhookDispatcher {
       delivery_id: id,
       ...(event.operation_id !== undefined ? { operation_id: event.operation_id } : {}),
     };
-    this.#ready.push({ id, webhookId: hook.id, eventId: event.event_id, event: event.event, body: JSON.stringify(envelope), attempt: 1, maxAttempts });
+    this.#ready.push({
+      id,
+      webhookId: hook.id,
+      eventId: event.event_id,
+      event: event.event,
+      body: JSON.stringify(envelope),
+      attempt: 1,
+      maxAttempts,
+    });
     this.#pump();
     return id;
   }
@@ -290,10 +298,18 @@ export class WebhookDispatcher {
 }
 
 /** The reason code of an attempt's result; null reason means delivered. */
-export function judge(result: AttemptResult): { reason: Exclude<DeliveryReason, 'denied' | 'exhausted'> | null; status: number | null; detail: string } {
+export function judge(result: AttemptResult): {
+  reason: Exclude<DeliveryReason, 'denied' | 'exhausted'> | null;
+  status: number | null;
+  detail: string;
+} {
   if (result.kind === 'network') return { reason: 'delivery_failed', status: null, detail: result.detail };
   const status = result.status;
   if (status >= 200 && status <= 299) return { reason: null, status, detail: `HTTP ${status}` };
   if (status >= 500 && status <= 599) return { reason: 'handler_error', status, detail: `HTTP ${status}` };
-  return { reason: 'third_party_rejected', status, detail: status >= 300 && status <= 399 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}` };
+  return {
+    reason: 'third_party_rejected',
+    status,
+    detail: status >= 300 && status <= 399 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
+  };
 }

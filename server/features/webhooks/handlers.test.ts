@@ -100,7 +100,10 @@ test('201 with id, url, events, delivery_mode, created_at and a generated hmac_s
     assert.doesNotMatch(JSON.stringify(got.body), new RegExp(res.body.hmac_secret));
     const list = await request(h.app).get('/v1/webhooks').set('Authorization', auth);
     assert.doesNotMatch(JSON.stringify(list.body), new RegExp(res.body.hmac_secret));
-    assert.doesNotMatch(JSON.stringify((await request(h.control).get('/control/webhooks').set('Authorization', CONTROL_AUTH)).body), new RegExp(res.body.hmac_secret));
+    assert.doesNotMatch(
+      JSON.stringify((await request(h.control).get('/control/webhooks').set('Authorization', CONTROL_AUTH)).body),
+      new RegExp(res.body.hmac_secret),
+    );
 
     const once = await create(h, auth, { url: PUBLIC, events: ['job.failed'], delivery_mode: 'at-most-once' });
     assert.equal(once.body.delivery_mode, 'at-most-once');
@@ -121,7 +124,13 @@ test('a client-supplied secret is used as given, and signs the deliveries', () =
     await request(h.app).post(`/v1/webhooks/${res.body.id}/test`).set('Authorization', auth).expect(202);
     const [got] = await r.waitFor(1);
     const check = (s: string) =>
-      verify({ secret: s, timestamp: got!.headers['x-service-timestamp'] as string, signatureHeader: got!.headers['x-service-signature'] as string, rawBody: got!.rawBody, now: new Date() });
+      verify({
+        secret: s,
+        timestamp: got!.headers['x-service-timestamp'] as string,
+        signatureHeader: got!.headers['x-service-signature'] as string,
+        rawBody: got!.rawBody,
+        now: new Date(),
+      });
     assert.deepEqual(check(secret), { ok: true });
     assert.deepEqual(check(`${secret}x`), { ok: false, reason: 'signature_mismatch' });
 
@@ -178,7 +187,12 @@ test('scopes: read floor for read events; recording.* needs record (403 insuffic
     assertError(await create(h, h.bearer(['delete']), { url: PUBLIC, events: ['job.completed'] }), 403, 'insufficient_scope');
     for (const scopes of [['read'], ['write'], ['read', 'write', 'delete']]) {
       for (const event of ['recording.started', 'recording.stopped', 'recording.paused']) {
-        assertError(await create(h, h.bearer(scopes), { url: PUBLIC, events: ['job.completed', event] }), 403, 'insufficient_scope', /record/);
+        assertError(
+          await create(h, h.bearer(scopes), { url: PUBLIC, events: ['job.completed', event] }),
+          403,
+          'insufficient_scope',
+          /record/,
+        );
       }
     }
     assert.equal((await create(h, h.bearer(['record']), { url: PUBLIC, events: ['recording.started', 'recording.stopped'] })).status, 201);
@@ -215,7 +229,10 @@ test('the allowlist is read at startup: a target added later is refused until a 
   try {
     const auth = h.bearer(['read']);
     assertError(await create(h, auth, { url: r.url, events: ['job.completed'] }), 400, 'bad_request', /Local webhook targets/);
-    const patched = await request(h.control).patch('/control/settings').set('Authorization', CONTROL_AUTH).send({ local_webhook_targets: [r.target] });
+    const patched = await request(h.control)
+      .patch('/control/settings')
+      .set('Authorization', CONTROL_AUTH)
+      .send({ local_webhook_targets: [r.target] });
     assert.equal(patched.status, 200);
     assertError(await create(h, auth, { url: r.url, events: ['job.completed'] }), 400, 'bad_request');
     await request(h.control).post('/control/restart').set('Authorization', CONTROL_AUTH).expect(204);
@@ -229,10 +246,28 @@ test('the allowlist is read at startup: a target added later is refused until a 
 });
 
 test('link-local, metadata, unspecified and multicast stay refused even when allowlisted', async () => {
-  const h = webhookTestApp({ allowlist: ['169.254.169.254:80', '169.254.1.1:80', '0.0.0.0:80', '224.0.0.1:80', '[fe80::1]:80', '[::]:80', 'metadata.google.internal:80'] });
+  const h = webhookTestApp({
+    allowlist: [
+      '169.254.169.254:80',
+      '169.254.1.1:80',
+      '0.0.0.0:80',
+      '224.0.0.1:80',
+      '[fe80::1]:80',
+      '[::]:80',
+      'metadata.google.internal:80',
+    ],
+  });
   try {
     const auth = h.bearer(['read']);
-    for (const url of ['http://169.254.169.254/', 'http://169.254.1.1/', 'http://0.0.0.0/', 'http://224.0.0.1/', 'http://[fe80::1]/', 'http://[::]/', 'http://metadata.google.internal/']) {
+    for (const url of [
+      'http://169.254.169.254/',
+      'http://169.254.1.1/',
+      'http://0.0.0.0/',
+      'http://224.0.0.1/',
+      'http://[fe80::1]/',
+      'http://[::]/',
+      'http://metadata.google.internal/',
+    ]) {
       assertError(await create(h, auth, { url, events: ['job.completed'] }), 400, 'bad_request', /never allowed/);
     }
   } finally {
@@ -242,7 +277,7 @@ test('link-local, metadata, unspecified and multicast stay refused even when all
 
 // ── Listing, ownership, all=true ──────────────────────────────────────────
 
-test('GET /v1/webhooks lists the caller\'s own; all=true needs delete and a first-party token', async () => {
+test("GET /v1/webhooks lists the caller's own; all=true needs delete and a first-party token", async () => {
   const h = webhookTestApp();
   try {
     const alice = h.bearer(['read', 'delete']);
@@ -251,17 +286,37 @@ test('GET /v1/webhooks lists the caller\'s own; all=true needs delete and a firs
     const b = (await create(h, bob, { url: PUBLIC, events: ['job.failed'] })).body.id as string;
 
     const own = await request(h.app).get('/v1/webhooks').set('Authorization', bob);
-    assert.deepEqual(own.body.webhooks.map((w: { id: string }) => w.id), [b]);
+    assert.deepEqual(
+      own.body.webhooks.map((w: { id: string }) => w.id),
+      [b],
+    );
     assert.equal(own.body.webhooks[0].approval_state, 'pending');
-    assert.deepEqual((await request(h.app).get('/v1/webhooks?all=false').set('Authorization', alice)).body.webhooks.map((w: { id: string }) => w.id), [a]);
+    assert.deepEqual(
+      (await request(h.app).get('/v1/webhooks?all=false').set('Authorization', alice)).body.webhooks.map((w: { id: string }) => w.id),
+      [a],
+    );
 
     assertError(await request(h.app).get('/v1/webhooks?all=true').set('Authorization', bob), 403, 'insufficient_scope', /delete/);
     assertError(await request(h.app).get('/v1/webhooks?all=true').set('Authorization', alice), 403, 'forbidden', /first-party/);
-    assertError(await request(h.app).get('/v1/webhooks?all=true').set('Authorization', h.bearer(['read'], { kind: 'first_party' })), 403, 'insufficient_scope');
-    assertError(await request(h.app).get('/v1/webhooks?all=true').set('Authorization', h.bearer(['delete'], { kind: 'first_party' })), 403, 'insufficient_scope');
+    assertError(
+      await request(h.app)
+        .get('/v1/webhooks?all=true')
+        .set('Authorization', h.bearer(['read'], { kind: 'first_party' })),
+      403,
+      'insufficient_scope',
+    );
+    assertError(
+      await request(h.app)
+        .get('/v1/webhooks?all=true')
+        .set('Authorization', h.bearer(['delete'], { kind: 'first_party' })),
+      403,
+      'insufficient_scope',
+    );
     assertError(await request(h.app).get('/v1/webhooks?all=maybe').set('Authorization', alice), 422, 'invalid_request');
 
-    const everyone = await request(h.app).get('/v1/webhooks?all=true').set('Authorization', h.bearer(['read', 'delete'], { kind: 'first_party' }));
+    const everyone = await request(h.app)
+      .get('/v1/webhooks?all=true')
+      .set('Authorization', h.bearer(['read', 'delete'], { kind: 'first_party' }));
     assert.equal(everyone.status, 200);
     assert.deepEqual(everyone.body.webhooks.map((w: { id: string }) => w.id).sort(), [a, b].sort());
   } finally {
@@ -319,7 +374,13 @@ test('the read floor on every route: read, record or write pass; delete-only get
       assert.equal((await request(h.app).delete(`/v1/webhooks/${id}`).set('Authorization', auth)).status, 200);
     }
     const del = h.bearer(['delete']);
-    for (const [method, path] of [['get', '/v1/webhooks'], ['get', '/v1/webhooks/x'], ['delete', '/v1/webhooks/x'], ['get', '/v1/webhooks/x/deliveries'], ['post', '/v1/webhooks/x/test']] as const) {
+    for (const [method, path] of [
+      ['get', '/v1/webhooks'],
+      ['get', '/v1/webhooks/x'],
+      ['delete', '/v1/webhooks/x'],
+      ['get', '/v1/webhooks/x/deliveries'],
+      ['post', '/v1/webhooks/x/test'],
+    ] as const) {
       assertError(await request(h.app)[method](path).set('Authorization', del), 403, 'insufficient_scope', undefined);
     }
   } finally {
@@ -334,7 +395,10 @@ test('the feature switch: with webhooks_enabled off every webhook route is 403 f
     const id = (await create(h, auth, { url: PUBLIC, events: ['job.completed'] })).body.id as string;
     h.deps.settings.update({ webhooks_enabled: false });
     const calls = [
-      () => request(h.app).post('/v1/webhooks').send({ url: PUBLIC, events: ['job.completed'] }),
+      () =>
+        request(h.app)
+          .post('/v1/webhooks')
+          .send({ url: PUBLIC, events: ['job.completed'] }),
       () => request(h.app).get('/v1/webhooks'),
       () => request(h.app).get('/v1/webhooks?all=true'),
       () => request(h.app).get(`/v1/webhooks/${id}`),
@@ -380,28 +444,44 @@ test('test route: 202; an approved webhook gets one signed webhook.test POST; pe
     assert.ok(Math.abs(Number(got!.headers['x-service-timestamp']) - Date.now() / 1000) < 5);
     assert.match(got!.headers['x-service-signature'] as string, /^sha256=[0-9a-f]{64}$/);
     assert.deepEqual(
-      verify({ secret: created.hmac_secret, timestamp: got!.headers['x-service-timestamp'] as string, signatureHeader: got!.headers['x-service-signature'] as string, rawBody: got!.rawBody, now: new Date() }),
+      verify({
+        secret: created.hmac_secret,
+        timestamp: got!.headers['x-service-timestamp'] as string,
+        signatureHeader: got!.headers['x-service-signature'] as string,
+        rawBody: got!.rawBody,
+        now: new Date(),
+      }),
       { ok: true },
     );
     const envelope = JSON.parse(got!.rawBody.toString()) as Record<string, unknown>;
     assert.deepEqual(Object.keys(envelope), ['schema_version', 'event_id', 'event', 'occurred_at', 'resource', 'delivery_id']);
     assert.deepEqual(
       { ...envelope, occurred_at: typeof envelope.occurred_at },
-      { schema_version: 1, event_id: sent.body.event_id, event: 'webhook.test', occurred_at: 'string', resource: { kind: 'webhook', id: created.id }, delivery_id: sent.body.delivery_id },
+      {
+        schema_version: 1,
+        event_id: sent.body.event_id,
+        event: 'webhook.test',
+        occurred_at: 'string',
+        resource: { kind: 'webhook', id: created.id },
+        delivery_id: sent.body.delivery_id,
+      },
     );
     const log = await logUntil(h, auth, created.id, (e) => e.length === 1);
-    assert.deepEqual({ ...log[0], occurred_at: 'x' }, {
-      delivery_id: sent.body.delivery_id,
-      event_id: sent.body.event_id,
-      event: 'webhook.test',
-      attempt: 1,
-      delivered: true,
-      reason: null,
-      status_code: 200,
-      detail: 'HTTP 200',
-      occurred_at: 'x',
-      next_attempt_at: null,
-    });
+    assert.deepEqual(
+      { ...log[0], occurred_at: 'x' },
+      {
+        delivery_id: sent.body.delivery_id,
+        event_id: sent.body.event_id,
+        event: 'webhook.test',
+        attempt: 1,
+        delivered: true,
+        reason: null,
+        status_code: 200,
+        detail: 'HTTP 200',
+        occurred_at: 'x',
+        next_attempt_at: null,
+      },
+    );
 
     await approve(h, created.id, 'denied');
     const denied = await request(h.app).post(`/v1/webhooks/${created.id}/test`).set('Authorization', auth);
@@ -498,7 +578,10 @@ test('the delivery log keeps the most recent 100 entries, newest first', () =>
       await r.waitFor(i + 1);
     }
     const log = await logUntil(h, auth, id, (e) => e.length === 100 && e[0]!.event_id === eventIds[100]);
-    assert.deepEqual(log.map((e) => e.event_id), eventIds.slice(1).reverse());
+    assert.deepEqual(
+      log.map((e) => e.event_id),
+      eventIds.slice(1).reverse(),
+    );
   }));
 
 test('at the HTTP level: 6 attempts on the 1, 2, 4, 8, 16 s schedule, exhausted, /health deliveries_failed + 1', async () => {
@@ -539,7 +622,8 @@ test('at the HTTP level: 6 attempts on the 1, 2, 4, 8, 16 s schedule, exhausted,
 });
 
 test('a full delivery queue drops the event before any attempt: /health events_dropped counts it', async () => {
-  const transport: Transport = (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ kind: 'network', detail: 'aborted' })));
+  const transport: Transport = (req) =>
+    new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ kind: 'network', detail: 'aborted' })));
   const h = webhookTestApp({ webhooks: { transport, queueLimit: 1 } });
   try {
     const auth = h.bearer(['read']);

@@ -33,7 +33,9 @@ export const WEBHOOK_OPERATIONS = [
     summary: "The caller's webhooks; all=true lists every owner's (delete scope and a first-party token)",
     scope: 'read',
     ...READ,
-    query: { all: boolParam({ default: false, description: "true lists every owner's webhooks (needs the delete scope and a first-party token)" }) },
+    query: {
+      all: boolParam({ default: false, description: "true lists every owner's webhooks (needs the delete scope and a first-party token)" }),
+    },
     responses: { 200: { description: 'webhooks, newest first', schema: W.WebhookListResponse } },
   },
   {

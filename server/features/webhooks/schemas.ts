@@ -23,7 +23,11 @@ const WebhookSecret = z
 export const CreateWebhookRequest = z
   .strictObject({
     url: z.string().min(1).max(MAX_URL_LENGTH).meta({ description: 'http:// or https:// destination' }),
-    events: z.array(z.string().min(1).max(100)).min(1).max(SUBSCRIBABLE_EVENTS.length * 2).meta({ description: EVENTS_HELP }),
+    events: z
+      .array(z.string().min(1).max(100))
+      .min(1)
+      .max(SUBSCRIBABLE_EVENTS.length * 2)
+      .meta({ description: EVENTS_HELP }),
     delivery_mode: z.enum(DELIVERY_MODES).optional().meta({ description: 'at-least-once (default) or at-most-once' }),
     secret: WebhookSecret.optional(),
   })
@@ -47,7 +51,9 @@ export const CreateWebhookResponse = z
 export const WebhookDto = z
   .object({
     ...webhookFields,
-    approval_state: z.enum(APPROVAL_STATES).meta({ description: 'pending until the destination is approved in the application; only allowed delivers' }),
+    approval_state: z
+      .enum(APPROVAL_STATES)
+      .meta({ description: 'pending until the destination is approved in the application; only allowed delivers' }),
     owner_token_id: z.string().meta({ description: 'the token that registered the webhook' }),
   })
   .meta({ id: 'WebhookDto' });
@@ -61,7 +67,12 @@ const DeliveryLogEntryDto = z
     delivery_id: z.string().meta({ description: 'the same on every attempt of one delivery' }),
     event_id: z.string(),
     event: z.string(),
-    attempt: z.number().int().min(1).nullable().meta({ description: '1 to 6; null for an entry that is not an attempt (denied, exhausted)' }),
+    attempt: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .meta({ description: '1 to 6; null for an entry that is not an attempt (denied, exhausted)' }),
     delivered: z.boolean().meta({ description: 'true when the destination answered 2xx' }),
     reason: z.enum(DELIVERY_REASONS).nullable().meta({ description: 'why it failed; null when delivered' }),
     status_code: z.number().int().nullable().meta({ description: "the destination's HTTP status, or null when there was none" }),
@@ -72,7 +83,10 @@ const DeliveryLogEntryDto = z
   .meta({ id: 'DeliveryLogEntry' });
 
 export const DeliveryLogResponse = z
-  .object({ webhook_id: z.string(), deliveries: z.array(DeliveryLogEntryDto).max(100).meta({ description: 'the most recent 100, newest first' }) })
+  .object({
+    webhook_id: z.string(),
+    deliveries: z.array(DeliveryLogEntryDto).max(100).meta({ description: 'the most recent 100, newest first' }),
+  })
   .meta({ id: 'DeliveryLogResponse' });
 
 export const WebhookTestResponse = z

@@ -178,7 +178,8 @@ export class WebhooksService {
     if (!this.#o.settings.get().webhooks_enabled) {
       throw new ApiError(
         'forbidden',
-        "webhooks are switched off in the application's settings (webhooks_enabled); every webhook route is refused until they are switched on",
+        "webhooks are switched off in the application's settings (webhooks_enabled); every webhook " +
+          'route is refused until they are switched on',
       );
     }
   }
@@ -219,7 +220,7 @@ export class WebhooksService {
   /** ?all=true: the delete scope (403 insufficient_scope), then a first_party token (403 forbidden). */
   listEveryone(caller: TokenRecord): WebhookRecord[] {
     if (!satisfies(caller.scopes, 'delete')) {
-      throw new ApiError('insufficient_scope', 'listing every owner\'s webhooks (all=true) needs the delete scope');
+      throw new ApiError('insufficient_scope', "listing every owner's webhooks (all=true) needs the delete scope");
     }
     if (caller.kind !== 'first_party') {
       throw new ApiError('forbidden', "listing every owner's webhooks (all=true) is reserved to the application's own (first-party) token");

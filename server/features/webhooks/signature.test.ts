@@ -54,9 +54,16 @@ test('valid vectors: sign() gives the expected header, verify() accepts it', () 
   for (const v of VECTORS.valid) {
     const body = bodyOf(v);
     assert.equal(sign(v.secret, v.timestamp, body), v.expected_signature_header, v.name);
-    if (v.raw_body !== undefined) assert.equal(sign(v.secret, v.timestamp, v.raw_body), v.expected_signature_header, `${v.name} (string body)`);
+    if (v.raw_body !== undefined)
+      assert.equal(sign(v.secret, v.timestamp, v.raw_body), v.expected_signature_header, `${v.name} (string body)`);
     assert.match(v.expected_signature_header, /^sha256=[0-9a-f]{64}$/);
-    const result = verify({ secret: v.secret, timestamp: v.timestamp, signatureHeader: v.expected_signature_header, rawBody: body, now: Number(v.timestamp) });
+    const result = verify({
+      secret: v.secret,
+      timestamp: v.timestamp,
+      signatureHeader: v.expected_signature_header,
+      rawBody: body,
+      now: Number(v.timestamp),
+    });
     assert.deepEqual(result, { ok: true }, v.name);
   }
 });
@@ -92,17 +99,27 @@ test('accepted edge vectors: exactly at the tolerance either way', () => {
 
 test('property: sign is HMAC-SHA256 over "timestamp.body", and verify accepts exactly that', () => {
   fc.assert(
-    fc.property(fc.string({ minLength: 1, maxLength: 64 }), fc.nat(2_000_000_000), fc.uint8Array({ maxLength: 512 }), (secret, ts, body) => {
-      const header = sign(secret, ts, body);
-      const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${ts}.`), Buffer.from(body)])).digest('hex');
-      assert.equal(header, `sha256=${expected}`);
-      assert.deepEqual(verify({ secret, timestamp: String(ts), signatureHeader: header, rawBody: body, now: ts }), { ok: true });
-      if (body.length > 0) {
-        const flipped = Uint8Array.from(body);
-        flipped[0] = (flipped[0]! ^ 1) & 0xff;
-        assert.deepEqual(verify({ secret, timestamp: String(ts), signatureHeader: header, rawBody: flipped, now: ts }), { ok: false, reason: 'signature_mismatch' });
-      }
-    }),
+    fc.property(
+      fc.string({ minLength: 1, maxLength: 64 }),
+      fc.nat(2_000_000_000),
+      fc.uint8Array({ maxLength: 512 }),
+      (secret, ts, body) => {
+        const header = sign(secret, ts, body);
+        const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+          .update(Buffer.concat([Buffer.from(`${ts}.`), Buffer.from(body)]))
+          .digest('hex');
+        assert.equal(header, `sha256=${expected}`);
+        assert.deepEqual(verify({ secret, timestamp: String(ts), signatureHeader: header, rawBody: body, now: ts }), { ok: true });
+        if (body.length > 0) {
+          const flipped = Uint8Array.from(body);
+          flipped[0] = (flipped[0]! ^ 1) & 0xff;
+          assert.deepEqual(verify({ secret, timestamp: String(ts), signatureHeader: header, rawBody: flipped, now: ts }), {
+            ok: false,
+            reason: 'signature_mismatch',
+          });
+        }
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -20,7 +20,13 @@ function destination(url: string, addresses: ResolvedAddress[] = [{ address: '12
 }
 
 function attempt(url: string, extra: Partial<AttemptRequest> = {}): AttemptRequest {
-  return { destination: destination(url), body: '{"event":"x"}', headers: { 'Content-Type': 'application/json', 'X-Test': '1' }, timeoutMs: 5000, ...extra };
+  return {
+    destination: destination(url),
+    body: '{"event":"x"}',
+    headers: { 'Content-Type': 'application/json', 'X-Test': '1' },
+    timeoutMs: 5000,
+    ...extra,
+  };
 }
 
 test('pinnedLookup answers with the checked addresses only, whatever name it is asked about', () => {
@@ -35,7 +41,13 @@ test('pinnedLookup answers with the checked addresses only, whatever name it is 
   lookup('evil.example', { family: 4, all: true }, (err, address) => seen.push([err, address]));
   assert.deepEqual(seen, [
     [null, '93.184.216.34', 4],
-    [null, [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }]],
+    [
+      null,
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+      ],
+    ],
     [null, '2606:2800:220:1:248:1893:25c8:1946', 6],
     [null, [{ address: '93.184.216.34', family: 4 }]],
   ]);

@@ -51,7 +51,10 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]) {
       return;
     }
     if (typeof options === 'object' && options.all === true) {
-      callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+      callback(
+        null,
+        usable.map((a) => ({ address: a.address, family: a.family })),
+      );
     } else {
       callback(null, first.address, first.family);
     }
@@ -135,7 +138,8 @@ function describeNetworkError(err: NodeJS.ErrnoException): string {
     case 'EPIPE':
       return 'connection closed while sending (EPIPE)';
     default:
-      if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code)) return `TLS failure (${code})`;
+      if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED|UNABLE_TO/.test(code))
+        return `TLS failure (${code})`;
       if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return `malformed HTTP answer (${code})`;
       return code === '' ? 'network failure' : `network failure (${code})`;
   }

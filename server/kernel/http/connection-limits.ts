@@ -131,7 +131,11 @@ export function responseStarted(socket: Socket): boolean {
  * the connection cap, and the per-request bookkeeping. Call it right after
  * createServer(serverOptions(limits), handler).
  */
-export function applyConnectionLimits(server: Server | HttpsServer, limits: ConnectionLimits, maxConnections = limits.maxConnections): void {
+export function applyConnectionLimits(
+  server: Server | HttpsServer,
+  limits: ConnectionLimits,
+  maxConnections = limits.maxConnections,
+): void {
   server.timeout = limits.idleTimeoutMs;
   if (maxConnections > 0) server.maxConnections = maxConnections;
   // A listener here takes over node's default (destroy on any socket timeout).
@@ -140,7 +144,11 @@ export function applyConnectionLimits(server: Server | HttpsServer, limits: Conn
   });
   // Before the app's handler, so the body readers find their limits on the request.
   // One limits object per listener, shared by its requests (they only read it).
-  const perRequest: RequestLimits = Object.freeze({ bodyTimeoutMs: limits.bodyTimeoutMs, uploadIdleMs: limits.uploadIdleMs, uploadMinBytesPerWindow: limits.uploadMinBytesPerWindow });
+  const perRequest: RequestLimits = Object.freeze({
+    bodyTimeoutMs: limits.bodyTimeoutMs,
+    uploadIdleMs: limits.uploadIdleMs,
+    uploadMinBytesPerWindow: limits.uploadMinBytesPerWindow,
+  });
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => track(req, res, perRequest));
 }
 

@@ -28,13 +28,7 @@ interface Reply {
 }
 
 /** One request on its own connection; headers are sent exactly as given (Host included). */
-function send(
-  base: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Reply> {
+function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   const url = new URL(path, base);
   const tls = url.protocol === 'https:';
   const request = tls ? httpsRequest : httpRequest;
@@ -77,20 +71,32 @@ function fakeReq(init: { local?: string; host?: string; origin?: string; site?: 
 
 describe('helpers', () => {
   test('names and addresses of this machine', () => {
-    for (const name of ['localhost', 'a.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]']) assert.ok(isLoopbackHostName(name), name);
-    for (const name of ['evil.example', 'localhost.evil.example', '0.0.0.0', '10.0.0.1', '[::ffff:127.0.0.1]', '127.0.0.01', '2130706433', '[::]']) {
+    for (const name of ['localhost', 'a.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]'])
+      assert.ok(isLoopbackHostName(name), name);
+    for (const name of [
+      'evil.example',
+      'localhost.evil.example',
+      '0.0.0.0',
+      '10.0.0.1',
+      '[::ffff:127.0.0.1]',
+      '127.0.0.01',
+      '2130706433',
+      '[::]',
+    ]) {
       assert.equal(isLoopbackHostName(name), false, name);
     }
     assert.equal(hostName('LOCALHOST:8420'), 'localhost');
     for (const addr of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1']) assert.ok(isLoopbackAddress(addr), addr);
-    for (const addr of ['192.168.1.10', '::ffff:10.0.0.1', 'fe80::1', undefined]) assert.equal(isLoopbackAddress(addr), false, String(addr));
+    for (const addr of ['192.168.1.10', '::ffff:10.0.0.1', 'fe80::1', undefined])
+      assert.equal(isLoopbackAddress(addr), false, String(addr));
   });
 
   test('origins compare in one spelling', () => {
     assert.equal(canonicalOrigin('HTTP://LocalHost:80'), 'http://localhost');
     assert.equal(canonicalOrigin('https://127.0.0.1:443'), 'https://127.0.0.1');
     assert.equal(canonicalOrigin('http://[::1]:08420'), 'http://[::1]:8420');
-    for (const bad of ['null', '', 'http://a/b', 'http://u@a', 'file://', 'http://a, http://b', 'ftp://a']) assert.equal(canonicalOrigin(bad), null, bad);
+    for (const bad of ['null', '', 'http://a/b', 'http://u@a', 'file://', 'http://a, http://b', 'ftp://a'])
+      assert.equal(canonicalOrigin(bad), null, bad);
   });
 
   test('the Host rule keys on the connection: LAN connections are reached under any name', () => {
@@ -99,9 +105,18 @@ describe('helpers', () => {
     assert.equal(hostRefusal(fakeReq({ host: 'mybox.lan:8421', local: '192.168.1.10', tls: true })), null);
     assert.equal(hostRefusal(fakeReq({ host: 'localhost:1' })), null);
     // On a LAN connection the Origin rule still holds, with the https scheme of the connection.
-    assert.equal(originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'https://mybox.lan:8421', local: '192.168.1.10', tls: true })), null);
-    assert.equal(originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'http://mybox.lan:8421', local: '192.168.1.10', tls: true }))?.code, 'forbidden');
-    assert.equal(originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'https://evil.example', local: '192.168.1.10', tls: true }))?.code, 'forbidden');
+    assert.equal(
+      originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'https://mybox.lan:8421', local: '192.168.1.10', tls: true })),
+      null,
+    );
+    assert.equal(
+      originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'http://mybox.lan:8421', local: '192.168.1.10', tls: true }))?.code,
+      'forbidden',
+    );
+    assert.equal(
+      originRefusal(fakeReq({ host: 'mybox.lan:8421', origin: 'https://evil.example', local: '192.168.1.10', tls: true }))?.code,
+      'forbidden',
+    );
   });
 });
 
@@ -116,7 +131,12 @@ function hostileCases(host: string, own: string): { what: string; headers: Recor
     { what: 'foreign origin', headers: { host, origin: 'http://evil.example' }, status: 403, code: 'forbidden' },
     { what: 'another loopback port', headers: { host, origin: otherPort }, status: 403, code: 'forbidden' },
     { what: 'origin null', headers: { host, origin: 'null' }, status: 403, code: 'forbidden' },
-    { what: 'other scheme', headers: { host, origin: own.startsWith('https') ? own.replace('https', 'http') : own.replace('http', 'https') }, status: 403, code: 'forbidden' },
+    {
+      what: 'other scheme',
+      headers: { host, origin: own.startsWith('https') ? own.replace('https', 'http') : own.replace('http', 'https') },
+      status: 403,
+      code: 'forbidden',
+    },
     { what: 'two origins', headers: { host, origin: `${own}, http://evil.example` }, status: 403, code: 'forbidden' },
     { what: 'cross-site fetch', headers: { host, 'sec-fetch-site': 'cross-site' }, status: 403, code: 'forbidden' },
     { what: 'same-site fetch (another port)', headers: { host, 'sec-fetch-site': 'same-site' }, status: 403, code: 'forbidden' },
@@ -131,7 +151,12 @@ const ROUTES: { method: string; path: string; body?: string; contentType?: strin
   { method: 'HEAD', path: '/health' },
   { method: 'GET', path: '/health' },
   { method: 'GET', path: '/v1/whoami' },
-  { method: 'POST', path: '/v1/webhooks', body: '{"url":"https://example.com/h","events":["job.completed"]}', contentType: 'application/json' },
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    body: '{"url":"https://example.com/h","events":["job.completed"]}',
+    contentType: 'application/json',
+  },
 ];
 
 for (const kind of ['loopback HTTP', 'LAN-style HTTPS'] as const) {
@@ -192,11 +217,20 @@ for (const kind of ['loopback HTTP', 'LAN-style HTTPS'] as const) {
       const foreign = fc.oneof(
         fc.tuple(label, fc.constantFrom('example', 'com', 'lan', 'local', 'localhost.evil.example')).map(([a, b]) => `${a}.${b}`),
         fc.ipV4().filter((ip) => !ip.startsWith('127.')),
-        fc.ipV6().filter((ip) => ip !== '::1' && !/^0{0,4}(:0{0,4}){0,6}:0*1$/.test(ip)).map((ip) => `[${ip}]`),
+        fc
+          .ipV6()
+          .filter((ip) => ip !== '::1' && !/^0{0,4}(:0{0,4}){0,6}:0*1$/.test(ip))
+          .map((ip) => `[${ip}]`),
       );
       await fc.assert(
         fc.asyncProperty(foreign, fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }), async (name, port) => {
-          const reply = await send(base, 'POST', '/v1/pair/request', { host: port === undefined ? name : `${name}:${port}`, 'content-type': 'text/plain' }, '{"client_name":"x","scopes":["read"]}');
+          const reply = await send(
+            base,
+            'POST',
+            '/v1/pair/request',
+            { host: port === undefined ? name : `${name}:${port}`, 'content-type': 'text/plain' },
+            '{"client_name":"x","scopes":["read"]}',
+          );
           assert.equal(reply.status, 400, name);
           refused += 1;
         }),
@@ -206,14 +240,22 @@ for (const kind of ['loopback HTTP', 'LAN-style HTTPS'] as const) {
     });
 
     test('property: any Origin but the listener’s own is refused (403)', async () => {
-      const origins = fc.oneof(
-        fc.webUrl().map((u) => new URL(u).origin),
-        fc.integer({ min: 1, max: 65535 }).map((p) => `${own.split('://')[0]}://127.0.0.1:${p}`),
-        fc.constantFrom('null', 'file://', 'chrome-extension://abc'),
-      ).filter((o) => canonicalOrigin(o) !== canonicalOrigin(own));
+      const origins = fc
+        .oneof(
+          fc.webUrl().map((u) => new URL(u).origin),
+          fc.integer({ min: 1, max: 65535 }).map((p) => `${own.split('://')[0]}://127.0.0.1:${p}`),
+          fc.constantFrom('null', 'file://', 'chrome-extension://abc'),
+        )
+        .filter((o) => canonicalOrigin(o) !== canonicalOrigin(own));
       await fc.assert(
         fc.asyncProperty(origins, async (origin) => {
-          const reply = await send(base, 'POST', '/v1/pair/request', { host, origin, 'content-type': 'text/plain' }, '{"client_name":"x","scopes":["read"]}');
+          const reply = await send(
+            base,
+            'POST',
+            '/v1/pair/request',
+            { host, origin, 'content-type': 'text/plain' },
+            '{"client_name":"x","scopes":["read"]}',
+          );
           assert.equal(reply.status, 403, origin);
           refused += 1;
         }),
@@ -228,7 +270,12 @@ for (const kind of ['loopback HTTP', 'LAN-style HTTPS'] as const) {
         const reply = await send(base, 'GET', '/v1/whoami', { host: name, authorization: `Bearer ${token}` });
         assert.equal(reply.status, 200, name);
       }
-      const same = await send(base, 'GET', '/v1/whoami', { host, origin: own, 'sec-fetch-site': 'same-origin', authorization: `Bearer ${token}` });
+      const same = await send(base, 'GET', '/v1/whoami', {
+        host,
+        origin: own,
+        'sec-fetch-site': 'same-origin',
+        authorization: `Bearer ${token}`,
+      });
       assert.equal(same.status, 200);
       const typed = await send(base, 'GET', '/health', { host, 'sec-fetch-site': 'none' });
       assert.equal(typed.status, 200);
@@ -236,7 +283,13 @@ for (const kind of ['loopback HTTP', 'LAN-style HTTPS'] as const) {
       const upper = await send(base, 'GET', '/health', { host, origin: own.toUpperCase() });
       assert.equal(upper.status, 200);
       // A request from the own origin does create: the refusals above were the rule, not a broken route.
-      const created = await send(base, 'POST', '/v1/pair/request', { host, origin: own, 'content-type': 'application/json' }, '{"client_name":"own","scopes":["read"]}');
+      const created = await send(
+        base,
+        'POST',
+        '/v1/pair/request',
+        { host, origin: own, 'content-type': 'application/json' },
+        '{"client_name":"own","scopes":["read"]}',
+      );
       assert.equal(created.status, 202);
       assert.equal(gw.deps.pairing.list().length, 1);
     });

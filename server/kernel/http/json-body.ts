@@ -79,7 +79,9 @@ function collect(req: IncomingMessage, limit: number, timeoutMs: number): Promis
     const timer = setTimeout(() => {
       chunks.length = 0;
       // Close: the rest of a trickled body is not worth waiting for.
-      settle(() => reject(new ApiError('bad_request', `the request body did not arrive within ${seconds(timeoutMs)}`, { Connection: 'close' })));
+      settle(() =>
+        reject(new ApiError('bad_request', `the request body did not arrive within ${seconds(timeoutMs)}`, { Connection: 'close' })),
+      );
     }, timeoutMs);
     timer.unref();
     req.on('data', (chunk: Buffer) => {

@@ -39,7 +39,8 @@ export function clampedInt(opts: { min: number; max: number; default: number; de
     parse(name, raw) {
       const text = scalar(name, raw);
       if (text === undefined || text === '') return opts.default;
-      if (!/^[+-]?\d{1,30}$/.test(text)) throw new ApiError('invalid_request', `query parameter ${name} must be an integer, got "${clip(text)}"`);
+      if (!/^[+-]?\d{1,30}$/.test(text))
+        throw new ApiError('invalid_request', `query parameter ${name} must be an integer, got "${clip(text)}"`);
       const n = Number(text);
       return Math.min(opts.max, Math.max(opts.min, n));
     },

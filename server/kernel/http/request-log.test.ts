@@ -18,12 +18,15 @@ import { requestId } from './request-log.ts';
 function capture(level: 'info' | 'debug' = 'info') {
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
-  const logger = createLogger({ level }, {
-    write(line: string) {
-      raw.push(line);
-      lines.push(JSON.parse(line) as Record<string, unknown>);
+  const logger = createLogger(
+    { level },
+    {
+      write(line: string) {
+        raw.push(line);
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
     },
-  });
+  );
   return { logger, lines, raw };
 }
 
@@ -56,7 +59,14 @@ test('the access log: off by default; on, one line per request by route template
     assert.equal(log.lines.length, 3);
     const [whoami, meeting, nowhere] = log.lines;
     assert.deepEqual(
-      { req_id: whoami!['req_id'], method: whoami!['method'], route: whoami!['route'], status: whoami!['status'], level: whoami!['level'], msg: whoami!['msg'] },
+      {
+        req_id: whoami!['req_id'],
+        method: whoami!['method'],
+        route: whoami!['route'],
+        status: whoami!['status'],
+        level: whoami!['level'],
+        msg: whoami!['msg'],
+      },
       { req_id: 'abc-1', method: 'GET', route: '/v1/whoami', status: 200, level: 'info', msg: 'request' },
     );
     assert.equal(typeof whoami!['ms'], 'number');
@@ -81,7 +91,11 @@ test('an unexpected failure is logged at level error with the request id, route 
       },
     });
     const app = createApp({ ...gw.deps, meetings, logError: (err, req) => logFailure(log.logger, err, req) });
-    const res = await request(app).get('/v1/meetings?limit=5').set('Authorization', `Bearer ${token}`).set('X-Request-Id', 'r-500').expect(500);
+    const res = await request(app)
+      .get('/v1/meetings?limit=5')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Request-Id', 'r-500')
+      .expect(500);
     assert.equal(res.body.error.code, 'internal');
     assert.equal(log.lines.length, 1);
     const line = log.lines[0]!;
@@ -119,7 +133,10 @@ test('redaction: secret-bearing fields are censored wherever a log call puts the
 
 test('an error is logged as its type, message and stack, without the other properties it carries', () => {
   const log = capture();
-  log.logger.error({ err: Object.assign(new Error('refused'), { code: 'E_X', config: { headers: { authorization: 'Bearer mas_HHHH' } }, body: 'IIII' }) }, 'failed');
+  log.logger.error(
+    { err: Object.assign(new Error('refused'), { code: 'E_X', config: { headers: { authorization: 'Bearer mas_HHHH' } }, body: 'IIII' }) },
+    'failed',
+  );
   const err = log.lines[0]!['err'] as Record<string, unknown>;
   assert.deepEqual(Object.keys(err).sort(), ['code', 'message', 'stack', 'type']);
   assert.ok(!log.raw.join('').includes('HHHH') && !log.raw.join('').includes('IIII'));

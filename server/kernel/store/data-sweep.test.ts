@@ -29,6 +29,11 @@ test('the sweep removes temporary and unreferenced files and keeps the reference
 });
 
 test('a missing folder is nothing to sweep', () => {
-  const result = sweepDataFolder({ uploadsDir: '/nonexistent/a', recordingsDir: '/nonexistent/b', referencedUploads: new Set(), referencedRecordings: new Set() });
+  const result = sweepDataFolder({
+    uploadsDir: '/nonexistent/a',
+    recordingsDir: '/nonexistent/b',
+    referencedUploads: new Set(),
+    referencedRecordings: new Set(),
+  });
   assert.deepEqual(result.removed, []);
 });

@@ -18,7 +18,10 @@ test('vad section: enhancement, dereverberation and denoise round-trip through G
     assert.equal(initial.body.config.denoise, true);
     assert.equal(initial.body.config.threshold, 0.5, 'the existing fields keep their defaults');
 
-    const put = await request(gw.app).put('/v1/config/vad').set('Authorization', bearer).send({ enhancement: 'on', denoise: false, threshold: 0.6 });
+    const put = await request(gw.app)
+      .put('/v1/config/vad')
+      .set('Authorization', bearer)
+      .send({ enhancement: 'on', denoise: false, threshold: 0.6 });
     assert.equal(put.status, 200);
     assert.equal(put.body.config.enhancement, 'on');
     assert.equal(put.body.config.denoise, false);

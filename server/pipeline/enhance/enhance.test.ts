@@ -179,7 +179,14 @@ function fliteSpeech(): Float32Array {
   const dir = mkdtempSync(join(tmpdir(), 'mas-enhance-test-'));
   try {
     const file = join(dir, 'speech.wav');
-    execFileSync('flite', ['-voice', 'kal16', '-t', 'The portal is feature complete, but testing found two bugs in the billing page.', '-o', file]);
+    execFileSync('flite', [
+      '-voice',
+      'kal16',
+      '-t',
+      'The portal is feature complete, but testing found two bugs in the billing page.',
+      '-o',
+      file,
+    ]);
     const wav = parseWav(readFileSync(file));
     assert.equal(wav.sampleRate, RATE);
     const out = new Float32Array(wav.samples.length + 2 * RATE);
@@ -196,54 +203,65 @@ function power(x: Float32Array, from: number, to: number): number {
   return acc / Math.max(1, to - from);
 }
 
-test('the denoiser on speech in white noise: the SNR improves and the speech stays', { skip: hasFlite ? false : 'flite is not installed' }, async () => {
-  const clean = fliteSpeech();
-  const random = seeded(9);
-  const speechEnd = clean.length - RATE;
-  const speechPower = power(clean, RATE, speechEnd);
-  const noiseLevel = Math.sqrt(speechPower / 10 ** (5 / 10)); // 5 dB SNR
-  const noisy = clean.map((v) => v + noiseLevel * gaussian(random));
-  const { audio, speechProbability } = await denoise(pcm(noisy), uncontrolled());
-  assert.equal(audio.samples.length, noisy.length);
-  // Noise alone: the first and last second. Speech + residual noise: the middle.
-  const noiseBefore = power(noisy, 0, RATE);
-  const noiseAfter = (power(audio.samples, RATE / 4, RATE) + power(audio.samples, speechEnd + RATE / 4, clean.length)) / 2;
-  const speechAfter = power(audio.samples, RATE, speechEnd) - noiseAfter;
-  const snrIn = 10 * Math.log10(speechPower / noiseBefore);
-  const snrOut = 10 * Math.log10(speechAfter / noiseAfter);
-  assert.ok(snrOut > snrIn + 10, `SNR in ${snrIn.toFixed(1)} dB, out ${snrOut.toFixed(1)} dB`);
-  assert.ok(speechAfter > 0.4 * speechPower, `speech power kept: ${(speechAfter / speechPower).toFixed(2)}`);
-  assert.ok(correlation(clean, audio.samples) > 0.8, 'the output lines up with the clean speech (no delay)');
-  // Its speech probability (per 10 ms) is high in the speech, low in the noise.
-  const mean = (from: number, to: number) => speechProbability.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
-  assert.ok(mean(20, 90) < 0.2 && mean(120, speechProbability.length - 120) > 0.5);
-});
+test(
+  'the denoiser on speech in white noise: the SNR improves and the speech stays',
+  { skip: hasFlite ? false : 'flite is not installed' },
+  async () => {
+    const clean = fliteSpeech();
+    const random = seeded(9);
+    const speechEnd = clean.length - RATE;
+    const speechPower = power(clean, RATE, speechEnd);
+    const noiseLevel = Math.sqrt(speechPower / 10 ** (5 / 10)); // 5 dB SNR
+    const noisy = clean.map((v) => v + noiseLevel * gaussian(random));
+    const { audio, speechProbability } = await denoise(pcm(noisy), uncontrolled());
+    assert.equal(audio.samples.length, noisy.length);
+    // Noise alone: the first and last second. Speech + residual noise: the middle.
+    const noiseBefore = power(noisy, 0, RATE);
+    const noiseAfter = (power(audio.samples, RATE / 4, RATE) + power(audio.samples, speechEnd + RATE / 4, clean.length)) / 2;
+    const speechAfter = power(audio.samples, RATE, speechEnd) - noiseAfter;
+    const snrIn = 10 * Math.log10(speechPower / noiseBefore);
+    const snrOut = 10 * Math.log10(speechAfter / noiseAfter);
+    assert.ok(snrOut > snrIn + 10, `SNR in ${snrIn.toFixed(1)} dB, out ${snrOut.toFixed(1)} dB`);
+    assert.ok(speechAfter > 0.4 * speechPower, `speech power kept: ${(speechAfter / speechPower).toFixed(2)}`);
+    assert.ok(correlation(clean, audio.samples) > 0.8, 'the output lines up with the clean speech (no delay)');
+    // Its speech probability (per 10 ms) is high in the speech, low in the noise.
+    const mean = (from: number, to: number) => speechProbability.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
+    assert.ok(mean(20, 90) < 0.2 && mean(120, speechProbability.length - 120) > 0.5);
+  },
+);
 
-test('front end: off and clean audio in auto mode pass through; on runs both parts', { skip: hasFlite ? false : 'flite is not installed' }, async () => {
-  const clean = pcm(fliteSpeech());
-  const all = { dereverberation: true, denoise: true };
-  const off = await enhanceSpeech(clean, { enhancement: 'off', ...all }, uncontrolled());
-  assert.equal(off.audio, clean);
-  const auto = await enhanceSpeech(clean, { enhancement: 'auto', ...all }, uncontrolled());
-  assert.equal(auto.audio, clean, 'a clean, dry recording is left alone');
-  assert.ok(auto.estimate !== null && auto.estimate.snrDb > 35);
-  const on = await enhanceSpeech(clean, { enhancement: 'on', ...all }, uncontrolled());
-  assert.equal(on.denoised && on.dereverberated, true);
-  assert.equal(on.audio.samples.length, clean.samples.length);
-  assert.ok(on.audio.speechProbability !== undefined, "the denoiser's speech probability travels with the audio");
+test(
+  'front end: off and clean audio in auto mode pass through; on runs both parts',
+  { skip: hasFlite ? false : 'flite is not installed' },
+  async () => {
+    const clean = pcm(fliteSpeech());
+    const all = { dereverberation: true, denoise: true };
+    const off = await enhanceSpeech(clean, { enhancement: 'off', ...all }, uncontrolled());
+    assert.equal(off.audio, clean);
+    const auto = await enhanceSpeech(clean, { enhancement: 'auto', ...all }, uncontrolled());
+    assert.equal(auto.audio, clean, 'a clean, dry recording is left alone');
+    assert.ok(auto.estimate !== null && auto.estimate.snrDb > 35);
+    const on = await enhanceSpeech(clean, { enhancement: 'on', ...all }, uncontrolled());
+    assert.equal(on.denoised && on.dereverberated, true);
+    assert.equal(on.audio.samples.length, clean.samples.length);
+    assert.ok(on.audio.speechProbability !== undefined, "the denoiser's speech probability travels with the audio");
 
-  const random = seeded(11);
-  const noisy = pcm(clean.samples.map((v) => v + 0.02 * gaussian(random)));
-  const autoNoisy = await enhanceSpeech(noisy, { enhancement: 'auto', ...all }, uncontrolled());
-  assert.equal(autoNoisy.denoised, true, 'noise is found and removed');
-  assert.equal(autoNoisy.dereverberated, false, 'a dry recording is not dereverberated');
-  const noDenoise = await enhanceSpeech(noisy, { enhancement: 'auto', dereverberation: true, denoise: false }, uncontrolled());
-  assert.equal(noDenoise.denoised, false, 'the denoise switch is obeyed');
-});
+    const random = seeded(11);
+    const noisy = pcm(clean.samples.map((v) => v + 0.02 * gaussian(random)));
+    const autoNoisy = await enhanceSpeech(noisy, { enhancement: 'auto', ...all }, uncontrolled());
+    assert.equal(autoNoisy.denoised, true, 'noise is found and removed');
+    assert.equal(autoNoisy.dereverberated, false, 'a dry recording is not dereverberated');
+    const noDenoise = await enhanceSpeech(noisy, { enhancement: 'auto', dereverberation: true, denoise: false }, uncontrolled());
+    assert.equal(noDenoise.denoised, false, 'the denoise switch is obeyed');
+  },
+);
 
 test("voice activity averages its own probability with the front end's, one slice later", () => {
   const combined = combineWithFrontEnd(new Float32Array([0.2, 0.4, 0.6]), new Float32Array([1, 0, 1, 0]));
-  assert.deepEqual(Array.from(combined, (v) => Math.round(v * 100) / 100), [0.1, 0.7, 0.3]);
+  assert.deepEqual(
+    Array.from(combined, (v) => Math.round(v * 100) / 100),
+    [0.1, 0.7, 0.3],
+  );
 });
 
 /** Debian's pocketsphinx-testdata: real readings recorded in ordinary rooms. */
@@ -257,15 +275,27 @@ const hasRealSpeech = (() => {
   }
 })();
 
-test('front end, auto: real clean readings are left alone; the same readings in a 0.4 s room are dereverberated', { skip: hasRealSpeech ? false : 'pocketsphinx-testdata is not installed' }, async () => {
-  const ids = readFileSync(join(LIBRIVOX, 'fileids'), 'utf8').split('\n').filter(Boolean);
-  const parts = ids.map((id) => Float32Array.from(parseWav(readFileSync(join(LIBRIVOX, `${id}.wav`))).samples, (v) => v / 32768));
-  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((at, p) => (joined.set(p, at), at + p.length), 0);
-  const all = { enhancement: 'auto' as const, dereverberation: true, denoise: true };
-  const clean = await enhanceSpeech(pcm(joined), all, uncontrolled());
-  assert.equal(clean.denoised || clean.dereverberated, false, `clean real speech (SNR ${clean.estimate?.snrDb.toFixed(1)} dB, RT60 ${clean.estimate?.rt60Seconds.toFixed(3)} s) is passed on`);
-  const room = await applyScene([{ speaker: 'reader', samples: joined }], RATE, resolveScene('reverb-only', 1));
-  const reverberant = await enhanceSpeech(pcm(room), all, uncontrolled());
-  assert.equal(reverberant.dereverberated, true, `in the room (RT60 estimate ${reverberant.estimate?.rt60Seconds.toFixed(3)} s) WPE runs`);
-});
+test(
+  'front end, auto: real clean readings are left alone; the same readings in a 0.4 s room are dereverberated',
+  { skip: hasRealSpeech ? false : 'pocketsphinx-testdata is not installed' },
+  async () => {
+    const ids = readFileSync(join(LIBRIVOX, 'fileids'), 'utf8').split('\n').filter(Boolean);
+    const parts = ids.map((id) => Float32Array.from(parseWav(readFileSync(join(LIBRIVOX, `${id}.wav`))).samples, (v) => v / 32768));
+    const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (joined.set(p, at), at + p.length), 0);
+    const all = { enhancement: 'auto' as const, dereverberation: true, denoise: true };
+    const clean = await enhanceSpeech(pcm(joined), all, uncontrolled());
+    assert.equal(
+      clean.denoised || clean.dereverberated,
+      false,
+      `clean real speech (SNR ${clean.estimate?.snrDb.toFixed(1)} dB, RT60 ${clean.estimate?.rt60Seconds.toFixed(3)} s) is passed on`,
+    );
+    const room = await applyScene([{ speaker: 'reader', samples: joined }], RATE, resolveScene('reverb-only', 1));
+    const reverberant = await enhanceSpeech(pcm(room), all, uncontrolled());
+    assert.equal(
+      reverberant.dereverberated,
+      true,
+      `in the room (RT60 estimate ${reverberant.estimate?.rt60Seconds.toFixed(3)} s) WPE runs`,
+    );
+  },
+);

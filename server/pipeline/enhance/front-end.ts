@@ -71,7 +71,10 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
   const untouched: EnhancementOutcome = { audio, denoised: false, dereverberated: false, estimate: null, rt60AfterDenoiseSeconds: null };
   if (settings.enhancement === 'off' || audio.samples.length === 0 || (!settings.denoise && !settings.dereverberation)) return untouched;
 
-  const part = (from: number, to: number): StageControl => ({ ...control, progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))) });
+  const part = (from: number, to: number): StageControl => ({
+    ...control,
+    progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))),
+  });
 
   if (settings.enhancement === 'on') {
     let out = audio;
@@ -99,7 +102,8 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
     rt60 = rt60AfterDenoise;
     await control.checkpoint();
   }
-  const reverberant = settings.dereverberation && rt60 > (noisy ? AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS : AUTO_DEREVERBERATE_ABOVE_SECONDS);
+  const reverberant =
+    settings.dereverberation && rt60 > (noisy ? AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS : AUTO_DEREVERBERATE_ABOVE_SECONDS);
   if (!reverberant) {
     const out = firstPass === null ? audio : withProbability(firstPass.audio, firstPass.speechProbability);
     control.progress(1);
@@ -113,7 +117,13 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
     out = d.audio;
     probability = d.speechProbability;
   }
-  return { audio: withProbability(out, probability), denoised: noisy, dereverberated: true, estimate, rt60AfterDenoiseSeconds: rt60AfterDenoise };
+  return {
+    audio: withProbability(out, probability),
+    denoised: noisy,
+    dereverberated: true,
+    estimate,
+    rt60AfterDenoiseSeconds: rt60AfterDenoise,
+  };
 }
 
 function withProbability(audio: PcmAudio, probability: Float32Array | undefined): PcmAudio {

@@ -34,7 +34,11 @@ function loadModule(): Promise<RnnoiseModule> {
     .then(async (m) => (await m.default()) as RnnoiseModule)
     .catch((err: unknown) => {
       modulePromise = null;
-      throw new StageError(`the RNNoise denoiser could not be loaded: ${(err as Error).message}`, { retryable: true, dependencyMissing: true, cause: err });
+      throw new StageError(`the RNNoise denoiser could not be loaded: ${(err as Error).message}`, {
+        retryable: true,
+        dependencyMissing: true,
+        cause: err,
+      });
     });
   return modulePromise;
 }

@@ -247,7 +247,8 @@ function showRestartNeeded() {
   const changed = [];
   if (settings !== null && applied !== null) {
     if (settings.lan_enabled !== applied.lan_enabled) changed.push('LAN access');
-    if (JSON.stringify(settings.local_webhook_targets) !== JSON.stringify(applied.local_webhook_targets)) changed.push('local webhook targets');
+    if (JSON.stringify(settings.local_webhook_targets) !== JSON.stringify(applied.local_webhook_targets))
+      changed.push('local webhook targets');
   }
   $('restart-needed').textContent =
     changed.length === 0 ? '' : `Saved, not yet in effect: ${changed.join(' and ')}. Restart the application for the change to apply.`;
@@ -304,7 +305,12 @@ function removeTarget(button, target) {
 }
 
 function restart(event) {
-  if (!confirmed('Restart the application now? Open event streams close, undelivered webhook events and pending pairing requests are dropped.')) return;
+  if (
+    !confirmed(
+      'Restart the application now? Open event streams close, undelivered webhook events and pending pairing requests are dropped.',
+    )
+  )
+    return;
   void act(event.currentTarget, 'The application restarted.', async () => {
     await call('POST', '/control/restart');
     applied = null; // what is stored now is what the restarted application read
@@ -361,7 +367,8 @@ function createToken(event) {
     const created = await call('POST', '/control/tokens', body);
     const shown = $('new-token-value');
     shown.value = created.token;
-    $('new-token-meta').textContent = `${name || 'control'} · ${created.token_id} · scopes: ${created.scopes.length === 0 ? '(none)' : created.scopes.join(', ')}`;
+    $('new-token-meta').textContent =
+      `${name || 'control'} · ${created.token_id} · scopes: ${created.scopes.length === 0 ? '(none)' : created.scopes.join(', ')}`;
     $('new-token').hidden = false;
     $('token-name').value = '';
     shown.focus();
@@ -439,8 +446,19 @@ async function loadPairings(force) {
         el(
           'div',
           { class: 'actions' },
-          el('button', { type: 'button', 'aria-label': `Approve ${p.client_name}`, text: 'Approve', onclick: (e) => approvePairing(e.currentTarget, p, fieldset) }),
-          el('button', { type: 'button', class: 'danger', 'aria-label': `Reject ${p.client_name}`, text: 'Reject', onclick: (e) => rejectPairing(e.currentTarget, p) }),
+          el('button', {
+            type: 'button',
+            'aria-label': `Approve ${p.client_name}`,
+            text: 'Approve',
+            onclick: (e) => approvePairing(e.currentTarget, p, fieldset),
+          }),
+          el('button', {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Reject ${p.client_name}`,
+            text: 'Reject',
+            onclick: (e) => rejectPairing(e.currentTarget, p),
+          }),
         ),
         el('p', { class: 'hint', text: `Expires ${when(p.expires_at)}.` }),
       );
@@ -459,10 +477,14 @@ function approvePairing(button, pairing, fieldset) {
     showError(`Tick at least one scope to approve ${pairing.client_name}, or reject the request.`);
     return;
   }
-  void act(button, `Approved ${pairing.client_name} with ${scopes.join(', ')}. The device collects its token on its next poll.`, async () => {
-    await call('POST', `/control/pairings/${encodeURIComponent(pairing.id)}/approve`, { scopes });
-    await Promise.all([loadPairings(true), loadTokens()]);
-  });
+  void act(
+    button,
+    `Approved ${pairing.client_name} with ${scopes.join(', ')}. The device collects its token on its next poll.`,
+    async () => {
+      await call('POST', `/control/pairings/${encodeURIComponent(pairing.id)}/approve`, { scopes });
+      await Promise.all([loadPairings(true), loadTokens()]);
+    },
+  );
 }
 
 function rejectPairing(button, pairing) {
@@ -487,16 +509,38 @@ async function loadWebhooks(force) {
     const actions = el('td', { class: 'actions' });
     if (w.approval_state === 'pending') {
       actions.append(
-        el('button', { type: 'button', 'aria-label': `Allow webhook ${w.url}`, text: 'Allow', onclick: (e) => setApproval(e.currentTarget, w, 'allowed') }),
-        el('button', { type: 'button', class: 'danger', 'aria-label': `Deny webhook ${w.url}`, text: 'Deny', onclick: (e) => setApproval(e.currentTarget, w, 'denied') }),
+        el('button', {
+          type: 'button',
+          'aria-label': `Allow webhook ${w.url}`,
+          text: 'Allow',
+          onclick: (e) => setApproval(e.currentTarget, w, 'allowed'),
+        }),
+        el('button', {
+          type: 'button',
+          class: 'danger',
+          'aria-label': `Deny webhook ${w.url}`,
+          text: 'Deny',
+          onclick: (e) => setApproval(e.currentTarget, w, 'denied'),
+        }),
       );
     } else if (w.approval_state === 'allowed') {
       actions.append(
-        el('button', { type: 'button', class: 'danger', 'aria-label': `Revoke webhook ${w.url}`, text: 'Revoke', onclick: (e) => setApproval(e.currentTarget, w, 'denied') }),
+        el('button', {
+          type: 'button',
+          class: 'danger',
+          'aria-label': `Revoke webhook ${w.url}`,
+          text: 'Revoke',
+          onclick: (e) => setApproval(e.currentTarget, w, 'denied'),
+        }),
       );
     }
     actions.append(
-      el('button', { type: 'button', 'aria-label': `Show deliveries of ${w.url}`, text: 'Deliveries', onclick: (e) => showDeliveries(e.currentTarget, w) }),
+      el('button', {
+        type: 'button',
+        'aria-label': `Show deliveries of ${w.url}`,
+        text: 'Deliveries',
+        onclick: (e) => showDeliveries(e.currentTarget, w),
+      }),
     );
     body.append(
       el(
@@ -506,7 +550,14 @@ async function loadWebhooks(force) {
         el('td', { text: w.events.join(', ') }),
         el('td', { text: owner ? owner.name : w.owner_token_id }),
         el('td', { text: w.delivery_mode }),
-        el('td', {}, el('span', { class: `state ${w.approval_state === 'allowed' ? 'ok' : w.approval_state === 'pending' ? 'wait' : 'off'}`, text: w.approval_state })),
+        el(
+          'td',
+          {},
+          el('span', {
+            class: `state ${w.approval_state === 'allowed' ? 'ok' : w.approval_state === 'pending' ? 'wait' : 'off'}`,
+            text: w.approval_state,
+          }),
+        ),
         actions,
       ),
     );
@@ -564,7 +615,11 @@ async function loadDeliveries(force) {
         el('td', { text: when(d.occurred_at) }),
         el('td', { text: d.event }),
         el('td', { text: d.attempt ?? '' }),
-        el('td', {}, el('span', { class: `state ${d.delivered ? 'ok' : 'off'}`, text: d.delivered ? 'delivered' : (d.reason ?? 'failed') })),
+        el(
+          'td',
+          {},
+          el('span', { class: `state ${d.delivered ? 'ok' : 'off'}`, text: d.delivered ? 'delivered' : (d.reason ?? 'failed') }),
+        ),
         el('td', { text: d.status_code ?? '' }),
         el('td', { text: d.detail ?? '' }),
       ),
@@ -583,14 +638,22 @@ function wire() {
   $('token-form').addEventListener('submit', createToken);
   $('copy-token').addEventListener('click', copyToken);
   $('dismiss-token').addEventListener('click', hideNewToken);
-  $('refresh-pairings').addEventListener('click', (e) => void act(e.currentTarget, 'Pairing requests refreshed.', () => loadPairings(true)));
-  $('refresh-webhooks').addEventListener('click', (e) =>
-    void act(e.currentTarget, 'Webhooks refreshed.', async () => {
-      await loadTokens();
-      await loadWebhooks(true);
-    }),
+  $('refresh-pairings').addEventListener(
+    'click',
+    (e) => void act(e.currentTarget, 'Pairing requests refreshed.', () => loadPairings(true)),
   );
-  $('refresh-deliveries').addEventListener('click', (e) => void act(e.currentTarget, 'Delivery log refreshed.', () => loadDeliveries(true)));
+  $('refresh-webhooks').addEventListener(
+    'click',
+    (e) =>
+      void act(e.currentTarget, 'Webhooks refreshed.', async () => {
+        await loadTokens();
+        await loadWebhooks(true);
+      }),
+  );
+  $('refresh-deliveries').addEventListener(
+    'click',
+    (e) => void act(e.currentTarget, 'Delivery log refreshed.', () => loadDeliveries(true)),
+  );
   $('deliveries-heading').tabIndex = -1;
 
   if (secret !== null) void enter();

@@ -37,7 +37,13 @@ test('a complete upload lands as <job>.<ext>, owner-only, and no partial file is
   const d = disk();
   const budget = new ImportBudget();
   const body = Buffer.from('RIFF....WAVEfmt ');
-  const got = await receiveUpload(upload([body.subarray(0, 5), body.subarray(5)], body.length), { uploadsDir: UPLOADS, jobId: 'job_1', ext: 'wav', budget, fs: d.fs });
+  const got = await receiveUpload(upload([body.subarray(0, 5), body.subarray(5)], body.length), {
+    uploadsDir: UPLOADS,
+    jobId: 'job_1',
+    ext: 'wav',
+    budget,
+    fs: d.fs,
+  });
   assert.deepEqual(got, { file: 'job_1.wav', bytes: body.length });
   assert.deepEqual(d.names(), ['job_1.wav']);
   assert.equal(d.mode(UPLOADS), 0o700);
@@ -60,7 +66,10 @@ test('an upload the size limit refuses halfway leaves nothing behind', async () 
 test('a client that sends less than its Content-Length is gone: nothing is kept', async () => {
   const d = disk();
   const budget = new ImportBudget();
-  await assert.rejects(receiveUpload(upload([Buffer.alloc(10)], 100), { uploadsDir: UPLOADS, jobId: 'job_3', ext: 'wav', budget, fs: d.fs }), ClientGoneError);
+  await assert.rejects(
+    receiveUpload(upload([Buffer.alloc(10)], 100), { uploadsDir: UPLOADS, jobId: 'job_3', ext: 'wav', budget, fs: d.fs }),
+    ClientGoneError,
+  );
   assert.deepEqual(d.names(), []);
   assert.equal(budget.inFlight.uploads, 0);
 });
