@@ -10,7 +10,8 @@
 import type { BoundClient, CheckContext } from './context.ts';
 import type { SeedMeeting } from './control.ts';
 import { speechTruth } from './audio.ts';
-import { importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav, UNDECODABLE } from './jobs.ts';
+import type { HttpResult } from './http.ts';
+import { getJob, importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav, UNDECODABLE } from './jobs.ts';
 
 /** How long an import of a few seconds of speech may take before the premise is given up. */
 export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
@@ -207,4 +208,54 @@ export async function importTitledMeetings(ctx: CheckContext, titles: readonly s
     ids.push(job.meeting_id);
   }
   return ids;
+}
+
+/**
+ * A meeting whose recording is long enough that a diarization of it runs for
+ * a moment (the shipped speech said RUNNING_IMPORT_REPEATS times over, about
+ * 40 s), made by importing it and waiting for the job. SKIPPED, naming why,
+ * when the import does not produce a meeting.
+ */
+export async function importLongMeeting(ctx: CheckContext, api: BoundClient): Promise<string> {
+  const res = await importBytes(api, await longSpeechWav(RUNNING_IMPORT_REPEATS), { filename: 'conformance-long-meeting.wav', title: 'Conformance long meeting', language: 'en' }, 'fixture: a long meeting, made by importing a long recording');
+  const jobId = jobIdOf(res);
+  if (jobId === null) return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and importing the long recording to diarize answered ${res.describe(160)}`);
+  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') return ctx.skip(`needs a pausable job: the import of the long recording ended in state ${String(job.state)}`);
+  return job.meeting_id;
+}
+
+/** How many real diarizations a check submits before giving up on pausing one while it runs. */
+export const PAUSE_ATTEMPTS = 5;
+
+/**
+ * A real diarization paused while it runs, for targets without the Control
+ * API's 'jobs' capability (docs/decisions/059): submits POST
+ * /v1/jobs/diarization for `meetingId`, polls until it runs and asks to pause
+ * it at once. A diarization may end before the pause arrives (the reference's
+ * takes a fraction of a second): then it is tried again, up to PAUSE_ATTEMPTS
+ * times, and the check is SKIPPED (its premise, a job running when paused,
+ * did not hold). Returns the job and the pause's answer, which the caller
+ * grades: a refusal while the job still runs is the target's.
+ */
+export async function pauseRealDiarization(ctx: CheckContext, api: BoundClient, meetingId: string): Promise<{ id: string; pause: HttpResult }> {
+  for (let attempt = 0; attempt < PAUSE_ATTEMPTS; attempt++) {
+    const sub = await api.post('/v1/jobs/diarization', { json: { meeting_id: meetingId }, label: 'fixture: a real diarization to pause' });
+    const id = jobIdOf(sub);
+    if (id === null) {
+      if (sub.status === 409) {
+        await ctx.sleep(200);
+        continue;
+      }
+      return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and POST /v1/jobs/diarization answered ${sub.describe(160)}`);
+    }
+    const { job } = await pollJob(api, id, (j) => j.state === 'running' || isTerminal(j), 30_000, 10);
+    if (job.state !== 'running') continue;
+    const pause = await api.post(`/v1/jobs/${id}/pause`);
+    if (pause.ok) return { id, pause };
+    const after = await getJob(api, id);
+    if (isTerminal(after.job)) continue;
+    return { id, pause };
+  }
+  return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and each of ${PAUSE_ATTEMPTS} real diarizations ended before it could be paused`);
 }

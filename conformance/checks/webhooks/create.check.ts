@@ -16,11 +16,12 @@ export const check = defineCheck({
     'webhooks.create.events.non-subscribable.400',
     'webhooks.delete.owned',
     'webhooks.delete.unknown.404',
+    'webhooks.test.202',
   ],
   level: 'requirement',
   needs: ['token'],
   description:
-    'Registers public webhooks with and without delivery_mode: 201 with id, url, events, delivery_mode (default at-least-once), created_at and a generated hmac_secret that GET and the list never show again; GET shows approval_state pending; events [] or missing, and meeting.* / transcription.completed are refused; DELETE removes it (then 404), and an unknown id gives 404.',
+    'Registers public webhooks with and without delivery_mode: 201 with id, url, events, delivery_mode (default at-least-once), created_at and a generated hmac_secret that GET and the list never show again; GET shows approval_state pending; events [] or missing, and meeting.* / transcription.completed are refused; DELETE removes it (then 404), and an unknown id gives 404; POST …/test on an owned webhook (still pending: nothing is sent) answers 202.',
   requirement: 'A valid registration answers 201 with id, url, events, delivery_mode, created_at and hmac_secret.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
@@ -48,6 +49,16 @@ export const check = defineCheck({
       const r = await api.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed', event] } });
       ctx.expect('webhooks.create.events.non-subscribable.400', `POST /v1/webhooks events [job.completed, ${event}]`, x.error(r, 400), r);
     }
+    // The test route answers 202 on an owned webhook whatever its approval (the delivery itself waits for consent).
+    // A token holding write, so the read-floor conflict that webhooks/scope-read-floor grades plays no part.
+    const tester = ctx.as(await ctx.token(['read', 'write']));
+    const th = await tester.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed'] } });
+    const thId = (th.body as { id?: unknown } | undefined)?.id;
+    if (th.status === 201 && typeof thId === 'string') {
+      const t = await tester.post(`/v1/webhooks/${thId}/test`);
+      ctx.expect('webhooks.test.202', 'POST /v1/webhooks/{id}/test on an owned webhook (pending)', x.status(t, 202), t);
+      await tester.delete(`/v1/webhooks/${thId}`, { label: 'clean up' });
+    } else ctx.note(`not checked: the test route (a second registration answered ${th.describe(120)})`);
     const del = await api.delete(`/v1/webhooks/${hook.id}`);
     ctx.expect('webhooks.delete.owned', 'DELETE /v1/webhooks/{id} by its owner', x.success(del), del);
     const gone = await api.get(`/v1/webhooks/${hook.id}`);
