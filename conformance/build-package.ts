@@ -45,6 +45,8 @@ export function buildPackage(): void {
 
 if (import.meta.main) {
   buildPackage();
-  const checks = (readdirSync(path.join(DIST, 'conformance', 'checks'), { recursive: true }) as string[]).filter((f) => f.endsWith('.check.js'));
+  const checks = (readdirSync(path.join(DIST, 'conformance', 'checks'), { recursive: true }) as string[]).filter((f) =>
+    f.endsWith('.check.js'),
+  );
   process.stdout.write(`conformance/dist/: ${checks.length} checks built, data copied: ${RUNTIME_DATA.join(', ')}\n`);
 }

@@ -12,7 +12,9 @@ const CLI = join(import.meta.dirname, 'cli.ts');
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '', ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '', ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -26,7 +28,11 @@ before(async () => {
   // A target that serves a health body and nothing else.
   target = await localServer((req, res) => {
     res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(req.url === '/health' ? '{"status":"ok","version":"1","webhooks":{"events_dropped":0,"deliveries_failed":0},"license":{"fail_open_total":0}}' : '{"error":{"code":"not_found","message":"no"}}');
+    res.end(
+      req.url === '/health'
+        ? '{"status":"ok","version":"1","webhooks":{"events_dropped":0,"deliveries_failed":0},"license":{"fail_open_total":0}}'
+        : '{"error":{"code":"not_found","message":"no"}}',
+    );
   });
 });
 after(() => target.close());
@@ -53,7 +59,14 @@ test('a Node older than the suite needs is named, not silently ignored', () => {
 });
 
 test('bad usage exits 2 with the usage text', async () => {
-  for (const args of [['--bogus'], ['--base-url', 'ftp://x'], ['--seed', 'abc', '--base-url', 'http://x'], ['--shard', '3/2', '--list'], ['--base-url', 'http://x', '--control-url', 'http://y'], []]) {
+  for (const args of [
+    ['--bogus'],
+    ['--base-url', 'ftp://x'],
+    ['--seed', 'abc', '--base-url', 'http://x'],
+    ['--shard', '3/2', '--list'],
+    ['--base-url', 'http://x', '--control-url', 'http://y'],
+    [],
+  ]) {
     const r = await run(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
     assert.match(r.err, /Usage:/);
@@ -62,15 +75,44 @@ test('bad usage exits 2 with the usage text', async () => {
 
 test('a run with failures exits 1 and writes every report; merge joins them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conf-cli-'));
-  const r = await run(['--base-url', target.url, '--only', 'health/,versioning/version-strings', '--seed', '3', '--json', join(dir, 'json'), '--junit', join(dir, 'j.xml'), '--html', join(dir, 'r.html'), '--md', join(dir, 'r.md')]);
+  const r = await run([
+    '--base-url',
+    target.url,
+    '--only',
+    'health/,versioning/version-strings',
+    '--seed',
+    '3',
+    '--json',
+    join(dir, 'json'),
+    '--junit',
+    join(dir, 'j.xml'),
+    '--html',
+    join(dir, 'r.html'),
+    '--md',
+    join(dir, 'r.md'),
+  ]);
   assert.equal(r.code, 0, `no failure expected: health passes, the rest is skipped\n${r.out}${r.err}`);
   assert.match(r.out, /PASS +health\/no-auth/);
   assert.match(r.out, /SKIPPED +health\/always-200/);
-  const f = await run(['--base-url', target.url, '--only', 'meetings/list-shape', '--token', 't0k3n', '--no-retry', '--json', join(dir, 'json2')]);
+  const f = await run([
+    '--base-url',
+    target.url,
+    '--only',
+    'meetings/list-shape',
+    '--token',
+    't0k3n',
+    '--no-retry',
+    '--json',
+    join(dir, 'json2'),
+  ]);
   assert.equal(f.code, 1, f.out + f.err);
   assert.match(f.out, /FAIL +meetings\/list-shape/);
   assert.match(f.out, /Clause: meetings.list.shape/);
-  assert.doesNotMatch(readFileSync(join(dir, 'json2', 'checks', 'meetings', 'list-shape.json'), 'utf8'), /t0k3n/, 'the --token never reaches a report');
+  assert.doesNotMatch(
+    readFileSync(join(dir, 'json2', 'checks', 'meetings', 'list-shape.json'), 'utf8'),
+    /t0k3n/,
+    'the --token never reaches a report',
+  );
   for (const file of ['json/index.json', 'j.xml', 'r.html', 'r.md']) assert.ok(existsSync(join(dir, file)), file);
   const m = await run(['merge', join(dir, 'json'), join(dir, 'json2'), '--json', join(dir, 'merged'), '--md', join(dir, 'merged.md')]);
   assert.equal(m.code, 1, m.out + m.err);

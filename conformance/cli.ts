@@ -27,7 +27,16 @@ import { Secrets } from './harness/secrets.ts';
 import type { Writer } from './reporters/console.ts';
 import type { Shard } from './runner/shard.ts';
 import { SUITE_NAME, SUITE_VERSION, USER_AGENT } from './version.ts';
-import { UsageError, applyTls, gateReasons, invocation, parseFailOn, parsePercent, readConfig, waitForTarget as waitForTarget_ } from './gate.ts';
+import {
+  UsageError,
+  applyTls,
+  gateReasons,
+  invocation,
+  parseFailOn,
+  parsePercent,
+  readConfig,
+  waitForTarget as waitForTarget_,
+} from './gate.ts';
 import { githubAnnotations } from './reporters/github.ts';
 
 /** The usage text, naming the command the suite was started with (gate.ts, invocation). */
@@ -149,7 +158,6 @@ const OPTIONS = {
   version: { type: 'boolean' },
 } as const;
 
-
 /** A writer that redacts the operator's secrets from everything printed. */
 export function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
   return {
@@ -198,7 +206,13 @@ function writeReports(report: RunReport, values: { json?: string; junit?: string
 async function merge(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { json: { type: 'string' }, junit: { type: 'string' }, html: { type: 'string' }, md: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      json: { type: 'string' },
+      junit: { type: 'string' },
+      html: { type: 'string' },
+      md: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -215,7 +229,9 @@ async function merge(args: string[]): Promise<number> {
   const rows = clauseRows(loadClauses(), merged);
   const cov = coverage(rows);
   const failed = merged.results.filter((r) => isFailing(r.outcome)).length;
-  process.stdout.write(`Merged ${positionals.length} reports: ${merged.results.length} checks, ${failed} failed or errored; clauses ${cov.covered}/${cov.checkable} covered, ${cov.exercised} exercised.\n`);
+  process.stdout.write(
+    `Merged ${positionals.length} reports: ${merged.results.length} checks, ${failed} failed or errored; clauses ${cov.covered}/${cov.checkable} covered, ${cov.exercised} exercised.\n`,
+  );
   for (const f of files) process.stdout.write(`Report: ${f}\n`);
   return failed > 0 ? 1 : 0;
 }
@@ -268,16 +284,27 @@ export async function main(argv: string[]): Promise<number> {
 
   const failOn = parseFailOn(values['fail-on']);
   const minCoverage = parsePercent(values['min-coverage']);
-  const waitForTarget = values['wait-for-target'] === undefined ? undefined : integer('wait-for-target', values['wait-for-target'], 0, 0, 3600);
-  const reporters = (values.reporter ?? []).flatMap((r) => r.split(',')).map((r) => r.trim()).filter((r) => r !== '');
-  for (const r of reporters) if (r !== 'github' && r !== 'console') throw new UsageError(`--reporter takes github or console, got ${JSON.stringify(r)}`);
+  const waitForTarget =
+    values['wait-for-target'] === undefined ? undefined : integer('wait-for-target', values['wait-for-target'], 0, 0, 3600);
+  const reporters = (values.reporter ?? [])
+    .flatMap((r) => r.split(','))
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+  for (const r of reporters)
+    if (r !== 'github' && r !== 'console') throw new UsageError(`--reporter takes github or console, got ${JSON.stringify(r)}`);
 
   const loaded = await loadChecks();
   const selected = inShard(select(loaded.checks, only, skip), shard);
   const brokenSelected = loaded.broken.filter((b) => only.length === 0 || only.some((s) => b.id.startsWith(s)));
   if (selected.length === 0 && brokenSelected.length === 0) {
     // A gate that checks nothing must not pass: say what selected nothing.
-    const how = [only.length > 0 ? `--only ${only.join(',')}` : '', skip.length > 0 ? `--skip ${skip.join(',')}` : '', shard === undefined ? '' : `--shard ${shard.index}/${shard.count}`].filter(Boolean).join(' with ');
+    const how = [
+      only.length > 0 ? `--only ${only.join(',')}` : '',
+      skip.length > 0 ? `--skip ${skip.join(',')}` : '',
+      shard === undefined ? '' : `--shard ${shard.index}/${shard.count}`,
+    ]
+      .filter(Boolean)
+      .join(' with ');
     throw new UsageError(`${how || 'the selection'} selects no check of the ${loaded.checks.length} (see --list for their ids)`);
   }
 
@@ -288,7 +315,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     for (const b of brokenSelected) process.stdout.write(`${b.id.padEnd(48)} BROKEN      ${b.error.split('\n')[0]}\n`);
     const clauses = new Set(ordered.flatMap((c) => c.clauses));
-    process.stdout.write(`\n${ordered.length} checks over ${clauses.size} clauses${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`}\n`);
+    process.stdout.write(
+      `\n${ordered.length} checks over ${clauses.size} clauses${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`}\n`,
+    );
     return 0;
   }
 
@@ -300,8 +329,10 @@ export async function main(argv: string[]): Promise<number> {
   const controlSecret = values['control-secret'] ?? (env.MAS_CONTROL_SECRET || undefined);
   const token = values.token ?? (env.MAS_TOKEN || undefined);
   const tokensFile = values.tokens ?? (env.MAS_TOKENS_FILE || undefined);
-  if (controlUrl !== undefined && controlSecret === undefined) throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
-  if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined) throw new UsageError('--control-secret needs --control-url');
+  if (controlUrl !== undefined && controlSecret === undefined)
+    throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
+  if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined)
+    throw new UsageError('--control-secret needs --control-url');
 
   // Everything printed goes through the redactor; the values the checks read never do.
   const secrets = new Secrets();
@@ -323,7 +354,9 @@ export async function main(argv: string[]): Promise<number> {
     else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
     return parts.join(' ');
   };
-  process.stdout.write(`${SUITE_NAME} ${SUITE_VERSION}: ${selected.length} check${selected.length === 1 ? '' : 's'} against ${baseUrl}, seed ${seed}${shard === undefined ? '' : `, shard ${shard.index}/${shard.count}`}\n`);
+  process.stdout.write(
+    `${SUITE_NAME} ${SUITE_VERSION}: ${selected.length} check${selected.length === 1 ? '' : 's'} against ${baseUrl}, seed ${seed}${shard === undefined ? '' : `, shard ${shard.index}/${shard.count}`}\n`,
+  );
 
   if (waitForTarget !== undefined) {
     const why = await waitForTarget_(baseUrl, waitForTarget, userAgent);
@@ -342,7 +375,14 @@ export async function main(argv: string[]): Promise<number> {
         ...(controlSecret === undefined ? {} : { controlSecret }),
         ...(token === undefined ? {} : { token }),
         ...(tokensFile === undefined ? {} : { tokensFile }),
-        ...(values['control-capabilities'] === undefined ? {} : { controlCapabilities: values['control-capabilities'].split(',').map((c) => c.trim()).filter((c) => c !== '') }),
+        ...(values['control-capabilities'] === undefined
+          ? {}
+          : {
+              controlCapabilities: values['control-capabilities']
+                .split(',')
+                .map((c) => c.trim())
+                .filter((c) => c !== ''),
+            }),
         seed,
         runs,
         slow: values.slow === true,
@@ -365,31 +405,43 @@ export async function main(argv: string[]): Promise<number> {
   }
   let results;
   try {
-    results = await runChecks(selected, session, { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs, recorderAlone: values['recorder-alone'] === true }, consoleReporter.handle);
+    results = await runChecks(
+      selected,
+      session,
+      { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs, recorderAlone: values['recorder-alone'] === true },
+      consoleReporter.handle,
+    );
   } finally {
     await session.close();
   }
   results.push(...brokenSelected.map(brokenResult));
 
-  const report: RunReport = redactReport({
-    meta: {
-      suite: SUITE_NAME,
-      suiteVersion: SUITE_VERSION,
-      target: { baseUrl, ...(controlUrl === undefined ? {} : { controlUrl }), ...(session.capabilities === undefined ? {} : { capabilities: session.capabilities }) },
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      seed,
-      runs,
-      slow: values.slow === true,
-      ...(shard === undefined ? {} : { shard: `${shard.index}/${shard.count}` }),
-      ...(only.length === 0 ? {} : { only }),
-      ...(skip.length === 0 ? {} : { skip }),
-      placeholders: session.secrets.placeholders(),
-      nodeVersion: process.version,
+  const report: RunReport = redactReport(
+    {
+      meta: {
+        suite: SUITE_NAME,
+        suiteVersion: SUITE_VERSION,
+        target: {
+          baseUrl,
+          ...(controlUrl === undefined ? {} : { controlUrl }),
+          ...(session.capabilities === undefined ? {} : { capabilities: session.capabilities }),
+        },
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        seed,
+        runs,
+        slow: values.slow === true,
+        ...(shard === undefined ? {} : { shard: `${shard.index}/${shard.count}` }),
+        ...(only.length === 0 ? {} : { only }),
+        ...(skip.length === 0 ? {} : { skip }),
+        placeholders: session.secrets.placeholders(),
+        nodeVersion: process.version,
+      },
+      results,
+      suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
     },
-    results,
-    suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
-  }, secrets);
+    secrets,
+  );
   const files = writeReports(report, values);
   const tokenUse = session.env.tokenUse;
   if (tokenUse !== undefined && session.env.control?.has('tokens') !== true && tokenUse.rows.size > 0) {

@@ -131,7 +131,14 @@ function counts(rung: Rung, indexFile: string, seconds: number): RungCount {
   };
   const byArea: RungCount['byArea'] = {};
   for (const a of index.coverage.byArea) byArea[a.area] = { exercised: a.exercised, checkable: a.checkable };
-  return { rung, exercised: index.coverage.exercised, checkable: index.coverage.checkable, byArea, outcomes: index.summary?.outcomes ?? {}, seconds };
+  return {
+    rung,
+    exercised: index.coverage.exercised,
+    checkable: index.coverage.checkable,
+    byArea,
+    outcomes: index.summary?.outcomes ?? {},
+    seconds,
+  };
 }
 
 /** Runs the chosen rungs against one spawned reference gateway; every rung gets a fresh gateway so none sees another's data. */
@@ -145,7 +152,15 @@ export async function measure(rungs: readonly Rung[], extra: string[] = [], keep
         const json = path.join(dir, rung);
         const args = ['--base-url', ref.baseUrl, '--seed', '1', '--json', json, ...extra];
         if (rung === 'everything') args.push('--control-url', ref.controlUrl, '--control-secret', ref.controlSecret);
-        if (rung.startsWith('caps:')) args.push('--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--control-capabilities', rung.slice('caps:'.length));
+        if (rung.startsWith('caps:'))
+          args.push(
+            '--control-url',
+            ref.controlUrl,
+            '--control-secret',
+            ref.controlSecret,
+            '--control-capabilities',
+            rung.slice('caps:'.length),
+          );
         if (rung !== 'everything') {
           // What an implementer does in their own application before a token-only run: webhooks on, tokens created.
           await control(ref, 'PATCH', '/control/settings', { webhooks_enabled: true });
@@ -154,9 +169,19 @@ export async function measure(rungs: readonly Rung[], extra: string[] = [], keep
             const tokens: Array<{ token: string; scopes: string[]; origin: string; kind: string }> = [];
             for (const spec of TOKENS_FILE_SPECS) {
               for (let i = 0; i < (spec.count ?? 1); i++) {
-                const minted = (await control(ref, 'POST', '/control/tokens', { scopes: spec.scopes, ...(spec.origin === undefined ? {} : { origin: spec.origin }), ...(spec.kind === undefined ? {} : { kind: spec.kind }), name: `tokens file ${tokens.length + 1}` })) as { token: string; scopes: string[] };
+                const minted = (await control(ref, 'POST', '/control/tokens', {
+                  scopes: spec.scopes,
+                  ...(spec.origin === undefined ? {} : { origin: spec.origin }),
+                  ...(spec.kind === undefined ? {} : { kind: spec.kind }),
+                  name: `tokens file ${tokens.length + 1}`,
+                })) as { token: string; scopes: string[] };
                 // Written in full: whoami needs a read-satisfying scope, so a delete-only or scopeless token could not describe itself.
-                tokens.push({ token: minted.token, scopes: minted.scopes, origin: spec.origin ?? 'loopback', kind: spec.kind ?? 'standard' });
+                tokens.push({
+                  token: minted.token,
+                  scopes: minted.scopes,
+                  origin: spec.origin ?? 'loopback',
+                  kind: spec.kind ?? 'standard',
+                });
               }
             }
             const file = path.join(dir, 'tokens.json');
@@ -187,24 +212,37 @@ export function rungLabel(rung: Rung): string {
   const steps = capabilityRungs();
   const i = steps.indexOf(rung);
   const before = i <= 0 ? [] : steps[i - 1]!.slice('caps:'.length).split(',');
-  return caps.filter((c) => !before.includes(c)).map((c) => `+${c}`).join(' ');
+  return caps
+    .filter((c) => !before.includes(c))
+    .map((c) => `+${c}`)
+    .join(' ');
 }
 
 export function markdownTable(rows: readonly RungCount[]): string {
   const areas = [...new Set(rows.flatMap((r) => Object.keys(r.byArea)))].sort();
   const head = `| area | checkable | ${rows.map((r) => rungLabel(r.rung)).join(' | ')} |`;
   const rule = `|---|---:|${rows.map(() => '---:').join('|')}|`;
-  const lines = areas.map((a) => `| ${a} | ${rows[0]?.byArea[a]?.checkable ?? 0} | ${rows.map((r) => r.byArea[a]?.exercised ?? 0).join(' | ')} |`);
+  const lines = areas.map(
+    (a) => `| ${a} | ${rows[0]?.byArea[a]?.checkable ?? 0} | ${rows.map((r) => r.byArea[a]?.exercised ?? 0).join(' | ')} |`,
+  );
   const total = `| **all** | **${rows[0]?.checkable ?? 0}** | ${rows.map((r) => `**${r.exercised}**`).join(' | ')} |`;
   return [head, rule, ...lines, total].join('\n');
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({ options: { only: { type: 'string' }, json: { type: 'string' }, keep: { type: 'string' } } });
-  const rungs: Rung[] = values.only === undefined ? ['token', 'tokens-file', ...capabilityRungs()] : values.only === 'capabilities' ? capabilityRungs() : (values.only.split(' ') as Rung[]);
+  const rungs: Rung[] =
+    values.only === undefined
+      ? ['token', 'tokens-file', ...capabilityRungs()]
+      : values.only === 'capabilities'
+        ? capabilityRungs()
+        : (values.only.split(' ') as Rung[]);
   // --keep DIR: the runs' reports (and the tokens file) stay in DIR for a look at what was skipped and why.
   const rows = await measure(rungs, [], values.keep === undefined ? undefined : path.resolve(values.keep));
   process.stdout.write(`${markdownTable(rows)}\n\n`);
-  for (const r of rows) process.stdout.write(`${r.rung}: ${r.exercised}/${r.checkable} exercised in ${r.seconds.toFixed(0)} s; ${JSON.stringify(r.outcomes)}\n`);
+  for (const r of rows)
+    process.stdout.write(
+      `${r.rung}: ${r.exercised}/${r.checkable} exercised in ${r.seconds.toFixed(0)} s; ${JSON.stringify(r.outcomes)}\n`,
+    );
   if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(rows, null, 2)}\n`);
 }

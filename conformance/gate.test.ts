@@ -20,11 +20,23 @@ import { invocation } from './gate.ts';
 const CLI = join(import.meta.dirname, 'cli.ts');
 const HEALTH = '{"status":"ok","version":"1","webhooks":{"events_dropped":0,"deliveries_failed":0},"license":{"fail_open_total":0}}';
 
-function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? tmpdir(),
-      env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '', npm_lifecycle_event: '', ...options.env },
+      env: {
+        ...process.env,
+        CI: 'true',
+        MAS_BASE_URL: '',
+        MAS_CONTROL_URL: '',
+        MAS_CONTROL_SECRET: '',
+        MAS_TOKEN: '',
+        npm_lifecycle_event: '',
+        ...options.env,
+      },
     });
     let out = '';
     let err = '';
@@ -51,7 +63,11 @@ after(() => target.close());
 const SOME = ['--only', 'health/no-auth,meetings/delete-cascade', '--seed', '1', '--no-retry'];
 
 test('--only/--skip that select no check: exit 2 with the reason, for a run and for --list', async () => {
-  for (const args of [['--base-url', target.url, '--only', 'no-such-area/'], ['--list', '--only', 'nothing.'], ['--base-url', target.url, '--only', 'health/', '--skip', 'health/']]) {
+  for (const args of [
+    ['--base-url', target.url, '--only', 'no-such-area/'],
+    ['--list', '--only', 'nothing.'],
+    ['--base-url', target.url, '--only', 'health/', '--skip', 'health/'],
+  ]) {
     const r = await run(args);
     assert.equal(r.code, 2, `${args.join(' ')}\n${r.out}${r.err}`);
     assert.match(r.err, /selects no check/);
@@ -103,7 +119,16 @@ test('--wait-for-target: a target that never answers is exit 1; one that comes u
 
 test('a config file holds any option; flags win; unknown keys and wrong types are usage errors', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conf-config-'));
-  writeFileSync(join(dir, 'mas-conformance.config.json'), JSON.stringify({ baseUrl: target.url, only: ['health/no-auth', 'meetings/delete-cascade'], 'fail-on': 'skipped', seed: 1, 'no-retry': true }));
+  writeFileSync(
+    join(dir, 'mas-conformance.config.json'),
+    JSON.stringify({
+      baseUrl: target.url,
+      only: ['health/no-auth', 'meetings/delete-cascade'],
+      'fail-on': 'skipped',
+      seed: 1,
+      'no-retry': true,
+    }),
+  );
   const fromFile = await run([], { cwd: dir });
   assert.equal(fromFile.code, 1, fromFile.out + fromFile.err);
   assert.match(fromFile.out, /Gate: --fail-on skipped/);
@@ -125,7 +150,10 @@ test('--reporter github prints workflow annotations; every request names the sui
   agents.length = 0;
   const r = await run(['--base-url', target.url, ...SOME, '--reporter', 'github']);
   assert.equal(r.code, 0, r.out + r.err);
-  assert.match(r.out, /^::notice file=conformance\/checks\/meetings\/delete-cascade\.check\.ts,title=SKIPPED meetings\/delete-cascade::needs/m);
+  assert.match(
+    r.out,
+    /^::notice file=conformance\/checks\/meetings\/delete-cascade\.check\.ts,title=SKIPPED meetings\/delete-cascade::needs/m,
+  );
   assert.match(r.out, /^::notice title=clause coverage::\d+ of \d+ checkable clauses exercised/m);
   assert.ok(agents.length > 0);
   for (const a of agents) assert.match(a, /^mas-conformance\/\d+\.\d+\.\d+$/);
@@ -136,7 +164,27 @@ test('an HTTPS target with a self-signed certificate: refused without --ca/--ins
   const dir = mkdtempSync(join(tmpdir(), 'conf-tls-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, serve);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -163,7 +211,9 @@ test('hints name the command the suite was started with', async () => {
   assert.match(viaNpm.err, /^ {2}npm run conformance -- --base-url URL/m);
   const direct = await run(['--base-url', target.url, '--only', 'health/no-auth', '--seed', '1']);
   assert.doesNotMatch(direct.out, /npm run/);
-  const failed = await run(['--base-url', target.url, '--only', 'meetings/list-shape', '--token', 'x', '--no-retry'], { env: { npm_lifecycle_event: 'conformance' } });
+  const failed = await run(['--base-url', target.url, '--only', 'meetings/list-shape', '--token', 'x', '--no-retry'], {
+    env: { npm_lifecycle_event: 'conformance' },
+  });
   assert.equal(failed.code, 1);
   assert.match(failed.out, /Replay one check: npm run conformance -- --base-url/);
 });

@@ -14,14 +14,20 @@ export class UsageError extends Error {}
 /** The outcomes --fail-on can turn into a failed run (FAIL and ERROR always fail it). */
 export const FAIL_ON = ['skipped', 'flaky', 'non_strict', 'informational'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-const OUTCOME_OF: Record<FailOn, Outcome> = { skipped: 'SKIPPED', flaky: 'FLAKY', non_strict: 'NON_STRICT', informational: 'INFORMATIONAL' };
+const OUTCOME_OF: Record<FailOn, Outcome> = {
+  skipped: 'SKIPPED',
+  flaky: 'FLAKY',
+  non_strict: 'NON_STRICT',
+  informational: 'INFORMATIONAL',
+};
 
 export function parseFailOn(values: readonly string[] | undefined): FailOn[] {
   const out: FailOn[] = [];
   for (const part of (values ?? []).flatMap((v) => v.split(','))) {
     const name = part.trim().toLowerCase().replace(/-/g, '_');
     if (name === '') continue;
-    if (!(FAIL_ON as readonly string[]).includes(name)) throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')}; got ${JSON.stringify(part.trim())}`);
+    if (!(FAIL_ON as readonly string[]).includes(name))
+      throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')}; got ${JSON.stringify(part.trim())}`);
     if (!out.includes(name as FailOn)) out.push(name as FailOn);
   }
   return out;
@@ -30,23 +36,36 @@ export function parseFailOn(values: readonly string[] | undefined): FailOn[] {
 export function parsePercent(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text.trim().replace(/%$/, ''));
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new UsageError(`--min-coverage must be a percentage from 0 to 100, got ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw new UsageError(`--min-coverage must be a percentage from 0 to 100, got ${JSON.stringify(text)}`);
   return n;
 }
 
 /** Why the run fails the gate beyond FAIL and ERROR; empty when it passes. */
-export function gateReasons(results: readonly CheckResult[], cov: Coverage, gate: { failOn: readonly FailOn[]; minCoverage?: number | undefined }): string[] {
+export function gateReasons(
+  results: readonly CheckResult[],
+  cov: Coverage,
+  gate: { failOn: readonly FailOn[]; minCoverage?: number | undefined },
+): string[] {
   const reasons: string[] = [];
   for (const f of gate.failOn) {
     const hit = results.filter((r) => r.outcome === OUTCOME_OF[f]);
     if (hit.length > 0) {
-      const names = hit.slice(0, 5).map((r) => r.id).join(', ');
-      reasons.push(`--fail-on ${f}: ${hit.length} check${hit.length === 1 ? '' : 's'} ${OUTCOME_OF[f]} (${names}${hit.length > 5 ? ', …' : ''})`);
+      const names = hit
+        .slice(0, 5)
+        .map((r) => r.id)
+        .join(', ');
+      reasons.push(
+        `--fail-on ${f}: ${hit.length} check${hit.length === 1 ? '' : 's'} ${OUTCOME_OF[f]} (${names}${hit.length > 5 ? ', …' : ''})`,
+      );
     }
   }
   if (gate.minCoverage !== undefined) {
     const pct = cov.checkable === 0 ? 0 : (cov.exercised / cov.checkable) * 100;
-    if (pct < gate.minCoverage) reasons.push(`--min-coverage ${gate.minCoverage}%: ${cov.exercised} of ${cov.checkable} checkable clauses exercised (${pct.toFixed(1)}%)`);
+    if (pct < gate.minCoverage)
+      reasons.push(
+        `--min-coverage ${gate.minCoverage}%: ${cov.exercised} of ${cov.checkable} checkable clauses exercised (${pct.toFixed(1)}%)`,
+      );
   }
   return reasons;
 }
@@ -64,7 +83,11 @@ type OptionSpec = Readonly<Record<string, { type: 'string' | 'boolean'; multiple
  * option may hold a number, a repeatable one a list. Unknown keys and wrong
  * types are usage errors: a typo must not silently widen a gate.
  */
-export function readConfig(file: string | undefined, options: OptionSpec, cwd = process.cwd()): { file: string | null; values: Record<string, string | boolean | string[]> } {
+export function readConfig(
+  file: string | undefined,
+  options: OptionSpec,
+  cwd = process.cwd(),
+): { file: string | null; values: Record<string, string | boolean | string[]> } {
   const path = file === undefined ? resolve(cwd, CONFIG_FILE) : resolve(cwd, file);
   if (file === undefined && !existsSync(path)) return { file: null, values: {} };
   let raw: unknown;
@@ -73,14 +96,18 @@ export function readConfig(file: string | undefined, options: OptionSpec, cwd = 
   } catch (err) {
     throw new UsageError(`the config file ${path} cannot be read as JSON: ${(err as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`the config file ${path} must hold a JSON object of options`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new UsageError(`the config file ${path} must hold a JSON object of options`);
   const values: Record<string, string | boolean | string[]> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const name = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     const spec = options[name];
-    if (spec === undefined || name === 'config' || name === 'help' || name === 'version') throw new UsageError(`the config file ${path}: unknown option ${JSON.stringify(key)}`);
+    if (spec === undefined || name === 'config' || name === 'help' || name === 'version')
+      throw new UsageError(`the config file ${path}: unknown option ${JSON.stringify(key)}`);
     const bad = (): never => {
-      throw new UsageError(`the config file ${path}: ${JSON.stringify(key)} must be ${spec.type === 'boolean' ? 'true or false' : spec.multiple === true ? 'a string or a list of strings' : 'a string or a number'}`);
+      throw new UsageError(
+        `the config file ${path}: ${JSON.stringify(key)} must be ${spec.type === 'boolean' ? 'true or false' : spec.multiple === true ? 'a string or a list of strings' : 'a string or a number'}`,
+      );
     };
     if (spec.type === 'boolean') {
       if (typeof value !== 'boolean') bad();
@@ -119,7 +146,10 @@ export async function waitForTarget(baseUrl: string, seconds: number, userAgent:
   let last: string;
   for (;;) {
     try {
-      const res = await fetch(new URL('health', baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000), headers: { 'user-agent': userAgent } });
+      const res = await fetch(new URL('health', baseUrl.replace(/\/?$/, '/')), {
+        signal: AbortSignal.timeout(2000),
+        headers: { 'user-agent': userAgent },
+      });
       await res.arrayBuffer();
       if (res.status < 500) return null;
       last = `status ${res.status}`;

@@ -10,7 +10,15 @@ const catalog: Clause[] = [
   { id: 'a.one', section: 's', statement: 'One.', kind: 'requirement', observe: 'http', expect: '' },
   { id: 'a.two', section: 's', statement: 'Two.', kind: 'requirement', observe: 'control', expect: '' },
   { id: 'a.gap', section: 's', statement: 'Gap.', kind: 'gap', observe: 'http', expect: '' },
-  { id: 'a.conflict', section: 's', statement: 'Conflict.', kind: 'conflict', observe: 'http', expect: '', alternatives: ['x (spec uses this)', 'y'] },
+  {
+    id: 'a.conflict',
+    section: 's',
+    statement: 'Conflict.',
+    kind: 'conflict',
+    observe: 'http',
+    expect: '',
+    alternatives: ['x (spec uses this)', 'y'],
+  },
   { id: 'a.internal', section: 's', statement: 'Internal.', kind: 'requirement', observe: 'internal', expect: '' },
 ];
 const ok = { id: 'a/one', clauses: ['a.one'], level: 'requirement' as const, needs: [], description: 'd', requirement: 'One.' };
@@ -24,7 +32,10 @@ test('a clean suite: no errors; uncovered checkable clauses are listed', () => {
 
 test('an unknown clause id is an error', () => {
   const r = lintSuite({ checks: [{ ...ok, clauses: ['a.one', 'a.nope'] }], catalog, notCheckable });
-  assert.ok(r.errors.some((e) => e.includes('unknown clause id "a.nope"')), r.errors.join('\n'));
+  assert.ok(
+    r.errors.some((e) => e.includes('unknown clause id "a.nope"')),
+    r.errors.join('\n'),
+  );
 });
 
 test('the requirement must quote the first clause verbatim', () => {
@@ -33,20 +44,52 @@ test('the requirement must quote the first clause verbatim', () => {
 });
 
 test('levels must match clause kinds', () => {
-  assert.ok(lintSuite({ checks: [{ ...ok, id: 'a/g', clauses: ['a.gap'], requirement: 'Gap.' }], catalog, notCheckable }).errors.some((e) => e.includes('level requirement')));
-  assert.ok(lintSuite({ checks: [{ ...ok, id: 'a/g', clauses: ['a.gap', 'a.one'], level: 'gap', requirement: 'Gap.' }], catalog, notCheckable }).errors.some((e) => e.includes('level gap')));
-  assert.deepEqual(lintSuite({ checks: [{ ...ok, id: 'a/c', clauses: ['a.conflict'], level: 'conflict', requirement: 'Conflict.' }], catalog, notCheckable }).errors, []);
+  assert.ok(
+    lintSuite({ checks: [{ ...ok, id: 'a/g', clauses: ['a.gap'], requirement: 'Gap.' }], catalog, notCheckable }).errors.some((e) =>
+      e.includes('level requirement'),
+    ),
+  );
+  assert.ok(
+    lintSuite({
+      checks: [{ ...ok, id: 'a/g', clauses: ['a.gap', 'a.one'], level: 'gap', requirement: 'Gap.' }],
+      catalog,
+      notCheckable,
+    }).errors.some((e) => e.includes('level gap')),
+  );
+  assert.deepEqual(
+    lintSuite({
+      checks: [{ ...ok, id: 'a/c', clauses: ['a.conflict'], level: 'conflict', requirement: 'Conflict.' }],
+      catalog,
+      notCheckable,
+    }).errors,
+    [],
+  );
 });
 
 test('ids, needs and the not-checkable registry', () => {
-  const r = lintSuite({ checks: [ok, { ...ok }, { ...ok, id: 'Bad Id', needs: ['telepathy' as never] }], catalog, notCheckable, pathIds: new Map([['a/one', 'a/other']]) });
+  const r = lintSuite({
+    checks: [ok, { ...ok }, { ...ok, id: 'Bad Id', needs: ['telepathy' as never] }],
+    catalog,
+    notCheckable,
+    pathIds: new Map([['a/one', 'a/other']]),
+  });
   assert.ok(r.errors.some((e) => e.includes('used twice')));
   assert.ok(r.errors.some((e) => e.includes('its path under checks/')));
   assert.ok(r.errors.some((e) => e.includes('<area>/<behaviour>')));
   assert.ok(r.errors.some((e) => e.includes('unknown need "telepathy"')));
-  assert.ok(lintSuite({ checks: [ok], catalog, notCheckable: {} }).errors.some((e) => e.includes('internal clause "a.internal" is not listed')));
-  assert.ok(lintSuite({ checks: [ok], catalog, notCheckable: { ...notCheckable, 'a.two': 'a reason that is long enough' } }).errors.some((e) => e.includes('needs a check, not an excuse')));
-  assert.ok(lintSuite({ checks: [{ ...ok, clauses: ['a.one', 'a.internal'] }], catalog, notCheckable }).errors.some((e) => e.includes('not observable')));
+  assert.ok(
+    lintSuite({ checks: [ok], catalog, notCheckable: {} }).errors.some((e) => e.includes('internal clause "a.internal" is not listed')),
+  );
+  assert.ok(
+    lintSuite({ checks: [ok], catalog, notCheckable: { ...notCheckable, 'a.two': 'a reason that is long enough' } }).errors.some((e) =>
+      e.includes('needs a check, not an excuse'),
+    ),
+  );
+  assert.ok(
+    lintSuite({ checks: [{ ...ok, clauses: ['a.one', 'a.internal'] }], catalog, notCheckable }).errors.some((e) =>
+      e.includes('not observable'),
+    ),
+  );
 });
 
 test('the real suite has no lint errors (uncovered clauses are the second pass)', async () => {

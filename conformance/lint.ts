@@ -54,7 +54,8 @@ export function lintSuite(input: LintInput): LintResult {
     seen.add(check.id);
     const pathId = input.pathIds?.get(check.id);
     if (pathId !== undefined && pathId !== check.id) errors.push(`${where}: the id must be its path under checks/ (${pathId})`);
-    if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(check.id)) errors.push(`${where}: the id must look like <area>/<behaviour> (lower case, digits, dashes)`);
+    if (!/^[a-z0-9-]+\/[a-z0-9-]+$/.test(check.id))
+      errors.push(`${where}: the id must look like <area>/<behaviour> (lower case, digits, dashes)`);
     if (check.clauses.length === 0) errors.push(`${where}: names no clause`);
     if (check.description.trim().length === 0) errors.push(`${where}: has no description`);
     const clauses: Clause[] = [];
@@ -62,7 +63,8 @@ export function lintSuite(input: LintInput): LintResult {
       const c = byId.get(id);
       if (c === undefined) errors.push(`${where}: unknown clause id "${id}" (not in conformance/clauses.json)`);
       else clauses.push(c);
-      if (input.notCheckable[id] !== undefined) errors.push(`${where}: claims "${id}", which not-checkable.ts lists as not observable over HTTP`);
+      if (input.notCheckable[id] !== undefined)
+        errors.push(`${where}: claims "${id}", which not-checkable.ts lists as not observable over HTTP`);
     }
     if (new Set(check.clauses).size !== check.clauses.length) errors.push(`${where}: names a clause twice`);
     const first = byId.get(check.clauses[0] ?? '');
@@ -70,13 +72,26 @@ export function lintSuite(input: LintInput): LintResult {
       errors.push(`${where}: requirement must quote the statement of ${first.id} verbatim:\n    "${first.statement}"`);
     }
     const kinds = new Set(clauses.map((c) => c.kind));
-    if (check.level === 'gap' && [...kinds].some((k) => k !== 'gap')) errors.push(`${where}: level gap, but covers non-gap clauses (${clauses.filter((c) => c.kind !== 'gap').map((c) => c.id).join(', ')})`);
-    if (check.level === 'conflict' && (!kinds.has('conflict') || kinds.has('gap'))) errors.push(`${where}: level conflict needs a conflict clause and no gap clause`);
+    if (check.level === 'gap' && [...kinds].some((k) => k !== 'gap'))
+      errors.push(
+        `${where}: level gap, but covers non-gap clauses (${clauses
+          .filter((c) => c.kind !== 'gap')
+          .map((c) => c.id)
+          .join(', ')})`,
+      );
+    if (check.level === 'conflict' && (!kinds.has('conflict') || kinds.has('gap')))
+      errors.push(`${where}: level conflict needs a conflict clause and no gap clause`);
     if (check.level === 'requirement' && (kinds.has('gap') || kinds.has('conflict'))) {
-      errors.push(`${where}: level requirement, but covers ${clauses.filter((c) => c.kind !== 'requirement').map((c) => `${c.id} (${c.kind})`).join(', ')}; give gaps and conflicts their own check`);
+      errors.push(
+        `${where}: level requirement, but covers ${clauses
+          .filter((c) => c.kind !== 'requirement')
+          .map((c) => `${c.id} (${c.kind})`)
+          .join(', ')}; give gaps and conflicts their own check`,
+      );
     }
     for (const need of check.needs) {
-      if (!(CONTROL_CAPABILITIES as readonly string[]).includes(need) && !OTHER_NEEDS.includes(need)) errors.push(`${where}: unknown need "${need}"`);
+      if (!(CONTROL_CAPABILITIES as readonly string[]).includes(need) && !OTHER_NEEDS.includes(need))
+        errors.push(`${where}: unknown need "${need}"`);
     }
   }
   for (const [id, reason] of Object.entries(input.notCheckable)) {
@@ -86,7 +101,8 @@ export function lintSuite(input: LintInput): LintResult {
     if (reason.trim().length < 20) errors.push(`not-checkable.ts: "${id}" needs a real reason`);
   }
   for (const c of input.catalog) {
-    if (c.observe === 'internal' && input.notCheckable[c.id] === undefined) errors.push(`not-checkable.ts: internal clause "${c.id}" is not listed with its reason`);
+    if (c.observe === 'internal' && input.notCheckable[c.id] === undefined)
+      errors.push(`not-checkable.ts: internal clause "${c.id}" is not listed with its reason`);
   }
   const covered = new Set(input.checks.flatMap((c) => c.clauses));
   const uncovered = input.catalog.filter((c) => isCheckable(c) && !covered.has(c.id)).map((c) => c.id);
@@ -97,7 +113,9 @@ export function lintSuite(input: LintInput): LintResult {
 export function catalogDrift(): string | null {
   const shared = join(import.meta.dirname, '..', '..', 'shared', 'spec', 'clauses.json');
   if (!existsSync(shared)) return null;
-  return readFileSync(shared, 'utf8') === readFileSync(CLAUSES_FILE, 'utf8') ? null : `conformance/clauses.json differs from ${shared}: copy it again, verbatim`;
+  return readFileSync(shared, 'utf8') === readFileSync(CLAUSES_FILE, 'utf8')
+    ? null
+    : `conformance/clauses.json differs from ${shared}: copy it again, verbatim`;
 }
 
 async function main(): Promise<number> {
@@ -117,7 +135,9 @@ async function main(): Promise<number> {
       process.stdout.write(`  ${id.padEnd(58)} ${c.observe}\n`);
     }
   }
-  process.stdout.write(`\n${loaded.checks.length} checks; ${checkable - result.uncovered.length}/${checkable} checkable clauses covered; ${Object.keys(NOT_CHECKABLE).length} not checkable; ${result.errors.length} errors.\n`);
+  process.stdout.write(
+    `\n${loaded.checks.length} checks; ${checkable - result.uncovered.length}/${checkable} checkable clauses covered; ${Object.keys(NOT_CHECKABLE).length} not checkable; ${result.errors.length} errors.\n`,
+  );
   return result.errors.length > 0 || result.uncovered.length > 0 ? 1 : 0;
 }
 

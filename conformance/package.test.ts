@@ -83,9 +83,16 @@ before(async () => {
 
   project = path.join(tmp, 'implementer');
   mkdirSync(project);
-  writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'implementer-gateway', version: '1.0.0', private: true }, null, 2)}\n`);
+  writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'implementer-gateway', version: '1.0.0', private: true }, null, 2)}\n`,
+  );
   // --prefer-offline: the dependencies come from npm's cache when it has them (a CI runner after `npm ci` does), the registry otherwise.
-  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(tmp, tarball)], project);
+  const installed = await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(tmp, tarball)],
+    project,
+  );
   assert.equal(installed.code, 0, `npm install of the tarball\n${show(installed)}`);
 });
 
@@ -112,7 +119,10 @@ test('the installed bin answers --help and lists every check of the sources', as
   // The speech the suite imports is shipped, and nothing that could synthesize it at run time is.
   const pkgDir = path.join(project, 'node_modules', 'mas-conformance');
   const installed = path.join(pkgDir, 'dist');
-  assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.wav'), 'dist/conformance/audio/tiny.wav is in the package');
+  assert.ok(
+    readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.wav'),
+    'dist/conformance/audio/tiny.wav is in the package',
+  );
   assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.truth.json'), 'its ground truth too');
   // simulator/synth/wav.js (a WAV reader) may come along; the synthesizers and the renderer may not.
   const synth = path.join(installed, 'simulator', 'synth');
@@ -122,7 +132,10 @@ test('the installed bin answers --help and lists every check of the sources', as
   }
 
   // Its own package: what it loads at run time and nothing of the gateway's (no express, no audio decoders).
-  const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { license?: string; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
+    license?: string;
+    dependencies?: Record<string, string>;
+  };
   assert.equal(manifest.license, 'Apache-2.0');
   assert.ok(existsSync(path.join(installed, 'LICENSE')), 'the license text is in the package');
   const deps = Object.keys(manifest.dependencies ?? {});
@@ -158,19 +171,56 @@ test('the installed bin passes real checks against the reference gateway', async
   try {
     const json = path.join(tmp, 'report');
     const only = 'health/,identity/whoami-fields,meetings/transcript-shape,openapi/version-3-1,jobs/import-no-source-path';
-    const r = await mas(['--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--only', only, '--seed', '1', '--runs', '5', '--no-retry', '--json', json]);
+    const r = await mas([
+      '--base-url',
+      ref.baseUrl,
+      '--control-url',
+      ref.controlUrl,
+      '--control-secret',
+      ref.controlSecret,
+      '--only',
+      only,
+      '--seed',
+      '1',
+      '--runs',
+      '5',
+      '--no-retry',
+      '--json',
+      json,
+    ]);
     assert.equal(r.code, 0, `${show(r)}\n--- gateway\n${ref.log().slice(-2000)}`);
     // jobs/import-no-source-path reads the WAV shipped in the package (dist/conformance/audio/): PASS, not SKIPPED.
-    for (const id of ['health/no-auth', 'identity/whoami-fields', 'meetings/transcript-shape', 'openapi/version-3-1', 'jobs/import-no-source-path']) {
+    for (const id of [
+      'health/no-auth',
+      'identity/whoami-fields',
+      'meetings/transcript-shape',
+      'openapi/version-3-1',
+      'jobs/import-no-source-path',
+    ]) {
       assert.match(r.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes\n${r.out}`);
     }
     // The OpenAPI schema validator is a runtime dependency: the check validated the document instead of noting it missing.
     const openapi = JSON.parse(readFileSync(path.join(json, detailPath('openapi/version-3-1')), 'utf8')) as DetailFile;
     assert.equal(openapi.outcome, 'PASS');
-    assert.deepEqual(openapi.notes.filter((n) => n.includes('not installed')), []);
+    assert.deepEqual(
+      openapi.notes.filter((n) => n.includes('not installed')),
+      [],
+    );
 
     // The same bin with an API token only (no Control API): the checks that need no more still run and pass.
-    const tokenOnly = await mas(['--base-url', ref.baseUrl, '--token', await fullToken(ref), '--only', 'health/no-auth,identity/whoami-fields,openapi/version-3-1,jobs/import-no-source-path', '--seed', '1', '--runs', '5', '--no-retry']);
+    const tokenOnly = await mas([
+      '--base-url',
+      ref.baseUrl,
+      '--token',
+      await fullToken(ref),
+      '--only',
+      'health/no-auth,identity/whoami-fields,openapi/version-3-1,jobs/import-no-source-path',
+      '--seed',
+      '1',
+      '--runs',
+      '5',
+      '--no-retry',
+    ]);
     assert.equal(tokenOnly.code, 0, `${show(tokenOnly)}\n--- gateway\n${ref.log().slice(-2000)}`);
     for (const id of ['health/no-auth', 'identity/whoami-fields', 'openapi/version-3-1']) {
       assert.match(tokenOnly.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes with --token only\n${tokenOnly.out}`);
@@ -184,7 +234,19 @@ test('the installed bin passes real checks against the reference gateway', async
 test('the installed bin: the gate options and their exit codes, hints naming npx', async () => {
   const ref = await startReference();
   try {
-    const target = ['--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', ref.controlSecret, '--seed', '1', '--runs', '5', '--no-retry'];
+    const target = [
+      '--base-url',
+      ref.baseUrl,
+      '--control-url',
+      ref.controlUrl,
+      '--control-secret',
+      ref.controlSecret,
+      '--seed',
+      '1',
+      '--runs',
+      '5',
+      '--no-retry',
+    ];
     const none = await mas([...target, '--only', 'no-such-area/']);
     assert.equal(none.code, 2, show(none));
     assert.match(none.err, /selects no check/);
@@ -213,7 +275,17 @@ test('the installed bin: the gate options and their exit codes, hints naming npx
     await new Promise<void>((ok) => broken.listen(0, '127.0.0.1', ok));
     try {
       const port = (broken.address() as AddressInfo).port;
-      const failing = await mas(['--base-url', `http://127.0.0.1:${port}`, '--token', 'not-a-real-token-0123', '--only', 'health/', '--seed', '1', '--no-retry']);
+      const failing = await mas([
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--token',
+        'not-a-real-token-0123',
+        '--only',
+        'health/',
+        '--seed',
+        '1',
+        '--no-retry',
+      ]);
       assert.equal(failing.code, 1, show(failing));
       assert.match(failing.out, /^FAIL /m, show(failing));
       assert.match(failing.out, /^Replay one check: npx mas-conformance .*--only <check id>/m, show(failing));
@@ -223,7 +295,16 @@ test('the installed bin: the gate options and their exit codes, hints naming npx
 
     // Nobody listens on a port just freed: the run does not start, and says why.
     const nobody = `http://127.0.0.1:${await freePort()}`;
-    const unreachable = await mas(['--base-url', nobody, '--token', 'not-a-real-token-0123', '--only', 'health/no-auth', '--wait-for-target', '1']);
+    const unreachable = await mas([
+      '--base-url',
+      nobody,
+      '--token',
+      'not-a-real-token-0123',
+      '--only',
+      'health/no-auth',
+      '--wait-for-target',
+      '1',
+    ]);
     assert.notEqual(unreachable.code, 0, show(unreachable));
     assert.match(unreachable.out + unreachable.err, /did not answer GET \/health within 1 s/);
   } finally {

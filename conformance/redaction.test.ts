@@ -48,17 +48,46 @@ test('a check reads the bytes the target sent; only the written result is redact
         const res = await ctx.api.get('/v1/meetings', { token });
         seenBody = res.text;
         seenLog = ctx.attempt.exchanges[0]!.response!.body;
-        ctx.expect('meetings.rename.applies', 'the body as sent', x.that(res.text === body && seenLog === body, 'the body unchanged', res.text), res);
-        ctx.expect('meetings.rename.applies', 'the request header as sent', x.that(ctx.attempt.exchanges[0]!.request.headers['authorization'] === `Bearer ${token}`, 'the token', 'other'), res);
+        ctx.expect(
+          'meetings.rename.applies',
+          'the body as sent',
+          x.that(res.text === body && seenLog === body, 'the body unchanged', res.text),
+          res,
+        );
+        ctx.expect(
+          'meetings.rename.applies',
+          'the request header as sent',
+          x.that(ctx.attempt.exchanges[0]!.request.headers['authorization'] === `Bearer ${token}`, 'the token', 'other'),
+          res,
+        );
         ctx.expect('meetings.rename.applies', 'a failure to show redacted', x.that(false, 'nothing', `got ${token} in "${res.text}"`), res);
       },
     });
-    const session = { env, secrets, capabilities: undefined, setupLog: [], setCurrent: () => undefined, close: async () => undefined } as Session;
+    const session = {
+      env,
+      secrets,
+      capabilities: undefined,
+      setupLog: [],
+      setCurrent: () => undefined,
+      close: async () => undefined,
+    } as Session;
     const attempt = await runAttempt(check, session, false);
     assert.equal(seenBody, body);
     assert.equal(seenLog, body);
     assert.equal(attempt.failures.length, 1, JSON.stringify(attempt.failures));
-    const shown = redactResult({ ...attempt, id: check.id, area: 'meetings', clauses: [...check.clauses], level: check.level, needs: [], description: check.description, requirement: check.requirement }, secrets);
+    const shown = redactResult(
+      {
+        ...attempt,
+        id: check.id,
+        area: 'meetings',
+        clauses: [...check.clauses],
+        level: check.level,
+        needs: [],
+        description: check.description,
+        requirement: check.requirement,
+      },
+      secrets,
+    );
     const text = JSON.stringify(shown);
     assert.doesNotMatch(text, new RegExp(token));
     assert.match(shown.failures[0]!.curl ?? '', /"authorization: Bearer \$MAS_TOKEN"/);
@@ -72,7 +101,9 @@ test('a check reads the bytes the target sent; only the written result is redact
 
 function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '' } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, CI: 'true', MAS_BASE_URL: '', MAS_CONTROL_URL: '', MAS_CONTROL_SECRET: '', MAS_TOKEN: '' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -82,24 +113,43 @@ function runCli(args: string[]): Promise<{ code: number | null; out: string; err
 }
 
 for (const secret of ['sec', 'test', 'id', 'a']) {
-  test(`against the reference with the control secret "${secret}": no FAIL, and the reports hold no bearer secret`, { timeout: 180_000 }, async () => {
-    const ref = await startReference({ controlSecret: secret });
-    try {
-      const dir = mkdtempSync(join(tmpdir(), 'mas-redaction-'));
-      const r = await runCli([
-        '--base-url', ref.baseUrl, '--control-url', ref.controlUrl, '--control-secret', secret,
-        '--only', 'format/,health/,config/dto-shape,config/put-replaces-section,webhooks/create,auth/token-lifecycle',
-        '--seed', '1', '--runs', '5', '--no-retry', '--json', dir,
-      ]);
-      const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { checks: Array<{ id: string; outcome: string }> };
-      const bad = index.checks.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR');
-      assert.deepEqual(bad, [], `${r.out}\n${r.err}`);
-      assert.equal(r.code, 0, r.out);
-      assert.ok(index.checks.some((x) => x.id === 'format/snake-case-keys' && x.outcome === 'PASS'), r.out);
-      const detail = readFileSync(join(dir, 'checks', 'format', 'snake-case-keys.json'), 'utf8');
-      assert.doesNotMatch(detail, new RegExp(`Bearer ${secret}\\b`));
-    } finally {
-      await ref.stop();
-    }
-  });
+  test(
+    `against the reference with the control secret "${secret}": no FAIL, and the reports hold no bearer secret`,
+    { timeout: 180_000 },
+    async () => {
+      const ref = await startReference({ controlSecret: secret });
+      try {
+        const dir = mkdtempSync(join(tmpdir(), 'mas-redaction-'));
+        const r = await runCli([
+          '--base-url',
+          ref.baseUrl,
+          '--control-url',
+          ref.controlUrl,
+          '--control-secret',
+          secret,
+          '--only',
+          'format/,health/,config/dto-shape,config/put-replaces-section,webhooks/create,auth/token-lifecycle',
+          '--seed',
+          '1',
+          '--runs',
+          '5',
+          '--no-retry',
+          '--json',
+          dir,
+        ]);
+        const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { checks: Array<{ id: string; outcome: string }> };
+        const bad = index.checks.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR');
+        assert.deepEqual(bad, [], `${r.out}\n${r.err}`);
+        assert.equal(r.code, 0, r.out);
+        assert.ok(
+          index.checks.some((x) => x.id === 'format/snake-case-keys' && x.outcome === 'PASS'),
+          r.out,
+        );
+        const detail = readFileSync(join(dir, 'checks', 'format', 'snake-case-keys.json'), 'utf8');
+        assert.doesNotMatch(detail, new RegExp(`Bearer ${secret}\\b`));
+      } finally {
+        await ref.stop();
+      }
+    },
+  );
 }

@@ -76,7 +76,18 @@ export async function startReference(options: { controlSecret?: string } = {}): 
   let output = '';
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'server', 'main.ts'), '--port', String(port), '--control-port', String(controlPort), '--control-secret', secret, '--data-dir', dataDir, '--enable-api'],
+    [
+      path.join(ROOT, 'server', 'main.ts'),
+      '--port',
+      String(port),
+      '--control-port',
+      String(controlPort),
+      '--control-secret',
+      secret,
+      '--data-dir',
+      dataDir,
+      '--enable-api',
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const keep = (b: Buffer): void => {

@@ -21,17 +21,27 @@ async function run(extra: string[]): Promise<number> {
   const started = Date.now();
   const ref = await startReference();
   try {
-    process.stdout.write(`reference gateway pid ${ref.pid} at ${ref.baseUrl}, Control API ${ref.controlUrl.replace('http://', '')}, data ${ref.dataDir}\n`);
+    process.stdout.write(
+      `reference gateway pid ${ref.pid} at ${ref.baseUrl}, Control API ${ref.controlUrl.replace('http://', '')}, data ${ref.dataDir}\n`,
+    );
     const code = await main([
-      '--base-url', ref.baseUrl,
-      '--control-url', ref.controlUrl,
-      '--control-secret', ref.controlSecret,
-      '--json', OUT,
-      '--junit', path.join(OUT, 'junit.xml'),
-      '--html', path.join(OUT, 'report.html'),
-      '--md', path.join(OUT, 'summary.md'),
+      '--base-url',
+      ref.baseUrl,
+      '--control-url',
+      ref.controlUrl,
+      '--control-secret',
+      ref.controlSecret,
+      '--json',
+      OUT,
+      '--junit',
+      path.join(OUT, 'junit.xml'),
+      '--html',
+      path.join(OUT, 'report.html'),
+      '--md',
+      path.join(OUT, 'summary.md'),
       // Checks that touch only their own state run side by side (docs/decisions/041-conformance-jobs.md); a later --jobs wins.
-      '--jobs', '4',
+      '--jobs',
+      '4',
       ...extra,
     ]);
     return code;

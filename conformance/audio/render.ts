@@ -28,7 +28,9 @@ async function render(name: string): Promise<void> {
   const truth = path.join(HERE, `${name}.truth.json`);
   const rendered = await renderScript(await loadScript(name), wav, { truthPath: truth });
   const size = (await stat(wav)).size;
-  process.stdout.write(`${path.relative(process.cwd(), wav)}: ${rendered.duration.toFixed(2)} s, ${size} bytes; truth ${path.relative(process.cwd(), truth)}\n`);
+  process.stdout.write(
+    `${path.relative(process.cwd(), wav)}: ${rendered.duration.toFixed(2)} s, ${size} bytes; truth ${path.relative(process.cwd(), truth)}\n`,
+  );
 }
 
 if (import.meta.main) {

@@ -42,7 +42,9 @@ async function truthSegments(): Promise<SeedMeeting['segments']> {
  */
 export async function transcriptWord(ctx: CheckContext, token: string, meetingId: string): Promise<string | null> {
   const t = await ctx.as(token).get(`/v1/meetings/${meetingId}/transcript`, { label: 'a word of the transcript, to find in the export' });
-  const text = (t.body as { segments?: Array<{ text?: unknown }> } | undefined)?.segments?.find((s) => typeof s.text === 'string' && s.text.trim() !== '')?.text;
+  const text = (t.body as { segments?: Array<{ text?: unknown }> } | undefined)?.segments?.find(
+    (s) => typeof s.text === 'string' && s.text.trim() !== '',
+  )?.text;
   if (typeof text !== 'string') return null;
   const words = text.split(/[^\p{L}\p{N}']+/u).filter((w) => w.length >= 3);
   return words.sort((a, b) => b.length - a.length)[0] ?? null;
@@ -61,14 +63,21 @@ export function silentWav(seconds: number): Uint8Array {
  */
 export async function importSilentMeeting(ctx: CheckContext, title: string): Promise<{ id: string } | { missing: string }> {
   const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
-  const res = await importBytes(api, silentWav(3), { filename: 'conformance-silence.wav', title }, 'fixture: a meeting made by importing silence');
+  const res = await importBytes(
+    api,
+    silentWav(3),
+    { filename: 'conformance-silence.wav', title },
+    'fixture: a meeting made by importing silence',
+  );
   const jobId = jobIdOf(res);
   if (jobId === null) return { missing: `importing silence answered ${res.describe(120)}` };
   const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
-  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') return { missing: `the import of silence ended in state ${String(job.state)}` };
+  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string')
+    return { missing: `the import of silence ended in state ${String(job.state)}` };
   const t = await api.get(`/v1/meetings/${job.meeting_id}/transcript`, { label: 'fixture: the transcript of silence' });
   const segments = (t.body as { segments?: unknown[] } | undefined)?.segments;
-  if (!Array.isArray(segments) || segments.length > 0) return { missing: `the transcript of imported silence is not empty (${t.describe(100)})` };
+  if (!Array.isArray(segments) || segments.length > 0)
+    return { missing: `the transcript of imported silence is not empty (${t.describe(100)})` };
   return { id: job.meeting_id };
 }
 
@@ -84,15 +93,27 @@ export async function importMeeting(ctx: CheckContext, title: string): Promise<{
   try {
     bytes = await speechWav();
   } catch (err) {
-    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the shipped speech to import cannot be read (${(err as Error).message})`);
+    return ctx.skip(
+      `needs a meeting: no Control API 'meetings' capability, and the shipped speech to import cannot be read (${(err as Error).message})`,
+    );
   }
-  const res = await importBytes(api, bytes, { filename: 'conformance-meeting.wav', title, language: 'en' }, 'fixture: a meeting made by importing the shipped speech');
+  const res = await importBytes(
+    api,
+    bytes,
+    { filename: 'conformance-meeting.wav', title, language: 'en' },
+    'fixture: a meeting made by importing the shipped speech',
+  );
   const jobId = jobIdOf(res);
-  if (jobId === null) return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and importing speech to make one answered ${res.describe(160)}`);
+  if (jobId === null)
+    return ctx.skip(
+      `needs a meeting: no Control API 'meetings' capability, and importing speech to make one answered ${res.describe(160)}`,
+    );
   const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
   const meetingId = job.meeting_id;
   if (!reached || job.state !== 'succeeded' || typeof meetingId !== 'string' || meetingId.length === 0) {
-    return ctx.skip(`needs a meeting: no Control API 'meetings' capability, and the import made to create one ended ${reached ? `in state ${String(job.state)} (meeting_id ${String(meetingId)})` : `in no terminal state within ${IMPORT_MEETING_TIMEOUT_MS / 1000} s`}`);
+    return ctx.skip(
+      `needs a meeting: no Control API 'meetings' capability, and the import made to create one ended ${reached ? `in state ${String(job.state)} (meeting_id ${String(meetingId)})` : `in no terminal state within ${IMPORT_MEETING_TIMEOUT_MS / 1000} s`}`,
+    );
   }
   // The summary is generated automatically after an import; let it finish so the check's own summary calls do not race it.
   const until = Date.now() + AUTO_SUMMARY_WAIT_MS;
@@ -109,7 +130,7 @@ export async function importMeeting(ctx: CheckContext, title: string): Promise<{
 function wavSamples(bytes: Uint8Array): Int16Array | null {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') return null;
-  for (let at = 12; at + 8 <= buf.length; ) {
+  for (let at = 12; at + 8 <= buf.length;) {
     const id = buf.toString('ascii', at, at + 4);
     const size = buf.readUInt32LE(at + 4);
     if (id === 'data') {
@@ -150,15 +171,25 @@ export async function runningImport(ctx: CheckContext, api: BoundClient): Promis
   try {
     bytes = await longSpeechWav(RUNNING_IMPORT_REPEATS);
   } catch (err) {
-    return ctx.skip(`needs a running job: no Control API 'jobs' capability, and the shipped speech to import cannot be read (${(err as Error).message})`);
+    return ctx.skip(
+      `needs a running job: no Control API 'jobs' capability, and the shipped speech to import cannot be read (${(err as Error).message})`,
+    );
   }
-  const res = await importBytes(api, bytes, { filename: 'conformance-long.wav', title: 'Conformance running import', language: 'en' }, 'fixture: a running job, made by importing a long recording');
+  const res = await importBytes(
+    api,
+    bytes,
+    { filename: 'conformance-long.wav', title: 'Conformance running import', language: 'en' },
+    'fixture: a running job, made by importing a long recording',
+  );
   const jobId = jobIdOf(res);
-  if (jobId === null) return ctx.skip(`needs a running job: no Control API 'jobs' capability, and importing speech answered ${res.describe(160)}`);
+  if (jobId === null)
+    return ctx.skip(`needs a running job: no Control API 'jobs' capability, and importing speech answered ${res.describe(160)}`);
   const { job, reached } = await pollJob(api, jobId, (j) => j.state === 'running' || isTerminal(j), 30_000, 100);
   if (!reached || job.state !== 'running') {
     await api.post(`/v1/jobs/${jobId}/cancel`, { label: 'clean up' });
-    return ctx.skip(`needs a running job: no Control API 'jobs' capability, and the import made to get one was not seen running (state ${String(job.state)})`);
+    return ctx.skip(
+      `needs a running job: no Control API 'jobs' capability, and the import made to get one was not seen running (state ${String(job.state)})`,
+    );
   }
   return jobId;
 }
@@ -169,7 +200,12 @@ export async function runningImport(ctx: CheckContext, api: BoundClient): Promis
  * not told how to handle undecodable input at import time).
  */
 export async function failedImport(api: BoundClient): Promise<{ id: string } | { missing: string }> {
-  const res = await importBytes(api, UNDECODABLE, { filename: 'conformance-undecodable.wav' }, 'fixture: a failed job, made by importing bytes that are not audio');
+  const res = await importBytes(
+    api,
+    UNDECODABLE,
+    { filename: 'conformance-undecodable.wav' },
+    'fixture: a failed job, made by importing bytes that are not audio',
+  );
   const jobId = jobIdOf(res);
   if (jobId === null) return { missing: `importing undecodable bytes answered ${res.describe(160)} (no job to fail)` };
   const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 200);
@@ -193,9 +229,17 @@ export async function importTitledMeetings(ctx: CheckContext, titles: readonly s
   const bytes = silentWav(1);
   const jobs: string[] = [];
   for (const [i, title] of titles.entries()) {
-    const res = await importBytes(api, bytes, { filename: `conformance-titled-${i}.wav`, title }, `fixture: meeting ${i + 1} of ${titles.length}, made by importing a second of silence`);
+    const res = await importBytes(
+      api,
+      bytes,
+      { filename: `conformance-titled-${i}.wav`, title },
+      `fixture: meeting ${i + 1} of ${titles.length}, made by importing a second of silence`,
+    );
     const jobId = jobIdOf(res);
-    if (jobId === null) return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and importing silence to make one answered ${res.describe(160)}`);
+    if (jobId === null)
+      return ctx.skip(
+        `needs ${titles.length} meetings: no Control API 'meetings' capability, and importing silence to make one answered ${res.describe(160)}`,
+      );
     jobs.push(jobId);
   }
   const until = Date.now() + TITLED_MEETINGS_TIMEOUT_MS;
@@ -203,7 +247,9 @@ export async function importTitledMeetings(ctx: CheckContext, titles: readonly s
   for (const jobId of jobs) {
     const { job, reached } = await pollJob(api, jobId, isTerminal, Math.max(1000, until - Date.now()), 250);
     if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') {
-      return ctx.skip(`needs ${titles.length} meetings: no Control API 'meetings' capability, and an import of silence made to create one ended ${reached ? `in state ${String(job.state)}` : 'in no terminal state in time'}`);
+      return ctx.skip(
+        `needs ${titles.length} meetings: no Control API 'meetings' capability, and an import of silence made to create one ended ${reached ? `in state ${String(job.state)}` : 'in no terminal state in time'}`,
+      );
     }
     ids.push(job.meeting_id);
   }
@@ -217,11 +263,20 @@ export async function importTitledMeetings(ctx: CheckContext, titles: readonly s
  * when the import does not produce a meeting.
  */
 export async function importLongMeeting(ctx: CheckContext, api: BoundClient): Promise<string> {
-  const res = await importBytes(api, await longSpeechWav(RUNNING_IMPORT_REPEATS), { filename: 'conformance-long-meeting.wav', title: 'Conformance long meeting', language: 'en' }, 'fixture: a long meeting, made by importing a long recording');
+  const res = await importBytes(
+    api,
+    await longSpeechWav(RUNNING_IMPORT_REPEATS),
+    { filename: 'conformance-long-meeting.wav', title: 'Conformance long meeting', language: 'en' },
+    'fixture: a long meeting, made by importing a long recording',
+  );
   const jobId = jobIdOf(res);
-  if (jobId === null) return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and importing the long recording to diarize answered ${res.describe(160)}`);
+  if (jobId === null)
+    return ctx.skip(
+      `needs a pausable job: no Control API 'jobs' capability, and importing the long recording to diarize answered ${res.describe(160)}`,
+    );
   const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
-  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string') return ctx.skip(`needs a pausable job: the import of the long recording ended in state ${String(job.state)}`);
+  if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string')
+    return ctx.skip(`needs a pausable job: the import of the long recording ended in state ${String(job.state)}`);
   return job.meeting_id;
 }
 
@@ -238,7 +293,11 @@ export const PAUSE_ATTEMPTS = 5;
  * did not hold). Returns the job and the pause's answer, which the caller
  * grades: a refusal while the job still runs is the target's.
  */
-export async function pauseRealDiarization(ctx: CheckContext, api: BoundClient, meetingId: string): Promise<{ id: string; pause: HttpResult }> {
+export async function pauseRealDiarization(
+  ctx: CheckContext,
+  api: BoundClient,
+  meetingId: string,
+): Promise<{ id: string; pause: HttpResult }> {
   for (let attempt = 0; attempt < PAUSE_ATTEMPTS; attempt++) {
     const sub = await api.post('/v1/jobs/diarization', { json: { meeting_id: meetingId }, label: 'fixture: a real diarization to pause' });
     const id = jobIdOf(sub);
@@ -247,7 +306,9 @@ export async function pauseRealDiarization(ctx: CheckContext, api: BoundClient, 
         await ctx.sleep(200);
         continue;
       }
-      return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and POST /v1/jobs/diarization answered ${sub.describe(160)}`);
+      return ctx.skip(
+        `needs a pausable job: no Control API 'jobs' capability, and POST /v1/jobs/diarization answered ${sub.describe(160)}`,
+      );
     }
     const { job } = await pollJob(api, id, (j) => j.state === 'running' || isTerminal(j), 30_000, 10);
     if (job.state !== 'running') continue;
@@ -257,5 +318,7 @@ export async function pauseRealDiarization(ctx: CheckContext, api: BoundClient, 
     if (isTerminal(after.job)) continue;
     return { id, pause };
   }
-  return ctx.skip(`needs a pausable job: no Control API 'jobs' capability, and each of ${PAUSE_ATTEMPTS} real diarizations ended before it could be paused`);
+  return ctx.skip(
+    `needs a pausable job: no Control API 'jobs' capability, and each of ${PAUSE_ATTEMPTS} real diarizations ended before it could be paused`,
+  );
 }

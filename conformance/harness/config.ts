@@ -5,7 +5,9 @@ import type { BoundClient } from './context.ts';
 export async function readSection(api: BoundClient, section: string): Promise<Record<string, unknown> | null> {
   const res = await api.get(`/v1/config/${section}`, { label: `read ${section}` });
   const config = (res.body as { config?: unknown } | undefined)?.config;
-  return res.status === 200 && config !== null && typeof config === 'object' && !Array.isArray(config) ? (config as Record<string, unknown>) : null;
+  return res.status === 200 && config !== null && typeof config === 'object' && !Array.isArray(config)
+    ? (config as Record<string, unknown>)
+    : null;
 }
 
 /** A field that arms recording; never flipped by the generic config checks. */
@@ -43,7 +45,9 @@ export async function armingSection(api: BoundClient): Promise<{ original: Recor
   if (original === null) return { skip: 'GET /v1/config/meeting-detection did not answer a config object' };
   const field = armingField(original);
   if (field === null) {
-    return { skip: `meeting-detection has no boolean auto-record field (fields: ${Object.keys(original).join(', ')}); the arming field is not named by the spec` };
+    return {
+      skip: `meeting-detection has no boolean auto-record field (fields: ${Object.keys(original).join(', ')}); the arming field is not named by the spec`,
+    };
   }
   return { original, field };
 }

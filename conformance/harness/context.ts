@@ -157,7 +157,8 @@ export class CheckContext {
   /** Called by the runner when the attempt ends or times out. */
   close(): void {
     this.#closed = true;
-    for (const ep of this.#endpoints) for (const d of ep.deliveries) if (!this.attempt.deliveries.includes(d)) this.attempt.deliveries.push(d);
+    for (const ep of this.#endpoints)
+      for (const d of ep.deliveries) if (!this.attempt.deliveries.includes(d)) this.attempt.deliveries.push(d);
   }
 
   get closed(): boolean {
@@ -184,7 +185,9 @@ export class CheckContext {
   premise(what: string, v: Verdict, source?: Source): void {
     if (v.ok) return;
     const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
-    this.skip(`premise not met: ${what}: expected ${v.expected.join(' or ')}, got ${v.actual}${exchange === undefined ? '' : ` (exchange ${exchange.seq})`}`);
+    this.skip(
+      `premise not met: ${what}: expected ${v.expected.join(' or ')}, got ${v.actual}${exchange === undefined ? '' : ` (exchange ${exchange.seq})`}`,
+    );
   }
 
   /** The Control API driver, or SKIPPED when there is none. */
@@ -307,7 +310,14 @@ export class CheckContext {
 
   // ------------------------------------------------------------ grading
 
-  #failure(clauses: string | readonly string[], what: string, v: Verdict, source: Source, severity: Failure['severity'], alternative?: string): Failure[] {
+  #failure(
+    clauses: string | readonly string[],
+    what: string,
+    v: Verdict,
+    source: Source,
+    severity: Failure['severity'],
+    alternative?: string,
+  ): Failure[] {
     const ids = typeof clauses === 'string' ? [clauses] : clauses;
     for (const id of ids) this.#own(id);
     const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
@@ -326,7 +336,8 @@ export class CheckContext {
   /** A check grades only the clauses it lists (so reports and lint agree). */
   #own(id: string): void {
     clauseOf(id);
-    if (!this.check.clauses.includes(id)) throw new Error(`check ${this.check.id} grades clause ${id}, which its clauses list does not name`);
+    if (!this.check.clauses.includes(id))
+      throw new Error(`check ${this.check.id} grades clause ${id}, which its clauses list does not name`);
   }
 
   #record(failures: Failure[]): void {
@@ -377,7 +388,12 @@ export class CheckContext {
   observe(clauseId: string, what: string, actual: string, source?: Source): void {
     this.#own(clauseId);
     const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
-    const o: Observation = { clause: clauseId, what, actual, ...(exchange === undefined ? {} : { exchange: exchange.seq, curl: exchange.curl }) };
+    const o: Observation = {
+      clause: clauseId,
+      what,
+      actual,
+      ...(exchange === undefined ? {} : { exchange: exchange.seq, curl: exchange.curl }),
+    };
     this.attempt.observations.push(o);
   }
 

@@ -105,7 +105,10 @@ export class ControlDriver {
     if (body === undefined || !Array.isArray(body.capabilities)) {
       throw new ControlError(`GET /control: expected {"version", "capabilities": [...]}, got ${res.describe()}`, res.exchange.curl);
     }
-    return { version: typeof body.version === 'number' ? body.version : 0, capabilities: body.capabilities.filter((c): c is string => typeof c === 'string') };
+    return {
+      version: typeof body.version === 'number' ? body.version : 0,
+      capabilities: body.capabilities.filter((c): c is string => typeof c === 'string'),
+    };
   }
 
   has(capability: ControlCapability): boolean {
@@ -114,14 +117,23 @@ export class ControlDriver {
 
   #need(capability: ControlCapability): void {
     if (!this.has(capability)) {
-      throw new SkipSignal(`needs the Control API capability '${capability}' (the target offers: ${[...this.capabilities].join(', ') || 'none'})`);
+      throw new SkipSignal(
+        `needs the Control API capability '${capability}' (the target offers: ${[...this.capabilities].join(', ') || 'none'})`,
+      );
     }
   }
 
   async #call(method: string, path: string, expected: number[], options: RequestOptions = {}): Promise<HttpResult> {
-    const res = await this.client.request(method, path, { ...options, token: this.#secret, label: options.label ?? `control: ${method} ${path}` });
+    const res = await this.client.request(method, path, {
+      ...options,
+      token: this.#secret,
+      label: options.label ?? `control: ${method} ${path}`,
+    });
     if (!expected.includes(res.status)) {
-      throw new ControlError(`Control API ${method} ${path} answered ${res.describe()}; CONTROL.md says ${expected.join(' or ')}`, res.exchange.curl);
+      throw new ControlError(
+        `Control API ${method} ${path} answered ${res.describe()}; CONTROL.md says ${expected.join(' or ')}`,
+        res.exchange.curl,
+      );
     }
     return res;
   }
@@ -129,7 +141,8 @@ export class ControlDriver {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape the Control API documents
   #object<T>(res: HttpResult, what: string): T {
     const body = res.body;
-    if (body === null || typeof body !== 'object') throw new ControlError(`Control API ${what}: expected a JSON object, got ${res.describe()}`, res.exchange.curl);
+    if (body === null || typeof body !== 'object')
+      throw new ControlError(`Control API ${what}: expected a JSON object, got ${res.describe()}`, res.exchange.curl);
     return body as T;
   }
 
@@ -183,7 +196,8 @@ export class ControlDriver {
     this.#need('meetings');
     const res = await this.#call('POST', '/control/meetings', [201, 200], { json: meeting });
     const id = this.#object<{ id?: unknown }>(res, 'POST /control/meetings').id;
-    if (typeof id !== 'string' || id.length === 0) throw new ControlError(`POST /control/meetings: expected {"id"}, got ${res.describe()}`, res.exchange.curl);
+    if (typeof id !== 'string' || id.length === 0)
+      throw new ControlError(`POST /control/meetings: expected {"id"}, got ${res.describe()}`, res.exchange.curl);
     return id;
   }
 
@@ -191,26 +205,35 @@ export class ControlDriver {
     this.#need('jobs');
     const res = await this.#call('POST', '/control/jobs', [201, 200], { json: job });
     const id = this.#object<{ id?: unknown }>(res, 'POST /control/jobs').id;
-    if (typeof id !== 'string' || id.length === 0) throw new ControlError(`POST /control/jobs: expected {"id"}, got ${res.describe()}`, res.exchange.curl);
+    if (typeof id !== 'string' || id.length === 0)
+      throw new ControlError(`POST /control/jobs: expected {"id"}, got ${res.describe()}`, res.exchange.curl);
     return id;
   }
 
   async finishJob(jobId: string, outcome: 'succeeded' | 'failed', error?: string): Promise<void> {
     this.#need('jobs');
-    await this.#call('POST', `/control/jobs/${encodeURIComponent(jobId)}/finish`, [200, 204], { json: { outcome, ...(error === undefined ? {} : { error }) } });
+    await this.#call('POST', `/control/jobs/${encodeURIComponent(jobId)}/finish`, [200, 204], {
+      json: { outcome, ...(error === undefined ? {} : { error }) },
+    });
   }
 
   async pairings(): Promise<Array<{ id: string; client_name: string; scopes: string[]; state: string }>> {
     this.#need('pairings');
     const res = await this.#call('GET', '/control/pairings', [200]);
     const list = this.#object<{ pairings?: unknown }>(res, 'GET /control/pairings').pairings;
-    if (!Array.isArray(list)) throw new ControlError(`GET /control/pairings: expected {"pairings": [...]}, got ${res.describe()}`, res.exchange.curl);
+    if (!Array.isArray(list))
+      throw new ControlError(`GET /control/pairings: expected {"pairings": [...]}, got ${res.describe()}`, res.exchange.curl);
     return list as Array<{ id: string; client_name: string; scopes: string[]; state: string }>;
   }
 
   async approvePairing(id: string, scopes?: string[]): Promise<void> {
     this.#need('pairings');
-    await this.#call('POST', `/control/pairings/${encodeURIComponent(id)}/approve`, [200, 204], scopes === undefined ? {} : { json: { scopes } });
+    await this.#call(
+      'POST',
+      `/control/pairings/${encodeURIComponent(id)}/approve`,
+      [200, 204],
+      scopes === undefined ? {} : { json: { scopes } },
+    );
   }
 
   async rejectPairing(id: string): Promise<void> {
@@ -228,7 +251,8 @@ export class ControlDriver {
     this.#need('devices');
     const res = await this.#call('GET', '/control/devices', [200]);
     const list = this.#object<{ devices?: unknown }>(res, 'GET /control/devices').devices;
-    if (!Array.isArray(list)) throw new ControlError(`GET /control/devices: expected {"devices": [...]}, got ${res.describe()}`, res.exchange.curl);
+    if (!Array.isArray(list))
+      throw new ControlError(`GET /control/devices: expected {"devices": [...]}, got ${res.describe()}`, res.exchange.curl);
     return list as Array<{ name: string; device_type: string }>;
   }
 

@@ -8,7 +8,20 @@ import { curlLine, shellQuote } from './curl.ts';
 import { Secrets } from './secrets.ts';
 
 const res = (status: number, body: string, type = 'application/json'): HttpResult =>
-  new HttpResult({ status, headers: new Headers({ 'content-type': type }), text: body, bytes: body.length, exchange: { seq: 1, channel: 'api', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://x/', headers: {} }, curl: 'curl' } });
+  new HttpResult({
+    status,
+    headers: new Headers({ 'content-type': type }),
+    text: body,
+    bytes: body.length,
+    exchange: {
+      seq: 1,
+      channel: 'api',
+      startedAt: '',
+      durationMs: 0,
+      request: { method: 'GET', url: 'http://x/', headers: {} },
+      curl: 'curl',
+    },
+  });
 
 test('status, error and envelope verdicts name what was expected and what came', () => {
   assert.equal(x.status(res(200, '{}'), 200, 204).ok, true);
@@ -52,6 +65,11 @@ test('curl lines quote for the shell and keep secrets as variables', () => {
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
   const secrets = new Secrets();
   secrets.add('s3cret', '$MAS_TOKEN');
-  const line = curlLine({ method: 'PUT', url: 'http://x/v1/a?b=c&d=e', headers: secrets.redactHeaders({ authorization: 'Bearer s3cret' }), body: { text: '{"a":"b c"}' } });
+  const line = curlLine({
+    method: 'PUT',
+    url: 'http://x/v1/a?b=c&d=e',
+    headers: secrets.redactHeaders({ authorization: 'Bearer s3cret' }),
+    body: { text: '{"a":"b c"}' },
+  });
   assert.equal(line, `curl -sS -i -X PUT 'http://x/v1/a?b=c&d=e' -H "authorization: Bearer $MAS_TOKEN" --data-binary '{"a":"b c"}'`);
 });

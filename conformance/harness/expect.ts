@@ -19,7 +19,14 @@ export function verdict(ok: boolean, expected: string | string[], actual: string
 
 /** Every verdict must hold; the first failing one is returned. */
 export function all(...verdicts: Verdict[]): Verdict {
-  return verdicts.find((v) => !v.ok) ?? verdict(true, verdicts.flatMap((v) => v.expected), verdicts.map((v) => v.actual).join('; '));
+  return (
+    verdicts.find((v) => !v.ok) ??
+    verdict(
+      true,
+      verdicts.flatMap((v) => v.expected),
+      verdicts.map((v) => v.actual).join('; '),
+    )
+  );
 }
 
 export function show(value: unknown, max = 300): string {
@@ -43,7 +50,11 @@ export function typeName(value: unknown): string {
 
 /** The status is one of `allowed`. */
 export function status(res: HttpResult, ...allowed: number[]): Verdict {
-  return verdict(allowed.includes(res.status), allowed.map((s) => `status ${s}`), res.describe());
+  return verdict(
+    allowed.includes(res.status),
+    allowed.map((s) => `status ${s}`),
+    res.describe(),
+  );
 }
 
 export function success(res: HttpResult): Verdict {
@@ -71,7 +82,10 @@ export function envelope(res: HttpResult): Verdict {
 /** An error answer: this status, and (when given) one of these codes in the envelope. */
 export function error(res: HttpResult, statusCode: number, code?: string | readonly string[]): Verdict {
   const codes = code === undefined ? [] : typeof code === 'string' ? [code] : [...code];
-  const expected = codes.length === 0 ? [`${statusCode} with the error envelope`] : codes.map((c) => `${statusCode} {"error": {"code": "${c}", "message": …}}`);
+  const expected =
+    codes.length === 0
+      ? [`${statusCode} with the error envelope`]
+      : codes.map((c) => `${statusCode} {"error": {"code": "${c}", "message": …}}`);
   const env = envelope(res);
   const ok = res.status === statusCode && env.ok && (codes.length === 0 || codes.includes(res.errorCode ?? ''));
   return verdict(ok, expected, res.describe());
@@ -80,7 +94,11 @@ export function error(res: HttpResult, statusCode: number, code?: string | reado
 /** Some 4xx answer carrying the error envelope (for "refused" with no status stated). */
 export function refused(res: HttpResult, preferred?: number): Verdict {
   const ok = res.status >= 400 && res.status < 500 && envelope(res).ok;
-  return verdict(ok, preferred === undefined ? 'a 4xx status with the error envelope' : [`a 4xx status with the error envelope (${preferred} presumed)`], res.describe());
+  return verdict(
+    ok,
+    preferred === undefined ? 'a 4xx status with the error envelope' : [`a 4xx status with the error envelope (${preferred} presumed)`],
+    res.describe(),
+  );
 }
 
 /** A JSON body (application/json or +json) that parses. */
@@ -88,16 +106,35 @@ export function json(res: HttpResult): Verdict {
   const mt = res.mediaType;
   const typed = mt === 'application/json' || mt.endsWith('+json');
   const ok = typed && res.jsonError === undefined;
-  return verdict(ok, 'Content-Type application/json and a JSON body', res.status === 0 ? res.describe() : `${res.status} Content-Type ${res.headers.get('content-type') ?? '(none)'}${res.jsonError === undefined ? '' : `, body ${res.jsonError}`}`);
+  return verdict(
+    ok,
+    'Content-Type application/json and a JSON body',
+    res.status === 0
+      ? res.describe()
+      : `${res.status} Content-Type ${res.headers.get('content-type') ?? '(none)'}${res.jsonError === undefined ? '' : `, body ${res.jsonError}`}`,
+  );
 }
 
 /** Not an auth refusal (401, 402, or 403 with one of the gate codes). */
-export const AUTH_REFUSAL_CODES = ['unauthorized', 'insufficient_scope', 'api_disabled', 'license_required', 'consumer_disabled', 'forbidden'] as const;
+export const AUTH_REFUSAL_CODES = [
+  'unauthorized',
+  'insufficient_scope',
+  'api_disabled',
+  'license_required',
+  'consumer_disabled',
+  'forbidden',
+] as const;
 
 export function notAuthRefused(res: HttpResult): Verdict {
   const code = res.errorCode ?? '';
-  const refusedByAuth = res.status === 401 || res.status === 402 || (res.status === 403 && (AUTH_REFUSAL_CODES as readonly string[]).includes(code));
-  return verdict(res.status !== 0 && !refusedByAuth, 'not refused by authentication (no 401, 402, or 403 unauthorized/insufficient_scope/api_disabled/license_required/consumer_disabled)', res.describe());
+  const refusedByAuth =
+    res.status === 401 || res.status === 402 || (res.status === 403 && (AUTH_REFUSAL_CODES as readonly string[]).includes(code));
+  return verdict(
+    res.status !== 0 && !refusedByAuth,
+    'not refused by authentication (no 401, 402, or 403 ' +
+      'unauthorized/insufficient_scope/api_disabled/license_required/consumer_disabled)',
+    res.describe(),
+  );
 }
 
 // ---------------------------------------------------------------- values
@@ -156,7 +193,11 @@ export function fields(value: unknown, spec: Record<string, FieldSpec>, label = 
     }
     if (!hasType(v, type)) problems.push(`${key} is ${typeName(v)} ${show(v, 60)}, not ${type}`);
   }
-  return verdict(problems.length === 0, expected, problems.length === 0 ? `${label} ${show(value, 200)}` : `${label}: ${problems.join('; ')} in ${show(value, 200)}`);
+  return verdict(
+    problems.length === 0,
+    expected,
+    problems.length === 0 ? `${label} ${show(value, 200)}` : `${label}: ${problems.join('; ')} in ${show(value, 200)}`,
+  );
 }
 
 export function equal(actual: unknown, expected: unknown, label = 'value'): Verdict {

@@ -81,7 +81,17 @@ export class Fixtures {
     return {
       title: `Conformance meeting ${w}`,
       segments: [
-        { speaker: 'S1', start: 0, end: 2.4, text: 'Good morning everyone.', words: [{ text: 'Good', start: 0, end: 0.4 }, { text: 'morning', start: 0.4, end: 1.1 }, { text: 'everyone.', start: 1.1, end: 2.4 }] },
+        {
+          speaker: 'S1',
+          start: 0,
+          end: 2.4,
+          text: 'Good morning everyone.',
+          words: [
+            { text: 'Good', start: 0, end: 0.4 },
+            { text: 'morning', start: 0.4, end: 1.1 },
+            { text: 'everyone.', start: 1.1, end: 2.4 },
+          ],
+        },
         { speaker: 'S2', start: 2.6, end: 5.1, text: `Morning. Let us review the ${w} plan.` },
         { speaker: 'S1', start: 5.3, end: 8.0, text: 'Agreed, the release moves to Friday.' },
       ],

@@ -24,7 +24,12 @@ let client: HttpClient;
 before(async () => {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const port = (server.address() as AddressInfo).port;
-  client = new HttpClient({ baseUrl: `http://127.0.0.1:${port}`, channel: 'api', secrets: new Secrets(), sink: () => (x) => ({ seq: 0, ...x }) });
+  client = new HttpClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    channel: 'api',
+    secrets: new Secrets(),
+    sink: () => (x) => ({ seq: 0, ...x }),
+  });
 });
 after(() => {
   server.closeAllConnections();
@@ -37,7 +42,10 @@ test('a granted event stream is not read; the exchange says so', async () => {
   assert.equal(res.status, 200);
   assert.equal(res.mediaType, 'text/event-stream');
   assert.equal(res.text, '');
-  assert.ok(res.exchange.notes?.some((n) => n.includes('did not read the event stream')), JSON.stringify(res.exchange.notes));
+  assert.ok(
+    res.exchange.notes?.some((n) => n.includes('did not read the event stream')),
+    JSON.stringify(res.exchange.notes),
+  );
 });
 
 test('a refusal is read in full', async () => {

@@ -211,10 +211,21 @@ export class HttpClient {
    * record keeps the bytes as sent (checks may read it); only the curl line,
    * which is output alone, is redacted here (harness/secrets.ts).
    */
-  prepare(method: string, path: string, options: RequestOptions): { url: string; init: RequestInit; recorded: RecordedRequest; curlHeaders: Record<string, string>; curlBody?: { text: string } | { binaryBytes: number } } {
+  prepare(
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): {
+    url: string;
+    init: RequestInit;
+    recorded: RecordedRequest;
+    curlHeaders: Record<string, string>;
+    curlBody?: { text: string } | { binaryBytes: number };
+  } {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = {};
-    const authorization = options.authorization ?? (options.token === undefined || options.token === null ? undefined : `Bearer ${options.token}`);
+    const authorization =
+      options.authorization ?? (options.token === undefined || options.token === null ? undefined : `Bearer ${options.token}`);
     if (authorization !== undefined) headers['authorization'] = authorization;
     let body: string | Uint8Array | undefined;
     if (options.json !== undefined) {
@@ -275,7 +286,11 @@ export class HttpClient {
         status = res.status;
         statusText = res.statusText;
         headers = res.headers;
-        if (options.skipEventStream === true && res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        if (
+          options.skipEventStream === true &&
+          res.status === 200 &&
+          (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
+        ) {
           await res.body?.cancel();
           truncated = true;
           notes.push('did not read the event stream: its status and headers were all this probe needed');
@@ -320,7 +335,12 @@ export class HttpClient {
       request: recorded,
       ...(response === undefined ? {} : { response }),
       ...(error === undefined ? {} : { error }),
-      curl: curlLine({ method, url: this.#secrets.redact(url), headers: curlHeaders, ...(curlBody === undefined ? {} : { body: curlBody }) }),
+      curl: curlLine({
+        method,
+        url: this.#secrets.redact(url),
+        headers: curlHeaders,
+        ...(curlBody === undefined ? {} : { body: curlBody }),
+      }),
       ...(notes.length === 0 ? {} : { notes }),
     });
     const result = new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });

@@ -82,8 +82,19 @@ export function transcriptWords(body: unknown): Set<string> {
 export const UNDECODABLE = new TextEncoder().encode('this is not audio, only text pretending to be a WAV file\n'.repeat(20));
 
 /** POST /v1/jobs/import with raw bytes. */
-export function importBytes(api: BoundClient, bytes: Uint8Array, query: Record<string, string | undefined> = { filename: 'meeting.wav' }, label?: string): Promise<HttpResult> {
-  return api.post('/v1/jobs/import', { query, body: bytes, contentType: 'application/octet-stream', timeoutMs: 30_000, ...(label === undefined ? {} : { label }) });
+export function importBytes(
+  api: BoundClient,
+  bytes: Uint8Array,
+  query: Record<string, string | undefined> = { filename: 'meeting.wav' },
+  label?: string,
+): Promise<HttpResult> {
+  return api.post('/v1/jobs/import', {
+    query,
+    body: bytes,
+    contentType: 'application/octet-stream',
+    timeoutMs: 30_000,
+    ...(label === undefined ? {} : { label }),
+  });
 }
 
 export function jobIdOf(res: HttpResult): string | null {
@@ -93,14 +104,20 @@ export function jobIdOf(res: HttpResult): string | null {
 
 export async function getJob(api: BoundClient, id: string): Promise<{ res: HttpResult; job: JobDto }> {
   const res = await api.get(`/v1/jobs/${encodeURIComponent(id)}`, { label: `poll job ${id}` });
-  return { res, job: (res.body ?? {}) };
+  return { res, job: res.body ?? {} };
 }
 
 /**
  * Polls GET /v1/jobs/{id} until `done(job)` holds or the time runs out;
  * returns the last answer. Polls at most every `everyMs`.
  */
-export async function pollJob(api: BoundClient, id: string, done: (job: JobDto) => boolean, timeoutMs = 60_000, everyMs = 250): Promise<{ res: HttpResult; job: JobDto; reached: boolean }> {
+export async function pollJob(
+  api: BoundClient,
+  id: string,
+  done: (job: JobDto) => boolean,
+  timeoutMs = 60_000,
+  everyMs = 250,
+): Promise<{ res: HttpResult; job: JobDto; reached: boolean }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const { res, job } = await getJob(api, id);
@@ -113,7 +130,11 @@ export async function pollJob(api: BoundClient, id: string, done: (job: JobDto) 
 export const isTerminal = (job: JobDto): boolean => (TERMINAL_STATES as readonly unknown[]).includes(job.state);
 
 /** Imports the speech WAV (POST only: the caller polls the job); SKIPPED when the shipped file cannot be read. */
-export async function importSpeech(ctx: CheckContext, api: BoundClient, query: Record<string, string | undefined> = { filename: 'conformance.wav' }): Promise<{ res: HttpResult; jobId: string | null }> {
+export async function importSpeech(
+  ctx: CheckContext,
+  api: BoundClient,
+  query: Record<string, string | undefined> = { filename: 'conformance.wav' },
+): Promise<{ res: HttpResult; jobId: string | null }> {
   let bytes: Uint8Array;
   try {
     bytes = await speechWav();
@@ -139,7 +160,14 @@ export interface StalledUpload {
  * Starts POST /v1/jobs/import announcing `contentLength` bytes and sending
  * only `sendBytes` of them: the upload stays in flight until close().
  */
-export function stalledImport(ctx: CheckContext, token: string, contentLength: number, sendBytes: number, filename = 'big.wav', label?: string): StalledUpload {
+export function stalledImport(
+  ctx: CheckContext,
+  token: string,
+  contentLength: number,
+  sendBytes: number,
+  filename = 'big.wav',
+  label?: string,
+): StalledUpload {
   const url = new URL(joinUrl(ctx.env.baseUrl, '/v1/jobs/import', { filename }));
   const headers: Record<string, string> = {
     authorization: `Bearer ${token}`,
@@ -192,7 +220,10 @@ export function stalledImport(ctx: CheckContext, token: string, contentLength: n
 }
 
 /** Waits up to `ms` for an answer: the answer, or null when the upload is still in flight. */
-export async function answerWithin(u: StalledUpload, ms: number): Promise<{ status: number; headers: Record<string, string>; body: string } | null> {
+export async function answerWithin(
+  u: StalledUpload,
+  ms: number,
+): Promise<{ status: number; headers: Record<string, string>; body: string } | null> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
   const a = await Promise.race([u.answer, t]);

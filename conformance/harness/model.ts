@@ -27,7 +27,11 @@ export interface ModelRunOptions<Model extends object, Real> {
 }
 
 /** Runs sequences of commands against the target as a ctx.property; returns whether all held. */
-export function modelRun<Model extends object, Real>(ctx: CheckContext, name: string, options: ModelRunOptions<Model, Real>): Promise<boolean> {
+export function modelRun<Model extends object, Real>(
+  ctx: CheckContext,
+  name: string,
+  options: ModelRunOptions<Model, Real>,
+): Promise<boolean> {
   return ctx.property(
     name,
     fc.commands(options.commands, { maxCommands: options.maxCommands ?? 12 }),

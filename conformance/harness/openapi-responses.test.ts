@@ -19,10 +19,17 @@ const manifest = {
   },
   components: {
     schemas: {
-      Thing: { type: 'object', properties: { id: { type: 'string' }, at: { type: 'string', format: 'date-time' } }, required: ['id'], additionalProperties: false },
+      Thing: {
+        type: 'object',
+        properties: { id: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+        required: ['id'],
+        additionalProperties: false,
+      },
       Error: { type: 'object', properties: { error: { type: 'object' } }, required: ['error'] },
     },
-    responses: { NotFound: { description: 'not found', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+    responses: {
+      NotFound: { description: 'not found', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
   },
 };
 
@@ -60,5 +67,9 @@ test('bodies: validated against the declared schema through $refs, with formats;
   assert.deepEqual(m.body(get, '200', 'text/html', '<p>'), { kind: 'media-type', mediaType: 'text/html', declared: ['application/json'] });
   assert.equal(m.body(m.find('GET', '/v1/things/special')!, '200', 'text/plain', 'hello').kind, 'unchecked');
   const gaps = m.gaps().map((g) => `${g.op.method} ${g.op.template}: ${g.why}`);
-  assert.deepEqual(gaps.sort(), ['DELETE /v1/things/{id}: no responses declared', 'GET /v1/things/special: 200 text/plain declares no schema', 'PUT /v1/things/{id}: 2XX declares no content']);
+  assert.deepEqual(gaps.sort(), [
+    'DELETE /v1/things/{id}: no responses declared',
+    'GET /v1/things/special: 200 text/plain declares no schema',
+    'PUT /v1/things/{id}: 2XX declares no content',
+  ]);
 });

@@ -130,7 +130,10 @@ export class ManifestResponses {
         .slice(2)
         .split('/')
         .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
-        .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), this.doc);
+        .reduce<unknown>(
+          (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+          this.doc,
+        );
     }
     return null;
   }
@@ -183,7 +186,12 @@ export class ManifestResponses {
     const validate = this.#validator(`${op.method} ${op.template} ${statusKey} ${key}`, schema);
     if ('error' in validate) return { kind: 'unchecked', why: `the declared schema does not compile: ${validate.error}` };
     if (validate(value)) return { kind: 'valid' };
-    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params !== undefined && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params !== undefined && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     return { kind: 'invalid', mediaType: mt, errors };
   }
 
@@ -218,7 +226,10 @@ export class ManifestResponses {
         if (k === '204') continue;
         const content = this.resolve(responses[k])?.content as Record<string, { schema?: unknown }> | undefined;
         if (content === undefined || Object.keys(content).length === 0) out.push({ op, why: `${k} declares no content` });
-        else for (const [mt, c] of Object.entries(content)) if (mt !== 'text/event-stream' && (c?.schema === undefined || c.schema === null)) out.push({ op, why: `${k} ${mt} declares no schema` });
+        else
+          for (const [mt, c] of Object.entries(content))
+            if (mt !== 'text/event-stream' && (c?.schema === undefined || c.schema === null))
+              out.push({ op, why: `${k} ${mt} declares no schema` });
       }
     }
     return out;

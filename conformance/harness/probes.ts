@@ -110,5 +110,11 @@ export async function setupProbes(ctx: CheckContext): Promise<ProbeResources> {
   const vad = await admin.get('/v1/config/vad', { label: 'probe setup: current vad config' });
   const vadConfig = vad.status === 200 ? (vad.body as { config?: unknown }).config : undefined;
   if (vadConfig === undefined) ctx.note(`GET /v1/config/vad answered ${vad.describe(100)}; the PUT /v1/config/{section} probe sends {}`);
-  return { meetingId: m.id, missingId: lookalikeId(m.id), meetingTitle: m.seed.title, summaryText: m.seed.summary?.text ?? 'Summary.', vadConfig };
+  return {
+    meetingId: m.id,
+    missingId: lookalikeId(m.id),
+    meetingTitle: m.seed.title,
+    summaryText: m.seed.summary?.text ?? 'Summary.',
+    vadConfig,
+  };
 }

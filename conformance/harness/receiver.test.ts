@@ -13,7 +13,11 @@ after(() => receiver.close());
 test('records a delivery with its raw body, headers and what it answered', async () => {
   const ep = receiver.endpoint('job hook');
   const body = '{"event":"job.completed","note":"Grüße"}';
-  const res = await fetch(ep.url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-timestamp': '1700000000' } });
+  const res = await fetch(ep.url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-service-timestamp': '1700000000' },
+  });
   assert.equal(res.status, 204);
   const [d] = await ep.waitFor(1, 1000);
   assert.equal(d!.method, 'POST');
@@ -29,7 +33,10 @@ test('answers a scripted sequence: 500, 400, then 2xx repeated', async () => {
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) statuses.push((await fetch(ep.url, { method: 'POST', body: String(i) })).status);
   assert.deepEqual(statuses, [500, 400, 202, 202]);
-  assert.deepEqual(ep.deliveries.map((d) => d.answered), ['500', '400', '202', '202']);
+  assert.deepEqual(
+    ep.deliveries.map((d) => d.answered),
+    ['500', '400', '202', '202'],
+  );
 });
 
 test('only: the deliveries it sets aside get 204, take no reply of the sequence and do not count', async () => {
@@ -38,7 +45,10 @@ test('only: the deliveries it sets aside get 204, take no reply of the sequence 
   const post = async (id: string): Promise<number> => (await fetch(ep.url, { method: 'POST', body: `{"resource":{"id":"${id}"}}` })).status;
   // Another check's event first: it must not take the 500 meant for this one.
   assert.deepEqual([await post('other'), await post('mine'), await post('other'), await post('mine')], [204, 500, 204, 204]);
-  assert.deepEqual(ep.deliveries.map((d) => d.answered), ['500', '204']);
+  assert.deepEqual(
+    ep.deliveries.map((d) => d.answered),
+    ['500', '204'],
+  );
   assert.equal(ep.others.length, 2);
   assert.equal((await ep.waitFor(2, 100)).length, 2);
 });

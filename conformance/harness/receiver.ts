@@ -11,9 +11,7 @@ import type { Delivery } from './exchange.ts';
 import { cut } from './exchange.ts';
 
 export type Reply =
-  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
-  | { action: 'reset' }
-  | { action: 'hang' };
+  { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | { action: 'reset' } | { action: 'hang' };
 
 function describeReply(r: Reply): string {
   if ('action' in r) return r.action;

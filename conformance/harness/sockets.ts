@@ -19,7 +19,9 @@ export function tcpConnect(host: string, port: number, timeoutMs = 2000): Promis
     };
     socket.setTimeout(timeoutMs, () => done('timeout'));
     socket.once('connect', () => done('connected'));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' ? 'refused' : `error: ${err.code ?? err.message}`));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' ? 'refused' : `error: ${err.code ?? err.message}`),
+    );
     socket.connect(port, host);
   });
 }
@@ -37,26 +39,33 @@ export interface HttpsProbe {
 /** GET over TLS without verifying the certificate, keeping what the server presented. */
 export function httpsGet(host: string, port: number, path: string, timeoutMs = 5000): Promise<HttpsProbe> {
   return new Promise((resolve) => {
-    const req = httpsRequest({ host, port, path, method: 'GET', rejectUnauthorized: false, timeout: timeoutMs, servername: /^[\d.:]+$/.test(host) ? '' : host }, (res) => {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an https request's socket is the TLSSocket it connected
-      const socket = res.socket as TLSSocket;
-      const cert: PeerCertificate | undefined = socket.getPeerCertificate?.();
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const subject = cert === undefined ? undefined : JSON.stringify(cert.subject);
-        const issuer = cert === undefined ? undefined : JSON.stringify(cert.issuer);
-        const authErr = socket.authorizationError === undefined || socket.authorizationError === null ? undefined : String(socket.authorizationError);
-        resolve({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8').slice(0, 4096),
-          ...(subject === undefined ? {} : { subject }),
-          ...(issuer === undefined ? {} : { issuer }),
-          ...(authErr === undefined ? {} : { authorizationError: authErr }),
-          selfSigned: (subject !== undefined && subject === issuer) || authErr === 'DEPTH_ZERO_SELF_SIGNED_CERT' || authErr === 'SELF_SIGNED_CERT_IN_CHAIN',
+    const req = httpsRequest(
+      { host, port, path, method: 'GET', rejectUnauthorized: false, timeout: timeoutMs, servername: /^[\d.:]+$/.test(host) ? '' : host },
+      (res) => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an https request's socket is the TLSSocket it connected
+        const socket = res.socket as TLSSocket;
+        const cert: PeerCertificate | undefined = socket.getPeerCertificate?.();
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const subject = cert === undefined ? undefined : JSON.stringify(cert.subject);
+          const issuer = cert === undefined ? undefined : JSON.stringify(cert.issuer);
+          const authErr =
+            socket.authorizationError === undefined || socket.authorizationError === null ? undefined : String(socket.authorizationError);
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, 4096),
+            ...(subject === undefined ? {} : { subject }),
+            ...(issuer === undefined ? {} : { issuer }),
+            ...(authErr === undefined ? {} : { authorizationError: authErr }),
+            selfSigned:
+              (subject !== undefined && subject === issuer) ||
+              authErr === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+              authErr === 'SELF_SIGNED_CERT_IN_CHAIN',
+          });
         });
-      });
-    });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, body: '', error: err.code ?? err.message }));
     req.end();
@@ -93,9 +102,11 @@ export async function allInterfacesObservable(): Promise<string | null> {
   const loop = await listenOnce('127.0.0.1');
   try {
     const a = await tcpConnect(ALL_INTERFACES_PROBE_HOST, any.port, 1000);
-    if (a !== 'connected') return `a listener of the suite's own on 0.0.0.0 does not answer on ${ALL_INTERFACES_PROBE_HOST} (${a}); give --lan-host with an address of the target's machine`;
+    if (a !== 'connected')
+      return `a listener of the suite's own on 0.0.0.0 does not answer on ${ALL_INTERFACES_PROBE_HOST} (${a}); give --lan-host with an address of the target's machine`;
     const b = await tcpConnect(ALL_INTERFACES_PROBE_HOST, loop.port, 1000);
-    if (b === 'connected') return `a listener of the suite's own on 127.0.0.1 also answers on ${ALL_INTERFACES_PROBE_HOST}, so that address cannot tell "all interfaces" from loopback; give --lan-host`;
+    if (b === 'connected')
+      return `a listener of the suite's own on 127.0.0.1 also answers on ${ALL_INTERFACES_PROBE_HOST}, so that address cannot tell "all interfaces" from loopback; give --lan-host`;
     return null;
   } finally {
     await any.close();

@@ -73,7 +73,10 @@ test('one event, then the server closes: frames, comments and timing are recorde
   assert.equal(r.events.length, 1);
   assert.equal(r.events[0]!.event, 'job.completed');
   assert.deepEqual(JSON.parse(r.events[0]!.data), { state: 'succeeded' });
-  assert.deepEqual(r.comments.map((c) => c.trim()), ['heartbeat']);
+  assert.deepEqual(
+    r.comments.map((c) => c.trim()),
+    ['heartbeat'],
+  );
   assert.equal(r.closedByServer, true);
   assert.equal(r.end, 'eof');
   assert.ok(r.exchange.sse !== undefined && r.exchange.sse.frames.length === 2);
@@ -88,7 +91,10 @@ test('a timeout event is an event like any other', async () => {
 
 test('two events are both seen (so "exactly one" can be judged)', async () => {
   const r = await readSse(client, '/two', { deadlineMs: 3000 });
-  assert.deepEqual(r.events.map((e) => e.event), ['a', 'b']);
+  assert.deepEqual(
+    r.events.map((e) => e.event),
+    ['a', 'b'],
+  );
 });
 
 test('a stream that never ends stops at the deadline, not closed by the server', async () => {
@@ -130,7 +136,12 @@ test('openSse: wait for the first event, then close from the client side', async
 });
 
 test('no server: a transport error, status 0', async () => {
-  const dead = new HttpClient({ baseUrl: 'http://127.0.0.1:9', channel: 'api', secrets: new Secrets(), sink: () => (x) => ({ seq: 0, ...x }) });
+  const dead = new HttpClient({
+    baseUrl: 'http://127.0.0.1:9',
+    channel: 'api',
+    secrets: new Secrets(),
+    sink: () => (x) => ({ seq: 0, ...x }),
+  });
   const r = await readSse(dead, '/one', { deadlineMs: 2000 });
   assert.equal(r.status, 0);
   assert.ok(r.error !== undefined);

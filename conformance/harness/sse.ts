@@ -105,7 +105,13 @@ export function openSse(client: HttpClient, path: string, options: SseOptions): 
             const atMs = Date.now() - started;
             const e: SseEvent = { event: m.event, data: m.data, id: m.id, atMs };
             events.push(e);
-            frames.push({ atMs, kind: 'event', ...(m.event === undefined ? {} : { event: m.event }), data: m.data, ...(m.id === undefined ? {} : { id: m.id }) });
+            frames.push({
+              atMs,
+              kind: 'event',
+              ...(m.event === undefined ? {} : { event: m.event }),
+              data: m.data,
+              ...(m.id === undefined ? {} : { id: m.id }),
+            });
             if (events.length === 1) {
               firstResolve?.(e);
               if (!untilClose) controller.abort('closed by client');
@@ -153,7 +159,14 @@ export function openSse(client: HttpClient, path: string, options: SseOptions): 
     let response: RecordedResponse | undefined;
     if (status !== 0) {
       const body = cut(text);
-      response = { status, statusText: '', headers: headersRecord(headers), body: body.text, bodyBytes: bytes, ...(body.truncated ? { truncated: true } : {}) };
+      response = {
+        status,
+        statusText: '',
+        headers: headersRecord(headers),
+        body: body.text,
+        bodyBytes: bytes,
+        ...(body.truncated ? { truncated: true } : {}),
+      };
     }
     const exchange = client.record({
       channel: client.channel,

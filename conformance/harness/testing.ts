@@ -70,7 +70,12 @@ export function sampleExchange(requestBody: string, responseBody: string) {
     channel: 'api' as const,
     startedAt: '2026-11-20T09:00:00.000Z',
     durationMs: 3,
-    request: { method: 'PATCH', url: 'http://127.0.0.1:8420/v1/meetings/m1', headers: { authorization: 'Bearer $MAS_TOKEN' }, body: requestBody },
+    request: {
+      method: 'PATCH',
+      url: 'http://127.0.0.1:8420/v1/meetings/m1',
+      headers: { authorization: 'Bearer $MAS_TOKEN' },
+      body: requestBody,
+    },
     response: { status: 200, statusText: 'OK', headers: { 'content-type': 'application/json' }, body: responseBody, bodyBytes: 40 },
   };
 }
@@ -83,27 +88,49 @@ export function syntheticReport(): RunReport {
     curl: `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' --data-binary '${nasty}'`,
   };
   const results: CheckResult[] = [
-    { ...base, id: 'health/no-auth', area: 'health', clauses: ['health.no-auth'], description: 'passes', requirement: 'GET /health needs no Authorization header and answers 200 with the health body.', outcome: 'PASS', exchanges: [exchange] },
+    {
+      ...base,
+      id: 'health/no-auth',
+      area: 'health',
+      clauses: ['health.no-auth'],
+      description: 'passes',
+      requirement: 'GET /health needs no Authorization header and answers 200 with the health body.',
+      outcome: 'PASS',
+      exchanges: [exchange],
+    },
     {
       ...base,
       id: 'meetings/rename-title-max-500',
       area: 'meetings',
       clauses: ['meetings.rename.title-max-500'],
       description: `fails ${nasty}`,
-      requirement: 'A rename title of at most 500 characters is accepted, while a longer one is refused with a 4xx error and leaves the title unchanged.',
+      requirement:
+        'A rename title of at most 500 characters is accepted, while a longer one is refused with a ' +
+        '4xx error and leaves the title unchanged.',
       outcome: 'FAIL',
       exchanges: [exchange],
       failures: [
         {
           clause: 'meetings.rename.title-max-500',
-          requirement: 'A rename title of at most 500 characters is accepted, while a longer one is refused with a 4xx error and leaves the title unchanged.',
+          requirement:
+            'A rename title of at most 500 characters is accepted, while a longer one is refused with a ' +
+            '4xx error and leaves the title unchanged.',
           what: `PATCH with a 501-character title ${nasty}`,
           expected: ['a 4xx status with the error envelope (422 presumed)'],
           actual: `200 ${nasty}`,
           severity: 'fail',
           exchange: 1,
           curl: exchange.curl,
-          property: { name: 'title lengths', seed: 42, numRuns: 7, failed: true, path: '6:0:1', counterexample: `"${nasty}"`, shrinks: 3, replay: '--only meetings/rename-title-max-500 --seed 42' },
+          property: {
+            name: 'title lengths',
+            seed: 42,
+            numRuns: 7,
+            failed: true,
+            path: '6:0:1',
+            counterexample: `"${nasty}"`,
+            shrinks: 3,
+            replay: '--only meetings/rename-title-max-500 --seed 42',
+          },
           exchanges: [exchange],
         },
       ],
@@ -116,14 +143,65 @@ export function syntheticReport(): RunReport {
       clauses: ['config.section.unknown'],
       level: 'conflict',
       description: 'non-strict',
-      requirement: 'A section name outside the eight valid ones is refused, with 404 in one description and 422 in another, and the spec does not choose between them.',
+      requirement:
+        'A section name outside the eight valid ones is refused, with 404 in one description and ' +
+        '422 in another, and the spec does not choose between them.',
       outcome: 'NON_STRICT',
-      failures: [{ clause: 'config.section.unknown', requirement: 'x', what: 'GET /v1/config/nope', expected: ['404 not_found'], actual: '422', severity: 'non_strict', alternative: '422 invalid_request' }],
+      failures: [
+        {
+          clause: 'config.section.unknown',
+          requirement: 'x',
+          what: 'GET /v1/config/nope',
+          expected: ['404 not_found'],
+          actual: '422',
+          severity: 'non_strict',
+          alternative: '422 invalid_request',
+        },
+      ],
     },
-    { ...base, id: 'config/fields-withheld', area: 'config', clauses: ['config.fields-withheld.gap'], level: 'gap', description: 'info', requirement: 'r', outcome: 'INFORMATIONAL', observations: [{ clause: 'config.fields-withheld.gap', what: 'vad', actual: nasty }] },
-    { ...base, id: 'webhooks/test-single-attempt', area: 'webhooks', clauses: ['webhooks.test.single-attempt'], description: 'skipped', requirement: 'r', outcome: 'SKIPPED', completed: false, skipReason: `needs a receiver ${nasty}` },
-    { ...base, id: 'auth/api-disabled', area: 'auth', clauses: ['auth.api-disabled.403'], description: 'error', requirement: 'r', outcome: 'ERROR', completed: false, error: { message: `Control API PATCH answered 500 ${nasty}`, stack: 'Error: x\n    at y' } },
-    { ...base, id: 'search/no-total', area: 'search', clauses: ['search.no-total'], description: 'flaky', requirement: 'r', outcome: 'FLAKY', retry: { outcome: 'PASS', durationMs: 5, failures: [] } },
+    {
+      ...base,
+      id: 'config/fields-withheld',
+      area: 'config',
+      clauses: ['config.fields-withheld.gap'],
+      level: 'gap',
+      description: 'info',
+      requirement: 'r',
+      outcome: 'INFORMATIONAL',
+      observations: [{ clause: 'config.fields-withheld.gap', what: 'vad', actual: nasty }],
+    },
+    {
+      ...base,
+      id: 'webhooks/test-single-attempt',
+      area: 'webhooks',
+      clauses: ['webhooks.test.single-attempt'],
+      description: 'skipped',
+      requirement: 'r',
+      outcome: 'SKIPPED',
+      completed: false,
+      skipReason: `needs a receiver ${nasty}`,
+    },
+    {
+      ...base,
+      id: 'auth/api-disabled',
+      area: 'auth',
+      clauses: ['auth.api-disabled.403'],
+      description: 'error',
+      requirement: 'r',
+      outcome: 'ERROR',
+      completed: false,
+      error: { message: `Control API PATCH answered 500 ${nasty}`, stack: 'Error: x\n    at y' },
+    },
+    {
+      ...base,
+      id: 'search/no-total',
+      area: 'search',
+      clauses: ['search.no-total'],
+      description: 'flaky',
+      requirement: 'r',
+      outcome: 'FLAKY',
+      retry: { outcome: 'PASS', durationMs: 5, failures: [] },
+    },
   ];
   return syntheticRun(results);
 }

@@ -6,7 +6,12 @@ import { test } from 'node:test';
 import { TokenPool, TokensFileError, describeRequest, effectiveRequestScopes, fits, readTokensFile } from './token-pool.ts';
 import type { PoolToken } from './token-pool.ts';
 
-const tok = (token: string, scopes: string[], origin: PoolToken['origin'] = 'loopback', kind: PoolToken['kind'] = 'standard'): PoolToken => ({ token, tokenId: '', scopes, origin, kind, source: token });
+const tok = (
+  token: string,
+  scopes: string[],
+  origin: PoolToken['origin'] = 'loopback',
+  kind: PoolToken['kind'] = 'standard',
+): PoolToken => ({ token, tokenId: '', scopes, origin, kind, source: token });
 
 test('exact requests need the same effective scopes, origin and kind; "at least" ones a superset', () => {
   const full = tok('full', ['read', 'record', 'write', 'delete'], 'loopback', 'first_party');
@@ -16,12 +21,23 @@ test('exact requests need the same effective scopes, origin and kind; "at least"
   assert.ok(!fits(full, { scopes: ['read', 'record', 'write', 'delete'], kind: 'standard' }, true), 'a named kind must match');
   assert.ok(!fits(full, { scopes: ['read'], origin: 'lan' }, false), 'the origin must match');
   assert.deepEqual(effectiveRequestScopes({ scopes: ['admin', 'read'] }), ['read']);
-  assert.deepEqual(effectiveRequestScopes({ scopes: ['read', 'delete'], origin: 'paired' }), ['read'], 'a paired device never holds delete');
-  assert.deepEqual(effectiveRequestScopes({ scopes: ['write'], kind: 'assistant' }), ['read', 'record', 'write'], 'an assistant holds its baseline');
+  assert.deepEqual(
+    effectiveRequestScopes({ scopes: ['read', 'delete'], origin: 'paired' }),
+    ['read'],
+    'a paired device never holds delete',
+  );
+  assert.deepEqual(
+    effectiveRequestScopes({ scopes: ['write'], kind: 'assistant' }),
+    ['read', 'record', 'write'],
+    'an assistant holds its baseline',
+  );
   assert.ok(fits(tok('none', []), { scopes: ['admin'] }, true), 'a request for admin is served by a token with no scope');
   assert.equal(describeRequest({ scopes: ['write', 'read'] }), 'read+write · loopback · standard or first_party');
   const unknown: PoolToken = { ...tok('?', []), scopesKnown: false };
-  assert.ok(fits(unknown, { scopes: ['read', 'write'] }, false) && !fits(unknown, { scopes: ['read'] }, true), 'unknown scopes: at-least requests only');
+  assert.ok(
+    fits(unknown, { scopes: ['read', 'write'] }, false) && !fits(unknown, { scopes: ['read'] }, true),
+    'unknown scopes: at-least requests only',
+  );
 });
 
 test('the pool hands distinct tokens to distinct holders and prefers standard tokens', () => {
@@ -35,10 +51,21 @@ test('the pool hands distinct tokens to distinct holders and prefers standard to
 test('the tokens file: objects, bare strings, environment variables; clear errors', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'tokens-file-'));
   const file = path.join(dir, 'tokens.json');
-  writeFileSync(file, JSON.stringify({ tokens: ['mas_a', { token_env: 'T_READ', note: 'read' }, { token: 'mas_c', scopes: ['delete'], origin: 'lan', kind: 'assistant' }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      tokens: ['mas_a', { token_env: 'T_READ', note: 'read' }, { token: 'mas_c', scopes: ['delete'], origin: 'lan', kind: 'assistant' }],
+    }),
+  );
   const entries = readTokensFile(file, { T_READ: 'mas_b' });
-  assert.deepEqual(entries.map((e) => e.token), ['mas_a', 'mas_b', 'mas_c']);
-  assert.deepEqual({ scopes: entries[2]!.scopes, origin: entries[2]!.origin, kind: entries[2]!.kind, index: entries[2]!.index }, { scopes: ['delete'], origin: 'lan', kind: 'assistant', index: 3 });
+  assert.deepEqual(
+    entries.map((e) => e.token),
+    ['mas_a', 'mas_b', 'mas_c'],
+  );
+  assert.deepEqual(
+    { scopes: entries[2]!.scopes, origin: entries[2]!.origin, kind: entries[2]!.kind, index: entries[2]!.index },
+    { scopes: ['delete'], origin: 'lan', kind: 'assistant', index: 3 },
+  );
   for (const [content, message] of [
     ['{"tokens": [{"token": "x", "origin": "moon"}]}', /origin/],
     ['{"tokens": [{"token_env": "MISSING"}]}', /MISSING is not set/],
@@ -47,6 +74,9 @@ test('the tokens file: objects, bare strings, environment variables; clear error
     ['not json', /--tokens/],
   ] as const) {
     writeFileSync(file, content);
-    assert.throws(() => readTokensFile(file, {}), (err: unknown) => err instanceof TokensFileError && message.test(err.message));
+    assert.throws(
+      () => readTokensFile(file, {}),
+      (err: unknown) => err instanceof TokensFileError && message.test(err.message),
+    );
   }
 });

@@ -82,18 +82,22 @@ export function readTokensFile(file: string, env: NodeJS.ProcessEnv = process.en
       token = env[e.token_env];
       if (token === undefined || token === '') throw new TokensFileError(`${where}: the environment variable ${e.token_env} is not set`);
     }
-    if (typeof token !== 'string' || token.length === 0) throw new TokensFileError(`${where}: needs "token" (a string) or "token_env" (a variable name)`);
+    if (typeof token !== 'string' || token.length === 0)
+      throw new TokensFileError(`${where}: needs "token" (a string) or "token_env" (a variable name)`);
     const entry: TokenFileEntry = { token, index: i + 1 };
     if (e.scopes !== undefined) {
-      if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string')) throw new TokensFileError(`${where}: "scopes" must be an array of strings`);
+      if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string'))
+        throw new TokensFileError(`${where}: "scopes" must be an array of strings`);
       entry.scopes = e.scopes;
     }
     if (e.origin !== undefined) {
-      if (!TOKEN_ORIGINS.includes(e.origin as TokenOrigin)) throw new TokensFileError(`${where}: "origin" must be one of ${TOKEN_ORIGINS.join(', ')}`);
+      if (!TOKEN_ORIGINS.includes(e.origin as TokenOrigin))
+        throw new TokensFileError(`${where}: "origin" must be one of ${TOKEN_ORIGINS.join(', ')}`);
       entry.origin = e.origin as TokenOrigin;
     }
     if (e.kind !== undefined) {
-      if (!TOKEN_KINDS.includes(e.kind as TokenKind)) throw new TokensFileError(`${where}: "kind" must be one of ${TOKEN_KINDS.join(', ')}`);
+      if (!TOKEN_KINDS.includes(e.kind as TokenKind))
+        throw new TokensFileError(`${where}: "kind" must be one of ${TOKEN_KINDS.join(', ')}`);
       entry.kind = e.kind as TokenKind;
     }
     if (typeof e.note === 'string') entry.note = e.note;
@@ -186,6 +190,11 @@ export class TokenUse {
   }
 
   toJSON(): Array<{ request: string; sources: string[]; checks: string[]; skipped: string[] }> {
-    return [...this.rows.values()].map((r) => ({ request: r.request, sources: [...r.sources], checks: [...r.checks].sort(), skipped: [...r.skipped].sort() }));
+    return [...this.rows.values()].map((r) => ({
+      request: r.request,
+      sources: [...r.sources],
+      checks: [...r.checks].sort(),
+      skipped: [...r.skipped].sort(),
+    }));
   }
 }

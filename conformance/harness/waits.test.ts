@@ -33,12 +33,19 @@ test('generated hostile URLs keep their category under the WHATWG parser', () =>
       }
       const [a, b] = ip as [number, number];
       const got =
-        a === 127 ? 'loopback'
-        : a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ? 'private'
-        : a === 169 && b === 254 ? (ip.join('.') === '169.254.169.254' ? 'metadata' : 'link_local')
-        : a === 0 ? 'unspecified'
-        : a >= 224 && a <= 239 ? 'multicast'
-        : 'public';
+        a === 127
+          ? 'loopback'
+          : a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)
+            ? 'private'
+            : a === 169 && b === 254
+              ? ip.join('.') === '169.254.169.254'
+                ? 'metadata'
+                : 'link_local'
+              : a === 0
+                ? 'unspecified'
+                : a >= 224 && a <= 239
+                  ? 'multicast'
+                  : 'public';
       assert.equal(got, category, `${u.url} → ${u.canonical}`);
     }
   }

@@ -31,7 +31,11 @@ export function terminalStateOf(e: SseEvent): 'succeeded' | 'failed' | 'cancelle
   } catch {
     // not JSON: look at the words
   }
-  const byName: Record<string, 'succeeded' | 'failed' | 'cancelled'> = { 'job.completed': 'succeeded', 'job.failed': 'failed', 'job.cancelled': 'cancelled' };
+  const byName: Record<string, 'succeeded' | 'failed' | 'cancelled'> = {
+    'job.completed': 'succeeded',
+    'job.failed': 'failed',
+    'job.cancelled': 'cancelled',
+  };
   if (e.event !== undefined && byName[e.event] !== undefined) return byName[e.event]!;
   const text = `${e.event ?? ''} ${e.data}`;
   const hits = (Object.keys(WORDS) as Array<'succeeded' | 'failed' | 'cancelled'>).filter((k) => WORDS[k]!.test(text));

@@ -27,7 +27,12 @@ export interface Registered {
 }
 
 /** POST /v1/webhooks to the endpoint; null (with the answer) when it is refused. */
-export async function registerWebhook(api: BoundClient, endpoint: Endpoint, events: string[], extra: Record<string, unknown> = {}): Promise<Registered | { refused: HttpResult }> {
+export async function registerWebhook(
+  api: BoundClient,
+  endpoint: Endpoint,
+  events: string[],
+  extra: Record<string, unknown> = {},
+): Promise<Registered | { refused: HttpResult }> {
   const res = await api.post('/v1/webhooks', { json: { url: endpoint.url, events, ...extra } });
   const body = res.body as { id?: unknown; hmac_secret?: unknown } | undefined;
   if (res.status !== 201 || typeof body?.id !== 'string' || typeof body.hmac_secret !== 'string') return { refused: res };
@@ -35,7 +40,13 @@ export async function registerWebhook(api: BoundClient, endpoint: Endpoint, even
 }
 
 /** A webhook registered to a fresh allowlisted endpoint and approved: ready to receive. */
-export async function approvedWebhook(ctx: CheckContext, api: BoundClient, name: string, events: string[], extra: Record<string, unknown> = {}): Promise<{ endpoint: Endpoint; hook: Registered }> {
+export async function approvedWebhook(
+  ctx: CheckContext,
+  api: BoundClient,
+  name: string,
+  events: string[],
+  extra: Record<string, unknown> = {},
+): Promise<{ endpoint: Endpoint; hook: Registered }> {
   const endpoint = await ctx.endpoint(name);
   await allowReceiver(ctx, endpoint);
   const hook = await registerWebhook(api, endpoint, events, extra);
@@ -68,7 +79,14 @@ export function signatureHolds(d: Delivery, secret: string): boolean {
 }
 
 /** An approved webhook (allowlisted receiver endpoint answering `replies`), for delivery checks. */
-export async function hookTo(ctx: CheckContext, api: BoundClient, name: string, events: string[], replies: Reply | Reply[], extra: Record<string, unknown> = {}): Promise<{ endpoint: Endpoint; hook: Registered }> {
+export async function hookTo(
+  ctx: CheckContext,
+  api: BoundClient,
+  name: string,
+  events: string[],
+  replies: Reply | Reply[],
+  extra: Record<string, unknown> = {},
+): Promise<{ endpoint: Endpoint; hook: Registered }> {
   const r = await approvedWebhook(ctx, api, name, events, extra);
   r.endpoint.reply(replies);
   return r;

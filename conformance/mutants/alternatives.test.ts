@@ -17,12 +17,28 @@ test('no check FAILs a target that conforms differently', { timeout: 300_000 }, 
     for (const alt of ALTERNATIVES) {
       const proxy = await startProxy(ref.baseUrl, { ...alt, expect: {} }, { url: ref.controlUrl, secret: ref.controlSecret });
       try {
-        const session = await openSession({ baseUrl: proxy.url, controlUrl: ref.controlUrl, controlSecret: ref.controlSecret, seed: 1, runs: 5, slow: false, fresh: false, requestTimeoutMs: 15_000 });
-        const results = await runChecks(loaded.checks.filter((c) => alt.checks.includes(c.id)), session, { retry: false });
+        const session = await openSession({
+          baseUrl: proxy.url,
+          controlUrl: ref.controlUrl,
+          controlSecret: ref.controlSecret,
+          seed: 1,
+          runs: 5,
+          slow: false,
+          fresh: false,
+          requestTimeoutMs: 15_000,
+        });
+        const results = await runChecks(
+          loaded.checks.filter((c) => alt.checks.includes(c.id)),
+          session,
+          { retry: false },
+        );
         await session.close();
         assert.equal(results.length, alt.checks.length);
         for (const r of results) {
-          assert.ok(r.outcome !== 'FAIL' && r.outcome !== 'ERROR', `${alt.name}: ${r.id} ${r.outcome}: ${JSON.stringify(r.failures[0] ?? r.error ?? '')}`);
+          assert.ok(
+            r.outcome !== 'FAIL' && r.outcome !== 'ERROR',
+            `${alt.name}: ${r.id} ${r.outcome}: ${JSON.stringify(r.failures[0] ?? r.error ?? '')}`,
+          );
         }
       } finally {
         await proxy.close();

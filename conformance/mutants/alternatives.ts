@@ -18,7 +18,9 @@ const emptyMeetings = new Map<string, Promise<string | null>>();
 export const ALTERNATIVES: Alternative[] = [
   {
     name: 'no-speech-import-makes-empty-meeting',
-    description: 'an import the target cannot transcribe succeeds as a meeting with an empty transcript instead of failing (API.md does not say which)',
+    description:
+      'an import the target cannot transcribe succeeds as a meeting with an empty transcript ' +
+      'instead of failing (API.md does not say which)',
     checks: ['jobs/import-no-source-path'],
     response: async (req, res, tools) => {
       const m = /^\/v1\/jobs\/([^/]+)$/.exec(req.url.pathname);
@@ -39,7 +41,9 @@ export const ALTERNATIVES: Alternative[] = [
         emptyMeetings.set(m[1]!, meeting);
       }
       const id = await meeting;
-      return id === null ? res : withJson(res, { ...job, state: 'succeeded', stage: 'done', progress: 1, meeting_id: id, error: null, is_retryable: false });
+      return id === null
+        ? res
+        : withJson(res, { ...job, state: 'succeeded', stage: 'done', progress: 1, meeting_id: id, error: null, is_retryable: false });
     },
   },
 ];

@@ -62,7 +62,11 @@ const pauses = new EventEmitter();
 const pairTokens = new Map<string, string>();
 
 function sseAnswer(event: string, data: unknown): ProxyResponse {
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    body: Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+  };
 }
 
 export const MUTANTS: Mutant[] = [
@@ -76,13 +80,19 @@ export const MUTANTS: Mutant[] = [
     name: 'health-version-missing',
     description: 'the health body has no version',
     expect: { 'health/body-fields': 'FAIL', 'versioning/version-strings': 'FAIL' },
-    response: editJson((r) => path(r) === '/health', ({ version: _v, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r) === '/health',
+      ({ version: _v, ...rest }) => rest,
+    ),
   },
   {
     name: 'health-counter-string',
     description: 'webhooks.events_dropped is a string',
     expect: { 'health/counters-integer': 'FAIL' },
-    response: editJson((r) => path(r) === '/health', (b) => ({ ...b, webhooks: { ...(b.webhooks as Json), events_dropped: '0' } })),
+    response: editJson(
+      (r) => path(r) === '/health',
+      (b) => ({ ...b, webhooks: { ...(b.webhooks as Json), events_dropped: '0' } }),
+    ),
   },
   {
     name: 'no-token-403',
@@ -93,7 +103,12 @@ export const MUTANTS: Mutant[] = [
   {
     name: 'scope-leak-404',
     description: '403 insufficient_scope becomes 404 not_found',
-    expect: { 'auth/scope-matrix': 'FAIL', 'openapi/scope-read': 'FAIL', 'auth/admin-parses-to-nothing': 'FAIL', 'openapi/canonical': 'FAIL' },
+    expect: {
+      'auth/scope-matrix': 'FAIL',
+      'openapi/scope-read': 'FAIL',
+      'auth/admin-parses-to-nothing': 'FAIL',
+      'openapi/canonical': 'FAIL',
+    },
     response: rewriteError({ status: 403, code: 'insufficient_scope' }, { status: 404, code: 'not_found' }),
   },
   {
@@ -101,7 +116,13 @@ export const MUTANTS: Mutant[] = [
     description: 'a record-only token is refused on GET routes',
     expect: { 'auth/scope-matrix': 'FAIL', 'openapi/scope-read': 'FAIL' },
     request: async (req, t) => {
-      if (req.method !== 'GET' || path(req) === '/health' || path(req).startsWith('/v1/pair/') || req.headers['authorization'] === undefined) return req;
+      if (
+        req.method !== 'GET' ||
+        path(req) === '/health' ||
+        path(req).startsWith('/v1/pair/') ||
+        req.headers['authorization'] === undefined
+      )
+        return req;
       const s = await t.scopesOf(req);
       return s.length === 1 && s[0] === 'record' ? errorAnswer(403, 'insufficient_scope') : req;
     },
@@ -120,7 +141,10 @@ export const MUTANTS: Mutant[] = [
     name: 'assistant-without-record',
     description: 'whoami hides record from tokens that hold it without write (an assistant token asked for with [])',
     expect: { 'auth/assistant-baseline': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/whoami', (b) => ({ ...b, scopes: (b.scopes as string[]).filter((s) => s !== 'record' || (b.scopes as string[]).includes('write')) })),
+    response: editJson(
+      (r) => path(r) === '/v1/whoami',
+      (b) => ({ ...b, scopes: (b.scopes as string[]).filter((s) => s !== 'record' || (b.scopes as string[]).includes('write')) }),
+    ),
   },
   {
     name: 'api-disabled-as-forbidden',
@@ -144,13 +168,19 @@ export const MUTANTS: Mutant[] = [
     name: 'whoami-admin',
     description: 'whoami lists an admin scope',
     expect: { 'auth/scope-four-only': 'FAIL', 'auth/admin-parses-to-nothing': 'FAIL', 'identity/whoami-reflects-caller': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/whoami', (b) => ({ ...b, scopes: [...(b.scopes as string[]), 'admin'] })),
+    response: editJson(
+      (r) => path(r) === '/v1/whoami',
+      (b) => ({ ...b, scopes: [...(b.scopes as string[]), 'admin'] }),
+    ),
   },
   {
     name: 'whoami-no-token-id',
     description: 'whoami has no token_id',
     expect: { 'identity/whoami-fields': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/whoami', ({ token_id: _t, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r) === '/v1/whoami',
+      ({ token_id: _t, ...rest }) => rest,
+    ),
   },
   {
     name: 'envelope-without-message',
@@ -168,13 +198,19 @@ export const MUTANTS: Mutant[] = [
     name: 'json-as-text',
     description: 'JSON answers are labelled text/plain',
     expect: { 'format/json-content-type': 'FAIL' },
-    response: (req, res) => (path(req).startsWith('/v1/meetings') && res.status === 200 && (res.headers['content-type'] ?? '').includes('json') ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } } : res),
+    response: (req, res) =>
+      path(req).startsWith('/v1/meetings') && res.status === 200 && (res.headers['content-type'] ?? '').includes('json')
+        ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } }
+        : res,
   },
   {
     name: 'camel-case',
     description: 'created_at and updated_at are createdAt and updatedAt',
     expect: { 'meetings/dto-fields': 'FAIL', 'format/snake-case-keys': 'FAIL' },
-    response: editJson((r) => path(r).startsWith('/v1/meetings'), (b) => renameKeys(b, { created_at: 'createdAt', updated_at: 'updatedAt' })),
+    response: editJson(
+      (r) => path(r).startsWith('/v1/meetings'),
+      (b) => renameKeys(b, { created_at: 'createdAt', updated_at: 'updatedAt' }),
+    ),
   },
   {
     name: 'limit-unclamped',
@@ -182,7 +218,9 @@ export const MUTANTS: Mutant[] = [
     expect: { 'pagination/clamping': 'FAIL' },
     request: (req) => {
       const l = req.url.searchParams.get('limit');
-      return (path(req) === '/v1/meetings' || path(req) === '/v1/search') && l !== null && (Number(l) > 200 || Number(l) < 1) ? errorAnswer(422, 'invalid_request') : req;
+      return (path(req) === '/v1/meetings' || path(req) === '/v1/search') && l !== null && (Number(l) > 200 || Number(l) < 1)
+        ? errorAnswer(422, 'invalid_request')
+        : req;
     },
   },
   {
@@ -211,7 +249,10 @@ export const MUTANTS: Mutant[] = [
     name: 'search-total',
     description: 'search answers carry a total',
     expect: { 'search/no-total': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/search', (b) => ({ ...b, total: (b.results as unknown[]).length })),
+    response: editJson(
+      (r) => path(r) === '/v1/search',
+      (b) => ({ ...b, total: (b.results as unknown[]).length }),
+    ),
   },
   {
     name: 'search-empty-q-422',
@@ -229,13 +270,19 @@ export const MUTANTS: Mutant[] = [
     name: 'search-no-match-context',
     description: 'search results lack match_context',
     expect: { 'search/results-fields': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/search', (b) => ({ ...b, results: (b.results as Json[]).map(({ match_context: _m, ...rest }) => rest) })),
+    response: editJson(
+      (r) => path(r) === '/v1/search',
+      (b) => ({ ...b, results: (b.results as Json[]).map(({ match_context: _m, ...rest }) => rest) }),
+    ),
   },
   {
     name: 'list-without-total',
     description: 'the meeting list has no total',
     expect: { 'meetings/list-shape': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/meetings', ({ total: _t, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r) === '/v1/meetings',
+      ({ total: _t, ...rest }) => rest,
+    ),
   },
   {
     name: 'title-501-truncated',
@@ -252,7 +299,8 @@ export const MUTANTS: Mutant[] = [
     name: 'rename-ignored',
     description: 'PATCH /v1/meetings/{id} answers 200 but renames nothing',
     expect: { 'meetings/rename-applies': 'FAIL' },
-    request: async (req, t) => (req.method === 'PATCH' && isMeeting(req) ? t.forward({ ...req, method: 'GET', body: Buffer.alloc(0) }) : req),
+    request: async (req, t) =>
+      req.method === 'PATCH' && isMeeting(req) ? t.forward({ ...req, method: 'GET', body: Buffer.alloc(0) }) : req,
   },
   {
     name: 'title-optional',
@@ -276,7 +324,10 @@ export const MUTANTS: Mutant[] = [
     name: 'transcript-drops-last-segment',
     description: 'the transcript loses its last segment',
     expect: { 'meetings/transcript-shape': 'FAIL' },
-    response: editJson((r) => path(r).endsWith('/transcript'), (b) => ({ ...b, segments: (b.segments as unknown[]).slice(0, -1) })),
+    response: editJson(
+      (r) => path(r).endsWith('/transcript'),
+      (b) => ({ ...b, segments: (b.segments as unknown[]).slice(0, -1) }),
+    ),
   },
   {
     name: 'labels-optional',
@@ -305,7 +356,10 @@ export const MUTANTS: Mutant[] = [
     name: 'export-without-summary',
     description: 'the JSON export leaves out the summary',
     expect: { 'meetings/export-json-shape': 'FAIL' },
-    response: editJson((r) => path(r).endsWith('/export'), ({ summary: _s, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r).endsWith('/export'),
+      ({ summary: _s, ...rest }) => rest,
+    ),
   },
   {
     name: 'export-md-is-json',
@@ -333,7 +387,8 @@ export const MUTANTS: Mutant[] = [
     name: 'markdown-alias-refused',
     description: 'format=markdown is refused',
     expect: { 'meetings/export-alias-markdown': 'FAIL' },
-    request: (req) => (path(req).endsWith('/export') && req.url.searchParams.get('format') === 'markdown' ? errorAnswer(422, 'invalid_request') : req),
+    request: (req) =>
+      path(req).endsWith('/export') && req.url.searchParams.get('format') === 'markdown' ? errorAnswer(422, 'invalid_request') : req,
   },
   {
     name: 'text-alias-is-md',
@@ -350,7 +405,10 @@ export const MUTANTS: Mutant[] = [
     name: 'summary-without-flag',
     description: 'the summary lacks regeneration_failed',
     expect: { 'summary/get-fields': 'FAIL' },
-    response: editJson((r) => path(r).endsWith('/summary'), ({ regeneration_failed: _f, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r).endsWith('/summary'),
+      ({ regeneration_failed: _f, ...rest }) => rest,
+    ),
   },
   {
     name: 'summary-overwrite-ignored',
@@ -362,7 +420,8 @@ export const MUTANTS: Mutant[] = [
     name: 'summary-text-optional',
     description: 'PUT summary without text answers 200',
     expect: { 'summary/overwrite-text-required': 'FAIL' },
-    request: (req) => (req.method === 'PUT' && path(req).endsWith('/summary') && !req.body.toString().includes('"text"') ? answer(200, {}) : req),
+    request: (req) =>
+      req.method === 'PUT' && path(req).endsWith('/summary') && !req.body.toString().includes('"text"') ? answer(200, {}) : req,
   },
   {
     name: 'config-section-missing',
@@ -374,7 +433,10 @@ export const MUTANTS: Mutant[] = [
     name: 'config-no-withheld',
     description: 'ConfigDto lacks withheld',
     expect: { 'config/dto-shape': 'FAIL' },
-    response: editJson((r) => path(r).startsWith('/v1/config/'), ({ withheld: _w, ...rest }) => rest),
+    response: editJson(
+      (r) => path(r).startsWith('/v1/config/'),
+      ({ withheld: _w, ...rest }) => rest,
+    ),
   },
   {
     name: 'config-put-merges',
@@ -421,16 +483,25 @@ export const MUTANTS: Mutant[] = [
     description: 'arming auto-record needs no record scope',
     expect: { 'config/auto-record-needs-record': 'FAIL' },
     request: async (req, t) => {
-      if (req.method !== 'PUT' || path(req) !== '/v1/config/meeting-detection' || !/"auto_?record"\s*:\s*true/.test(req.body.toString())) return req;
+      if (req.method !== 'PUT' || path(req) !== '/v1/config/meeting-detection' || !/"auto_?record"\s*:\s*true/.test(req.body.toString()))
+        return req;
       const s = await t.scopesOf(req);
-      return s.includes('record') ? req : answer(200, { section: 'meeting-detection', config: JSON.parse(req.body.toString()) as unknown, withheld: [] });
+      return s.includes('record')
+        ? req
+        : answer(200, { section: 'meeting-detection', config: JSON.parse(req.body.toString()) as unknown, withheld: [] });
     },
   },
   {
     name: 'arming-without-prearm',
     description: 'arming auto-record is accepted without pre-arming (answers 200, stores nothing)',
     expect: { 'config/auto-record-needs-prearm': 'FAIL' },
-    response: (req, res) => (req.method === 'PUT' && path(req) === '/v1/config/meeting-detection' && res.status === 403 && (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code === 'not_prearmed' ? answer(200, {}) : res),
+    response: (req, res) =>
+      req.method === 'PUT' &&
+      path(req) === '/v1/config/meeting-detection' &&
+      res.status === 403 &&
+      (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code === 'not_prearmed'
+        ? answer(200, {})
+        : res,
   },
   {
     name: 'openapi-drops-export',
@@ -445,7 +516,8 @@ export const MUTANTS: Mutant[] = [
     description: 'manifest operations lack x-service-destructive',
     expect: { 'openapi/annotations-four': 'FAIL' },
     response: openapiEdit((doc) => {
-      for (const item of Object.values(doc.paths)) for (const o of Object.values(item)) if (o !== null && typeof o === 'object') delete (o)['x-service-destructive'];
+      for (const item of Object.values(doc.paths))
+        for (const o of Object.values(item)) if (o !== null && typeof o === 'object') delete o['x-service-destructive'];
     }),
   },
   {
@@ -469,25 +541,42 @@ export const MUTANTS: Mutant[] = [
     name: 'openapi-public',
     description: 'GET /openapi.json answers 200 without a token',
     expect: { 'openapi/scope-read': 'FAIL' },
-    request: (req) => (path(req) === '/openapi.json' && req.headers['authorization'] === undefined ? answer(200, { openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: {} }) : req),
+    request: (req) =>
+      path(req) === '/openapi.json' && req.headers['authorization'] === undefined
+        ? answer(200, { openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: {} })
+        : req,
   },
   {
     name: 'models-delete-route',
     description: 'DELETE /v1/models/{name} answers 204',
     expect: { 'models/read-only': 'FAIL' },
-    request: (req) => (req.method === 'DELETE' && path(req).startsWith('/v1/models/') ? { status: 204, headers: {}, body: Buffer.alloc(0) } : req),
+    request: (req) =>
+      req.method === 'DELETE' && path(req).startsWith('/v1/models/') ? { status: 204, headers: {}, body: Buffer.alloc(0) } : req,
   },
   {
     name: 'models-list-field-missing',
     description: 'model items lack is_custom (the list gets one item when empty)',
     expect: { 'models/list-fields': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/models', (b) => ({ ...b, models: [...((b.models as Json[]).length === 0 ? [{ name: 'x', size_mb: 1, accuracy: 'a', speed: 's', status: 'ready', description: 'd' }] : (b.models as Json[]).map(({ is_custom: _c, ...rest }) => rest))] })),
+    response: editJson(
+      (r) => path(r) === '/v1/models',
+      (b) => ({
+        ...b,
+        models: [
+          ...((b.models as Json[]).length === 0
+            ? [{ name: 'x', size_mb: 1, accuracy: 'a', speed: 's', status: 'ready', description: 'd' }]
+            : (b.models as Json[]).map(({ is_custom: _c, ...rest }) => rest)),
+        ],
+      }),
+    ),
   },
   {
     name: 'devices-without-type',
     description: 'device items lack device_type',
     expect: { 'devices/list-fields': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/devices', (b) => ({ ...b, devices: (b.devices as Json[]).map(({ device_type: _d, ...rest }) => rest) })),
+    response: editJson(
+      (r) => path(r) === '/v1/devices',
+      (b) => ({ ...b, devices: (b.devices as Json[]).map(({ device_type: _d, ...rest }) => rest) }),
+    ),
   },
   {
     name: 'meeting-create-route',
@@ -505,7 +594,8 @@ export const MUTANTS: Mutant[] = [
     name: 'pairing-needs-token',
     description: 'the pairing routes answer 401 without a token',
     expect: { 'pairing/request-no-auth': 'FAIL', 'pairing/poll-no-auth': 'FAIL' },
-    request: (req) => (path(req).startsWith('/v1/pair/') && req.headers['authorization'] === undefined ? errorAnswer(401, 'unauthorized') : req),
+    request: (req) =>
+      path(req).startsWith('/v1/pair/') && req.headers['authorization'] === undefined ? errorAnswer(401, 'unauthorized') : req,
   },
   {
     name: 'pairing-accepts-anything',
@@ -523,7 +613,8 @@ export const MUTANTS: Mutant[] = [
     name: 'recording-wait-needs-record',
     description: 'the recording wait needs the record scope',
     expect: { 'recording/wait-scope-read': 'NON_STRICT' },
-    request: async (req, t) => (path(req) === '/v1/recording/wait' && !(await t.scopesOf(req)).includes('record') ? errorAnswer(403, 'insufficient_scope') : req),
+    request: async (req, t) =>
+      path(req) === '/v1/recording/wait' && !(await t.scopesOf(req)).includes('record') ? errorAnswer(403, 'insufficient_scope') : req,
   },
   {
     name: 'conflict-without-subcode',
@@ -595,13 +686,21 @@ export const MUTANTS: Mutant[] = [
     name: 'pause-import-allowed',
     description: 'pausing an import job is accepted',
     expect: { 'jobs/pause-import-409': 'FAIL' },
-    response: (req, res) => (/\/pause$/.test(path(req)) && (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code === 'import_not_pausable' ? answer(200, { ok: true }) : res),
+    response: (req, res) =>
+      /\/pause$/.test(path(req)) && (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code === 'import_not_pausable'
+        ? answer(200, { ok: true })
+        : res,
   },
   {
     name: 'retry-any-state',
     description: 'retry of a job that is not failed and retryable is accepted',
     expect: { 'jobs/retry': 'FAIL' },
-    response: (req, res) => (/\/retry$/.test(path(req)) && res.status === 409 && (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code !== 'source_gone' ? answer(202, { ok: true }) : res),
+    response: (req, res) =>
+      /\/retry$/.test(path(req)) &&
+      res.status === 409 &&
+      (jsonOf(res) as { error?: { code?: string } } | undefined)?.error?.code !== 'source_gone'
+        ? answer(202, { ok: true })
+        : res,
   },
   {
     name: 'diarization-duplicate-accepted',
@@ -613,7 +712,10 @@ export const MUTANTS: Mutant[] = [
     name: 'job-error-unredacted',
     description: 'job errors show home paths in full',
     expect: { 'jobs/error-redaction': 'FAIL' },
-    response: editJson((r) => /^\/v1\/jobs\/[^/]+$/.test(path(r)), (b) => (typeof b.error === 'string' ? { ...b, error: b.error.replace(/~\//g, '/home/someone/') } : b)),
+    response: editJson(
+      (r) => /^\/v1\/jobs\/[^/]+$/.test(path(r)),
+      (b) => (typeof b.error === 'string' ? { ...b, error: b.error.replace(/~\//g, '/home/someone/') } : b),
+    ),
   },
   {
     name: 'size-cap-400',
@@ -634,7 +736,10 @@ export const MUTANTS: Mutant[] = [
     name: 'summary-process-id',
     description: 'regenerate names the operation id process_id',
     expect: { 'summary/regenerate-id-name': 'NON_STRICT' },
-    response: editJson((r) => /\/summary\/regenerate$/.test(path(r)), (b) => renameKeys(b, { operation_id: 'process_id' })),
+    response: editJson(
+      (r) => /\/summary\/regenerate$/.test(path(r)),
+      (b) => renameKeys(b, { operation_id: 'process_id' }),
+    ),
   },
   {
     name: 'consent-false-accepted',
@@ -658,7 +763,10 @@ export const MUTANTS: Mutant[] = [
     name: 'recording-start-waits',
     description: 'recording start answers only once capture runs (state recording)',
     expect: { 'recording/lifecycle': 'FAIL' },
-    response: editJson((r) => path(r) === '/v1/recording/start', (b) => ({ ...b, state: 'recording' })),
+    response: editJson(
+      (r) => path(r) === '/v1/recording/start',
+      (b) => ({ ...b, state: 'recording' }),
+    ),
   },
   {
     name: 'webhook-other-owner-readable',
@@ -666,20 +774,31 @@ export const MUTANTS: Mutant[] = [
     expect: { 'webhooks/owner-only': 'FAIL' },
     response: (req, res) =>
       req.method === 'GET' && /^\/v1\/webhooks\/[^/]+$/.test(path(req)) && res.status === 403
-        ? answer(200, { id: path(req).split('/').pop(), url: 'https://93.184.216.34/', events: ['job.completed'], approval_state: 'pending' })
+        ? answer(200, {
+            id: path(req).split('/').pop(),
+            url: 'https://93.184.216.34/',
+            events: ['job.completed'],
+            approval_state: 'pending',
+          })
         : res,
   },
   {
     name: 'webhook-secret-readable',
     description: 'GET /v1/webhooks/{id} returns hmac_secret again',
     expect: { 'webhooks/create': 'FAIL' },
-    response: editJson((r) => r.method === 'GET' && /^\/v1\/webhooks\/[^/]+$/.test(path(r)), (b) => ({ ...b, hmac_secret: 'whsec_leaked' })),
+    response: editJson(
+      (r) => r.method === 'GET' && /^\/v1\/webhooks\/[^/]+$/.test(path(r)),
+      (b) => ({ ...b, hmac_secret: 'whsec_leaked' }),
+    ),
   },
   {
     name: 'webhook-signing-key-differs',
     description: 'the hmac_secret returned at registration is not the key deliveries are signed with',
     expect: { 'webhooks/delivery-basics': 'FAIL' },
-    response: editJson((r) => r.method === 'POST' && path(r) === '/v1/webhooks', (b) => (typeof b.hmac_secret === 'string' ? { ...b, hmac_secret: `${b.hmac_secret}x` } : b)),
+    response: editJson(
+      (r) => r.method === 'POST' && path(r) === '/v1/webhooks',
+      (b) => (typeof b.hmac_secret === 'string' ? { ...b, hmac_secret: `${b.hmac_secret}x` } : b),
+    ),
   },
   {
     name: 'webhook-decimal-loopback-accepted',
@@ -691,7 +810,14 @@ export const MUTANTS: Mutant[] = [
         const url = (JSON.parse(req.body.toString('utf8')) as { url?: string }).url ?? '';
         const host = /^[a-z]+:\/\/([^/:?#]+)/i.exec(url)?.[1] ?? '';
         if (!/^\d+(\.\d+){3}$/.test(host) && !host.startsWith('[') && /^(0x[0-9a-f]+|\d+)([.](0x[0-9a-f]+|\d+))*$/i.test(host)) {
-          return answer(201, { id: 'wh_mutant', url, events: ['job.completed'], delivery_mode: 'at-least-once', created_at: new Date().toISOString(), hmac_secret: 'whsec_mutant_0123456789' });
+          return answer(201, {
+            id: 'wh_mutant',
+            url,
+            events: ['job.completed'],
+            delivery_mode: 'at-least-once',
+            created_at: new Date().toISOString(),
+            hmac_secret: 'whsec_mutant_0123456789',
+          });
         }
       } catch {
         return req;
@@ -721,7 +847,8 @@ export const MUTANTS: Mutant[] = [
     description: 'all=true is ignored for tokens that may not use it (own list, 200)',
     expect: { 'webhooks/list-all': 'FAIL' },
     response: (req, res, tools) => {
-      if (req.method !== 'GET' || path(req) !== '/v1/webhooks' || req.url.searchParams.get('all') !== 'true' || res.status !== 403) return res;
+      if (req.method !== 'GET' || path(req) !== '/v1/webhooks' || req.url.searchParams.get('all') !== 'true' || res.status !== 403)
+        return res;
       const url = new URL(req.url.toString());
       url.searchParams.delete('all');
       return tools.forward({ ...req, url });
@@ -749,7 +876,7 @@ export const MUTANTS: Mutant[] = [
     name: 'webhook-retry-waits-doubled',
     description: 'at-least-once retries wait 2, 4, 8, 16 and 32 s instead of 1, 2, 4, 8 and 16 s',
     expect: { 'webhooks/retry-schedule-start': 'FAIL' },
-    ...relayed(deliveryRelay((k) => k < 6 ? [0, 2, 6, 14, 30, 62][k]! * 1000 : null)),
+    ...relayed(deliveryRelay((k) => (k < 6 ? [0, 2, 6, 14, 30, 62][k]! * 1000 : null))),
   },
   {
     name: 'webhook-retry-three-attempts',
@@ -768,4 +895,3 @@ export const MUTANTS: Mutant[] = [
 export function mutantByName(name: string): Mutant | undefined {
   return MUTANTS.find((m) => m.name === name);
 }
-

@@ -23,7 +23,14 @@ before(async () => {
         return;
       }
       res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ method: req.method, url: req.url, auth: req.headers['authorization'] ?? null, body: Buffer.concat(chunks).toString() }));
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          auth: req.headers['authorization'] ?? null,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
   });
 });
@@ -32,7 +39,11 @@ after(() => target.close());
 test('the identity mutant is transparent: method, path, query, headers, body, status, and streams', async () => {
   const proxy = await startProxy(target.url, mutantByName('identity')!);
   try {
-    const res = await fetch(`${proxy.url}/v1/x?a=1&b=%20`, { method: 'PUT', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{"k":"v"}' });
+    const res = await fetch(`${proxy.url}/v1/x?a=1&b=%20`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: '{"k":"v"}',
+    });
     assert.equal(res.status, 201);
     assert.deepEqual(await res.json(), { method: 'PUT', url: '/v1/x?a=1&b=%20', auth: 'Bearer t', body: '{"k":"v"}' });
     const health = await fetch(`${proxy.url}/health`);

@@ -51,7 +51,17 @@ export interface Mutant {
   upload?(status: number, headers: Record<string, string>): { status: number; headers: Record<string, string> };
 }
 
-const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 function isResponse(x: ProxyRequest | ProxyResponse): x is ProxyResponse {
   return 'status' in x;
@@ -103,7 +113,12 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
       const auth = req.headers['authorization'] ?? '';
       const hit = scopeCache.get(auth);
       if (hit !== undefined) return hit;
-      const res = await forward({ method: 'GET', url: new URL('http://x/v1/whoami'), headers: { authorization: auth }, body: Buffer.alloc(0) });
+      const res = await forward({
+        method: 'GET',
+        url: new URL('http://x/v1/whoami'),
+        headers: { authorization: auth },
+        body: Buffer.alloc(0),
+      });
       const scopes = ((jsonOf(res) as { scopes?: string[] } | undefined)?.scopes ?? []).map(String);
       scopeCache.set(auth, scopes);
       return scopes;
@@ -115,7 +130,12 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
     for await (const c of incoming) chunks.push(c as Buffer);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let req: ProxyRequest = { method: incoming.method ?? 'GET', url: new URL(incoming.url ?? '/', 'http://proxy'), headers, body: Buffer.concat(chunks) };
+    let req: ProxyRequest = {
+      method: incoming.method ?? 'GET',
+      url: new URL(incoming.url ?? '/', 'http://proxy'),
+      headers,
+      body: Buffer.concat(chunks),
+    };
     if (mutant.request !== undefined) {
       const r = await mutant.request(req, tools);
       if (isResponse(r)) return r;
@@ -133,7 +153,8 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
   /** Streams an upload through, both ways, as it arrives (no buffering of a body that may never end). */
   const streamUpload = (incoming: IncomingMessage, out: ServerResponse): void => {
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && k !== 'host' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(incoming.headers))
+      if (v !== undefined && k !== 'host' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const upstream = httpRequest(`${base}${incoming.url ?? '/'}`, { method: incoming.method ?? 'POST', headers, agent: false }, (res) => {
       let h: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) h[k] = Array.isArray(v) ? v.join(', ') : v;

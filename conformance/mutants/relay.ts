@@ -53,10 +53,18 @@ export function deliveryRelay(retime: Retime): Relay {
         const when = retime(seen.count, now - seen.at);
         if (when === null) return;
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
-        const timer = setTimeout(() => {
-          fetch(target, { method: 'POST', headers, body }).then((r) => r.arrayBuffer(), () => undefined);
-        }, Math.max(0, seen.at + when - Date.now()));
+        for (const [k, v] of Object.entries(incoming.headers))
+          if (v !== undefined && k !== 'host' && k !== 'content-length' && k !== 'connection')
+            headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        const timer = setTimeout(
+          () => {
+            fetch(target, { method: 'POST', headers, body }).then(
+              (r) => r.arrayBuffer(),
+              () => undefined,
+            );
+          },
+          Math.max(0, seen.at + when - Date.now()),
+        );
         timer.unref();
       });
     }).then((s) => {
@@ -84,7 +92,8 @@ export function deliveryRelay(retime: Retime): Relay {
     const value = jsonOf(res);
     if (value === undefined) return res;
     const back = (v: unknown): unknown => {
-      if (typeof v === 'string' && v.startsWith(`${relay.base}/`)) return Buffer.from(v.slice(relay.base.length + 1), 'base64url').toString('utf8');
+      if (typeof v === 'string' && v.startsWith(`${relay.base}/`))
+        return Buffer.from(v.slice(relay.base.length + 1), 'base64url').toString('utf8');
       if (Array.isArray(v)) return v.map(back);
       if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, back(x)]));
       return v;
@@ -100,7 +109,13 @@ async function allowRelay(control: { url: string; secret: string }, hostPort: st
   const settings = (await (await fetch(`${control.url}/control/settings`, { headers })).json()) as { local_webhook_targets?: string[] };
   const targets = settings.local_webhook_targets ?? [];
   if (targets.includes(hostPort)) return;
-  await (await fetch(`${control.url}/control/settings`, { method: 'PATCH', headers, body: JSON.stringify({ local_webhook_targets: [...targets, hostPort] }) })).arrayBuffer();
+  await (
+    await fetch(`${control.url}/control/settings`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ local_webhook_targets: [...targets, hostPort] }),
+    })
+  ).arrayBuffer();
   await (await fetch(`${control.url}/control/restart`, { method: 'POST', headers })).arrayBuffer();
   // The API answers again once the restart is through (CONTROL.md: restart returns when it is done; poll to be sure).
   for (let i = 0; i < 100; i++) {

@@ -36,7 +36,11 @@ async function main(argv: string[]): Promise<number> {
   });
   const started = Date.now();
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
-  const only = values.only?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [];
+  const only =
+    values.only
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '') ?? [];
   const mutants = selectMutants(only, shard, values.identity);
   const catalogSize = MUTANTS.filter((m) => Object.keys(m.expect).length > 0).length;
   const ref = await startReference();
@@ -46,7 +50,13 @@ async function main(argv: string[]): Promise<number> {
       `reference gateway pid ${ref.pid} at ${ref.baseUrl}; ${mutants.length} mutants${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`} of ${catalogSize} in the catalog\n`,
     );
     verdicts = await runMutants(
-      { baseUrl: ref.baseUrl, controlUrl: ref.controlUrl, controlSecret: ref.controlSecret, seed: Number(values.seed ?? 1), runs: Number(values.runs ?? 20) },
+      {
+        baseUrl: ref.baseUrl,
+        controlUrl: ref.controlUrl,
+        controlSecret: ref.controlSecret,
+        seed: Number(values.seed ?? 1),
+        runs: Number(values.runs ?? 20),
+      },
       mutants,
     );
   } finally {
@@ -54,13 +64,24 @@ async function main(argv: string[]): Promise<number> {
   }
   const killed = verdicts.filter((v) => v.killed);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`\nmutants: ${killed.length} killed of ${verdicts.length}${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`} in ${seconds} s (gateway stopped)\n`);
+  process.stdout.write(
+    `\nmutants: ${killed.length} killed of ${verdicts.length}${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`} in ${seconds} s (gateway stopped)\n`,
+  );
   const problems: string[] = [];
   for (const v of verdicts.filter((x) => !x.killed)) problems.push(`survived: ${v.name}`);
   if (catalogSize < MIN_MUTANTS) problems.push(`the catalog holds ${catalogSize} mutants, fewer than ${MIN_MUTANTS}`);
   // A full (unfiltered, unsharded) run must have run the whole catalog.
-  if (only.length === 0 && shard === undefined && verdicts.filter((v) => v.name !== 'identity').length < MIN_MUTANTS) problems.push(`only ${verdicts.length} mutants ran, fewer than ${MIN_MUTANTS}`);
-  if (only.length === 0 && shard !== undefined && inShard(MUTANTS.map((m) => ({ id: m.name })), shard).length === 0) problems.push(`shard ${shard.index}/${shard.count} holds no mutant`);
+  if (only.length === 0 && shard === undefined && verdicts.filter((v) => v.name !== 'identity').length < MIN_MUTANTS)
+    problems.push(`only ${verdicts.length} mutants ran, fewer than ${MIN_MUTANTS}`);
+  if (
+    only.length === 0 &&
+    shard !== undefined &&
+    inShard(
+      MUTANTS.map((m) => ({ id: m.name })),
+      shard,
+    ).length === 0
+  )
+    problems.push(`shard ${shard.index}/${shard.count} holds no mutant`);
   for (const p of problems) process.stdout.write(`mutants: ${p}\n`);
   return problems.length > 0 ? 1 : 0;
 }

@@ -49,13 +49,20 @@ export function selectMutants(only: readonly string[], shard?: Shard, includeIde
 }
 
 /** Runs each mutant's named checks through its proxy; writes one line per mutant. */
-export async function runMutants(target: MutantTarget, mutants: readonly Mutant[], write: (line: string) => void = (l) => process.stdout.write(l)): Promise<MutantVerdict[]> {
+export async function runMutants(
+  target: MutantTarget,
+  mutants: readonly Mutant[],
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Promise<MutantVerdict[]> {
   const loaded = await loadChecks();
   const baseline = new Map<string, Outcome>();
   const verdicts: MutantVerdict[] = [];
   for (const mutant of mutants) {
     const started = Date.now();
-    const control = target.controlUrl !== undefined && target.controlSecret !== undefined ? { url: target.controlUrl, secret: target.controlSecret } : undefined;
+    const control =
+      target.controlUrl !== undefined && target.controlSecret !== undefined
+        ? { url: target.controlUrl, secret: target.controlSecret }
+        : undefined;
     const proxy = await startProxy(target.baseUrl, mutant, control);
     try {
       const session = await openSession({
@@ -77,7 +84,8 @@ export async function runMutants(target: MutantTarget, mutants: readonly Mutant[
       if (ids.length === 0) {
         for (const r of results) {
           const before = baseline.get(r.id);
-          if (r.outcome === 'FAIL' || r.outcome === 'ERROR') wrong.push(`${r.id}: ${r.outcome} through the transparent proxy (${r.failures[0]?.what ?? r.error?.message ?? ''})`);
+          if (r.outcome === 'FAIL' || r.outcome === 'ERROR')
+            wrong.push(`${r.id}: ${r.outcome} through the transparent proxy (${r.failures[0]?.what ?? r.error?.message ?? ''})`);
           if (before !== undefined && before !== r.outcome) wrong.push(`${r.id}: ${before} → ${r.outcome}`);
         }
       } else {
@@ -89,7 +97,9 @@ export async function runMutants(target: MutantTarget, mutants: readonly Mutant[
       const killed = wrong.length === 0;
       const durationMs = Date.now() - started;
       verdicts.push({ name: mutant.name, killed, wrong, durationMs });
-      write(`${killed ? 'KILLED  ' : 'SURVIVED'} ${mutant.name.padEnd(32)} ${`${(durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${mutant.description}${killed ? '' : `\n         ${wrong.join('\n         ')}`}\n`);
+      write(
+        `${killed ? 'KILLED  ' : 'SURVIVED'} ${mutant.name.padEnd(32)} ${`${(durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${mutant.description}${killed ? '' : `\n         ${wrong.join('\n         ')}`}\n`,
+      );
     } finally {
       await proxy.close();
     }
@@ -110,10 +120,16 @@ async function main(): Promise<number> {
     },
   });
   if (values['base-url'] === undefined) {
-    process.stderr.write('usage: node conformance/mutants/run.ts --base-url URL [--control-url URL --control-secret S] [--only NAME,...] [--shard K/N]\n');
+    process.stderr.write(
+      'usage: node conformance/mutants/run.ts --base-url URL [--control-url URL --control-secret S] [--only NAME,...] [--shard K/N]\n',
+    );
     return 2;
   }
-  const only = values.only?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [];
+  const only =
+    values.only
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '') ?? [];
   const mutants = selectMutants(only, values.shard === undefined ? undefined : parseShard(values.shard));
   const verdicts = await runMutants(
     {

@@ -61,7 +61,9 @@ export class ConsoleReporter {
       if (this.#live) {
         const c = this.#counts;
         const elapsed = ((Date.now() - this.#started) / 1000).toFixed(0);
-        this.#status(`[${String(e.index + 1).padStart(String(e.total).length)}/${e.total}] ${elapsed}s pass ${c.PASS} fail ${c.FAIL} error ${c.ERROR} non-strict ${c.NON_STRICT} info ${c.INFORMATIONAL} skip ${c.SKIPPED} flaky ${c.FLAKY}  ${e.check.id}`);
+        this.#status(
+          `[${String(e.index + 1).padStart(String(e.total).length)}/${e.total}] ${elapsed}s pass ${c.PASS} fail ${c.FAIL} error ${c.ERROR} non-strict ${c.NON_STRICT} info ${c.INFORMATIONAL} skip ${c.SKIPPED} flaky ${c.FLAKY}  ${e.check.id}`,
+        );
       }
       return;
     }
@@ -73,7 +75,17 @@ export class ConsoleReporter {
     this.#counts[r.outcome] += 1;
     const failing = r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'FLAKY' || r.outcome === 'NON_STRICT';
     if (!this.#live || failing) {
-      const why = r.outcome === 'SKIPPED' ? ` (${r.skipReason})` : r.outcome === 'ERROR' ? ` (${r.error?.message ?? ''})` : r.failures.length > 0 ? ` (${r.failures.map((f) => f.clause).filter((v, i, a) => a.indexOf(v) === i).join(', ')})` : '';
+      const why =
+        r.outcome === 'SKIPPED'
+          ? ` (${r.skipReason})`
+          : r.outcome === 'ERROR'
+            ? ` (${r.error?.message ?? ''})`
+            : r.failures.length > 0
+              ? ` (${r.failures
+                  .map((f) => f.clause)
+                  .filter((v, i, a) => a.indexOf(v) === i)
+                  .join(', ')})`
+              : '';
       this.#line(`${this.#paint(r.outcome, r.outcome.padEnd(13))} ${r.id} ${r.durationMs} ms${why}`);
     }
     if (this.#live && e.index + 1 === e.total) this.#out.write('\r\x1b[2K');
@@ -86,14 +98,19 @@ export class ConsoleReporter {
       this.#out.write('\n');
       for (const r of failing) {
         this.#out.write(`${this.#paint(r.outcome, `── ${r.outcome} ${r.id}`)}: ${r.description}\n`);
-        if (r.error !== undefined) this.#out.write(`  Error: ${r.error.message}\n${r.error.curl === undefined ? '' : `  curl: ${r.error.curl}\n`}`);
+        if (r.error !== undefined)
+          this.#out.write(`  Error: ${r.error.message}\n${r.error.curl === undefined ? '' : `  curl: ${r.error.curl}\n`}`);
         for (const f of r.failures) this.#out.write(`${failureText(f, '  ')}\n\n`);
         if (r.retry !== undefined) this.#out.write(`  Second run: ${r.retry.outcome}\n\n`);
       }
     }
     const secs = ((Date.now() - this.#started) / 1000).toFixed(1);
-    this.#out.write(`\n${OUTCOMES.map((o) => (counts[o] > 0 ? this.#paint(o, `${counts[o]} ${o}`) : `${counts[o]} ${o}`)).join(', ')} in ${secs} s\n`);
-    this.#out.write(`Clauses: ${cov.covered}/${cov.checkable} checkable clauses have checks; ${cov.exercised}/${cov.checkable} exercised in this run.\n`);
+    this.#out.write(
+      `\n${OUTCOMES.map((o) => (counts[o] > 0 ? this.#paint(o, `${counts[o]} ${o}`) : `${counts[o]} ${o}`)).join(', ')} in ${secs} s\n`,
+    );
+    this.#out.write(
+      `Clauses: ${cov.covered}/${cov.checkable} checkable clauses have checks; ${cov.exercised}/${cov.checkable} exercised in this run.\n`,
+    );
     for (const f of files) this.#out.write(`Report: ${f}\n`);
   }
 }

@@ -25,10 +25,15 @@ export function githubAnnotations(results: readonly CheckResult[], cov: Coverage
   for (const r of results) {
     const file = `${checksRoot}/${r.id}.check.ts`;
     const first = r.failures[0];
-    const detail = first === undefined ? '' : `${first.clause}: ${first.what}\nExpected: ${first.expected.join(' or ')}\nActual: ${first.actual}${first.curl === undefined ? '' : `\n${first.curl}`}`;
+    const detail =
+      first === undefined
+        ? ''
+        : `${first.clause}: ${first.what}\nExpected: ${first.expected.join(' or ')}\nActual: ${first.actual}${first.curl === undefined ? '' : `\n${first.curl}`}`;
     if (r.outcome === 'FAIL') out += annotation('error', file, `FAIL ${r.id}`, detail || r.description);
-    else if (r.outcome === 'ERROR') out += annotation('error', file, `ERROR ${r.id}`, r.error?.message ?? 'the harness could not carry the check out');
-    else if (r.outcome === 'FLAKY') out += annotation('warning', file, `FLAKY ${r.id}`, `failed, then passed when run once more\n${detail}`);
+    else if (r.outcome === 'ERROR')
+      out += annotation('error', file, `ERROR ${r.id}`, r.error?.message ?? 'the harness could not carry the check out');
+    else if (r.outcome === 'FLAKY')
+      out += annotation('warning', file, `FLAKY ${r.id}`, `failed, then passed when run once more\n${detail}`);
     else if (r.outcome === 'NON_STRICT') out += annotation('warning', file, `NON_STRICT ${r.id}`, detail);
     else if (r.outcome === 'SKIPPED') out += annotation('notice', file, `SKIPPED ${r.id}`, r.skipReason ?? '');
   }

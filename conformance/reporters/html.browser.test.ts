@@ -34,7 +34,9 @@ const skip =
 
 const FAIL_ID = 'meetings/rename-title-max-500';
 const FAIL_CLAUSE = 'meetings.rename.title-max-500';
-const REQUIREMENT = 'A rename title of at most 500 characters is accepted, while a longer one is refused with a 4xx error and leaves the title unchanged.';
+const REQUIREMENT =
+  'A rename title of at most 500 characters is accepted, while a longer one is refused with a ' +
+  '4xx error and leaves the title unchanged.';
 const CURL = `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' -H 'authorization: Bearer $MAS_TOKEN' --data-binary '{"title":"aaaa"}'`;
 /** Text that would run as script, or break the page, if the reporter did not escape it. */
 const NASTY = `</script><script>window.__injected=1</script> & <b>bold</b> "quotes" 'apos' 🚀`;
@@ -45,7 +47,16 @@ function browserRun(): RunReport {
     ...sampleExchange('{"title":"aaaa"}', `{"id":"m1","title":"${NASTY}"}`),
     curl: CURL,
   };
-  const pass = (id: string, area: string, clause: string, description: string): CheckResult => ({ ...base, id, area, clauses: [clause], description, requirement: 'r', outcome: 'PASS', exchanges: [exchange] });
+  const pass = (id: string, area: string, clause: string, description: string): CheckResult => ({
+    ...base,
+    id,
+    area,
+    clauses: [clause],
+    description,
+    requirement: 'r',
+    outcome: 'PASS',
+    exchanges: [exchange],
+  });
   const results: CheckResult[] = [
     pass('meetings/list-shape', 'meetings', 'meetings.list.shape', 'GET /v1/meetings answers the list shape'),
     {
@@ -67,13 +78,31 @@ function browserRun(): RunReport {
           severity: 'fail',
           exchange: 1,
           curl: CURL,
-          property: { name: 'title lengths', seed: 373913517, numRuns: 2, failed: true, path: '1', counterexample: '"aaaa"', shrinks: 0, replay: `--replay reports/conformance/checks/${FAIL_ID}.json` },
+          property: {
+            name: 'title lengths',
+            seed: 373913517,
+            numRuns: 2,
+            failed: true,
+            path: '1',
+            counterexample: '"aaaa"',
+            shrinks: 0,
+            replay: `--replay reports/conformance/checks/${FAIL_ID}.json`,
+          },
           exchanges: [exchange],
         },
       ],
       properties: [{ name: 'title lengths', seed: 373913517, numRuns: 2, failed: true, path: '1' }],
     },
-    { ...base, id: 'meetings/delete-cascade', area: 'meetings', clauses: ['meetings.rename.applies'], description: 'flaky: failed once, then passed', requirement: 'r', outcome: 'FLAKY', retry: { outcome: 'PASS', durationMs: 5, failures: [] } },
+    {
+      ...base,
+      id: 'meetings/delete-cascade',
+      area: 'meetings',
+      clauses: ['meetings.rename.applies'],
+      description: 'flaky: failed once, then passed',
+      requirement: 'r',
+      outcome: 'FLAKY',
+      retry: { outcome: 'PASS', durationMs: 5, failures: [] },
+    },
     pass('auth/no-token-401', 'auth', 'auth.no-token.401', 'no token answers 401'),
     {
       ...base,
@@ -84,12 +113,52 @@ function browserRun(): RunReport {
       description: 'an unknown scope is refused',
       requirement: 'r',
       outcome: 'NON_STRICT',
-      failures: [{ clause: 'auth.scope.four-only', requirement: 'r', what: 'POST a token with scope admin', expected: ['422 invalid_request'], actual: '400', severity: 'non_strict', alternative: '400 invalid_request' }],
+      failures: [
+        {
+          clause: 'auth.scope.four-only',
+          requirement: 'r',
+          what: 'POST a token with scope admin',
+          expected: ['422 invalid_request'],
+          actual: '400',
+          severity: 'non_strict',
+          alternative: '400 invalid_request',
+        },
+      ],
     },
-    { ...base, id: 'auth/admin-parses-to-nothing', area: 'auth', clauses: ['auth.scope.admin-parses-to-nothing'], level: 'gap', description: 'what admin parses to', requirement: 'r', outcome: 'INFORMATIONAL', observations: [{ clause: 'auth.scope.admin-parses-to-nothing', what: 'scopes', actual: '[]' }] },
+    {
+      ...base,
+      id: 'auth/admin-parses-to-nothing',
+      area: 'auth',
+      clauses: ['auth.scope.admin-parses-to-nothing'],
+      level: 'gap',
+      description: 'what admin parses to',
+      requirement: 'r',
+      outcome: 'INFORMATIONAL',
+      observations: [{ clause: 'auth.scope.admin-parses-to-nothing', what: 'scopes', actual: '[]' }],
+    },
     pass('webhooks/create-201', 'webhooks', 'webhooks.create.201', 'creating a target answers 201'),
-    { ...base, id: 'webhooks/hmac-secret-once', area: 'webhooks', clauses: ['webhooks.create.hmac-secret-once'], description: 'the secret is shown once', requirement: 'r', outcome: 'SKIPPED', completed: false, skipReason: 'needs a receiver: no --receiver-host' },
-    { ...base, id: 'webhooks/feature-toggle', area: 'webhooks', clauses: ['webhooks.feature-toggle'], description: 'the feature toggle', requirement: 'r', outcome: 'ERROR', completed: false, error: { message: 'Control API PATCH /settings answered 500', curl: 'curl -sS -i http://127.0.0.1:8429/settings' } },
+    {
+      ...base,
+      id: 'webhooks/hmac-secret-once',
+      area: 'webhooks',
+      clauses: ['webhooks.create.hmac-secret-once'],
+      description: 'the secret is shown once',
+      requirement: 'r',
+      outcome: 'SKIPPED',
+      completed: false,
+      skipReason: 'needs a receiver: no --receiver-host',
+    },
+    {
+      ...base,
+      id: 'webhooks/feature-toggle',
+      area: 'webhooks',
+      clauses: ['webhooks.feature-toggle'],
+      description: 'the feature toggle',
+      requirement: 'r',
+      outcome: 'ERROR',
+      completed: false,
+      error: { message: 'Control API PATCH /settings answered 500', curl: 'curl -sS -i http://127.0.0.1:8429/settings' },
+    },
   ];
   return syntheticRun(results);
 }
@@ -113,10 +182,15 @@ describe('the HTML report in a browser', { skip, timeout: 60_000 }, () => {
   /** The ids of the check rows a reader sees. */
   const visibleChecks = async (): Promise<string[]> => {
     const ids: string[] = [];
-    for (const row of await page.locator('tr.check').all()) if (await row.isVisible()) ids.push((await row.locator('summary code').first().textContent()) ?? '');
+    for (const row of await page.locator('tr.check').all())
+      if (await row.isVisible()) ids.push((await row.locator('summary code').first().textContent()) ?? '');
     return ids.sort();
   };
-  const idsOf = (pred: (r: CheckResult) => boolean): string[] => report.results.filter(pred).map((r) => r.id).sort();
+  const idsOf = (pred: (r: CheckResult) => boolean): string[] =>
+    report.results
+      .filter(pred)
+      .map((r) => r.id)
+      .sort();
   const showOnly = async (outcomes: readonly Outcome[]): Promise<void> => {
     for (const o of OUTCOMES) await page.locator(`input[name=outcome][value=${o}]`).setChecked(outcomes.includes(o));
   };
@@ -126,7 +200,15 @@ describe('the HTML report in a browser', { skip, timeout: 60_000 }, () => {
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     page = await context.newPage();
@@ -154,7 +236,10 @@ describe('the HTML report in a browser', { skip, timeout: 60_000 }, () => {
     await page.getByRole('heading', { name: /Checks \(9\)/ }).waitFor();
     assert.equal(await page.title(), 'FAIL · conformance · http://127.0.0.1:8420');
     assert.equal(await page.locator('input[name=outcome][value=PASS]').isChecked(), false);
-    assert.deepEqual(await visibleChecks(), idsOf((r) => r.outcome !== 'PASS'));
+    assert.deepEqual(
+      await visibleChecks(),
+      idsOf((r) => r.outcome !== 'PASS'),
+    );
     await screenshot('opened');
   });
 
@@ -162,20 +247,32 @@ describe('the HTML report in a browser', { skip, timeout: 60_000 }, () => {
     await showOnly(['FAIL']);
     assert.deepEqual(await visibleChecks(), [FAIL_ID]);
     await showOnly(['FAIL', 'ERROR']);
-    assert.deepEqual(await visibleChecks(), idsOf((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR'));
+    assert.deepEqual(
+      await visibleChecks(),
+      idsOf((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR'),
+    );
     await showOnly(OUTCOMES);
-    assert.deepEqual(await visibleChecks(), idsOf(() => true));
+    assert.deepEqual(
+      await visibleChecks(),
+      idsOf(() => true),
+    );
   });
 
   it('filters by area, and by area with outcome and text together', async () => {
     await showOnly(OUTCOMES);
     await page.getByLabel('Area').selectOption('auth');
-    assert.deepEqual(await visibleChecks(), idsOf((r) => r.area === 'auth'));
+    assert.deepEqual(
+      await visibleChecks(),
+      idsOf((r) => r.area === 'auth'),
+    );
     await screenshot('area-auth', 'Checks (9)');
     await showOnly(['PASS']);
     assert.deepEqual(await visibleChecks(), ['auth/no-token-401']);
     await page.getByLabel('Area').selectOption('');
-    assert.deepEqual(await visibleChecks(), idsOf((r) => r.outcome === 'PASS'));
+    assert.deepEqual(
+      await visibleChecks(),
+      idsOf((r) => r.outcome === 'PASS'),
+    );
     await showOnly(OUTCOMES);
     await page.getByPlaceholder('check id, clause id or text').fill('webhooks.create');
     assert.deepEqual(await visibleChecks(), ['webhooks/create-201', 'webhooks/hmac-secret-once']);

@@ -51,7 +51,12 @@ function exchangeHtml(x: Exchange): string {
     x.sse === undefined
       ? ''
       : `<div><b>SSE</b> (${esc(x.sse.end)}, ${x.sse.closedByServer ? 'closed by the server' : 'not closed by the server'} at ${x.sse.endedAtMs} ms)<pre>${esc(
-          x.sse.frames.map((f) => `+${f.atMs}ms ${f.kind}${f.event === undefined ? '' : ` event=${f.event}`}${f.data === undefined ? '' : ` data=${f.data}`}${f.text === undefined ? '' : ` ${f.text}`}`).join('\n'),
+          x.sse.frames
+            .map(
+              (f) =>
+                `+${f.atMs}ms ${f.kind}${f.event === undefined ? '' : ` event=${f.event}`}${f.data === undefined ? '' : ` data=${f.data}`}${f.text === undefined ? '' : ` ${f.text}`}`,
+            )
+            .join('\n'),
         )}</pre></div>`;
   return `<details class="exchange"><summary>${esc(line)}</summary>
 <pre>${esc(`${x.request.method} ${x.request.url}\n${headersText(x.request.headers)}${x.request.body === undefined ? '' : `\n\n${clip(x.request.body)}`}`)}</pre>
@@ -177,9 +182,16 @@ ${report.results.map(checkHtml).join('\n')}
 <table><thead><tr><th>Status</th><th>Clause</th><th>Kind</th><th>Observe</th><th>Statement</th><th>Checks</th></tr></thead><tbody>
 ${rows
   .map(
-    (r) => `<tr class="clause" id="clause-${esc(r.id)}" data-status="${r.status}" data-area="${esc(r.id.split('.')[0]!)}" data-search="${esc(`${r.id} ${r.statement}`.toLowerCase())}">
+    (
+      r,
+    ) => `<tr class="clause" id="clause-${esc(r.id)}" data-status="${r.status}" data-area="${esc(r.id.split('.')[0]!)}" data-search="${esc(`${r.id} ${r.statement}`.toLowerCase())}">
 <td><span class="tag ${r.status}">${r.status}</span></td><td><code>${esc(r.id)}</code></td><td>${r.kind}</td><td>${r.observe}</td><td>${esc(r.statement)}</td>
-<td>${r.checks.map((c) => { const res = r.results.find((x) => x.check === c); return `<a href="#check-${esc(c)}"><code>${esc(c)}</code></a>${res === undefined ? '' : ` <span class="tag ${res.outcome}">${res.outcome}</span>`}`; }).join('<br>')}</td></tr>`,
+<td>${r.checks
+      .map((c) => {
+        const res = r.results.find((x) => x.check === c);
+        return `<a href="#check-${esc(c)}"><code>${esc(c)}</code></a>${res === undefined ? '' : ` <span class="tag ${res.outcome}">${res.outcome}</span>`}`;
+      })
+      .join('<br>')}</td></tr>`,
   )
   .join('\n')}
 </tbody></table></section>

@@ -81,7 +81,11 @@ export function writeJsonReport(dir: string, report: RunReport, catalog: readonl
   for (const r of report.results) {
     const file = join(dir, detailPath(r.id));
     mkdirSync(dirname(file), { recursive: true });
-    const detail: DetailFile = { format: REPORT_FORMAT, run: { seed: report.meta.seed, baseUrl: report.meta.target.baseUrl, startedAt: report.meta.startedAt }, ...r };
+    const detail: DetailFile = {
+      format: REPORT_FORMAT,
+      run: { seed: report.meta.seed, baseUrl: report.meta.target.baseUrl, startedAt: report.meta.startedAt },
+      ...r,
+    };
     writeFileSync(file, `${JSON.stringify(detail, null, 2)}\n`);
   }
   writeFileSync(join(dir, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
@@ -102,6 +106,7 @@ export function readJsonReport(dir: string): RunReport {
 
 export function readDetail(file: string): DetailFile {
   const detail = JSON.parse(readFileSync(file, 'utf8')) as DetailFile;
-  if (detail.format !== REPORT_FORMAT || typeof detail.id !== 'string') throw new Error(`${file} is not a check detail of a ${REPORT_FORMAT} report`);
+  if (detail.format !== REPORT_FORMAT || typeof detail.id !== 'string')
+    throw new Error(`${file} is not a check detail of a ${REPORT_FORMAT} report`);
   return detail;
 }

@@ -29,15 +29,22 @@ function testcase(r: CheckResult): string {
     `<property name="outcome" value="${r.outcome}"/>`,
     `<property name="clauses" value="${xmlEscape(r.clauses.join(' '))}"/>`,
     `<property name="level" value="${r.level}"/>`,
-    ...r.properties.map((p) => `<property name="fast-check:${xmlEscape(p.name)}" value="${xmlEscape(`seed=${p.seed}${p.path === undefined ? '' : ` path=${p.path}`}`)}"/>`),
+    ...r.properties.map(
+      (p) =>
+        `<property name="fast-check:${xmlEscape(p.name)}" value="${xmlEscape(`seed=${p.seed}${p.path === undefined ? '' : ` path=${p.path}`}`)}"/>`,
+    ),
   ];
   const body: string[] = [`<properties>${props.join('')}</properties>`];
   if (r.outcome === 'FAIL') {
     for (const f of r.failures.filter((x) => x.severity === 'fail')) {
-      body.push(`<failure type="${xmlEscape(f.clause)}" message="${xmlEscape(`${f.clause}: ${f.what}: expected ${f.expected.join(' or ')}; got ${f.actual}`.slice(0, 1000))}">${xmlEscape(failureText(f))}</failure>`);
+      body.push(
+        `<failure type="${xmlEscape(f.clause)}" message="${xmlEscape(`${f.clause}: ${f.what}: expected ${f.expected.join(' or ')}; got ${f.actual}`.slice(0, 1000))}">${xmlEscape(failureText(f))}</failure>`,
+      );
     }
   } else if (r.outcome === 'ERROR') {
-    body.push(`<error type="harness" message="${xmlEscape((r.error?.message ?? 'error').slice(0, 1000))}">${xmlEscape(resultText(r))}</error>`);
+    body.push(
+      `<error type="harness" message="${xmlEscape((r.error?.message ?? 'error').slice(0, 1000))}">${xmlEscape(resultText(r))}</error>`,
+    );
   } else if (r.outcome === 'SKIPPED') {
     body.push(`<skipped message="${xmlEscape(r.skipReason ?? '')}"/>`);
   }
@@ -71,7 +78,9 @@ export function junitReport(report: RunReport, catalog: readonly Clause[]): stri
   const table = [
     `Clause coverage: ${cov.covered}/${cov.checkable} checkable clauses have checks; ${cov.exercised}/${cov.checkable} exercised in this run; ${cov.internal} not checkable over HTTP.`,
     '',
-    ...cov.byArea.map((a) => `${a.area.padEnd(14)} covered ${a.covered}/${a.checkable}  exercised ${a.exercised}  pass ${a.pass}  fail ${a.fail}`),
+    ...cov.byArea.map(
+      (a) => `${a.area.padEnd(14)} covered ${a.covered}/${a.checkable}  exercised ${a.exercised}  pass ${a.pass}  fail ${a.fail}`,
+    ),
     '',
     ...rows.map((r) => `${r.status.padEnd(13)} ${r.id}`),
   ].join('\n');

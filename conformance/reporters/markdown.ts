@@ -44,7 +44,9 @@ function failureMd(f: Failure): string {
   if (f.alternative !== undefined) lines.push(`- **Alternative observed**: ${cell(f.alternative)}`);
   if (f.property !== undefined) {
     const p = f.property;
-    lines.push(`- **Property** \`${p.name}\`: seed \`${p.seed}\`${p.path === undefined ? '' : `, path \`${p.path}\``}${p.counterexample === undefined ? '' : `, counterexample \`${cell(p.counterexample.slice(0, 300))}\``}`);
+    lines.push(
+      `- **Property** \`${p.name}\`: seed \`${p.seed}\`${p.path === undefined ? '' : `, path \`${p.path}\``}${p.counterexample === undefined ? '' : `, counterexample \`${cell(p.counterexample.slice(0, 300))}\``}`,
+    );
     if (p.replay !== undefined) lines.push(`- **Replay**: \`${cell(p.replay)}\``);
   }
   if (f.curl !== undefined) lines.push('', fence(f.curl, 'sh'));
@@ -69,20 +71,37 @@ export function markdownReport(report: RunReport, catalog: readonly Clause[]): s
   const failing = counts.FAIL + counts.ERROR;
   const ms = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
   const out: string[] = [];
-  out.push(`# ${failing === 0 ? '✅' : '❌'} Conformance: ${OUTCOMES.filter((o) => counts[o] > 0).map((o) => `${counts[o]} ${o}`).join(' · ') || 'no checks'}`);
+  out.push(
+    `# ${failing === 0 ? '✅' : '❌'} Conformance: ${
+      OUTCOMES.filter((o) => counts[o] > 0)
+        .map((o) => `${counts[o]} ${o}`)
+        .join(' · ') || 'no checks'
+    }`,
+  );
   out.push('');
-  out.push(`Target \`${report.meta.target.baseUrl}\`${report.meta.target.controlUrl === undefined ? ' (no Control API)' : ` · Control API \`${report.meta.target.controlUrl}\``} · seed \`${report.meta.seed}\` · ${report.meta.runs} runs per property${report.meta.shard === undefined ? '' : ` · shard ${report.meta.shard}`} · ${(ms / 1000).toFixed(1)} s · ${report.meta.startedAt}`);
-  if (report.meta.placeholders.length > 0) out.push('', `curl lines use ${report.meta.placeholders.map((p) => `\`${p}\``).join(', ')} in place of the secrets given on the command line.`);
+  out.push(
+    `Target \`${report.meta.target.baseUrl}\`${report.meta.target.controlUrl === undefined ? ' (no Control API)' : ` · Control API \`${report.meta.target.controlUrl}\``} · seed \`${report.meta.seed}\` · ${report.meta.runs} runs per property${report.meta.shard === undefined ? '' : ` · shard ${report.meta.shard}`} · ${(ms / 1000).toFixed(1)} s · ${report.meta.startedAt}`,
+  );
+  if (report.meta.placeholders.length > 0)
+    out.push(
+      '',
+      `curl lines use ${report.meta.placeholders.map((p) => `\`${p}\``).join(', ')} in place of the secrets given on the command line.`,
+    );
   out.push('', '| Outcome | Checks |', '|---|---:|');
   for (const o of OUTCOMES) out.push(`| ${ICON[o]} ${o} | ${counts[o]} |`);
   out.push('', '## Clause coverage', '');
-  out.push(`**${cov.covered}/${cov.checkable}** checkable clauses have checks (${((100 * cov.covered) / Math.max(1, cov.checkable)).toFixed(0)} %); **${cov.exercised}/${cov.checkable}** were exercised in this run; ${cov.internal} clauses cannot be observed over HTTP (conformance/not-checkable.ts).`);
+  out.push(
+    `**${cov.covered}/${cov.checkable}** checkable clauses have checks (${((100 * cov.covered) / Math.max(1, cov.checkable)).toFixed(0)} %); **${cov.exercised}/${cov.checkable}** were exercised in this run; ${cov.internal} clauses cannot be observed over HTTP (conformance/not-checkable.ts).`,
+  );
   out.push('', '| Area | Checkable | Covered | Exercised | Pass | Fail |', '|---|---:|---:|---:|---:|---:|');
   for (const a of cov.byArea) out.push(`| ${a.area} | ${a.checkable} | ${a.covered} | ${a.exercised} | ${a.pass} | ${a.fail} |`);
-  const shown = report.results.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'NON_STRICT' || r.outcome === 'FLAKY');
+  const shown = report.results.filter(
+    (r) => r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'NON_STRICT' || r.outcome === 'FLAKY',
+  );
   if (shown.length > 0) {
     out.push('', '## Failures and remarks', '');
-    for (const o of ['FAIL', 'ERROR', 'NON_STRICT', 'FLAKY'] as const) for (const r of shown.filter((x) => x.outcome === o)) out.push(resultMd(r));
+    for (const o of ['FAIL', 'ERROR', 'NON_STRICT', 'FLAKY'] as const)
+      for (const r of shown.filter((x) => x.outcome === o)) out.push(resultMd(r));
   }
   const skipped = report.results.filter((r) => r.outcome === 'SKIPPED');
   if (skipped.length > 0) {
@@ -93,12 +112,22 @@ export function markdownReport(report: RunReport, catalog: readonly Clause[]): s
   }
   const infos = report.results.filter((r) => r.outcome === 'INFORMATIONAL' || r.observations.length > 0);
   if (infos.length > 0) {
-    out.push('', '<details><summary>Observations (gaps and remarks)</summary>', '', '| Check | Clause | What | Target did |', '|---|---|---|---|');
-    for (const r of infos) for (const o of r.observations) out.push(`| \`${r.id}\` | \`${o.clause}\` | ${cell(o.what)} | ${cell(o.actual.slice(0, 400))} |`);
+    out.push(
+      '',
+      '<details><summary>Observations (gaps and remarks)</summary>',
+      '',
+      '| Check | Clause | What | Target did |',
+      '|---|---|---|---|',
+    );
+    for (const r of infos)
+      for (const o of r.observations) out.push(`| \`${r.id}\` | \`${o.clause}\` | ${cell(o.what)} | ${cell(o.actual.slice(0, 400))} |`);
     out.push('', '</details>');
   }
   out.push('', '<details><summary>Every clause</summary>', '', '| Status | Clause | Kind | Observe | Checks |', '|---|---|---|---|---|');
-  for (const r of rows) out.push(`| ${ICON[r.status] ?? ''} ${r.status} | \`${r.id}\` | ${r.kind} | ${r.observe} | ${r.checks.map((c) => `\`${c}\``).join(' ')} |`);
+  for (const r of rows)
+    out.push(
+      `| ${ICON[r.status] ?? ''} ${r.status} | \`${r.id}\` | ${r.kind} | ${r.observe} | ${r.checks.map((c) => `\`${c}\``).join(' ')} |`,
+    );
   out.push('', '</details>', '');
   return out.join('\n');
 }

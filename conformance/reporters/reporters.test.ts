@@ -60,7 +60,8 @@ test('JUnit: well-formed, one testsuite per area plus the coverage suite, counts
   const xml = junitReport(syntheticReport(), catalog);
   assert.deepEqual(xmlProblems(xml), []);
   assert.match(xml, /<testsuites [^>]*tests="7" failures="1" errors="1" skipped="1"/);
-  for (const area of ['health', 'meetings', 'config', 'webhooks', 'auth', 'search', 'clause-coverage']) assert.match(xml, new RegExp(`<testsuite name="${area}"`));
+  for (const area of ['health', 'meetings', 'config', 'webhooks', 'auth', 'search', 'clause-coverage'])
+    assert.match(xml, new RegExp(`<testsuite name="${area}"`));
   assert.match(xml, /<failure type="meetings.rename.title-max-500"/);
   assert.match(xml, /Requirement: &quot;A rename title of at most 500 characters/);
   assert.match(xml, /Property: &quot;title lengths&quot; seed 42 path &quot;6:0:1&quot;/);
@@ -101,7 +102,11 @@ test('HTML: self-contained, escaped, filterable, with the per-clause table', () 
   assert.equal((html.match(/<script>/g) ?? []).length, 1, 'only the report’s own script');
   assert.ok(html.includes('&lt;/script&gt;&lt;script&gt;alert(1)'), 'payload escaped');
   for (const tag of ['details', 'tr', 'table', 'section', 'pre']) {
-    assert.equal((html.match(new RegExp(`<${tag}[\\s>]`, 'g')) ?? []).length, (html.match(new RegExp(`</${tag}>`, 'g')) ?? []).length, `<${tag}> balanced`);
+    assert.equal(
+      (html.match(new RegExp(`<${tag}[\\s>]`, 'g')) ?? []).length,
+      (html.match(new RegExp(`</${tag}>`, 'g')) ?? []).length,
+      `<${tag}> balanced`,
+    );
   }
   assert.match(html, /name="outcome" value="FAIL"/);
   assert.match(html, /<select id="area">/);
@@ -131,7 +136,13 @@ test('merge: shards join, a check met twice keeps its worse outcome', () => {
   assert.equal(merged.results.length, 7);
   assert.equal(merged.meta.shard, undefined);
   assert.equal(merged.meta.finishedAt, '2026-11-20T09:00:09.000Z');
-  assert.deepEqual(merged.meta.mergedFrom?.map((m) => m.shard), ['1/2', '2/2']);
-  const twice = mergeReports([full, { ...full, results: full.results.map((r) => (r.id === 'health/no-auth' ? { ...r, outcome: 'FAIL' as const } : r)) }]);
+  assert.deepEqual(
+    merged.meta.mergedFrom?.map((m) => m.shard),
+    ['1/2', '2/2'],
+  );
+  const twice = mergeReports([
+    full,
+    { ...full, results: full.results.map((r) => (r.id === 'health/no-auth' ? { ...r, outcome: 'FAIL' as const } : r)) },
+  ]);
   assert.equal(twice.results.find((r) => r.id === 'health/no-auth')!.outcome, 'FAIL');
 });

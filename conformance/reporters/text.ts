@@ -19,7 +19,9 @@ export function failureText(f: Failure, indent = ''): string {
   if (f.alternative !== undefined) lines.push(`Alternative observed: ${f.alternative}`);
   if (f.property !== undefined) {
     const p = f.property;
-    lines.push(`Property: "${p.name}" seed ${p.seed}${p.path === undefined ? '' : ` path "${clip(p.path, 120)}"`} after ${p.numRuns} runs, ${p.shrinks ?? 0} shrinks`);
+    lines.push(
+      `Property: "${p.name}" seed ${p.seed}${p.path === undefined ? '' : ` path "${clip(p.path, 120)}"`} after ${p.numRuns} runs, ${p.shrinks ?? 0} shrinks`,
+    );
     if (p.counterexample !== undefined) lines.push(`Counterexample: ${clip(p.counterexample, 400)}`);
     if (p.replay !== undefined) lines.push(`Replay: ${p.replay}`);
   }
@@ -40,7 +42,8 @@ export function resultText(r: CheckResult): string {
     if (r.error.stack !== undefined) parts.push(r.error.stack);
   }
   for (const f of r.failures) parts.push(failureText(f));
-  if (r.retry !== undefined) parts.push(`Second run: ${r.retry.outcome}${r.retry.error === undefined ? '' : ` (${r.retry.error.message})`}`);
+  if (r.retry !== undefined)
+    parts.push(`Second run: ${r.retry.outcome}${r.retry.error === undefined ? '' : ` (${r.retry.error.message})`}`);
   if (r.observations.length > 0) parts.push(['Observations:', ...r.observations.map((o) => `  ${observationText(o)}`)].join('\n'));
   if (r.notes.length > 0) parts.push(['Notes:', ...r.notes.map((n) => `  ${n}`)].join('\n'));
   return parts.join('\n\n');

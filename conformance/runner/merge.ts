@@ -24,7 +24,10 @@ export function mergeReports(reports: readonly RunReport[]): RunReport {
   for (const report of reports) for (const c of report.suite) if (!suite.has(c.id)) suite.set(c.id, c.clauses);
   const first = reports[0]!.meta;
   const startedAt = reports.map((r) => r.meta.startedAt).sort()[0]!;
-  const finishedAt = reports.map((r) => r.meta.finishedAt).sort().at(-1)!;
+  const finishedAt = reports
+    .map((r) => r.meta.finishedAt)
+    .sort()
+    .at(-1)!;
   const { shard: _shard, ...rest } = first;
   return {
     meta: {
@@ -32,7 +35,11 @@ export function mergeReports(reports: readonly RunReport[]): RunReport {
       startedAt,
       finishedAt,
       placeholders: [...new Set(reports.flatMap((r) => r.meta.placeholders))],
-      mergedFrom: reports.map((r) => ({ ...(r.meta.shard === undefined ? {} : { shard: r.meta.shard }), startedAt: r.meta.startedAt, checks: r.results.length })),
+      mergedFrom: reports.map((r) => ({
+        ...(r.meta.shard === undefined ? {} : { shard: r.meta.shard }),
+        startedAt: r.meta.startedAt,
+        checks: r.results.length,
+      })),
     },
     results: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     suite: [...suite.entries()].map(([id, clauses]) => ({ id, clauses })).sort((a, b) => (a.id < b.id ? -1 : 1)),

@@ -37,7 +37,15 @@ export function redactResult(r: CheckResult, s: Secrets): CheckResult {
     properties: s.redactDeep(r.properties),
     exchanges: s.redactDeep(r.exchanges),
     deliveries: s.redactDeep(r.deliveries),
-    ...(r.retry === undefined ? {} : { retry: { ...r.retry, failures: r.retry.failures.map((f) => failure(f, s)), ...(r.retry.error === undefined ? {} : { error: { message: s.redact(r.retry.error.message) } }) } }),
+    ...(r.retry === undefined
+      ? {}
+      : {
+          retry: {
+            ...r.retry,
+            failures: r.retry.failures.map((f) => failure(f, s)),
+            ...(r.retry.error === undefined ? {} : { error: { message: s.redact(r.retry.error.message) } }),
+          },
+        }),
   };
 }
 

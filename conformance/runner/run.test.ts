@@ -23,18 +23,26 @@ before(async () => {
       else send(200, { n });
       return;
     }
-    if (url.pathname === '/flaky') { send(++flakyCalls === 1 ? 500 : 200, {}); return; }
+    if (url.pathname === '/flaky') {
+      send(++flakyCalls === 1 ? 500 : 200, {});
+      return;
+    }
     if (url.pathname === '/reset') {
       counter = 0;
-      send(200, {}); return;
+      send(200, {});
+      return;
     }
     // A counter with a bug: the fourth increment is lost.
     if (url.pathname === '/inc') {
       counter += 1;
       if (counter === 4) counter -= 1;
-      send(200, { value: counter }); return;
+      send(200, { value: counter });
+      return;
     }
-    if (url.pathname === '/value') { send(200, { value: counter }); return; }
+    if (url.pathname === '/value') {
+      send(200, { value: counter });
+      return;
+    }
     if (url.pathname === '/slow') return setTimeout(() => send(200, {}), 2000);
     send(404, { error: { code: 'not_found', message: 'no' } });
   });
@@ -75,17 +83,38 @@ test('a failing property reports the clause, the seed, the path, the shrunk coun
 test('outcomes: SKIPPED, ERROR, FAIL, a check grading a clause it does not list, a gap never failing', async () => {
   const s = await session();
   assert.equal((await runAttempt(testCheck({ run: async (ctx) => ctx.skip('no receiver') }), s, false)).outcome, 'SKIPPED');
-  const err = await runAttempt(testCheck({ run: async () => { throw new TypeError('harness bug'); } }), s, false);
+  const err = await runAttempt(
+    testCheck({
+      run: async () => {
+        throw new TypeError('harness bug');
+      },
+    }),
+    s,
+    false,
+  );
   assert.equal(err.outcome, 'ERROR');
   assert.match(err.error!.message, /harness bug/);
-  const fail = await runAttempt(testCheck({ run: async (ctx) => void ctx.expect('meetings.rename.applies', 'w', x.verdict(false, 'e', 'a')) }), s, false);
+  const fail = await runAttempt(
+    testCheck({ run: async (ctx) => void ctx.expect('meetings.rename.applies', 'w', x.verdict(false, 'e', 'a')) }),
+    s,
+    false,
+  );
   assert.equal(fail.outcome, 'FAIL');
   assert.equal(fail.completed, true);
-  const unlisted = await runAttempt(testCheck({ run: async (ctx) => void ctx.expect('health.no-auth', 'w', x.verdict(false, 'e', 'a')) }), s, false);
+  const unlisted = await runAttempt(
+    testCheck({ run: async (ctx) => void ctx.expect('health.no-auth', 'w', x.verdict(false, 'e', 'a')) }),
+    s,
+    false,
+  );
   assert.equal(unlisted.outcome, 'ERROR');
   assert.match(unlisted.error!.message, /does not name/);
   const gap = await runAttempt(
-    testCheck({ id: 'config/g', clauses: ['config.fields-withheld.gap'], level: 'gap', run: async (ctx) => void ctx.expect('config.fields-withheld.gap', 'w', x.verdict(false, 'e', 'a')) }),
+    testCheck({
+      id: 'config/g',
+      clauses: ['config.fields-withheld.gap'],
+      level: 'gap',
+      run: async (ctx) => void ctx.expect('config.fields-withheld.gap', 'w', x.verdict(false, 'e', 'a')),
+    }),
     s,
     false,
   );
@@ -96,7 +125,13 @@ test('outcomes: SKIPPED, ERROR, FAIL, a check grading a clause it does not list,
 test('conflicts: the spec’s choice passes, another alternative is NON_STRICT, none is FAIL; no choice accepts any', async () => {
   const s = await session();
   const grade = async (clause: string, matched: number | null) =>
-    (await runAttempt(testCheck({ id: 'x/c', clauses: [clause], level: 'conflict', run: async (ctx) => ctx.conflict(clause, 'w', matched, 'actual') }), s, false)).outcome;
+    (
+      await runAttempt(
+        testCheck({ id: 'x/c', clauses: [clause], level: 'conflict', run: async (ctx) => ctx.conflict(clause, 'w', matched, 'actual') }),
+        s,
+        false,
+      )
+    ).outcome;
   assert.equal(await grade('recording.wait.scope-read', 0), 'PASS');
   assert.equal(await grade('recording.wait.scope-read', 1), 'NON_STRICT');
   assert.equal(await grade('recording.wait.scope-read', null), 'FAIL');
@@ -110,12 +145,19 @@ test('runChecks: missing needs skip with the need named; a second run that passe
     [
       testCheck({ id: 'a/needs-tokens', needs: ['tokens'], run: async () => undefined }),
       testCheck({ id: 'a/needs-slow', needs: ['slow'], run: async () => undefined }),
-      testCheck({ id: 'a/flaky', run: async (ctx) => {
-        ctx.expect('meetings.rename.applies', 'GET /flaky', x.status(await ctx.api.get('/flaky'), 200));
-      } }),
-      testCheck({ id: 'a/slow', timeoutMs: 200, run: async (ctx) => {
-        await ctx.api.get('/slow');
-      } }),
+      testCheck({
+        id: 'a/flaky',
+        run: async (ctx) => {
+          ctx.expect('meetings.rename.applies', 'GET /flaky', x.status(await ctx.api.get('/flaky'), 200));
+        },
+      }),
+      testCheck({
+        id: 'a/slow',
+        timeoutMs: 200,
+        run: async (ctx) => {
+          await ctx.api.get('/slow');
+        },
+      }),
     ],
     s,
     {},
@@ -142,17 +184,25 @@ test('model-based: a lost increment is found and shrunk to a short command seque
         },
         commands: [
           fc.constant(
-            command('inc', () => true, async (m) => {
-              const res = await ctx.api.post('/inc');
-              m.value += 1;
-              ctx.expect('meetings.rename.applies', 'POST /inc', x.equal((res.body as { value: number }).value, m.value, 'value'), res);
-            }),
+            command(
+              'inc',
+              () => true,
+              async (m) => {
+                const res = await ctx.api.post('/inc');
+                m.value += 1;
+                ctx.expect('meetings.rename.applies', 'POST /inc', x.equal((res.body as { value: number }).value, m.value, 'value'), res);
+              },
+            ),
           ),
           fc.constant(
-            command('read', () => true, async (m) => {
-              const res = await ctx.api.get('/value');
-              ctx.expect('meetings.rename.applies', 'GET /value', x.equal((res.body as { value: number }).value, m.value, 'value'), res);
-            }),
+            command(
+              'read',
+              () => true,
+              async (m) => {
+                const res = await ctx.api.get('/value');
+                ctx.expect('meetings.rename.applies', 'GET /value', x.equal((res.body as { value: number }).value, m.value, 'value'), res);
+              },
+            ),
           ),
         ],
         runs: 50,

@@ -112,7 +112,10 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     let last = '';
     while (Date.now() < until) {
       try {
-        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(2000), headers: { 'user-agent': USER_AGENT } });
+        const res = await fetch(new URL('health', options.baseUrl.replace(/\/?$/, '/')), {
+          signal: AbortSignal.timeout(2000),
+          headers: { 'user-agent': USER_AGENT },
+        });
         await res.arrayBuffer();
         // Any answer but a 5xx means the API is serving again (a target may guard /health).
         if (res.status < 500) return;
@@ -130,13 +133,23 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   let controlClient: HttpClient | null = null;
   if (options.controlUrl !== undefined) {
     if (options.controlSecret === undefined) throw new SetupError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
-    controlClient = new HttpClient({ baseUrl: options.controlUrl, channel: 'control', secrets, sink, defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000) });
+    controlClient = new HttpClient({
+      baseUrl: options.controlUrl,
+      channel: 'control',
+      secrets,
+      sink,
+      defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000),
+    });
     try {
       const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
       const only = options.controlCapabilities;
-      const discovery = only === undefined ? discovered : { ...discovered, capabilities: discovered.capabilities.filter((c) => only.includes(c)) };
+      const discovery =
+        only === undefined ? discovered : { ...discovered, capabilities: discovered.capabilities.filter((c) => only.includes(c)) };
       control = new ControlDriver(controlClient, options.controlSecret, discovery, ready);
-      progress({ type: 'setup', message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}` });
+      progress({
+        type: 'setup',
+        message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}`,
+      });
     } catch (err) {
       const curl = err instanceof ControlError && err.curl !== undefined ? `\n  ${err.curl}` : '';
       throw new SetupError(`the Control API at ${options.controlUrl} cannot be used: ${(err as Error).message}${curl}`);
@@ -146,10 +159,18 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
 
   let userToken: Environment['userToken'] = null;
   if (options.token !== undefined) {
-    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const client = new HttpClient({
+      baseUrl: options.baseUrl,
+      channel: 'api',
+      secrets,
+      sink: () => setupSink,
+      defaultTimeoutMs: options.requestTimeoutMs,
+    });
     const res = await client.get('/v1/whoami', { token: options.token, label: 'setup: whoami of --token' });
     if (res.status === 401 || res.status === 0) {
-      throw new SetupError(`--token cannot be used: GET /v1/whoami answered ${res.describe(160)} (a Control API reset erases every token, the startup one too)`);
+      throw new SetupError(
+        `--token cannot be used: GET /v1/whoami answered ${res.describe(160)} (a Control API reset erases every token, the startup one too)`,
+      );
     }
     const scopes = (res.body as { scopes?: unknown } | undefined)?.scopes;
     userToken = { token: options.token, scopes: res.status === 200 && Array.isArray(scopes) ? scopes.map(String) : null };
@@ -163,20 +184,55 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   }
 
   const pooled: PoolToken[] = [];
-  const describe = async (token: string, source: string, given: { scopes?: string[]; origin?: TokenOrigin; kind?: TokenKind; note?: string }): Promise<void> => {
-    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+  const describe = async (
+    token: string,
+    source: string,
+    given: { scopes?: string[]; origin?: TokenOrigin; kind?: TokenKind; note?: string },
+  ): Promise<void> => {
+    const client = new HttpClient({
+      baseUrl: options.baseUrl,
+      channel: 'api',
+      secrets,
+      sink: () => setupSink,
+      defaultTimeoutMs: options.requestTimeoutMs,
+    });
     const res = await client.get('/v1/whoami', { token, label: `setup: whoami of ${source}` });
-    if (res.status === 401 || res.status === 0) throw new SetupError(`${source} cannot be used: GET /v1/whoami answered ${res.describe(160)}`);
+    if (res.status === 401 || res.status === 0)
+      throw new SetupError(`${source} cannot be used: GET /v1/whoami answered ${res.describe(160)}`);
     const who = (res.status === 200 ? res.body : {}) as { token_id?: unknown; scopes?: unknown; origin?: unknown; kind?: unknown };
     const scopes = given.scopes ?? (Array.isArray(who.scopes) ? who.scopes.map(String) : null);
-    if (scopes === null) throw new SetupError(`${source}: GET /v1/whoami answered ${res.describe(120)}, so its scopes are unknown; give them in the tokens file ("scopes")`);
-    const origin = given.origin ?? (typeof who.origin === 'string' && ['loopback', 'paired', 'lan'].includes(who.origin) ? (who.origin as TokenOrigin) : 'loopback');
-    const kind = given.kind ?? (typeof who.kind === 'string' && ['standard', 'first_party', 'assistant'].includes(who.kind) ? (who.kind as TokenKind) : 'standard');
-    pooled.push({ token, tokenId: typeof who.token_id === 'string' ? who.token_id : '', scopes, origin, kind, source, ...(given.note === undefined ? {} : { note: given.note }) });
+    if (scopes === null)
+      throw new SetupError(
+        `${source}: GET /v1/whoami answered ${res.describe(120)}, so its scopes are unknown; give them in the tokens file ("scopes")`,
+      );
+    const origin =
+      given.origin ??
+      (typeof who.origin === 'string' && ['loopback', 'paired', 'lan'].includes(who.origin) ? (who.origin as TokenOrigin) : 'loopback');
+    const kind =
+      given.kind ??
+      (typeof who.kind === 'string' && ['standard', 'first_party', 'assistant'].includes(who.kind) ? (who.kind as TokenKind) : 'standard');
+    pooled.push({
+      token,
+      tokenId: typeof who.token_id === 'string' ? who.token_id : '',
+      scopes,
+      origin,
+      kind,
+      source,
+      ...(given.note === undefined ? {} : { note: given.note }),
+    });
   };
   if (userToken !== null && userToken.scopes !== null) await describe(userToken.token, '--token', { scopes: userToken.scopes });
   // A --token whose scopes whoami did not tell is used as before: for any check content with "at least" some scopes.
-  else if (userToken !== null) pooled.push({ token: userToken.token, tokenId: '', scopes: [], scopesKnown: false, origin: 'loopback', kind: 'standard', source: '--token' });
+  else if (userToken !== null)
+    pooled.push({
+      token: userToken.token,
+      tokenId: '',
+      scopes: [],
+      scopesKnown: false,
+      origin: 'loopback',
+      kind: 'standard',
+      source: '--token',
+    });
   if (options.tokensFile !== undefined) {
     let entries;
     try {
@@ -189,7 +245,13 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       secrets.add(e.token, `$MAS_TOKEN_${e.index}`);
       await describe(e.token, `tokens file entry ${e.index}`, e);
     }
-    progress({ type: 'setup', message: `--tokens: ${pooled.filter((t) => t.source !== '--token').map((t) => `#${t.source.replace(/\D+/g, '')} ${t.scopes.join('+') || 'no scope'} · ${t.origin} · ${t.kind}`).join('; ')}` });
+    progress({
+      type: 'setup',
+      message: `--tokens: ${pooled
+        .filter((t) => t.source !== '--token')
+        .map((t) => `#${t.source.replace(/\D+/g, '')} ${t.scopes.join('+') || 'no scope'} · ${t.origin} · ${t.kind}`)
+        .join('; ')}`,
+    });
   }
   const tokenPool = pooled.length === 0 ? null : new TokenPool(pooled);
 
@@ -198,7 +260,13 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   let webhooksOff: string | null = null;
   const reader = pooled.find((t) => t.scopesKnown === false || t.scopes.some((x) => x === 'read' || x === 'record' || x === 'write'));
   if (control?.has('settings') !== true && reader !== undefined) {
-    const client = new HttpClient({ baseUrl: options.baseUrl, channel: 'api', secrets, sink: () => setupSink, defaultTimeoutMs: options.requestTimeoutMs });
+    const client = new HttpClient({
+      baseUrl: options.baseUrl,
+      channel: 'api',
+      secrets,
+      sink: () => setupSink,
+      defaultTimeoutMs: options.requestTimeoutMs,
+    });
     const res = await client.get('/v1/webhooks', { token: reader.token, label: 'setup: are webhooks switched on?' });
     if (res.status === 403 && res.errorCode !== 'insufficient_scope') {
       webhooksOff = `webhooks are switched off on the target (GET /v1/webhooks answered ${res.describe(140)}): switch them on in its settings, or give --control-url with the 'settings' capability`;
@@ -211,9 +279,13 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   const getReceiver = (): Promise<Receiver | { missing: string }> => {
     if (receiver === null) {
       if (options.receiverHost === undefined && !local) {
-        receiver = Promise.resolve({ missing: 'the target is not on this machine: give --receiver-host with an address of this machine that the target can reach' });
+        receiver = Promise.resolve({
+          missing: 'the target is not on this machine: give --receiver-host with an address of this machine that the target can reach',
+        });
       } else {
-        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: unknown) => ({ missing: `the webhook receiver could not listen: ${err instanceof Error ? err.message : String(err)}` }));
+        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: unknown) => ({
+          missing: `the webhook receiver could not listen: ${err instanceof Error ? err.message : String(err)}`,
+        }));
       }
     }
     return receiver;
@@ -264,28 +336,38 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
 export function missingNeed(need: Need, env: Environment): string | null {
   switch (need) {
     case 'token':
-      return env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null ? null : "needs an API token: give --token or --tokens, or --control-url with the 'tokens' capability";
+      return env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null
+        ? null
+        : "needs an API token: give --token or --tokens, or --control-url with the 'tokens' capability";
     case 'tokens':
       // Without the Control API the check runs with the tokens handed to the run; one it lacks makes it SKIPPED, naming it.
       if (env.control?.has('tokens') === true || (env.tokenPool ?? null) !== null) return null;
-      if (env.control === null) return `needs tokens of several scope sets: give --tokens FILE (or --token), or --control-url with the 'tokens' capability (${env.controlMissing})`;
+      if (env.control === null)
+        return `needs tokens of several scope sets: give --tokens FILE (or --token), or --control-url with the 'tokens' capability (${env.controlMissing})`;
       return `needs the Control API capability 'tokens' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'}), or --tokens FILE`;
     case 'receiver':
       return env.receiverHint ?? null;
     case 'meeting':
       // Seeded through the Control API, or made by importing speech with any token that may import.
-      return env.control?.has('meetings') === true || env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null
+      return env.control?.has('meetings') === true ||
+        env.control?.has('tokens') === true ||
+        env.userToken !== null ||
+        (env.tokenPool ?? null) !== null
         ? null
         : "needs a meeting: give --token (one that may import: read and write), or --control-url with the 'meetings' capability";
     case 'slow':
       return env.slow ? null : 'a slow check (minutes of waiting): run with --slow';
     case 'fresh':
-      return env.fresh ? null : 'needs a target started as a fresh installation (empty data folder, default settings): start one and run with --fresh';
+      return env.fresh
+        ? null
+        : 'needs a target started as a fresh installation (empty data folder, default settings): start one and run with --fresh';
     case 'local':
       return env.local ? null : 'needs the target on this machine (a loopback base URL)';
     default:
       if (env.control === null) return `needs the Control API capability '${need}': ${env.controlMissing}`;
-      return env.control.has(need) ? null : `needs the Control API capability '${need}' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'})`;
+      return env.control.has(need)
+        ? null
+        : `needs the Control API capability '${need}' (the target offers: ${[...env.control.capabilities].join(', ') || 'none'})`;
   }
 }
 
@@ -299,7 +381,12 @@ function outcomeOf(check: Check, attempt: Attempt): Outcome {
   return 'PASS';
 }
 
-export async function runAttempt(check: Check, session: Session, resetFirst: boolean, options: { concurrent?: boolean } = {}): Promise<Attempt> {
+export async function runAttempt(
+  check: Check,
+  session: Session,
+  resetFirst: boolean,
+  options: { concurrent?: boolean } = {},
+): Promise<Attempt> {
   const env = options.concurrent === true ? { ...session.env } : session.env;
   const ctx = new CheckContext(check, env);
   if (options.concurrent === true) {
@@ -307,7 +394,15 @@ export async function runAttempt(check: Check, session: Session, resetFirst: boo
     const shared = session.env.control;
     const client = session.env.controlClient;
     if (shared !== null && client !== null) {
-      env.control = shared.withClient(new HttpClient({ baseUrl: client.baseUrl, channel: 'control', secrets: session.env.secrets, sink: () => ctx.sink, defaultTimeoutMs: client.timeoutMs }));
+      env.control = shared.withClient(
+        new HttpClient({
+          baseUrl: client.baseUrl,
+          channel: 'control',
+          secrets: session.env.secrets,
+          sink: () => ctx.sink,
+          defaultTimeoutMs: client.timeoutMs,
+        }),
+      );
     }
   } else session.setCurrent(ctx);
   const started = Date.now();
@@ -319,7 +414,10 @@ export async function runAttempt(check: Check, session: Session, resetFirst: boo
       try {
         await env.control!.reset();
       } catch (err) {
-        throw new ControlError(`could not reset the target before the check: ${(err as Error).message}`, err instanceof ControlError ? err.curl : undefined);
+        throw new ControlError(
+          `could not reset the target before the check: ${(err as Error).message}`,
+          err instanceof ControlError ? err.curl : undefined,
+        );
       }
     }
     await Promise.race([
@@ -343,14 +441,22 @@ export async function runAttempt(check: Check, session: Session, resetFirst: boo
     clearTimeout(timer);
     if (options.concurrent === true && env.control !== null && env.control !== session.env.control) {
       // No reset follows a check run beside others: the devices it left plugged go now (harness/control.ts).
-      await env.control.unplugLeftovers().catch((err: unknown) => ctx.note(`could not unplug the devices this check plugged: ${(err as Error).message}`));
+      await env.control
+        .unplugLeftovers()
+        .catch((err: unknown) => ctx.note(`could not unplug the devices this check plugged: ${(err as Error).message}`));
     }
     ctx.close();
     if (options.concurrent !== true) session.setCurrent(null);
   }
   if (check.level === 'gap' && attempt.failures.length > 0) {
     // A gap never fails: what was expected elsewhere is kept as an observation.
-    for (const f of attempt.failures) attempt.observations.push({ clause: f.clause, what: f.what, actual: `${f.actual} (expected elsewhere: ${f.expected.join(' or ')})`, ...(f.curl === undefined ? {} : { curl: f.curl }) });
+    for (const f of attempt.failures)
+      attempt.observations.push({
+        clause: f.clause,
+        what: f.what,
+        actual: `${f.actual} (expected elsewhere: ${f.expected.join(' or ')})`,
+        ...(f.curl === undefined ? {} : { curl: f.curl }),
+      });
     attempt.failures = [];
   }
   attempt.durationMs = Date.now() - started;
@@ -443,7 +549,9 @@ export async function runChecks(
     progress({ type: 'start', check, index: i, total: ordered.length });
     const missing =
       check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null) ??
-      ((env.webhooksOff ?? null) !== null && checkArea(check.id) === 'webhooks' && !check.needs.includes('settings') ? env.webhooksOff : null);
+      ((env.webhooksOff ?? null) !== null && checkArea(check.id) === 'webhooks' && !check.needs.includes('settings')
+        ? env.webhooksOff
+        : null);
     let result: CheckResult;
     if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
@@ -488,7 +596,10 @@ export async function runChecks(
   const last = ordered.filter((c) => c.order === 'last');
   const global = ordered.filter((c) => c.order === undefined && isolation(c) === 'global');
   // The recorder checks first: one after the other they make the longest chain of the pool, so it starts at once.
-  const pool = [...ordered.filter((c) => c.order === undefined && isolation(c) === 'recorder'), ...ordered.filter((c) => c.order === undefined && isolation(c) === 'own')];
+  const pool = [
+    ...ordered.filter((c) => c.order === undefined && isolation(c) === 'recorder'),
+    ...ordered.filter((c) => c.order === undefined && isolation(c) === 'own'),
+  ];
   for (const c of first) byId.set(c.id, await runOne(c, false, false));
   for (const c of global) byId.set(c.id, await runOne(c, resettable, false));
   if (pool.length > 0) {
@@ -527,7 +638,10 @@ export async function runChecks(
 async function prepareSharedRun(session: Session, pool: readonly Check[], resettable: boolean): Promise<void> {
   const control = session.env.control;
   if (control === null) return;
-  const ctx = new CheckContext({ id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '', run: async () => undefined }, session.env);
+  const ctx = new CheckContext(
+    { id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '', run: async () => undefined },
+    session.env,
+  );
   session.setCurrent(ctx);
   try {
     if (resettable) await control.reset();

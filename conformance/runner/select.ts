@@ -19,9 +19,16 @@ export function matches(check: Pick<Check, 'id' | 'clauses'>, selector: string):
 }
 
 export function parseSelectors(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }
 
-export function select<T extends Pick<Check, 'id' | 'clauses'>>(checks: readonly T[], only: readonly string[], skip: readonly string[]): T[] {
+export function select<T extends Pick<Check, 'id' | 'clauses'>>(
+  checks: readonly T[],
+  only: readonly string[],
+  skip: readonly string[],
+): T[] {
   return checks.filter((c) => (only.length === 0 || only.some((s) => matches(c, s))) && !skip.some((s) => matches(c, s)));
 }

@@ -4,7 +4,11 @@ import { effectiveScopes, expectedAuth, implicatedClauses, parseScopes, satisfie
 import { OPERATIONS, PROTECTED_OPERATIONS, fillPath, routeKey } from './operations.ts';
 
 const op = (m: string, p: string) => OPERATIONS.find((o) => o.method === m && o.path === p)!;
-const tok = (requested: string[], origin: 'loopback' | 'paired' | 'lan' = 'loopback', kind: 'standard' | 'first_party' | 'assistant' = 'standard') => ({ requested, origin, kind });
+const tok = (
+  requested: string[],
+  origin: 'loopback' | 'paired' | 'lan' = 'loopback',
+  kind: 'standard' | 'first_party' | 'assistant' = 'standard',
+) => ({ requested, origin, kind });
 
 test("API.md's endpoint tables: 43 operations over 37 paths, 3 public", () => {
   assert.equal(OPERATIONS.length, 43);
@@ -12,7 +16,10 @@ test("API.md's endpoint tables: 43 operations over 37 paths, 3 public", () => {
   assert.equal(OPERATIONS.length - PROTECTED_OPERATIONS.length, 3);
   assert.equal(new Set(OPERATIONS.map((o) => routeKey(o.method, o.path))).size, 43);
   assert.equal(routeKey('get', '/v1/meetings/{meeting_id}'), 'GET /v1/meetings/{}');
-  assert.equal(fillPath('/v1/meetings/{id}/summary/operations/{operation_id}', { id: 'a b', operation_id: 'o' }), '/v1/meetings/a%20b/summary/operations/o');
+  assert.equal(
+    fillPath('/v1/meetings/{id}/summary/operations/{operation_id}', { id: 'a b', operation_id: 'o' }),
+    '/v1/meetings/a%20b/summary/operations/o',
+  );
 });
 
 test('scope parsing, satisfaction and the assistant and paired rules', () => {
@@ -25,11 +32,23 @@ test('scope parsing, satisfaction and the assistant and paired rules', () => {
 });
 
 test('expected answers of the gates', () => {
-  assert.deepEqual(expectedAuth(op('GET', '/v1/meetings'), tok(['delete'])), { kind: 'refused', status: 403, code: 'insufficient_scope', clause: 'auth.missing-scope.403' });
+  assert.deepEqual(expectedAuth(op('GET', '/v1/meetings'), tok(['delete'])), {
+    kind: 'refused',
+    status: 403,
+    code: 'insufficient_scope',
+    clause: 'auth.missing-scope.403',
+  });
   assert.deepEqual(expectedAuth(op('GET', '/v1/meetings'), tok(['record'])), { kind: 'allowed' });
   assert.deepEqual(expectedAuth(op('DELETE', '/v1/meetings/{id}'), tok(['read', 'delete'], 'paired')).kind, 'refused');
-  assert.deepEqual(expectedAuth(op('POST', '/v1/recording/start'), tok(['record'], 'lan')), { kind: 'refused', status: 403, code: 'not_prearmed', clause: 'recording.start.remote.403-not_prearmed' });
-  assert.deepEqual(expectedAuth(op('POST', '/v1/recording/start'), tok(['record'], 'lan'), { remoteRecordingPrearmed: true }), { kind: 'allowed' });
+  assert.deepEqual(expectedAuth(op('POST', '/v1/recording/start'), tok(['record'], 'lan')), {
+    kind: 'refused',
+    status: 403,
+    code: 'not_prearmed',
+    clause: 'recording.start.remote.403-not_prearmed',
+  });
+  assert.deepEqual(expectedAuth(op('POST', '/v1/recording/start'), tok(['record'], 'lan'), { remoteRecordingPrearmed: true }), {
+    kind: 'allowed',
+  });
   assert.deepEqual(expectedAuth(op('POST', '/v1/recording/start'), tok(['record'])), { kind: 'allowed' });
   assert.deepEqual(expectedAuth(op('DELETE', '/v1/webhooks/{id}'), tok(['read'])), { kind: 'allowed' }, 'the read floor');
 });

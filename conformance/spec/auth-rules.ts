@@ -55,16 +55,19 @@ export function isRemote(origin: Origin): boolean {
   return origin !== 'loopback';
 }
 
-export type AuthExpectation =
-  | { kind: 'allowed' }
-  | { kind: 'refused'; status: number; code: string; clause: string };
+export type AuthExpectation = { kind: 'allowed' } | { kind: 'refused'; status: number; code: string; clause: string };
 
 /**
  * What the spec expects of the auth gates for this operation and token, with
  * the API on and licensed. `allowed` means: no auth refusal (the handler may
  * still answer 4xx for the request itself).
  */
-export function expectedAuth(op: Operation, token: TokenModel, settings: { remoteRecordingPrearmed: boolean } = { remoteRecordingPrearmed: false }, scope: OperationScope = op.scope): AuthExpectation {
+export function expectedAuth(
+  op: Operation,
+  token: TokenModel,
+  settings: { remoteRecordingPrearmed: boolean } = { remoteRecordingPrearmed: false },
+  scope: OperationScope = op.scope,
+): AuthExpectation {
   const held = effectiveScopes(token);
   if (!satisfies(scope, held)) return { kind: 'refused', status: 403, code: 'insufficient_scope', clause: 'auth.missing-scope.403' };
   if (op.method === 'POST' && op.path === '/v1/recording/start' && isRemote(token.origin) && !settings.remoteRecordingPrearmed) {

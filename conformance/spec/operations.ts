@@ -52,7 +52,9 @@ export const OPERATIONS: readonly Operation[] = [
   op('PUT', '/v1/meetings/{id}/summary', 'write', 'summary.overwrite.scope-write', 'summary'),
   op('POST', '/v1/meetings/{id}/summary/regenerate', 'write', 'summary.regenerate.scope-write', 'summary'),
   op('GET', '/v1/meetings/{id}/summary/operations/{operation_id}', 'read', 'summary.operation.scope-read', 'summary'),
-  op('GET', '/v1/meetings/{id}/summary/operations/{operation_id}/wait', 'read', 'summary.operation.wait.scope-read', 'summary', { stream: true }),
+  op('GET', '/v1/meetings/{id}/summary/operations/{operation_id}/wait', 'read', 'summary.operation.wait.scope-read', 'summary', {
+    stream: true,
+  }),
   op('PUT', '/v1/meetings/{id}/speaker-labels', 'write', 'meetings.speaker-labels.scope-write', 'meetings'),
   op('GET', '/v1/meetings/{id}/export', 'read', 'meetings.export.scope-read', 'meetings'),
   // Config

@@ -8,14 +8,21 @@ export const check = defineCheck({
   clauses: ['auth.scope.admin-parses-to-nothing'],
   level: 'requirement',
   needs: ['tokens'],
-  description: 'A token asked for with ["admin", "read"] holds just read (whoami never lists admin); one asked for with ["admin"] is refused 403 insufficient_scope on read, write and delete routes.',
-  requirement:
-    'There is no admin scope: a requested scope string admin yields no scope at all and grants nothing.',
+  description:
+    'A token asked for with ["admin", "read"] holds just read (whoami never lists admin); one ' +
+    'asked for with ["admin"] is refused 403 insufficient_scope on read, write and delete ' +
+    'routes.',
+  requirement: 'There is no admin scope: a requested scope string admin yields no scope at all and grants nothing.',
   async run(ctx) {
     const mixed = await ctx.mintFresh({ scopes: ['admin', 'read'] });
     const who = await ctx.as(mixed.token).get('/v1/whoami');
     const scopes = (who.body as { scopes?: unknown } | undefined)?.scopes;
-    ctx.expect('auth.scope.admin-parses-to-nothing', 'whoami of a token minted with ["admin", "read"]', x.all(x.status(who, 200), x.equal(scopes, ['read'], 'scopes')), who);
+    ctx.expect(
+      'auth.scope.admin-parses-to-nothing',
+      'whoami of a token minted with ["admin", "read"]',
+      x.all(x.status(who, 200), x.equal(scopes, ['read'], 'scopes')),
+      who,
+    );
     const adminOnly = ctx.as((await ctx.mintFresh({ scopes: ['admin'] })).token);
     const id = lookalikeId('3f1c0b7e-3f7e-4b0e-9d55-0c1d2e3f4a5b');
     const attempts: Array<[string, Promise<HttpResult>]> = [
@@ -27,7 +34,12 @@ export const check = defineCheck({
     ];
     for (const [what, p] of attempts) {
       const res = await p;
-      ctx.expect('auth.scope.admin-parses-to-nothing', `${what} with a token minted with ["admin"]`, x.error(res, 403, 'insufficient_scope'), res);
+      ctx.expect(
+        'auth.scope.admin-parses-to-nothing',
+        `${what} with a token minted with ["admin"]`,
+        x.error(res, 403, 'insufficient_scope'),
+        res,
+      );
     }
   },
 });

@@ -7,9 +7,10 @@ export const check = defineCheck({
   clauses: ['auth.api-disabled.403', 'errors.code.api_disabled.403'],
   level: 'requirement',
   needs: ['settings', 'tokens'],
-  description: 'With automation_api_enabled false, a valid token with every scope gets 403 api_disabled on read, write and token-free routes; switched back on, it works again.',
-  requirement:
-    'While the Automation API switch is off, API calls are refused with 403 api_disabled.',
+  description:
+    'With automation_api_enabled false, a valid token with every scope gets 403 api_disabled on ' +
+    'read, write and token-free routes; switched back on, it works again.',
+  requirement: 'While the Automation API switch is off, API calls are refused with 403 api_disabled.',
   async run(ctx) {
     const api = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'] })).token);
     const before = await ctx.control.settings();
@@ -24,7 +25,12 @@ export const check = defineCheck({
       ];
       for (const [what, call] of calls) {
         const res = await call();
-        ctx.expect(['auth.api-disabled.403', 'errors.code.api_disabled.403'], `${what} with the Automation API switched off`, x.error(res, 403, 'api_disabled'), res);
+        ctx.expect(
+          ['auth.api-disabled.403', 'errors.code.api_disabled.403'],
+          `${what} with the Automation API switched off`,
+          x.error(res, 403, 'api_disabled'),
+          res,
+        );
       }
     } finally {
       await ctx.control.patchSettings({ automation_api_enabled: before.automation_api_enabled });

@@ -7,8 +7,7 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['settings', 'tokens'],
   description: 'With license "none", a valid token with every scope gets 402 license_required; back on "pro", it works again.',
-  requirement:
-    'Without a Pro license on the installation, API calls are refused with 402 license_required.',
+  requirement: 'Without a Pro license on the installation, API calls are refused with 402 license_required.',
   async run(ctx) {
     const api = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'] })).token);
     const before = await ctx.control.settings();
@@ -16,7 +15,12 @@ export const check = defineCheck({
     try {
       for (const path of ['/v1/whoami', '/v1/meetings', '/openapi.json', '/v1/models']) {
         const res = await api.get(path);
-        ctx.expect(['auth.license-required.402', 'errors.code.license_required.402'], `GET ${path} without a Pro license`, x.error(res, 402, 'license_required'), res);
+        ctx.expect(
+          ['auth.license-required.402', 'errors.code.license_required.402'],
+          `GET ${path} without a Pro license`,
+          x.error(res, 402, 'license_required'),
+          res,
+        );
       }
     } finally {
       await ctx.control.patchSettings({ license: before.license, automation_api_enabled: before.automation_api_enabled });

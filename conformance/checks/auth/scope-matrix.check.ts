@@ -40,8 +40,15 @@ async function probe(ctx: CheckContext, r: ProbeResources, token: TokenModel, be
   if (clauses.length === 0) clauses.push('auth.missing-scope.403');
   const what = `${op.method} ${op.path} with ${describeToken(token)}`;
   if (expected.kind === 'allowed') {
-    if (op.alternative !== undefined && res.status === 403 && res.errorCode === 'insufficient_scope' && !satisfies(op.alternative.scope, effectiveScopes(token))) {
-      ctx.note(`${what}: 403 insufficient_scope, as the alternative reading (${op.alternative.scope}) of ${op.alternative.clause} says; graded by that clause's own check`);
+    if (
+      op.alternative !== undefined &&
+      res.status === 403 &&
+      res.errorCode === 'insufficient_scope' &&
+      !satisfies(op.alternative.scope, effectiveScopes(token))
+    ) {
+      ctx.note(
+        `${what}: 403 insufficient_scope, as the alternative reading (${op.alternative.scope}) of ${op.alternative.clause} says; graded by that clause's own check`,
+      );
       return;
     }
     ctx.expect(clauses, what, x.notAuthRefused(res), res);
@@ -60,15 +67,22 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['tokens', 'meeting'],
   description:
-    'Every operation of the endpoint tables is called with tokens of every single scope, none, and (a fast-check property) random scope sets × origin (loopback, paired, LAN) × kind (standard, first-party, assistant); the answer is a 403 insufficient_scope exactly when API.md’s scope rules say the token falls short, 403 not_prearmed for a remote recording start, and otherwise gets past the gates.',
-  requirement:
-    'A recognized token whose scopes do not cover the route is refused with 403 insufficient_scope, never 401.',
+    'Every operation of the endpoint tables is called with tokens of every single scope, none, ' +
+    'and (a fast-check property) random scope sets × origin (loopback, paired, LAN) × kind ' +
+    '(standard, first-party, assistant); the answer is a 403 insufficient_scope exactly when ' +
+    'API.md’s scope rules say the token falls short, 403 not_prearmed for a remote recording ' +
+    'start, and otherwise gets past the gates.',
+  requirement: 'A recognized token whose scopes do not cover the route is refused with 403 insufficient_scope, never 401.',
   timeoutMs: 300_000,
   async run(ctx) {
     const resources = await setupProbes(ctx);
     // 1. The table: each single scope, no scope, and the special origins and kinds, on every operation.
     const table: TokenModel[] = [
-      ...[['read'], ['record'], ['write'], ['delete'], ['admin']].map((requested) => ({ requested, origin: 'loopback' as const, kind: 'standard' as const })),
+      ...[['read'], ['record'], ['write'], ['delete'], ['admin']].map((requested) => ({
+        requested,
+        origin: 'loopback' as const,
+        kind: 'standard' as const,
+      })),
       { requested: ['read', 'record', 'write', 'delete'], origin: 'paired', kind: 'standard' },
       { requested: ['record'], origin: 'lan', kind: 'standard' },
       { requested: ['write'], origin: 'loopback', kind: 'assistant' },
@@ -84,7 +98,10 @@ export const check = defineCheck({
       .map((t) => ({ requested: t.scopes, origin: t.origin, kind: t.kind }));
     await ctx.property(
       'random tokens × operations',
-      fc.record({ token: ctx.has('tokens') ? tokenArbitrary : fc.constantFrom(...pooled), ops: fc.subarray([...PROTECTED_OPERATIONS], { minLength: 1, maxLength: 4 }) }),
+      fc.record({
+        token: ctx.has('tokens') ? tokenArbitrary : fc.constantFrom(...pooled),
+        ops: fc.subarray([...PROTECTED_OPERATIONS], { minLength: 1, maxLength: 4 }),
+      }),
       async ({ token, ops }) => {
         const bearer = (await ctx.mint({ scopes: token.requested, origin: token.origin, kind: token.kind })).token;
         for (const op of ops) await probe(ctx, resources, token, bearer, op);

@@ -8,8 +8,7 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['token'],
   description: 'GET and PUT /v1/config (and /v1/config/) answer 404 or 405, and the manifest has no operation on /v1/config itself.',
-  requirement:
-    'No single route reads or writes the complete configuration.',
+  requirement: 'No single route reads or writes the complete configuration.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     for (const path of ['/v1/config', '/v1/config/']) {
@@ -21,7 +20,11 @@ export const check = defineCheck({
     const doc = await fetchManifest(ctx, api.token);
     if (doc !== null) {
       const whole = manifestOperations(doc).filter((o) => /^\/v1\/config\/?$/.test(o.path));
-      ctx.expect('config.no-whole-config-route', 'operations of /openapi.json on /v1/config', x.that(whole.length === 0, 'none', whole.map((o) => `${o.method} ${o.path}`).join(', ') || 'none'));
+      ctx.expect(
+        'config.no-whole-config-route',
+        'operations of /openapi.json on /v1/config',
+        x.that(whole.length === 0, 'none', whole.map((o) => `${o.method} ${o.path}`).join(', ') || 'none'),
+      );
     }
   },
 });

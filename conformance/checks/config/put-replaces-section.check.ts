@@ -9,9 +9,11 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['token'],
   description:
-    'For each section with a boolean field f: PUT with f=true then PUT without f, and PUT with f=false then PUT without f. If the value read back after omitting f follows the previous value (true, then false), the omitted field was kept, not dropped. The section is restored afterwards.',
-  requirement:
-    'PUT /v1/config/{section} replaces the whole section, so fields left out of the body are dropped rather than kept.',
+    'For each section with a boolean field f: PUT with f=true then PUT without f, and PUT with ' +
+    'f=false then PUT without f. If the value read back after omitting f follows the previous ' +
+    'value (true, then false), the omitted field was kept, not dropped. The section is restored ' +
+    'afterwards.',
+  requirement: 'PUT /v1/config/{section} replaces the whole section, so fields left out of the body are dropped rather than kept.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     let tried = 0;
@@ -31,7 +33,11 @@ export const check = defineCheck({
         ctx.expect(
           'config.put.replaces-section',
           `${section}.${field} read back after a PUT that omits it (previously true, then previously false)`,
-          x.that(!(a === true && b === false), 'the same value both times (the default, or absent): the omitted field is dropped', `${x.show(a)} then ${x.show(b)}: the earlier value was kept`),
+          x.that(
+            !(a === true && b === false),
+            'the same value both times (the default, or absent): the omitted field is dropped',
+            `${x.show(a)} then ${x.show(b)}: the earlier value was kept`,
+          ),
         );
       } finally {
         await api.put(`/v1/config/${section}`, { json: original, label: 'restore the section' });

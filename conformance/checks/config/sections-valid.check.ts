@@ -9,7 +9,9 @@ export const check = defineCheck({
   needs: ['token'],
   description: 'GET /v1/config/{section} answers 200 for each of the eight sections.',
   requirement:
-    'Exactly eight sections are valid (vad, diarization, speaker-identification, meeting-detection, global-shortcut, audio-player, custom-words, initial-prompt) and each can be read with GET /v1/config/{section}.',
+    'Exactly eight sections are valid (vad, diarization, speaker-identification, ' +
+    'meeting-detection, global-shortcut, audio-player, custom-words, initial-prompt) and each ' +
+    'can be read with GET /v1/config/{section}.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     for (const section of CONFIG_SECTIONS) {

@@ -26,9 +26,12 @@ export const check = defineCheck({
   needs: [],
   order: 'last',
   description:
-    'Provokes errors of many kinds (unknown route, no token, unknown token, malformed JSON, wrong types, unknown ids, empty search), then checks that every non-2xx answer the whole run met carries {"error": {"code": string, "message": string}}.',
+    'Provokes errors of many kinds (unknown route, no token, unknown token, malformed JSON, ' +
+    'wrong types, unknown ids, empty search), then checks that every non-2xx answer the whole ' +
+    'run met carries {"error": {"code": string, "message": string}}.',
   requirement:
-    'Every non-2xx response body is {"error": {"code": <string>, "message": <string>}}, with code a stable machine string and message human-readable text that may change.',
+    'Every non-2xx response body is {"error": {"code": <string>, "message": <string>}}, with ' +
+    'code a stable machine string and message human-readable text that may change.',
   async run(ctx) {
     const junk = `conformance-unknown-${ctx.fixtures.word()}`;
     await ctx.api.get('/v1/no-such-route');
@@ -57,7 +60,8 @@ export const check = defineCheck({
       const key = `${e.request.method} ${new URL(e.request.url).pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27,}/gi, '{id}')} → ${res.status}`;
       if (!bad.has(key)) bad.set(key, { e, problem });
     }
-    for (const [key, { e, problem }] of [...bad.entries()].slice(0, 20)) ctx.expect('errors.envelope.shape', key, x.that(false, ENVELOPE, problem), e);
+    for (const [key, { e, problem }] of [...bad.entries()].slice(0, 20))
+      ctx.expect('errors.envelope.shape', key, x.that(false, ENVELOPE, problem), e);
     if (bad.size > 20) ctx.note(`${bad.size - 20} more routes answered an error without the envelope`);
     ctx.note(`${checked} non-2xx answers of the run were checked`);
   },

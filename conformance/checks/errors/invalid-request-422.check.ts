@@ -7,9 +7,11 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token', 'meeting'],
-  description: 'Well-formed JSON bodies that fail validation answer 422 invalid_request: a numeric or list title, a numeric summary text, labels that are not an object, a config section that is not an object.',
-  requirement:
-    'The code invalid_request is sent with status 422 when the body or parameters fail validation.',
+  description:
+    'Well-formed JSON bodies that fail validation answer 422 invalid_request: a numeric or list ' +
+    'title, a numeric summary text, labels that are not an object, a config section that is not ' +
+    'an object.',
+  requirement: 'The code invalid_request is sent with status 422 when the body or parameters fail validation.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
@@ -23,7 +25,12 @@ export const check = defineCheck({
     ];
     for (const [method, path, body] of cases) {
       const res = await api.request(method, path, { json: body });
-      ctx.expect('errors.code.invalid_request.422', `${method} ${path.replace(m.id, '{id}')} ${JSON.stringify(body)}`, x.error(res, 422, 'invalid_request'), res);
+      ctx.expect(
+        'errors.code.invalid_request.422',
+        `${method} ${path.replace(m.id, '{id}')} ${JSON.stringify(body)}`,
+        x.error(res, 422, 'invalid_request'),
+        res,
+      );
     }
   },
 });

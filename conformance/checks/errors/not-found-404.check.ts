@@ -8,9 +8,13 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
-  description: 'Ids of the same form as a real id that name nothing answer 404 not_found: meeting, transcript, summary, export, rename, overwrite and delete routes, and (with the Control API jobs capability) job routes.',
+  description:
+    'Ids of the same form as a real id that name nothing answer 404 not_found: meeting, ' +
+    'transcript, summary, export, rename, overwrite and delete routes, and (with the Control ' +
+    'API jobs capability) job routes.',
   requirement:
-    'The code not_found is sent with status 404 when the addressed resource (meeting, job, webhook, operation, pairing) does not exist.',
+    'The code not_found is sent with status 404 when the addressed resource (meeting, job, ' +
+    'webhook, operation, pairing) does not exist.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write', 'delete']));
     let real: string;

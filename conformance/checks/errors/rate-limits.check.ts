@@ -7,8 +7,7 @@ export const check = defineCheck({
   needs: [],
   order: 'last',
   description: 'Records any 429 and any rate-limit header (Retry-After, RateLimit-*, X-RateLimit-*) the target sent during the run.',
-  requirement:
-    'Rate limits other than the import budget are not shown and are implementation-defined.',
+  requirement: 'Rate limits other than the import budget are not shown and are implementation-defined.',
   async run(ctx) {
     const headers = new Set<string>();
     let limited = 0;
@@ -17,6 +16,10 @@ export const check = defineCheck({
       if (e.response.status === 429) limited += 1;
       for (const h of Object.keys(e.response.headers)) if (/^(retry-after|ratelimit|x-ratelimit)/i.test(h)) headers.add(h);
     }
-    ctx.observe('errors.rate-limits.gap', 'answers of the run', `${ctx.runLog.length} requests, ${limited} answered 429; rate-limit headers seen: ${[...headers].join(', ') || 'none'}`);
+    ctx.observe(
+      'errors.rate-limits.gap',
+      'answers of the run',
+      `${ctx.runLog.length} requests, ${limited} answered 429; rate-limit headers seen: ${[...headers].join(', ') || 'none'}`,
+    );
   },
 });

@@ -8,7 +8,9 @@ export const check = defineCheck({
   order: 'last',
   description: 'Records which requests of the run met which 409 sub-code.',
   requirement:
-    'The conditions producing not_retryable, not_terminal, summary_generating, recording_active, recording_in_progress and engine_busy are not shown and are implementation-defined.',
+    'The conditions producing not_retryable, not_terminal, summary_generating, ' +
+    'recording_active, recording_in_progress and engine_busy are not shown and are ' +
+    'implementation-defined.',
   async run(ctx) {
     const seen = new Map<string, string>();
     for (const e of ctx.runLog) {

@@ -12,7 +12,10 @@ export const check = defineCheck({
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 180_000,
   description:
-    'An approved webhook for transcript.updated, summary.completed and job.completed; imports a short WAV with speech: transcript.updated arrives, summary.completed arrives without operation_id (the application made that summary), and no delivery carries the spoken words.',
+    'An approved webhook for transcript.updated, summary.completed and job.completed; imports a ' +
+    'short WAV with speech: transcript.updated arrives, summary.completed arrives without ' +
+    'operation_id (the application made that summary), and no delivery carries the spoken ' +
+    'words.',
   requirement: 'transcript.updated is emitted when a transcript changes and serves only as a liveness signal.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -25,12 +28,32 @@ export const check = defineCheck({
     while (Date.now() < until && !endpoint.deliveries.some((d) => envelopeOf(d)?.event === 'summary.completed')) await ctx.sleep(300);
     const ds = await endpoint.quiet(1000, 4000);
     const names = ds.map((d) => String(envelopeOf(d)?.event)).join(', ');
-    ctx.expect('events.transcript-updated', 'events after the import', x.that(ds.some((d) => envelopeOf(d)?.event === 'transcript.updated'), 'transcript.updated', names || 'none'));
+    ctx.expect(
+      'events.transcript-updated',
+      'events after the import',
+      x.that(
+        ds.some((d) => envelopeOf(d)?.event === 'transcript.updated'),
+        'transcript.updated',
+        names || 'none',
+      ),
+    );
     const sc = ds.filter((d) => envelopeOf(d)?.event === 'summary.completed');
-    ctx.expect('summary.app-generated.no-operation', 'summary.completed of the automatic summary', x.that(sc.length >= 1 && sc.every((d) => (envelopeOf(d)?.operation_id ?? null) === null), 'summary.completed without operation_id', sc.map((d) => d.body.slice(0, 250)).join(' | ') || `none (${names})`));
+    ctx.expect(
+      'summary.app-generated.no-operation',
+      'summary.completed of the automatic summary',
+      x.that(
+        sc.length >= 1 && sc.every((d) => (envelopeOf(d)?.operation_id ?? null) === null),
+        'summary.completed without operation_id',
+        sc.map((d) => d.body.slice(0, 250)).join(' | ') || `none (${names})`,
+      ),
+    );
     for (const d of ds) {
       const words = SPOKEN.filter((w) => d.body.toLowerCase().includes(w.toLowerCase()));
-      ctx.expect('events.no-content', `delivery ${String(envelopeOf(d)?.event)}`, x.that(words.length === 0, 'no transcript or summary words', `contains ${words.join(', ')}: ${d.body.slice(0, 250)}`));
+      ctx.expect(
+        'events.no-content',
+        `delivery ${String(envelopeOf(d)?.event)}`,
+        x.that(words.length === 0, 'no transcript or summary words', `contains ${words.join(', ')}: ${d.body.slice(0, 250)}`),
+      );
     }
   },
 });

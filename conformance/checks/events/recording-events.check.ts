@@ -10,7 +10,10 @@ export const check = defineCheck({
   touches: 'recorder',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
   timeoutMs: 60_000,
-  description: 'An approved webhook (record scope) for recording.started and recording.stopped; a recording on a simulated microphone (Control API) is started and stopped: recording.started arrives once the state is recording, recording.stopped once it stopped.',
+  description:
+    'An approved webhook (record scope) for recording.started and recording.stopped; a ' +
+    'recording on a simulated microphone (Control API) is started and stopped: ' +
+    'recording.started arrives once the state is recording, recording.stopped once it stopped.',
   requirement: 'recording.started is emitted once the recording has actually started.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
@@ -22,11 +25,27 @@ export const check = defineCheck({
     const startedAt = Date.now();
     await endpoint.waitFor(1, 5000);
     const started = endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'recording.started');
-    ctx.expect('events.recording-started', 'recording.started after the start', x.that(up.state === 'recording' && started.length === 1, 'one recording.started', endpoint.deliveries.map((d) => d.body.slice(0, 150)).join(' | ') || 'none'));
+    ctx.expect(
+      'events.recording-started',
+      'recording.started after the start',
+      x.that(
+        up.state === 'recording' && started.length === 1,
+        'one recording.started',
+        endpoint.deliveries.map((d) => d.body.slice(0, 150)).join(' | ') || 'none',
+      ),
+    );
     await api.post('/v1/recording/stop');
     await pollRecording(api, ['idle'], 30_000);
     const ds = await endpoint.quiet(1000, 5000);
     const stopped = ds.filter((d) => envelopeOf(d)?.event === 'recording.stopped');
-    ctx.expect('events.recording-stopped', 'recording.stopped after the stop', x.that(stopped.length === 1 && stopped[0]!.receivedAt >= startedAt, 'one recording.stopped', ds.map((d) => d.body.slice(0, 150)).join(' | ') || 'none'));
+    ctx.expect(
+      'events.recording-stopped',
+      'recording.stopped after the stop',
+      x.that(
+        stopped.length === 1 && stopped[0]!.receivedAt >= startedAt,
+        'one recording.stopped',
+        ds.map((d) => d.body.slice(0, 150)).join(' | ') || 'none',
+      ),
+    );
   },
 });

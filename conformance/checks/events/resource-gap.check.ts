@@ -10,7 +10,8 @@ export const check = defineCheck({
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
   timeoutMs: 60_000,
   description: 'Records the resource {kind, id} of recording.started, recording.stopped and webhook.test deliveries.',
-  requirement: 'For events other than job events and summary.completed, the resource kind and id are not shown and are implementation-defined.',
+  requirement:
+    'For events other than job events and summary.completed, the resource kind and id are not shown and are implementation-defined.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     const { endpoint, hook } = await hookTo(ctx, api, 'resources', ['recording.started', 'recording.stopped'], { status: 204 });

@@ -26,14 +26,31 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['token'],
   order: 'last',
-  description: 'Every answer with a body on a JSON route (all but SSE waits and md/txt exports), successes and errors alike, is Content-Type application/json with a body that parses: a sweep of read routes plus every answer of the run.',
-  requirement:
-    'Request and response bodies are JSON, except the import request body (raw bytes), SSE wait streams and md/txt exports.',
+  description:
+    'Every answer with a body on a JSON route (all but SSE waits and md/txt exports), successes ' +
+    'and errors alike, is Content-Type application/json with a body that parses: a sweep of ' +
+    'read routes plus every answer of the run.',
+  requirement: 'Request and response bodies are JSON, except the import request body (raw bytes), SSE wait streams and md/txt exports.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const meeting = await ctx.fixtures.readableMeeting(api.token).catch(() => null);
-    const paths = ['/health', '/v1/whoami', '/openapi.json', '/v1/meetings', '/v1/devices', '/v1/models', '/v1/config/vad', '/v1/search?q=probe'];
-    if (meeting !== null) paths.push(`/v1/meetings/${meeting}`, `/v1/meetings/${meeting}/transcript`, `/v1/meetings/${meeting}/summary`, `/v1/meetings/${meeting}/export`);
+    const paths = [
+      '/health',
+      '/v1/whoami',
+      '/openapi.json',
+      '/v1/meetings',
+      '/v1/devices',
+      '/v1/models',
+      '/v1/config/vad',
+      '/v1/search?q=probe',
+    ];
+    if (meeting !== null)
+      paths.push(
+        `/v1/meetings/${meeting}`,
+        `/v1/meetings/${meeting}/transcript`,
+        `/v1/meetings/${meeting}/summary`,
+        `/v1/meetings/${meeting}/export`,
+      );
     for (const p of paths) await api.get(p);
     await ctx.api.get('/v1/meetings'); // 401
     const seen = [...ctx.runLog, ...ctx.attempt.exchanges];
@@ -54,7 +71,16 @@ export const check = defineCheck({
       if (!bad.has(key)) bad.set(key, e);
     }
     for (const [key, e] of [...bad.entries()].slice(0, 15)) {
-      ctx.expect('format.json.bodies', key, x.that(false, 'Content-Type application/json and a JSON body', `Content-Type ${e.response!.headers['content-type'] ?? '(none)'}: ${e.response!.body.slice(0, 160)}`), e);
+      ctx.expect(
+        'format.json.bodies',
+        key,
+        x.that(
+          false,
+          'Content-Type application/json and a JSON body',
+          `Content-Type ${e.response!.headers['content-type'] ?? '(none)'}: ${e.response!.body.slice(0, 160)}`,
+        ),
+        e,
+      );
     }
     if (bad.size > 15) ctx.note(`${bad.size - 15} more routes answered without JSON`);
     ctx.note(`${checked} answers with a body on JSON routes were checked (${seen.length} exchanges in the run so far)`);

@@ -30,14 +30,29 @@ export const check = defineCheck({
   needs: ['token'],
   order: 'last',
   description: 'Every key of every JSON answer of the run (the manifest and client-chosen map keys aside) matches ^[a-z][a-z0-9_]*$.',
-  requirement:
-    'Field names that the service defines in its JSON request and response bodies are snake_case.',
+  requirement: 'Field names that the service defines in its JSON request and response bodies are snake_case.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const meeting = await ctx.fixtures.readableMeeting(api.token).catch(() => null);
     const paths = ['/health', '/v1/whoami', '/v1/meetings', '/v1/devices', '/v1/models', '/v1/search?q=morning', '/v1/nonexistent-route'];
-    for (const s of ['vad', 'diarization', 'speaker-identification', 'meeting-detection', 'global-shortcut', 'audio-player', 'custom-words', 'initial-prompt']) paths.push(`/v1/config/${s}`);
-    if (meeting !== null) paths.push(`/v1/meetings/${meeting}`, `/v1/meetings/${meeting}/transcript`, `/v1/meetings/${meeting}/summary`, `/v1/meetings/${meeting}/export`);
+    for (const s of [
+      'vad',
+      'diarization',
+      'speaker-identification',
+      'meeting-detection',
+      'global-shortcut',
+      'audio-player',
+      'custom-words',
+      'initial-prompt',
+    ])
+      paths.push(`/v1/config/${s}`);
+    if (meeting !== null)
+      paths.push(
+        `/v1/meetings/${meeting}`,
+        `/v1/meetings/${meeting}/transcript`,
+        `/v1/meetings/${meeting}/summary`,
+        `/v1/meetings/${meeting}/export`,
+      );
     for (const p of paths) await api.get(p);
     const bad = new Map<string, { keys: string[]; e: Exchange }>();
     let checked = 0;
@@ -59,7 +74,12 @@ export const check = defineCheck({
       if (!bad.has(route)) bad.set(route, { keys, e });
     }
     for (const [route, { keys, e }] of bad) {
-      ctx.expect('format.json.snake-case', `keys of the JSON answer to ${route}`, x.that(false, 'every key snake_case (^[a-z][a-z0-9_]*$)', `not snake_case: ${keys.slice(0, 8).join(', ')}`), e);
+      ctx.expect(
+        'format.json.snake-case',
+        `keys of the JSON answer to ${route}`,
+        x.that(false, 'every key snake_case (^[a-z][a-z0-9_]*$)', `not snake_case: ${keys.slice(0, 8).join(', ')}`),
+        e,
+      );
     }
     ctx.note(`${checked} JSON answers were checked`);
   },

@@ -8,8 +8,7 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['settings'],
   description: 'GET /health stays 200 while the Automation API is off, without a license, and with an unverifiable license.',
-  requirement:
-    'GET /health answers 200 in every service state, including while the API switch is off or the license is missing.',
+  requirement: 'GET /health answers 200 in every service state, including while the API switch is off or the license is missing.',
   async run(ctx) {
     const before = await ctx.control.settings();
     const states: Array<[string, Partial<ControlSettings>]> = [

@@ -8,8 +8,7 @@ export const check = defineCheck({
   touches: 'own',
   needs: [],
   description: 'events_dropped, deliveries_failed and fail_open_total are JSON integers.',
-  requirement:
-    'The counters events_dropped, deliveries_failed and fail_open_total are integers.',
+  requirement: 'The counters events_dropped, deliveries_failed and fail_open_total are integers.',
   async run(ctx) {
     const res = await ctx.api.get('/health');
     ctx.require('health.counters.integer', 'GET /health', x.all(x.status(res, 200), x.json(res)), res);
@@ -20,7 +19,16 @@ export const check = defineCheck({
       ['license.fail_open_total', body.license?.fail_open_total],
     ];
     for (const [name, value] of counters) {
-      ctx.expect('health.counters.integer', `health ${name}`, x.that(typeof value === 'number' && Number.isInteger(value), `${name}: an integer`, `${name} = ${x.show(value)} (${x.typeName(value)})`), res);
+      ctx.expect(
+        'health.counters.integer',
+        `health ${name}`,
+        x.that(
+          typeof value === 'number' && Number.isInteger(value),
+          `${name}: an integer`,
+          `${name} = ${x.show(value)} (${x.typeName(value)})`,
+        ),
+        res,
+      );
       if (typeof value === 'number' && value < 0) ctx.note(`${name} is negative (${value}); a counter is expected to start at 0`);
     }
   },

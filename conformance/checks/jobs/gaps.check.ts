@@ -9,7 +9,11 @@ export const check = defineCheck({
   level: 'gap',
   touches: 'own',
   needs: ['token'],
-  description: 'Records the bodies of cancel, pause, resume and retry, the state of a queued job over a second, and the state reached after a retry (held jobs through the Control API; without it, real imports: a long one running, one of undecodable bytes failed, a fresh one from its start).',
+  description:
+    'Records the bodies of cancel, pause, resume and retry, the state of a queued job over a ' +
+    'second, and the state reached after a retry (held jobs through the Control API; without ' +
+    'it, real imports: a long one running, one of undecodable bytes failed, a fresh one from ' +
+    'its start).',
   requirement: 'The response bodies of job cancel, pause, resume and retry are not shown and are implementation-defined.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -21,7 +25,13 @@ export const check = defineCheck({
       ctx.observe('jobs.control.response.gap', `POST /v1/jobs/{id}/${action}`, res.describe(300), res);
       await pollJob(api, id, (j) => j.state === 'paused' || j.state === 'running' || j.state === 'cancelled', 2000, 100);
     }
-    const failed = await ctx.control.createJob({ kind: 'retranscription', meeting_id: m.id, state: 'failed', is_retryable: true, error: 'boom' });
+    const failed = await ctx.control.createJob({
+      kind: 'retranscription',
+      meeting_id: m.id,
+      state: 'failed',
+      is_retryable: true,
+      error: 'boom',
+    });
     const retry = await api.post(`/v1/jobs/${failed}/retry`);
     ctx.observe('jobs.control.response.gap', 'POST /v1/jobs/{id}/retry', retry.describe(300), retry);
     const states: string[] = [];

@@ -14,7 +14,9 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['token'],
   description:
-    'One caller holds 3 imports in flight (each announces 1 MB and sends 1 KB); its 4th concurrent import must get 429 import_budget_full with a Retry-After header at once; after the 3 are dropped an import is accepted again.',
+    'One caller holds 3 imports in flight (each announces 1 MB and sends 1 KB); its 4th ' +
+    'concurrent import must get 429 import_budget_full with a Retry-After header at once; after ' +
+    'the 3 are dropped an import is accepted again.',
   requirement: 'At most 3 imports may be in flight at once, and a further concurrent import gets 429 import_budget_full.',
   async run(ctx) {
     const token = await ctx.token(['read', 'write']);
@@ -25,7 +27,16 @@ export const check = defineCheck({
         held.push(up);
         const early = await answerWithin(up, 400);
         if (early !== null) {
-          ctx.expect('jobs.import.budget.concurrent-3', `in-flight import ${i + 1} of 3`, x.that(false, 'the upload stays in flight (no answer before its body is complete)', `${early.status} ${early.body.slice(0, 200)}`), up.exchange);
+          ctx.expect(
+            'jobs.import.budget.concurrent-3',
+            `in-flight import ${i + 1} of 3`,
+            x.that(
+              false,
+              'the upload stays in flight (no answer before its body is complete)',
+              `${early.status} ${early.body.slice(0, 200)}`,
+            ),
+            up.exchange,
+          );
           return;
         }
       }
@@ -33,9 +44,30 @@ export const check = defineCheck({
       held.push(fourth);
       const a = await answerWithin(fourth, 5000);
       const code = a === null ? undefined : errorCodeOf(a.body);
-      const actual = a === null ? 'no answer within 5 s (the upload was taken in)' : `${a.status} ${a.body.slice(0, 200)}${a.headers['retry-after'] === undefined ? ' (no Retry-After)' : ` Retry-After: ${a.headers['retry-after']}`}`;
-      ctx.expect('jobs.import.budget.concurrent-3', '4th concurrent import while 3 are in flight', x.that(a !== null && a.status === 429 && code === 'import_budget_full', '429 {"error": {"code": "import_budget_full"}}', actual), fourth.exchange);
-      ctx.expect(['jobs.import.budget-full.429', 'errors.code.too_many_requests.429'], 'an import while the budget is full', x.that(a !== null && a.status === 429 && code === 'import_budget_full' && a.headers['retry-after'] !== undefined && a.headers['retry-after'] !== '', '429 import_budget_full with a Retry-After header', actual), fourth.exchange);
+      const actual =
+        a === null
+          ? 'no answer within 5 s (the upload was taken in)'
+          : `${a.status} ${a.body.slice(0, 200)}${a.headers['retry-after'] === undefined ? ' (no Retry-After)' : ` Retry-After: ${a.headers['retry-after']}`}`;
+      ctx.expect(
+        'jobs.import.budget.concurrent-3',
+        '4th concurrent import while 3 are in flight',
+        x.that(a !== null && a.status === 429 && code === 'import_budget_full', '429 {"error": {"code": "import_budget_full"}}', actual),
+        fourth.exchange,
+      );
+      ctx.expect(
+        ['jobs.import.budget-full.429', 'errors.code.too_many_requests.429'],
+        'an import while the budget is full',
+        x.that(
+          a !== null &&
+            a.status === 429 &&
+            code === 'import_budget_full' &&
+            a.headers['retry-after'] !== undefined &&
+            a.headers['retry-after'] !== '',
+          '429 import_budget_full with a Retry-After header',
+          actual,
+        ),
+        fourth.exchange,
+      );
     } finally {
       for (const u of held) u.close();
     }
@@ -44,7 +76,16 @@ export const check = defineCheck({
     const after = stalledImport(ctx, token, 1_000_000, 1024, 'after.wav', 'an import after the 3 in-flight ones were dropped');
     try {
       const a = await answerWithin(after, 1000);
-      ctx.expect('jobs.import.budget.concurrent-3', 'an import once the 3 in-flight uploads were dropped', x.that(a === null || a.status !== 429, 'not 429 (the budget is free again)', a === null ? 'in flight' : `${a.status} ${a.body.slice(0, 150)}`), after.exchange);
+      ctx.expect(
+        'jobs.import.budget.concurrent-3',
+        'an import once the 3 in-flight uploads were dropped',
+        x.that(
+          a === null || a.status !== 429,
+          'not 429 (the budget is free again)',
+          a === null ? 'in flight' : `${a.status} ${a.body.slice(0, 150)}`,
+        ),
+        after.exchange,
+      );
     } finally {
       after.close();
     }

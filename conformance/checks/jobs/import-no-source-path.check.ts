@@ -20,8 +20,13 @@ export const check = defineCheck({
   needs: ['token', 'local'],
   timeoutMs: 150_000,
   description:
-    'Premise: the target transcribes an upload of a speech WAV into words (else SKIPPED). Then uploads a tone (no speech) with path, source, source_path, file and url parameters naming that speech WAV on this machine (the target runs here): whatever the tone becomes (a failed job, an empty meeting), its transcript must hold none of the speech’s words.',
-  requirement: 'Import has no source-path parameter, so the service imports only the uploaded bytes and never reads a server-side path named by the caller.',
+    'Premise: the target transcribes an upload of a speech WAV into words (else SKIPPED). Then ' +
+    'uploads a tone (no speech) with path, source, source_path, file and url parameters naming ' +
+    'that speech WAV on this machine (the target runs here): whatever the tone becomes (a ' +
+    'failed job, an empty meeting), its transcript must hold none of the speech’s words.',
+  requirement:
+    'Import has no source-path parameter, so the service imports only the uploaded bytes and ' +
+    'never reads a server-side path named by the caller.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     let speech: Uint8Array;
@@ -34,14 +39,26 @@ export const check = defineCheck({
     // free of those words would say nothing about which bytes were imported.
     const control = await importBytes(api, speech, { filename: 'speech.wav' }, 'premise: import the speech WAV itself');
     const controlId = jobIdOf(control);
-    if (controlId === null) return ctx.skip(`premise not met: the import of the speech WAV itself was not accepted (${control.describe(160)})`);
+    if (controlId === null)
+      return ctx.skip(`premise not met: the import of the speech WAV itself was not accepted (${control.describe(160)})`);
     const { job: controlJob, reached: controlDone } = await pollJob(api, controlId, isTerminal, 120_000);
-    if (!controlDone || controlJob.state !== 'succeeded') return ctx.skip(`premise not met: the import of the speech WAV itself ended ${x.show(controlJob.state)}, so a named file being read could not be told apart`);
+    if (!controlDone || controlJob.state !== 'succeeded')
+      return ctx.skip(
+        `premise not met: the import of the speech WAV itself ended ${x.show(controlJob.state)}, so a named file being read could not be told apart`,
+      );
     const heard = await wordsOf(api, controlJob.meeting_id);
-    if ('none' in heard || heard.words.size === 0) return ctx.skip(`premise not met: the import of the speech WAV itself gave no words to look for (${'none' in heard ? heard.none : 'an empty transcript'})`);
+    if ('none' in heard || heard.words.size === 0)
+      return ctx.skip(
+        `premise not met: the import of the speech WAV itself gave no words to look for (${'none' in heard ? heard.none : 'an empty transcript'})`,
+      );
 
     const real = speechPath('tiny');
-    const res = await importBytes(api, toneWav(), { filename: 'tone.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` }, 'a tone, with path-like parameters naming the speech WAV');
+    const res = await importBytes(
+      api,
+      toneWav(),
+      { filename: 'tone.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` },
+      'a tone, with path-like parameters naming the speech WAV',
+    );
     const id = jobIdOf(res);
     if (id === null) {
       // Refusing the path-like parameters outright also keeps the named file unread.
@@ -60,7 +77,11 @@ export const check = defineCheck({
     ctx.expect(
       'jobs.import.no-source-path',
       `the transcript of the tone uploaded with path=${real}`,
-      x.that(shared.length * 2 < heard.words.size, `none of the speech's words (${[...heard.words].join(' ')}): the uploaded tone was imported`, `it holds ${shared.length} of them: ${shared.join(' ')}`),
+      x.that(
+        shared.length * 2 < heard.words.size,
+        `none of the speech's words (${[...heard.words].join(' ')}): the uploaded tone was imported`,
+        `it holds ${shared.length} of them: ${shared.join(' ')}`,
+      ),
       last,
     );
   },

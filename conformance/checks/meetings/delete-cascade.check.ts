@@ -8,8 +8,7 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token', 'meeting'],
   description: 'After deleting a meeting that had a transcript and a summary, GET …/transcript and …/summary answer 404 not_found.',
-  requirement:
-    'Deleting a meeting also deletes its transcript and summary.',
+  requirement: 'Deleting a meeting also deletes its transcript and summary.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'delete']));
     const m = await ctx.fixtures.meeting();

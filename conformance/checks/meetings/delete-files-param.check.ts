@@ -7,9 +7,10 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token', 'meeting'],
-  description: 'DELETE /v1/meetings/{id} is accepted with delete_files=true, delete_files=false and without it, for meetings that have a recording file.',
-  requirement:
-    'DELETE /v1/meetings/{id} accepts the boolean query parameter delete_files, which defaults to false.',
+  description:
+    'DELETE /v1/meetings/{id} is accepted with delete_files=true, delete_files=false and ' +
+    'without it, for meetings that have a recording file.',
+  requirement: 'DELETE /v1/meetings/{id} accepts the boolean query parameter delete_files, which defaults to false.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'delete']));
     for (const value of ['true', 'false', undefined]) {

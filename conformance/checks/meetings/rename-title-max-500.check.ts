@@ -12,9 +12,13 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token', 'meeting'],
   description:
-    'A property over titles of 1, 450..550, 1000 and 5000 characters (characters for which UTF-16 units, code points and graphemes agree): up to 500 is accepted and stored, longer is refused with a 4xx envelope and leaves the title as it was. How the target counts emoji is recorded.',
+    'A property over titles of 1, 450..550, 1000 and 5000 characters (characters for which ' +
+    'UTF-16 units, code points and graphemes agree): up to 500 is accepted and stored, longer ' +
+    'is refused with a 4xx envelope and leaves the title as it was. How the target counts emoji ' +
+    'is recorded.',
   requirement:
-    'A rename title of at most 500 characters is accepted, while a longer one is refused with a 4xx error and leaves the title unchanged.',
+    'A rename title of at most 500 characters is accepted, while a longer one is refused with a ' +
+    '4xx error and leaves the title unchanged.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
@@ -32,7 +36,12 @@ export const check = defineCheck({
           ctx.expect('meetings.rename.title-max-500', `${what}: the stored title`, x.equal(await title(), t, 'title'), res);
         } else {
           ctx.expect('meetings.rename.title-max-500', what, x.refused(res, 422), res);
-          ctx.expect('meetings.rename.title-max-500', `${what}: the title afterwards`, x.equal(await title(), before, 'title (unchanged)'), res);
+          ctx.expect(
+            'meetings.rename.title-max-500',
+            `${what}: the title afterwards`,
+            x.equal(await title(), before, 'title (unchanged)'),
+            res,
+          );
         }
       },
       { examples: ['a'.repeat(500), 'a'.repeat(501), '会'.repeat(500), 'é'.repeat(501)] },

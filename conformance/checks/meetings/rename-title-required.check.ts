@@ -8,8 +8,7 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token', 'meeting'],
   description: 'PATCH /v1/meetings/{id} with {} or with {"name": …} (no title) is refused with a 4xx envelope, and the title stays.',
-  requirement:
-    'A rename body without title is refused with a 4xx error.',
+  requirement: 'A rename body without title is refused with a 4xx error.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
@@ -18,6 +17,11 @@ export const check = defineCheck({
       ctx.expect('meetings.rename.title-required', `PATCH /v1/meetings/{id} ${JSON.stringify(body)}`, x.refused(res, 422), res);
     }
     const get = await api.get(`/v1/meetings/${m.id}`);
-    ctx.expect('meetings.rename.title-required', 'the title after the refused renames', x.equal((get.body as { title?: unknown } | undefined)?.title, m.seed.title, 'title'), get);
+    ctx.expect(
+      'meetings.rename.title-required',
+      'the title after the refused renames',
+      x.equal((get.body as { title?: unknown } | undefined)?.title, m.seed.title, 'title'),
+      get,
+    );
   },
 });

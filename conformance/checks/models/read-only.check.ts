@@ -8,9 +8,10 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
-  description: 'No route downloads, installs or deletes a model: POST/PUT/DELETE on /v1/models paths answer 404 or 405, and the manifest has only GET under /v1/models.',
-  requirement:
-    'Models are read-only over the API: no route downloads or deletes a model.',
+  description:
+    'No route downloads, installs or deletes a model: POST/PUT/DELETE on /v1/models paths ' +
+    'answer 404 or 405, and the manifest has only GET under /v1/models.',
+  requirement: 'Models are read-only over the API: no route downloads or deletes a model.',
   async run(ctx) {
     const api = ctx.as(await ctx.token());
     const list = await api.get('/v1/models');
@@ -28,8 +29,14 @@ export const check = defineCheck({
     }
     const doc = await fetchManifest(ctx, api.token);
     if (doc !== null) {
-      const writes = manifestOperations(doc).filter((o) => o.path.startsWith('/v1/models') && o.method !== 'GET' && o.method !== 'HEAD' && o.method !== 'OPTIONS');
-      ctx.expect('models.read-only', 'operations of /openapi.json under /v1/models', x.that(writes.length === 0, 'GET only', writes.map((o) => `${o.method} ${o.path}`).join(', ') || 'GET only'));
+      const writes = manifestOperations(doc).filter(
+        (o) => o.path.startsWith('/v1/models') && o.method !== 'GET' && o.method !== 'HEAD' && o.method !== 'OPTIONS',
+      );
+      ctx.expect(
+        'models.read-only',
+        'operations of /openapi.json under /v1/models',
+        x.that(writes.length === 0, 'GET only', writes.map((o) => `${o.method} ${o.path}`).join(', ') || 'GET only'),
+      );
     }
   },
 });

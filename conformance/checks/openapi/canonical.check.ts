@@ -21,9 +21,13 @@ export const check = defineCheck({
   // 'recorder': its granted probes of POST /v1/recording/stop, pause and resume act on a recording beside it.
   touches: 'recorder',
   needs: ['tokens', 'meeting'],
-  description: 'For every operation of the endpoint tables, the scope the target enforces (probed with single-scope tokens) is the one its manifest states in x-service-required-scope.',
+  description:
+    'For every operation of the endpoint tables, the scope the target enforces (probed with ' +
+    'single-scope tokens) is the one its manifest states in x-service-required-scope.',
   requirement:
-    'The manifest is the canonical route description and wins over prose, so the enforced behaviour (e.g. minimum scope per operation) must agree with the manifest\'s own annotations.',
+    'The manifest is the canonical route description and wins over prose, so the enforced ' +
+    "behaviour (e.g. minimum scope per operation) must agree with the manifest's own " +
+    'annotations.',
   timeoutMs: 120_000,
   async run(ctx) {
     const res = await ctx.as(await ctx.token(['read'])).get('/openapi.json');
@@ -38,7 +42,15 @@ export const check = defineCheck({
       const m = manifest.get(routeKey(op.method, op.path));
       if (m === undefined) continue; // openapi/covers-every-route reports it
       const declared = annotatedScope(m.operation['x-service-required-scope']);
-      if (!ctx.expect('openapi.canonical', `x-service-required-scope of ${op.method} ${op.path}`, x.that(declared !== null, 'one of none, read, record, write, delete', x.show(m.operation['x-service-required-scope'])), res)) continue;
+      if (
+        !ctx.expect(
+          'openapi.canonical',
+          `x-service-required-scope of ${op.method} ${op.path}`,
+          x.that(declared !== null, 'one of none, read, record, write, delete', x.show(m.operation['x-service-required-scope'])),
+          res,
+        )
+      )
+        continue;
       if (declared !== op.scope) ctx.note(`${op.method} ${op.path}: the manifest states ${declared}; API.md's table states ${op.scope}`);
       const probe = probeFor(op, resources);
       for (const [scopes, token] of tokens) {

@@ -12,7 +12,12 @@ const RESOURCES = [
 ] as const;
 
 /** Every GET operation of the manifest under `/v1/<resource>/{id}`, with the id (and any other parameter) filled in. */
-function readRoutes(manifest: ManifestResponses, prefix: string, id: string, fill: Record<string, string>): Array<{ template: string; path: string } | { template: string; missing: string }> {
+function readRoutes(
+  manifest: ManifestResponses,
+  prefix: string,
+  id: string,
+  fill: Record<string, string>,
+): Array<{ template: string; path: string } | { template: string; missing: string }> {
   return manifest.ops
     .filter((o) => o.method === 'GET' && o.template.startsWith(`${prefix}{`))
     .map((o) => {
@@ -28,14 +33,28 @@ function readRoutes(manifest: ManifestResponses, prefix: string, id: string, fil
 }
 
 /** Reads every route of a deleted resource: each must answer 404 (a stream route must not open a stream). */
-async function readAfterDelete(ctx: CheckContext, token: string, manifest: ManifestResponses, prefix: string, id: string, fill: Record<string, string>, clause: string, sub: string): Promise<void> {
+async function readAfterDelete(
+  ctx: CheckContext,
+  token: string,
+  manifest: ManifestResponses,
+  prefix: string,
+  id: string,
+  fill: Record<string, string>,
+  clause: string,
+  sub: string,
+): Promise<void> {
   for (const r of readRoutes(manifest, prefix, id, fill)) {
     if ('missing' in r) {
       ctx.note(`GET ${r.template} after the delete: not read (no value for {${r.missing}})`);
       continue;
     }
     const res = await ctx.as(token).get(r.path, { readBodyMs: 2000, timeoutMs: 10_000, label: `after the delete: GET ${r.template}` });
-    ctx.expect(r.template === `${prefix}{id}` ? clause : sub, `GET ${r.template} of the deleted resource (a read route of the manifest)`, x.error(res, 404), res);
+    ctx.expect(
+      r.template === `${prefix}{id}` ? clause : sub,
+      `GET ${r.template} of the deleted resource (a read route of the manifest)`,
+      x.error(res, 404),
+      res,
+    );
   }
 }
 
@@ -47,7 +66,11 @@ export const check = defineCheck({
   order: 'last',
   timeoutMs: 180_000,
   description:
-    "Deletes a meeting (after starting a summary regeneration, so an operation id exists) and a webhook of its own, then reads every GET route the target's manifest lists under /v1/meetings/{id} and /v1/webhooks/{id} with the deleted id: each must answer 404, and the lists must not show them; then audits the whole run: after any check deleted a meeting or webhook, no later read of it in that check may succeed.",
+    'Deletes a meeting (after starting a summary regeneration, so an operation id exists) and a ' +
+    "webhook of its own, then reads every GET route the target's manifest lists under " +
+    '/v1/meetings/{id} and /v1/webhooks/{id} with the deleted id: each must answer 404, and the ' +
+    'lists must not show them; then audits the whole run: after any check deleted a meeting or ' +
+    'webhook, no later read of it in that check may succeed.',
   requirement: 'DELETE /v1/meetings/{id} removes the meeting permanently, after which it is not found.',
   async run(ctx) {
     const token = await ctx.token(['read', 'write', 'delete']);
@@ -64,7 +87,9 @@ export const check = defineCheck({
       // Let the regeneration end first: what a delete does to a meeting whose summary is being generated is not shown.
       const until = Date.now() + 30_000;
       for (;;) {
-        const st = await api.get(`/v1/meetings/${m.id}/summary/operations/${encodeURIComponent(operationId)}`, { label: 'wait for the regeneration to end' });
+        const st = await api.get(`/v1/meetings/${m.id}/summary/operations/${encodeURIComponent(operationId)}`, {
+          label: 'wait for the regeneration to end',
+        });
         const body = st.body as { state?: unknown; status?: unknown } | undefined;
         const state = `${JSON.stringify(body?.state ?? '')} ${JSON.stringify(body?.status ?? '')}`;
         if (st.status !== 200 || !/queued|running|pending|generating|started/i.test(state) || Date.now() > until) break;
@@ -73,20 +98,42 @@ export const check = defineCheck({
     }
     const del = await api.delete(`/v1/meetings/${m.id}`);
     ctx.require('meetings.delete.irreversible', `DELETE /v1/meetings/${m.id}`, x.success(del), del);
-    await readAfterDelete(ctx, token, manifest, '/v1/meetings/', m.id, typeof operationId === 'string' ? { operation_id: operationId } : {}, 'meetings.delete.irreversible', 'meetings.delete.cascade');
+    await readAfterDelete(
+      ctx,
+      token,
+      manifest,
+      '/v1/meetings/',
+      m.id,
+      typeof operationId === 'string' ? { operation_id: operationId } : {},
+      'meetings.delete.irreversible',
+      'meetings.delete.cascade',
+    );
     const list = await api.get('/v1/meetings', { query: { limit: 200 } });
-    ctx.expect('meetings.delete.irreversible', 'GET /v1/meetings after the delete', x.that(list.status === 200 && !list.text.includes(m.id), `200 without ${m.id}`, list.describe(200)), list);
+    ctx.expect(
+      'meetings.delete.irreversible',
+      'GET /v1/meetings after the delete',
+      x.that(list.status === 200 && !list.text.includes(m.id), `200 without ${m.id}`, list.describe(200)),
+      list,
+    );
 
     // 2. A webhook of its own (registration is part of the API); a target with webhooks off cannot have one.
-    const reg = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/conformance-gone', events: ['job.completed'] } });
+    const reg = await api.post('/v1/webhooks', {
+      json: { url: 'https://93.184.216.34/hooks/conformance-gone', events: ['job.completed'] },
+    });
     const hookId = (reg.body as { id?: unknown } | undefined)?.id;
-    if (reg.status !== 201 || typeof hookId !== 'string') ctx.note(`POST /v1/webhooks answered ${reg.describe(150)}: the webhook part was not done`);
+    if (reg.status !== 201 || typeof hookId !== 'string')
+      ctx.note(`POST /v1/webhooks answered ${reg.describe(150)}: the webhook part was not done`);
     else {
       const delHook = await api.delete(`/v1/webhooks/${hookId}`);
       ctx.require('webhooks.delete.owned', `DELETE /v1/webhooks/${hookId}`, x.success(delHook), delHook);
       await readAfterDelete(ctx, token, manifest, '/v1/webhooks/', hookId, {}, 'webhooks.delete.owned', 'webhooks.delete.owned');
       const hooks = await api.get('/v1/webhooks');
-      ctx.expect('webhooks.delete.owned', 'GET /v1/webhooks after the delete', x.that(hooks.status === 200 && !hooks.text.includes(hookId), `200 without ${hookId}`, hooks.describe(200)), hooks);
+      ctx.expect(
+        'webhooks.delete.owned',
+        'GET /v1/webhooks after the delete',
+        x.that(hooks.status === 200 && !hooks.text.includes(hookId), `200 without ${hookId}`, hooks.describe(200)),
+        hooks,
+      );
     }
 
     // 3. The run: within each check, a successful delete ends every later successful read of that resource.
@@ -110,7 +157,12 @@ export const check = defineCheck({
         if (e.method !== 'GET' || deleted === undefined || e.status < 200 || e.status >= 300) continue;
         const { seq: _seq, ...copy } = e.exchange;
         const exchange = ctx.sink({ ...copy, label: `${checkId} #${e.exchange.seq}: a read after that check deleted ${base}` });
-        ctx.expect(e.path === base ? deleted.clause : deleted.sub, `GET ${e.path} after ${checkId} deleted ${base}`, { ok: false, expected: ['404: the resource was deleted earlier in the same check'], actual: `${e.status}` }, exchange);
+        ctx.expect(
+          e.path === base ? deleted.clause : deleted.sub,
+          `GET ${e.path} after ${checkId} deleted ${base}`,
+          { ok: false, expected: ['404: the resource was deleted earlier in the same check'], actual: `${e.status}` },
+          exchange,
+        );
       }
     }
     ctx.note(`the run's other checks deleted ${deletes} meetings or webhooks; their later reads were audited`);

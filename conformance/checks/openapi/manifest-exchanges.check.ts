@@ -37,26 +37,40 @@ export const check = defineCheck({
   order: 'last',
   timeoutMs: 120_000,
   description:
-    "Holds every API answer of the run (every check's exchanges, deliberately malformed requests too, plus a sweep of the read routes) to the target's own /openapi.json: the status must be one the operation declares (exactly, by range or by default) and a JSON body must validate against the declared schema (JSON Schema 2020-12, Ajv); operations without response schemas are recorded as gaps of the manifest.",
+    "Holds every API answer of the run (every check's exchanges, deliberately malformed " +
+    "requests too, plus a sweep of the read routes) to the target's own /openapi.json: the " +
+    'status must be one the operation declares (exactly, by range or by default) and a JSON ' +
+    'body must validate against the declared schema (JSON Schema 2020-12, Ajv); operations ' +
+    'without response schemas are recorded as gaps of the manifest.',
   requirement:
-    "The manifest is the canonical route description and wins over prose, so the enforced behaviour (e.g. minimum scope per operation) must agree with the manifest's own annotations.",
+    'The manifest is the canonical route description and wins over prose, so the enforced ' +
+    "behaviour (e.g. minimum scope per operation) must agree with the manifest's own " +
+    'annotations.',
   async run(ctx) {
     const token = await ctx.token(['read']);
     const doc = await fetchManifest(ctx, token);
     if (doc === null) return ctx.skip('GET /openapi.json did not answer a JSON document: there is no manifest to hold the answers to');
     const manifest = new ManifestResponses(doc);
     const api = ctx.as(token);
-    for (const [path, query] of SWEEP) await api.get(path, { label: 'manifest audit: a read route', ...(query === undefined ? {} : { query }) });
+    for (const [path, query] of SWEEP)
+      await api.get(path, { label: 'manifest audit: a read route', ...(query === undefined ? {} : { query }) });
 
     for (const gap of manifest.gaps()) {
-      ctx.observe('openapi.canonical', `the manifest's ${gap.op.method} ${gap.op.template}`, `${gap.why}: answers of this operation can be held to their status only`);
+      ctx.observe(
+        'openapi.canonical',
+        `the manifest's ${gap.op.method} ${gap.op.template}`,
+        `${gap.why}: answers of this operation can be held to their status only`,
+      );
     }
 
     const audit = ctx.env.exchangeAudit;
     if (audit === undefined) return ctx.skip('the harness kept no exchanges of the run to audit');
     if (audit.omitted > 0) ctx.note(`${audit.omitted} answers beyond the first ${audit.entries.length} were not kept and are not audited`);
 
-    const kinds = new Map<string, { count: number; shown: number; first: { what: string; verdict: x.Verdict; exchange: Exchange } | null }>();
+    const kinds = new Map<
+      string,
+      { count: number; shown: number; first: { what: string; verdict: x.Verdict; exchange: Exchange } | null }
+    >();
     const grade = (kind: string, e: AuditedExchange, what: string, verdict: x.Verdict): void => {
       let k = kinds.get(kind);
       if (k === undefined) {
@@ -116,9 +130,15 @@ export const check = defineCheck({
         });
       }
     }
-    for (const [kind, k] of kinds) if (k.count > k.shown) ctx.note(`${k.count - k.shown} more answers like the ones above (${kind}) are not shown`);
-    if (undescribed.size > 0) ctx.note(`requests with a method the manifest does not list for a described path (not held to it): ${[...undescribed].slice(0, 10).join(', ')}${undescribed.size > 10 ? ', …' : ''}`);
+    for (const [kind, k] of kinds)
+      if (k.count > k.shown) ctx.note(`${k.count - k.shown} more answers like the ones above (${kind}) are not shown`);
+    if (undescribed.size > 0)
+      ctx.note(
+        `requests with a method the manifest does not list for a described path (not held to it): ${[...undescribed].slice(0, 10).join(', ')}${undescribed.size > 10 ? ', …' : ''}`,
+      );
     for (const [what, why] of [...skipped].slice(0, 20)) ctx.note(`${what}: status checked, body not validated (${why})`);
-    ctx.note(`${audited} answers of ${new Set(audit.entries.map((e) => e.checkId)).size} checks held to the manifest; ${validated} bodies validated against a declared schema`);
+    ctx.note(
+      `${audited} answers of ${new Set(audit.entries.map((e) => e.checkId)).size} checks held to the manifest; ${validated} bodies validated against a declared schema`,
+    );
   },
 });

@@ -7,9 +7,10 @@ export const check = defineCheck({
   clauses: ['pairing.poll.no-auth'],
   level: 'requirement',
   needs: [],
-  description: 'The pairing request just made can be polled with GET /v1/pair/{id} without an Authorization header: 2xx, with no raw token before approval.',
-  requirement:
-    'GET /v1/pair/{id} needs no Authorization header and reports the pairing\'s status until it is approved or rejected.',
+  description:
+    'The pairing request just made can be polled with GET /v1/pair/{id} without an ' +
+    'Authorization header: 2xx, with no raw token before approval.',
+  requirement: "GET /v1/pair/{id} needs no Authorization header and reports the pairing's status until it is approved or rejected.",
   async run(ctx) {
     const body = { json: { client_name: `Conformance ${ctx.fixtures.word(6)}`, scopes: ['read'] } };
     let req = await ctx.api.post('/v1/pair/request', body);
@@ -24,6 +25,11 @@ export const check = defineCheck({
     const poll = await ctx.api.get(path);
     ctx.expect('pairing.poll.no-auth', `GET ${path} without a token`, x.all(x.success(poll), x.json(poll)), poll);
     const token = (poll.body as { token?: unknown } | undefined)?.token;
-    ctx.expect('pairing.poll.no-auth', `GET ${path} before any approval`, x.that(typeof token !== 'string' || token.length === 0, 'no raw token yet', `token ${x.show(token)}`), poll);
+    ctx.expect(
+      'pairing.poll.no-auth',
+      `GET ${path} before any approval`,
+      x.that(typeof token !== 'string' || token.length === 0, 'no raw token yet', `token ${x.show(token)}`),
+      poll,
+    );
   },
 });

@@ -7,8 +7,7 @@ export const check = defineCheck({
   level: 'requirement',
   needs: [],
   description: 'POST /v1/pair/request {client_name, scopes} without an Authorization header answers 2xx.',
-  requirement:
-    'POST /v1/pair/request needs no Authorization header and creates a pairing request.',
+  requirement: 'POST /v1/pair/request needs no Authorization header and creates a pairing request.',
   async run(ctx) {
     const res = await ctx.api.post('/v1/pair/request', { json: { client_name: `Conformance ${ctx.fixtures.word(6)}`, scopes: ['read'] } });
     ctx.expect('pairing.request.no-auth', 'POST /v1/pair/request without a token', x.all(x.success(res), x.json(res)), res);

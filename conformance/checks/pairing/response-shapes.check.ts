@@ -8,7 +8,8 @@ export const check = defineCheck({
   needs: [],
   description: 'Records the answer of POST /v1/pair/request, how it conveys the id to poll, and the answer of the poll.',
   requirement:
-    'The response bodies of the pairing request and of the poll, including how the id to poll is conveyed, are not shown apart from the raw token returned once on approval.',
+    'The response bodies of the pairing request and of the poll, including how the id to poll ' +
+    'is conveyed, are not shown apart from the raw token returned once on approval.',
   async run(ctx) {
     const req = await ctx.api.post('/v1/pair/request', { json: { client_name: 'Conformance tablet', scopes: ['read'] } });
     ctx.observe('pairing.response.gap', 'POST /v1/pair/request', req.describe(400), req);

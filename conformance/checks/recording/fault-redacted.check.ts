@@ -9,14 +9,25 @@ export const check = defineCheck({
   touches: 'recorder',
   needs: ['devices', 'recording-fault', 'token'],
   timeoutMs: 60_000,
-  description: 'Starts a recording on a simulated microphone and makes it fail (Control API) with errors naming /home/alice/… and /var/lib/…: last_error shows ~/… without the user name, and only the file name of the other path.',
+  description:
+    'Starts a recording on a simulated microphone and makes it fail (Control API) with errors ' +
+    'naming /home/alice/… and /var/lib/…: last_error shows ~/… without the user name, and only ' +
+    'the file name of the other path.',
   requirement: 'last_error redacts file paths the same way job errors do.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
     const cases: Array<[string, (e: string) => boolean, string]> = [
-      ['capture device lost: /home/alice/.config/app/devices.json', (e) => e.includes('~/.config/app/devices.json') && !e.includes('alice') && !e.includes('/home/'), 'shows ~/.config/app/devices.json, no "alice"'],
-      ['encoder failed writing /var/lib/mas/recordings/take-7.wav', (e) => e.includes('take-7.wav') && !e.includes('/var/lib') && !e.includes('recordings/'), 'shows take-7.wav only'],
+      [
+        'capture device lost: /home/alice/.config/app/devices.json',
+        (e) => e.includes('~/.config/app/devices.json') && !e.includes('alice') && !e.includes('/home/'),
+        'shows ~/.config/app/devices.json, no "alice"',
+      ],
+      [
+        'encoder failed writing /var/lib/mas/recordings/take-7.wav',
+        (e) => e.includes('take-7.wav') && !e.includes('/var/lib') && !e.includes('recordings/'),
+        'shows take-7.wav only',
+      ],
     ];
     for (const [error, ok, expected] of cases) {
       const start = await api.post('/v1/recording/start', { json: {} });
@@ -25,7 +36,12 @@ export const check = defineCheck({
       await ctx.control.recordingFault(error);
       const after = await pollRecording(api, ['idle'], 10_000);
       const last = (after.res.body as { last_error?: unknown } | undefined)?.last_error;
-      ctx.expect('recording.last-error.redacted', `last_error after the fault "${error}"`, x.that(typeof last === 'string' && ok(last), expected, `last_error ${x.show(last)}`), after.res);
+      ctx.expect(
+        'recording.last-error.redacted',
+        `last_error after the fault "${error}"`,
+        x.that(typeof last === 'string' && ok(last), expected, `last_error ${x.show(last)}`),
+        after.res,
+      );
       await pollRecording(api, ['idle'], 10_000);
     }
   },

@@ -27,8 +27,13 @@ export const check = defineCheck({
   needs: ['devices', 'token'],
   timeoutMs: 180_000,
   description:
-    'Model-based (fc.commands) over a simulated microphone (Control API): random sequences of start, stop, pause, resume and read. start from idle must reach recording and stop from recording or paused must end idle (API.md Recording states); a start while not idle must be refused with a 4xx envelope and change nothing. pause and resume are a gap: the target\'s answers are recorded, and the model follows what the target reports, so a later start or stop is still judged against the spec rows.',
-  requirement: "After an accepted start the recording state becomes recording once the capture pipeline is up.",
+    'Model-based (fc.commands) over a simulated microphone (Control API): random sequences of ' +
+    'start, stop, pause, resume and read. start from idle must reach recording and stop from ' +
+    'recording or paused must end idle (API.md Recording states); a start while not idle must ' +
+    'be refused with a 4xx envelope and change nothing. pause and resume are a gap: the ' +
+    "target's answers are recorded, and the model follows what the target reports, so a later " +
+    'start or stop is still judged against the spec rows.',
+  requirement: 'After an accepted start the recording state becomes recording once the capture pipeline is up.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     const device = 'Conformance Model Mic';
@@ -39,37 +44,53 @@ export const check = defineCheck({
       ctx.expect(
         clause,
         `GET /v1/recording after ${step}`,
-        x.that(state === m.state && seen.every((s) => [...ON_THE_WAY[m.state], 'recording', 'paused'].includes(String(s))), `state ${m.state}`, `states seen ${seen.map((s) => x.show(s)).join(' → ')}`),
+        x.that(
+          state === m.state && seen.every((s) => [...ON_THE_WAY[m.state], 'recording', 'paused'].includes(String(s))),
+          `state ${m.state}`,
+          `states seen ${seen.map((s) => x.show(s)).join(' → ')}`,
+        ),
         res,
       );
     };
-    const start = command<Model, Real>('start', () => true, async (m, r) => {
-      const res = await api.post('/v1/recording/start', { json: { mic_device_name: r.device } });
-      if (m.state !== 'idle') {
-        ctx.expect('recording.start.reaches-recording', `POST /v1/recording/start while ${m.state}`, x.refused(res), res);
-        await settle(m, 'recording.start.reaches-recording', `the refused start (${m.state})`);
-        return;
-      }
-      ctx.expect('recording.start.reaches-recording', 'POST /v1/recording/start while idle', x.success(res), res);
-      if (!res.ok) return;
-      m.state = 'recording';
-      await settle(m, 'recording.start.reaches-recording', 'start');
-    });
-    const stop = command<Model, Real>('stop', (m) => m.state !== 'idle', async (m) => {
-      const res = await api.post('/v1/recording/stop');
-      ctx.expect('recording.stop.to-idle', `POST /v1/recording/stop while ${m.state}`, x.success(res), res);
-      if (!res.ok) return;
-      m.state = 'idle';
-      await settle(m, 'recording.stop.to-idle', 'stop');
-    });
+    const start = command<Model, Real>(
+      'start',
+      () => true,
+      async (m, r) => {
+        const res = await api.post('/v1/recording/start', { json: { mic_device_name: r.device } });
+        if (m.state !== 'idle') {
+          ctx.expect('recording.start.reaches-recording', `POST /v1/recording/start while ${m.state}`, x.refused(res), res);
+          await settle(m, 'recording.start.reaches-recording', `the refused start (${m.state})`);
+          return;
+        }
+        ctx.expect('recording.start.reaches-recording', 'POST /v1/recording/start while idle', x.success(res), res);
+        if (!res.ok) return;
+        m.state = 'recording';
+        await settle(m, 'recording.start.reaches-recording', 'start');
+      },
+    );
+    const stop = command<Model, Real>(
+      'stop',
+      (m) => m.state !== 'idle',
+      async (m) => {
+        const res = await api.post('/v1/recording/stop');
+        ctx.expect('recording.stop.to-idle', `POST /v1/recording/stop while ${m.state}`, x.success(res), res);
+        if (!res.ok) return;
+        m.state = 'idle';
+        await settle(m, 'recording.stop.to-idle', 'stop');
+      },
+    );
     const pauseOrResume = (action: 'pause' | 'resume') =>
-      command<Model, Real>(action, (m) => m.state !== 'idle', async (m) => {
-        const res = await api.post(`/v1/recording/${action}`);
-        const { state } = await pollRecording(api, action === 'pause' ? ['paused'] : ['recording'], 5_000);
-        ctx.note(`${action} while ${m.state}: ${res.status}, then state ${x.show(state)}`);
-        // A gap: follow what the target reports, as long as it is one of the spec's states.
-        if (state === 'recording' || state === 'paused') m.state = state;
-      });
+      command<Model, Real>(
+        action,
+        (m) => m.state !== 'idle',
+        async (m) => {
+          const res = await api.post(`/v1/recording/${action}`);
+          const { state } = await pollRecording(api, action === 'pause' ? ['paused'] : ['recording'], 5_000);
+          ctx.note(`${action} while ${m.state}: ${res.status}, then state ${x.show(state)}`);
+          // A gap: follow what the target reports, as long as it is one of the spec's states.
+          if (state === 'recording' || state === 'paused') m.state = state;
+        },
+      );
     const commands: Array<fc.Arbitrary<Command<Model, Real>>> = [
       fc.constant(start),
       fc.constant(stop),

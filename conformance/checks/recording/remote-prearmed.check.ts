@@ -8,7 +8,10 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['devices', 'settings', 'tokens'],
   timeoutMs: 60_000,
-  description: 'With remote_recording_prearmed on (Control API) and a simulated microphone, a paired token and a LAN token holding record each start a recording (2xx, state starting), which is then stopped.',
+  description:
+    'With remote_recording_prearmed on (Control API) and a simulated microphone, a paired token ' +
+    'and a LAN token holding record each start a recording (2xx, state starting), which is then ' +
+    'stopped.',
   requirement: 'With remote_recording_prearmed on, a remote caller holding record can start a recording.',
   async run(ctx) {
     await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });

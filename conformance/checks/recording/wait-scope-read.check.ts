@@ -8,12 +8,18 @@ export const check = defineCheck({
   // 'own': it judges a recording wait's status and media type only, which a recording beside it does not change.
   touches: 'own',
   needs: ['tokens'],
-  description: 'GET /v1/recording/wait?until=started with a read-only token opens the stream (the spec’s reading) rather than 403 insufficient_scope (the index table’s record).',
-  requirement:
-    'GET /v1/recording/wait needs only a read-satisfying scope, which the spec chooses over an index table that lists record.',
+  description:
+    'GET /v1/recording/wait?until=started with a read-only token opens the stream (the spec’s ' +
+    'reading) rather than 403 insufficient_scope (the index table’s record).',
+  requirement: 'GET /v1/recording/wait needs only a read-satisfying scope, which the spec chooses over an index table that lists record.',
   async run(ctx) {
     const read = (await ctx.mint({ scopes: ['read'] })).token;
-    const sse = await readSse(ctx.api, '/v1/recording/wait', { token: read, query: { until: 'started', timeout: 1 }, deadlineMs: 5000, closeGraceMs: 1000 });
+    const sse = await readSse(ctx.api, '/v1/recording/wait', {
+      token: read,
+      query: { until: 'started', timeout: 1 },
+      deadlineMs: 5000,
+      closeGraceMs: 1000,
+    });
     const code = (() => {
       try {
         return (JSON.parse(sse.text) as { error?: { code?: string } }).error?.code;
@@ -25,6 +31,12 @@ export const check = defineCheck({
     let matched: number | null = null;
     if (sse.status === 200 && sse.mediaType === 'text/event-stream') matched = 0;
     else if (sse.status === 403 && code === 'insufficient_scope') matched = 1;
-    ctx.conflict('recording.wait.scope-read', 'GET /v1/recording/wait?until=started&timeout=1 with a read-only token', matched, actual, sse.exchange);
+    ctx.conflict(
+      'recording.wait.scope-read',
+      'GET /v1/recording/wait?until=started&timeout=1 with a read-only token',
+      matched,
+      actual,
+      sse.exchange,
+    );
   },
 });

@@ -10,7 +10,9 @@ export const check = defineCheck({
   // 'own': it judges a recording wait's status and media type only, which a recording beside it does not change.
   touches: 'own',
   needs: ['token'],
-  description: 'GET /v1/recording/wait without until, and with until=paused, stopping, start, "" and a list (case is not judged): each refused with a 4xx envelope (not a stream).',
+  description:
+    'GET /v1/recording/wait without until, and with until=paused, stopping, start, "" and a ' +
+    'list (case is not judged): each refused with a 4xx envelope (not a stream).',
   requirement: 'The recording wait requires until with the value started or stopped, and a missing or other value is refused.',
   async run(ctx) {
     const token = await ctx.token(['read']);
@@ -23,7 +25,12 @@ export const check = defineCheck({
       } catch {
         env = false;
       }
-      ctx.expect('recording.wait.until-required', `GET /v1/recording/wait${until === undefined ? '' : `?until=${until}`}`, x.that(s.status >= 400 && s.status < 500 && env, 'a 4xx status with the error envelope (400 presumed)', describeStream(s)), s.exchange);
+      ctx.expect(
+        'recording.wait.until-required',
+        `GET /v1/recording/wait${until === undefined ? '' : `?until=${until}`}`,
+        x.that(s.status >= 400 && s.status < 500 && env, 'a 4xx status with the error envelope (400 presumed)', describeStream(s)),
+        s.exchange,
+      );
     }
   },
 });

@@ -17,27 +17,61 @@ async function realJob(ctx: CheckContext, api: BoundClient): Promise<void> {
   ctx.expect('jobs.pause.non-import', 'POST /v1/jobs/{id}/pause on a running diarization', x.success(pause), pause);
   if (!pause.ok) return;
   const settled = await pollJob(api, id, (j) => j.state === 'paused' || isTerminal(j), 5000, 50);
-  if (isTerminal(settled.job)) return ctx.skip(`the diarization ended (${String(settled.job.state)}) while its accepted pause settled: no paused job to observe`);
-  ctx.expect('jobs.pause.non-import', 'GET /v1/jobs/{id} after the accepted pause', x.that(settled.job.state === 'paused', 'pausing, then paused', `state ${x.show(settled.job.state)} after 5 s`), settled.res);
+  if (isTerminal(settled.job))
+    return ctx.skip(`the diarization ended (${String(settled.job.state)}) while its accepted pause settled: no paused job to observe`);
+  ctx.expect(
+    'jobs.pause.non-import',
+    'GET /v1/jobs/{id} after the accepted pause',
+    x.that(settled.job.state === 'paused', 'pausing, then paused', `state ${x.show(settled.job.state)} after 5 s`),
+    settled.res,
+  );
   if (settled.job.state !== 'paused') {
     await api.post(`/v1/jobs/${id}/cancel`, { label: 'clean up' });
     return;
   }
-  const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 30 }, deadlineMs: 20_000, closeGraceMs: 3000 });
+  const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, {
+    token: api.token,
+    query: { timeout: 30 },
+    deadlineMs: 20_000,
+    closeGraceMs: 3000,
+  });
   await ctx.sleep(400);
   const whilePaused = [...stream.events];
   const resume = await api.post(`/v1/jobs/${id}/resume`);
   const { res: afterRes, job: after } = await getJob(api, id);
-  ctx.expect('jobs.resume.paused', 'POST /v1/jobs/{id}/resume on the paused diarization, then GET /v1/jobs/{id}', x.that(resume.ok && after.state !== 'paused' && after.state !== 'pausing', 'accepted; the job leaves paused (resuming, running, or already ended)', `${resume.describe(120)}; state ${x.show(after.state)}`), afterRes);
+  ctx.expect(
+    'jobs.resume.paused',
+    'POST /v1/jobs/{id}/resume on the paused diarization, then GET /v1/jobs/{id}',
+    x.that(
+      resume.ok && after.state !== 'paused' && after.state !== 'pausing',
+      'accepted; the job leaves paused (resuming, running, or already ended)',
+      `${resume.describe(120)}; state ${x.show(after.state)}`,
+    ),
+    afterRes,
+  );
   // The job ends on its own after the resume; one that is still going after 10 s is cancelled.
   const ended = await pollJob(api, id, isTerminal, 10_000, 100);
   if (!ended.reached) await api.post(`/v1/jobs/${id}/cancel`);
   const s = await stream.done;
   const { res, job } = await getJob(api, id);
-  ctx.expect('sse.job.pause-resume-no-resolve', 'events on the job wait while the job was paused', x.that(whilePaused.length === 0, 'none (the wait stays open)', describeStream(s)), s.exchange);
+  ctx.expect(
+    'sse.job.pause-resume-no-resolve',
+    'events on the job wait while the job was paused',
+    x.that(whilePaused.length === 0, 'none (the wait stays open)', describeStream(s)),
+    s.exchange,
+  );
   const e = s.events[0];
   const named = e === undefined ? null : terminalStateOf(e);
-  ctx.expect('sse.job.pause-resume-no-resolve', 'the events after the resume', x.that(s.events.length === 1 && named !== null && named === job.state, `one event naming the end the job reached (${String(job.state)})`, describeStream(s)), res);
+  ctx.expect(
+    'sse.job.pause-resume-no-resolve',
+    'the events after the resume',
+    x.that(
+      s.events.length === 1 && named !== null && named === job.state,
+      `one event naming the end the job reached (${String(job.state)})`,
+      describeStream(s),
+    ),
+    res,
+  );
 }
 
 export const check = defineCheck({
@@ -47,14 +81,23 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token'],
   description:
-    'With a job wait open on a held running diarization job (Control API), pauses it, waits for paused, resumes it: the stream stays open with no event; then a cancel resolves it with one event naming cancelled. Without the Control API’s jobs: a real diarization of a long imported meeting, paused while it runs (SKIPPED when every one ends first), observed with the wait open while paused, then resumed: the one event names the end it reaches.',
+    'With a job wait open on a held running diarization job (Control API), pauses it, waits for ' +
+    'paused, resumes it: the stream stays open with no event; then a cancel resolves it with ' +
+    'one event naming cancelled. Without the Control API’s jobs: a real diarization of a long ' +
+    'imported meeting, paused while it runs (SKIPPED when every one ends first), observed with ' +
+    'the wait open while paused, then resumed: the one event names the end it reaches.',
   requirement: 'Pausing or resuming a job (job.paused, job.resumed) never resolves an open job wait.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     if (!ctx.has('jobs')) return realJob(ctx, api);
     const m = await ctx.fixtures.meeting();
     const id = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
-    const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 30 }, deadlineMs: 20_000, closeGraceMs: 3000 });
+    const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, {
+      token: api.token,
+      query: { timeout: 30 },
+      deadlineMs: 20_000,
+      closeGraceMs: 3000,
+    });
     await ctx.sleep(200);
     const p = await api.post(`/v1/jobs/${id}/pause`);
     if (!p.ok) {
@@ -63,17 +106,45 @@ export const check = defineCheck({
       return ctx.skip(`the pause was refused (${p.status}); jobs/lifecycle-model reports it`);
     }
     const paused = await pollJob(api, id, (j) => j.state === 'paused', 3000, 100);
-    ctx.expect('jobs.pause.non-import', 'GET /v1/jobs/{id} after pausing the held running diarization', x.that(paused.reached, 'pausing, then paused', `state ${x.show(paused.job.state)}`), paused.res);
+    ctx.expect(
+      'jobs.pause.non-import',
+      'GET /v1/jobs/{id} after pausing the held running diarization',
+      x.that(paused.reached, 'pausing, then paused', `state ${x.show(paused.job.state)}`),
+      paused.res,
+    );
     await ctx.sleep(400);
     const resume = await api.post(`/v1/jobs/${id}/resume`);
     const { res: afterRes, job: after } = await getJob(api, id);
-    ctx.expect('jobs.resume.paused', 'POST /v1/jobs/{id}/resume on the paused held diarization, then GET /v1/jobs/{id}', x.that(resume.ok && after.state !== 'paused' && after.state !== 'pausing', 'accepted; the job leaves paused', `${resume.describe(120)}; state ${x.show(after.state)}`), afterRes);
+    ctx.expect(
+      'jobs.resume.paused',
+      'POST /v1/jobs/{id}/resume on the paused held diarization, then GET /v1/jobs/{id}',
+      x.that(
+        resume.ok && after.state !== 'paused' && after.state !== 'pausing',
+        'accepted; the job leaves paused',
+        `${resume.describe(120)}; state ${x.show(after.state)}`,
+      ),
+      afterRes,
+    );
     await ctx.sleep(800);
     const during = [...stream.events];
     await api.post(`/v1/jobs/${id}/cancel`);
     const s = await stream.done;
-    ctx.expect('sse.job.pause-resume-no-resolve', 'events on the job wait across pause and resume', x.that(during.length === 0, 'none (the wait stays open)', describeStream(s)), s.exchange);
+    ctx.expect(
+      'sse.job.pause-resume-no-resolve',
+      'events on the job wait across pause and resume',
+      x.that(during.length === 0, 'none (the wait stays open)', describeStream(s)),
+      s.exchange,
+    );
     const e = s.events[0];
-    ctx.expect('sse.job.pause-resume-no-resolve', 'the event after the cancel', x.that(s.events.length === 1 && e !== undefined && terminalStateOf(e) === 'cancelled', 'one event naming cancelled', describeStream(s)), s.exchange);
+    ctx.expect(
+      'sse.job.pause-resume-no-resolve',
+      'the event after the cancel',
+      x.that(
+        s.events.length === 1 && e !== undefined && terminalStateOf(e) === 'cancelled',
+        'one event naming cancelled',
+        describeStream(s),
+      ),
+      s.exchange,
+    );
   },
 });

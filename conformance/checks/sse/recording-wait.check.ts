@@ -11,12 +11,20 @@ export const check = defineCheck({
   touches: 'recorder',
   needs: ['devices', 'token'],
   timeoutMs: 60_000,
-  description: 'With a simulated microphone: a wait with until=started opened while idle stays silent, then resolves with one (non-timeout) event once the recording starts; until=stopped likewise resolves when it stops.',
+  description:
+    'With a simulated microphone: a wait with until=started opened while idle stays silent, ' +
+    'then resolves with one (non-timeout) event once the recording starts; until=stopped ' +
+    'likewise resolves when it stops.',
   requirement: 'The recording wait resolves on the requested transition: until=started when recording starts, until=stopped when it stops.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
-    const started = openSse(ctx.api, '/v1/recording/wait', { token: api.token, query: { until: 'started', timeout: 30 }, deadlineMs: 20_000, closeGraceMs: 2000 });
+    const started = openSse(ctx.api, '/v1/recording/wait', {
+      token: api.token,
+      query: { until: 'started', timeout: 30 },
+      deadlineMs: 20_000,
+      closeGraceMs: 2000,
+    });
     await ctx.sleep(500);
     const early = started.events.length;
     const start = await api.post('/v1/recording/start', { json: {} });
@@ -26,16 +34,49 @@ export const check = defineCheck({
       return ctx.skip(`the recording could not be started (${start.describe(150)}); recording/lifecycle reports it`);
     }
     const s1 = await started.done;
-    ctx.expect('sse.recording.resolves-on-transition', 'until=started: events before the start', x.that(early === 0, 'none', describeStream(s1)), s1.exchange);
-    ctx.expect('sse.recording.resolves-on-transition', 'until=started after the start', x.that(s1.events.length === 1 && !isTimeoutEvent(s1.events[0]) && s1.closedByServer, 'one non-timeout event, then close', describeStream(s1)), s1.exchange);
+    ctx.expect(
+      'sse.recording.resolves-on-transition',
+      'until=started: events before the start',
+      x.that(early === 0, 'none', describeStream(s1)),
+      s1.exchange,
+    );
+    ctx.expect(
+      'sse.recording.resolves-on-transition',
+      'until=started after the start',
+      x.that(
+        s1.events.length === 1 && !isTimeoutEvent(s1.events[0]) && s1.closedByServer,
+        'one non-timeout event, then close',
+        describeStream(s1),
+      ),
+      s1.exchange,
+    );
     await pollRecording(api, ['recording'], 10_000);
-    const stopped = openSse(ctx.api, '/v1/recording/wait', { token: api.token, query: { until: 'stopped', timeout: 30 }, deadlineMs: 40_000, closeGraceMs: 2000 });
+    const stopped = openSse(ctx.api, '/v1/recording/wait', {
+      token: api.token,
+      query: { until: 'stopped', timeout: 30 },
+      deadlineMs: 40_000,
+      closeGraceMs: 2000,
+    });
     await ctx.sleep(500);
     const early2 = stopped.events.length;
     await api.post('/v1/recording/stop');
     const s2 = await stopped.done;
-    ctx.expect('sse.recording.resolves-on-transition', 'until=stopped: events while recording', x.that(early2 === 0, 'none', describeStream(s2)), s2.exchange);
-    ctx.expect('sse.recording.resolves-on-transition', 'until=stopped after the stop', x.that(s2.events.length === 1 && !isTimeoutEvent(s2.events[0]) && s2.closedByServer, 'one non-timeout event, then close', describeStream(s2)), s2.exchange);
+    ctx.expect(
+      'sse.recording.resolves-on-transition',
+      'until=stopped: events while recording',
+      x.that(early2 === 0, 'none', describeStream(s2)),
+      s2.exchange,
+    );
+    ctx.expect(
+      'sse.recording.resolves-on-transition',
+      'until=stopped after the stop',
+      x.that(
+        s2.events.length === 1 && !isTimeoutEvent(s2.events[0]) && s2.closedByServer,
+        'one non-timeout event, then close',
+        describeStream(s2),
+      ),
+      s2.exchange,
+    );
     await pollRecording(api, ['idle'], 30_000);
   },
 });

@@ -25,7 +25,12 @@ async function realJobs(ctx: CheckContext, api: BoundClient): Promise<void> {
       const sub = await api.post('/v1/jobs/diarization', { json: { meeting_id: meetingId }, label: 'a real diarization for the burst' });
       const id = jobIdOf(sub);
       if (id === null) return;
-      const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 20 }, deadlineMs: 15_000, closeGraceMs: 1500 });
+      const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, {
+        token: api.token,
+        query: { timeout: 20 },
+        deadlineMs: 15_000,
+        closeGraceMs: 1500,
+      });
       const { job: before } = await pollJob(api, id, (j) => j.state === 'running' || isTerminal(j), 10_000, 10);
       if (before.state === 'running') seenRunning++;
       await Promise.all(burst.map((s) => api.post(`/v1/jobs/${id}/${s}`)));
@@ -36,11 +41,21 @@ async function realJobs(ctx: CheckContext, api: BoundClient): Promise<void> {
       const { res, job } = await getJob(api, id);
       const e = s.events[0];
       const named = e === undefined ? null : terminalStateOf(e);
-      ctx.expect('sse.job.terminal-after-burst', `real diarization: burst ${burst.join(',')} then cancel`, x.that(s.events.length === 1 && named !== null && named === job.state, `one event naming the final state (${String(job.state)})`, `${describeStream(s)}; GET /v1/jobs/{id} state ${x.show(job.state)}`), res);
+      ctx.expect(
+        'sse.job.terminal-after-burst',
+        `real diarization: burst ${burst.join(',')} then cancel`,
+        x.that(
+          s.events.length === 1 && named !== null && named === job.state,
+          `one event naming the final state (${String(job.state)})`,
+          `${describeStream(s)}; GET /v1/jobs/{id} state ${x.show(job.state)}`,
+        ),
+        res,
+      );
     },
     { runs: ctx.runs(0.2) },
   );
-  if (seenRunning === 0) ctx.skip('no real diarization was seen running before its burst (each ended first): no burst of job events to observe');
+  if (seenRunning === 0)
+    ctx.skip('no real diarization was seen running before its burst (each ended first): no burst of job events to observe');
 }
 
 export const check = defineCheck({
@@ -50,7 +65,11 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token'],
   description:
-    'A property over bursts: with a job wait open on a held job, fires a random sequence of pause/resume requests without waiting, then ends the job (cancel, or finish succeeded/failed through the Control API): the one event names the terminal state GET /v1/jobs/{id} reports. Without the Control API’s jobs: real diarizations of a long imported meeting, each seen running, then a burst and a cancel.',
+    'A property over bursts: with a job wait open on a held job, fires a random sequence of ' +
+    'pause/resume requests without waiting, then ends the job (cancel, or finish ' +
+    'succeeded/failed through the Control API): the one event names the terminal state GET ' +
+    '/v1/jobs/{id} reports. Without the Control API’s jobs: real diarizations of a long ' +
+    'imported meeting, each seen running, then a burst and a cancel.',
   requirement: 'After a burst of job events, the job wait resolves with the terminal state the job actually reached.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -58,10 +77,18 @@ export const check = defineCheck({
     const m = await ctx.fixtures.meeting();
     await ctx.property(
       'burst then end',
-      fc.record({ burst: fc.array(fc.constantFrom<Step>('pause', 'resume'), { minLength: 1, maxLength: 6 }), end: fc.constantFrom<End>('cancel', 'finish:succeeded', 'finish:failed') }),
+      fc.record({
+        burst: fc.array(fc.constantFrom<Step>('pause', 'resume'), { minLength: 1, maxLength: 6 }),
+        end: fc.constantFrom<End>('cancel', 'finish:succeeded', 'finish:failed'),
+      }),
       async ({ burst, end }) => {
         const id = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
-        const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, { token: api.token, query: { timeout: 20 }, deadlineMs: 15_000, closeGraceMs: 1500 });
+        const stream = openSse(ctx.api, `/v1/jobs/${id}/wait`, {
+          token: api.token,
+          query: { timeout: 20 },
+          deadlineMs: 15_000,
+          closeGraceMs: 1500,
+        });
         await ctx.sleep(100);
         await Promise.all(burst.map((s) => api.post(`/v1/jobs/${id}/${s}`)));
         // A paused job is resumed before a finish (the Control API finishes running jobs).
@@ -70,13 +97,26 @@ export const check = defineCheck({
           const { job } = await getJob(api, id);
           if (job.state !== 'running') await api.post(`/v1/jobs/${id}/resume`);
           for (let i = 0; i < 20 && (await getJob(api, id)).job.state !== 'running'; i++) await ctx.sleep(50);
-          await ctx.control.finishJob(id, end === 'finish:succeeded' ? 'succeeded' : 'failed', end === 'finish:failed' ? 'boom' : undefined);
+          await ctx.control.finishJob(
+            id,
+            end === 'finish:succeeded' ? 'succeeded' : 'failed',
+            end === 'finish:failed' ? 'boom' : undefined,
+          );
         }
         const s = await stream.done;
         const { res, job } = await getJob(api, id);
         const e = s.events[0];
         const named = e === undefined ? null : terminalStateOf(e);
-        ctx.expect('sse.job.terminal-after-burst', `burst ${burst.join(',')} then ${end}`, x.that(s.events.length === 1 && named !== null && named === job.state, `one event naming the final state (${String(job.state)})`, `${describeStream(s)}; GET /v1/jobs/{id} state ${x.show(job.state)}`), res);
+        ctx.expect(
+          'sse.job.terminal-after-burst',
+          `burst ${burst.join(',')} then ${end}`,
+          x.that(
+            s.events.length === 1 && named !== null && named === job.state,
+            `one event naming the final state (${String(job.state)})`,
+            `${describeStream(s)}; GET /v1/jobs/{id} state ${x.show(job.state)}`,
+          ),
+          res,
+        );
       },
       { runs: ctx.runs(0.2) },
     );

@@ -8,8 +8,7 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token', 'meeting'],
   description: 'PUT /v1/meetings/{id}/summary without text ({} or {"summary": …}) is refused with a 4xx envelope and the summary stays.',
-  requirement:
-    'An overwrite body without text is refused with a 4xx error.',
+  requirement: 'An overwrite body without text is refused with a 4xx error.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
@@ -22,8 +21,24 @@ export const check = defineCheck({
     const get = await api.get(`/v1/meetings/${m.id}/summary`);
     const result = (get.body as { result?: unknown } | undefined)?.result;
     const seeded = m.seed.summary?.text;
-    if (seeded !== undefined) ctx.expect('summary.overwrite.text-required', 'the summary after the refused overwrites', x.that(x.containsString(result, seeded), 'the seeded text is still there', x.show(get.body, 200)), get);
+    if (seeded !== undefined)
+      ctx.expect(
+        'summary.overwrite.text-required',
+        'the summary after the refused overwrites',
+        x.that(x.containsString(result, seeded), 'the seeded text is still there', x.show(get.body, 200)),
+        get,
+      );
     // A meeting made by import: the summary read before the refused overwrites is still there.
-    else ctx.expect('summary.overwrite.text-required', 'the summary after the refused overwrites', x.that(JSON.stringify(result ?? null) === beforeResult, `the summary read before: ${beforeResult.slice(0, 150)}`, x.show(get.body, 200)), get);
+    else
+      ctx.expect(
+        'summary.overwrite.text-required',
+        'the summary after the refused overwrites',
+        x.that(
+          JSON.stringify(result ?? null) === beforeResult,
+          `the summary read before: ${beforeResult.slice(0, 150)}`,
+          x.show(get.body, 200),
+        ),
+        get,
+      );
   },
 });

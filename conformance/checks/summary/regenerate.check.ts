@@ -4,24 +4,52 @@ import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
   id: 'summary/regenerate',
-  clauses: ['summary.regenerate.202', 'summary.regenerate.body-optional', 'summary.operation.status', 'summary.regenerate.empty-transcript.422'],
+  clauses: [
+    'summary.regenerate.202',
+    'summary.regenerate.body-optional',
+    'summary.operation.status',
+    'summary.regenerate.empty-transcript.422',
+  ],
   level: 'requirement',
   touches: 'own',
   needs: ['meeting', 'token'],
   description:
-    'POST …/summary/regenerate with {} and with template_id and language (model names are the implementation’s) on a meeting with a transcript → 202 {operation_id, wait_url, status_url, state, meeting_id}; GET status_url and …/operations/{operation_id} → 200; an empty transcript → 422.',
-  requirement: 'Regenerating the summary of a meeting with a non-empty transcript answers 202 with operation_id, wait_url, status_url, state and meeting_id (run_id optional).',
+    'POST …/summary/regenerate with {} and with template_id and language (model names are the ' +
+    'implementation’s) on a meeting with a transcript → 202 {operation_id, wait_url, ' +
+    'status_url, state, meeting_id}; GET status_url and …/operations/{operation_id} → 200; an ' +
+    'empty transcript → 422.',
+  requirement:
+    'Regenerating the summary of a meeting with a non-empty transcript answers 202 with ' +
+    'operation_id, wait_url, status_url, state and meeting_id (run_id optional).',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
     for (const body of [{}, { template_id: 'daily_standup', language: 'en' }]) {
       const res = await api.post(`/v1/meetings/${m.id}/summary/regenerate`, { json: body });
-      const clauses = Object.keys(body).length === 0 ? ['summary.regenerate.202', 'summary.regenerate.body-optional'] : ['summary.regenerate.202'];
-      ctx.require(clauses, `POST /v1/meetings/{id}/summary/regenerate ${JSON.stringify(body)}`, x.all(x.status(res, 202), x.fields(res.body, { operation_id: 'string', wait_url: 'string', status_url: 'string', state: 'any', meeting_id: 'string', run_id: 'any?' }, 'RegenerateResponse')), res);
+      const clauses =
+        Object.keys(body).length === 0 ? ['summary.regenerate.202', 'summary.regenerate.body-optional'] : ['summary.regenerate.202'];
+      ctx.require(
+        clauses,
+        `POST /v1/meetings/{id}/summary/regenerate ${JSON.stringify(body)}`,
+        x.all(
+          x.status(res, 202),
+          x.fields(
+            res.body,
+            { operation_id: 'string', wait_url: 'string', status_url: 'string', state: 'any', meeting_id: 'string', run_id: 'any?' },
+            'RegenerateResponse',
+          ),
+        ),
+        res,
+      );
       const b = res.body as { operation_id: string; status_url: string; meeting_id: string };
       ctx.expect('summary.regenerate.202', 'meeting_id of the answer', x.equal(b.meeting_id, m.id, 'meeting_id'), res);
       const st = await api.get(`/v1/meetings/${m.id}/summary/operations/${b.operation_id}`);
-      ctx.expect('summary.operation.status', 'GET /v1/meetings/{id}/summary/operations/{operation_id}', x.all(x.status(st, 200), x.json(st)), st);
+      ctx.expect(
+        'summary.operation.status',
+        'GET /v1/meetings/{id}/summary/operations/{operation_id}',
+        x.all(x.status(st, 200), x.json(st)),
+        st,
+      );
       const path = b.status_url.startsWith('http') ? new URL(b.status_url).pathname : b.status_url;
       if (path.startsWith('/')) {
         const viaUrl = await api.get(path);
@@ -39,11 +67,19 @@ export const check = defineCheck({
     if (ctx.has('meetings')) empty = await ctx.fixtures.meeting({ segments: [], summary: null });
     else {
       const silent = await importSilentMeeting(ctx, `Silence ${ctx.fixtures.word(6)}`);
-      if ('missing' in silent) return ctx.skip(`the empty-transcript part needs a meeting with an empty transcript: no Control API 'meetings' capability, and ${silent.missing}`);
+      if ('missing' in silent)
+        return ctx.skip(
+          `the empty-transcript part needs a meeting with an empty transcript: no Control API 'meetings' capability, and ${silent.missing}`,
+        );
       empty = silent;
     }
     const res = await api.post(`/v1/meetings/${empty.id}/summary/regenerate`, { json: {} });
-    ctx.expect('summary.regenerate.empty-transcript.422', 'POST …/summary/regenerate on a meeting with an empty transcript', x.status(res, 422), res);
+    ctx.expect(
+      'summary.regenerate.empty-transcript.422',
+      'POST …/summary/regenerate on a meeting with an empty transcript',
+      x.status(res, 422),
+      res,
+    );
     ctx.expect('summary.regenerate.empty-transcript.422', 'its error envelope', x.envelope(res), res);
   },
 });

@@ -8,13 +8,24 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['meeting', 'token'],
   description:
-    'Regenerates with a model and template that do not exist; when the operation is accepted and then fails, GET …/summary must show regeneration_failed true. SKIPPED when the target refuses such a request up front (no failing regeneration can be caused through HTTP).',
+    'Regenerates with a model and template that do not exist; when the operation is accepted ' +
+    'and then fails, GET …/summary must show regeneration_failed true. SKIPPED when the target ' +
+    'refuses such a request up front (no failing regeneration can be caused through HTTP).',
   requirement: 'regeneration_failed is set when a regeneration of the summary failed.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = await ctx.fixtures.meeting();
     const before = await api.get(`/v1/meetings/${m.id}/summary`);
-    ctx.expect('summary.regeneration-failed.flag', 'GET …/summary before any failed regeneration', x.that((before.body as { regeneration_failed?: unknown } | undefined)?.regeneration_failed !== true, 'regeneration_failed not true', before.describe(200)), before);
+    ctx.expect(
+      'summary.regeneration-failed.flag',
+      'GET …/summary before any failed regeneration',
+      x.that(
+        (before.body as { regeneration_failed?: unknown } | undefined)?.regeneration_failed !== true,
+        'regeneration_failed not true',
+        before.describe(200),
+      ),
+      before,
+    );
     for (const body of [{ model: 'no-such-model-conformance' }, { template_id: 'no_such_template_conformance' }]) {
       const res = await api.post(`/v1/meetings/${m.id}/summary/regenerate`, { json: body });
       if (res.status !== 202) continue;
@@ -29,7 +40,16 @@ export const check = defineCheck({
       }
       if (!failed) continue;
       const s = await api.get(`/v1/meetings/${m.id}/summary`);
-      ctx.expect('summary.regeneration-failed.flag', `GET …/summary after the failed regeneration ${JSON.stringify(body)}`, x.that((s.body as { regeneration_failed?: unknown } | undefined)?.regeneration_failed === true, 'regeneration_failed true', s.describe(250)), s);
+      ctx.expect(
+        'summary.regeneration-failed.flag',
+        `GET …/summary after the failed regeneration ${JSON.stringify(body)}`,
+        x.that(
+          (s.body as { regeneration_failed?: unknown } | undefined)?.regeneration_failed === true,
+          'regeneration_failed true',
+          s.describe(250),
+        ),
+        s,
+      );
       return;
     }
     ctx.skip('no regeneration could be made to fail through HTTP (an unknown model or template was refused up front or succeeded)');

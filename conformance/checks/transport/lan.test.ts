@@ -24,7 +24,11 @@ beforeEach(() => {
   // Records the host of every outgoing TCP connection (net and TLS both end here).
   Socket.prototype.connect = function (this: Socket, ...args: unknown[]) {
     const first = args[0] as { host?: string } | number | unknown[];
-    const host = Array.isArray(first) ? (first[0] as { host?: string }).host : typeof first === 'object' && first !== null ? first.host : (args[1] as string | undefined);
+    const host = Array.isArray(first)
+      ? (first[0] as { host?: string }).host
+      : typeof first === 'object' && first !== null
+        ? first.host
+        : (args[1] as string | undefined);
     contacted.push(host ?? 'localhost');
     return (originalConnect as (...a: unknown[]) => Socket).apply(this, args);
   };
@@ -64,7 +68,10 @@ test('lan-off-by-default and lan-listener connect to loopback addresses only', a
     await runAttempt(lanOff, session(`http://127.0.0.1:${port}`), false);
     await runAttempt(lanListener, session(`http://127.0.0.1:${port}`), false);
     assert.ok(contacted.length > 0);
-    assert.deepEqual(contacted.filter((h) => !loopback(h)), []);
+    assert.deepEqual(
+      contacted.filter((h) => !loopback(h)),
+      [],
+    );
     assert.ok(contacted.includes('127.0.0.2'), contacted.join(' '));
   } finally {
     server.close();
@@ -86,7 +93,10 @@ test('a target listening on all interfaces fails lan-off-by-default; one on 127.
   const one = await listen('127.0.0.1');
   try {
     const bad = await runAttempt(lanOff, session(`http://127.0.0.1:${all.port}`), false);
-    assert.ok(bad.failures.some((f) => f.what.includes(`port ${all.port} on 127.0.0.2`)), JSON.stringify(bad));
+    assert.ok(
+      bad.failures.some((f) => f.what.includes(`port ${all.port} on 127.0.0.2`)),
+      JSON.stringify(bad),
+    );
     const good = await runAttempt(lanOff, session(`http://127.0.0.1:${one.port}`), false);
     assert.ok(!good.failures.some((f) => f.what.includes(`port ${one.port} on 127.0.0.2`)), JSON.stringify(good));
   } finally {

@@ -21,26 +21,91 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['token'],
   description:
-    'Registers public webhooks with and without delivery_mode: 201 with id, url, events, delivery_mode (default at-least-once), created_at and a generated hmac_secret that GET and the list never show again; GET shows approval_state pending; events [] or missing, and meeting.* / transcription.completed are refused; DELETE removes it (then 404), and an unknown id gives 404; POST …/test on an owned webhook (still pending: nothing is sent) answers 202.',
+    'Registers public webhooks with and without delivery_mode: 201 with id, url, events, ' +
+    'delivery_mode (default at-least-once), created_at and a generated hmac_secret that GET and ' +
+    'the list never show again; GET shows approval_state pending; events [] or missing, and ' +
+    'meeting.* / transcription.completed are refused; DELETE removes it (then 404), and an ' +
+    'unknown id gives 404; POST …/test on an owned webhook (still pending: nothing is sent) ' +
+    'answers 202.',
   requirement: 'A valid registration answers 201 with id, url, events, delivery_mode, created_at and hmac_secret.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const res = await api.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed', 'job.failed'] } });
-    ctx.require('webhooks.create.201', 'POST /v1/webhooks {url, events}', x.all(x.status(res, 201), x.fields(res.body, { id: 'string', url: 'string', events: 'array', delivery_mode: 'string', created_at: 'timestamp', hmac_secret: 'string' }, 'webhook')), res);
+    ctx.require(
+      'webhooks.create.201',
+      'POST /v1/webhooks {url, events}',
+      x.all(
+        x.status(res, 201),
+        x.fields(
+          res.body,
+          { id: 'string', url: 'string', events: 'array', delivery_mode: 'string', created_at: 'timestamp', hmac_secret: 'string' },
+          'webhook',
+        ),
+      ),
+      res,
+    );
     const hook = res.body as { id: string; hmac_secret: string; delivery_mode: string };
-    ctx.expect('webhooks.create.secret.generated', 'hmac_secret of the 201', x.that(hook.hmac_secret.length >= 16, 'a generated secret (16+ characters)', `hmac_secret of ${hook.hmac_secret.length} characters`), res);
-    ctx.expect('webhooks.create.delivery-mode', 'delivery_mode when omitted', x.equal(hook.delivery_mode, 'at-least-once', 'delivery_mode'), res);
+    ctx.expect(
+      'webhooks.create.secret.generated',
+      'hmac_secret of the 201',
+      x.that(hook.hmac_secret.length >= 16, 'a generated secret (16+ characters)', `hmac_secret of ${hook.hmac_secret.length} characters`),
+      res,
+    );
+    ctx.expect(
+      'webhooks.create.delivery-mode',
+      'delivery_mode when omitted',
+      x.equal(hook.delivery_mode, 'at-least-once', 'delivery_mode'),
+      res,
+    );
     const amo = await api.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed'], delivery_mode: 'at-most-once' } });
-    ctx.expect('webhooks.create.delivery-mode', 'POST /v1/webhooks delivery_mode at-most-once', x.all(x.status(amo, 201), x.equal((amo.body as { delivery_mode?: unknown } | undefined)?.delivery_mode, 'at-most-once', 'delivery_mode')), amo);
+    ctx.expect(
+      'webhooks.create.delivery-mode',
+      'POST /v1/webhooks delivery_mode at-most-once',
+      x.all(
+        x.status(amo, 201),
+        x.equal((amo.body as { delivery_mode?: unknown } | undefined)?.delivery_mode, 'at-most-once', 'delivery_mode'),
+      ),
+      amo,
+    );
     const bad = await api.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed'], delivery_mode: 'exactly-once' } });
     ctx.expect('webhooks.create.delivery-mode', 'POST /v1/webhooks delivery_mode exactly-once', x.refused(bad, 400), bad);
     const get = await api.get(`/v1/webhooks/${hook.id}`);
     const state = (get.body as { approval_state?: unknown } | undefined)?.approval_state;
-    ctx.expect('webhooks.get.approval-state', 'GET /v1/webhooks/{id}', x.all(x.status(get, 200), x.that(['pending', 'allowed', 'denied'].includes(String(state)), 'approval_state pending, allowed or denied', `approval_state ${x.show(state)}`)), get);
+    ctx.expect(
+      'webhooks.get.approval-state',
+      'GET /v1/webhooks/{id}',
+      x.all(
+        x.status(get, 200),
+        x.that(
+          ['pending', 'allowed', 'denied'].includes(String(state)),
+          'approval_state pending, allowed or denied',
+          `approval_state ${x.show(state)}`,
+        ),
+      ),
+      get,
+    );
     ctx.expect('webhooks.approval.register-pending', 'approval_state of a new webhook', x.equal(state, 'pending', 'approval_state'), get);
-    ctx.expect('webhooks.create.hmac-secret-once', 'GET /v1/webhooks/{id}', x.that(!x.containsString(get.body, hook.hmac_secret) && !('hmac_secret' in ((get.body as object | undefined) ?? {})), 'no hmac_secret', get.describe(200)), get);
+    ctx.expect(
+      'webhooks.create.hmac-secret-once',
+      'GET /v1/webhooks/{id}',
+      x.that(
+        !x.containsString(get.body, hook.hmac_secret) && !('hmac_secret' in ((get.body as object | undefined) ?? {})),
+        'no hmac_secret',
+        get.describe(200),
+      ),
+      get,
+    );
     const list = await api.get('/v1/webhooks');
-    ctx.expect('webhooks.create.hmac-secret-once', 'GET /v1/webhooks', x.that(list.ok && !x.containsString(list.body, hook.hmac_secret) && !list.text.includes('hmac_secret'), 'no hmac_secret', list.describe(200)), list);
+    ctx.expect(
+      'webhooks.create.hmac-secret-once',
+      'GET /v1/webhooks',
+      x.that(
+        list.ok && !x.containsString(list.body, hook.hmac_secret) && !list.text.includes('hmac_secret'),
+        'no hmac_secret',
+        list.describe(200),
+      ),
+      list,
+    );
     for (const body of [{ url: URL_, events: [] }, { url: URL_ }, { url: URL_, events: 'job.completed' }]) {
       const r = await api.post('/v1/webhooks', { json: body });
       ctx.expect('webhooks.create.events.non-empty', `POST /v1/webhooks ${JSON.stringify(body)}`, x.refused(r, 400), r);

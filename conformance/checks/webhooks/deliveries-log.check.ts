@@ -9,7 +9,10 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 90_000,
-  description: 'Sends 105 test deliveries to an approved webhook: GET …/deliveries holds at most 100 entries, and (when entries carry the delivery_id) the newest delivery is in it and the first is not.',
+  description:
+    'Sends 105 test deliveries to an approved webhook: GET …/deliveries holds at most 100 ' +
+    'entries, and (when entries carry the delivery_id) the newest delivery is in it and the ' +
+    'first is not.',
   requirement: 'GET /v1/webhooks/{id}/deliveries returns at most the 100 most recent delivery-log entries.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
@@ -22,11 +25,25 @@ export const check = defineCheck({
     await ctx.sleep(300);
     const log = await api.get(`/v1/webhooks/${hook.id}/deliveries`);
     const entries = logEntries(log.body);
-    ctx.expect('webhooks.deliveries.recent-100', 'GET /v1/webhooks/{id}/deliveries after 105 deliveries', x.that(log.status === 200 && entries !== null && entries.length <= 100 && entries.length >= Math.min(100, ds.length - 5), 'a list of at most 100 entries (about 100)', `${entries?.length ?? 'no list'} entries; ${ds.length} deliveries arrived`), log);
+    ctx.expect(
+      'webhooks.deliveries.recent-100',
+      'GET /v1/webhooks/{id}/deliveries after 105 deliveries',
+      x.that(
+        log.status === 200 && entries !== null && entries.length <= 100 && entries.length >= Math.min(100, ds.length - 5),
+        'a list of at most 100 entries (about 100)',
+        `${entries?.length ?? 'no list'} entries; ${ds.length} deliveries arrived`,
+      ),
+      log,
+    );
     const firstId = envelopeOf(ds[0]!)?.delivery_id;
     const lastId = envelopeOf(ds.at(-1)!)?.delivery_id;
     if (typeof firstId === 'string' && typeof lastId === 'string' && x.containsString(log.body, lastId)) {
-      ctx.expect('webhooks.deliveries.recent-100', 'the oldest delivery in the log', x.that(!x.containsString(log.body, firstId), 'dropped (only the most recent 100 kept)', `delivery ${firstId} still listed`), log);
+      ctx.expect(
+        'webhooks.deliveries.recent-100',
+        'the oldest delivery in the log',
+        x.that(!x.containsString(log.body, firstId), 'dropped (only the most recent 100 kept)', `delivery ${firstId} still listed`),
+        log,
+      );
     } else ctx.note('log entries do not carry the delivery_id of the envelope: which entries were kept is not judged');
   },
 });

@@ -6,8 +6,11 @@ export const check = defineCheck({
   clauses: ['webhooks.feature-toggle'],
   level: 'requirement',
   needs: ['settings', 'tokens'],
-  description: 'With webhooks_enabled false (Control API), POST /v1/webhooks, GET /v1/webhooks and GET /v1/webhooks/{id} are refused with a 4xx envelope; switched back on they work again.',
-  requirement: "Webhook routes function only while webhook delivery is switched on in the application's settings, which it is not by default.",
+  description:
+    'With webhooks_enabled false (Control API), POST /v1/webhooks, GET /v1/webhooks and GET ' +
+    '/v1/webhooks/{id} are refused with a 4xx envelope; switched back on they work again.',
+  requirement:
+    "Webhook routes function only while webhook delivery is switched on in the application's settings, which it is not by default.",
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/t', events: ['job.completed'] } });

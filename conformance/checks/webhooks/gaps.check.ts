@@ -1,6 +1,27 @@
 import { defineCheck } from '../../harness/check.ts';
 
-const CANDIDATES = ['job.completed', 'job.failed', 'job.cancelled', 'job.paused', 'job.resumed', 'job.created', 'job.started', 'job.progress', 'recording.started', 'recording.stopped', 'recording.paused', 'recording.resumed', 'recording.failed', 'summary.completed', 'summary.failed', 'transcript.updated', 'webhook.test', 'speaker.labels.updated', 'config.updated', 'import.completed'];
+const CANDIDATES = [
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+  'job.paused',
+  'job.resumed',
+  'job.created',
+  'job.started',
+  'job.progress',
+  'recording.started',
+  'recording.stopped',
+  'recording.paused',
+  'recording.resumed',
+  'recording.failed',
+  'summary.completed',
+  'summary.failed',
+  'transcript.updated',
+  'webhook.test',
+  'speaker.labels.updated',
+  'config.updated',
+  'import.completed',
+];
 
 export const check = defineCheck({
   id: 'webhooks/gaps',
@@ -9,7 +30,9 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['token'],
   description: 'Records which of twenty candidate event names a token with every scope can subscribe to.',
-  requirement: 'There are 17 subscribable event names, but only ten names are given and the full list, including which are dormant, is not shown.',
+  requirement:
+    'There are 17 subscribable event names, but only ten names are given and the full list, ' +
+    'including which are dormant, is not shown.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record', 'write']));
     const accepted: string[] = [];
@@ -21,7 +44,9 @@ export const check = defineCheck({
     ctx.observe('webhooks.events.catalog.gap', 'subscribable', accepted.join(', '));
     ctx.observe('webhooks.events.catalog.gap', 'refused', refused.join(', '));
     const doc = await api.get('/openapi.json');
-    const names = [...new Set(doc.text.match(/\b(job|recording|summary|transcript|webhook|meeting|import|speaker|config)\.[a-z_.]+\b/g) ?? [])].sort();
+    const names = [
+      ...new Set(doc.text.match(/\b(job|recording|summary|transcript|webhook|meeting|import|speaker|config)\.[a-z_.]+\b/g) ?? []),
+    ].sort();
     ctx.observe('webhooks.events.catalog.gap', 'event names mentioned in /openapi.json', names.join(', ') || 'none');
   },
 });

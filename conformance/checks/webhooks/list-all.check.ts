@@ -7,7 +7,9 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['tokens'],
   description:
-    'Two standard callers register webhooks; GET /v1/webhooks?all=true with a standard token holding every scope (delete included) is refused with 403; with a first-party token holding delete it lists both callers’ webhooks.',
+    'Two standard callers register webhooks; GET /v1/webhooks?all=true with a standard token ' +
+    'holding every scope (delete included) is refused with 403; with a first-party token ' +
+    'holding delete it lists both callers’ webhooks.',
   requirement: 'all=true also requires a first-party token, so other tokens are refused even when they hold delete.',
   async run(ctx) {
     const a = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'], name: 'conformance owner A' })).token);
@@ -22,6 +24,11 @@ export const check = defineCheck({
     const fp = ctx.as((await ctx.mint({ scopes: ['read', 'delete'], kind: 'first_party', name: 'conformance first party' })).token);
     const all = await fp.get('/v1/webhooks', { query: { all: 'true' } });
     const text = JSON.stringify(all.body ?? null);
-    ctx.expect('webhooks.list.all.lists-everyone', 'GET /v1/webhooks?all=true, first-party token with read and delete', x.that(all.status === 200 && ids.every((id) => text.includes(id)), `200 listing ${ids.join(', ')}`, all.describe(300)), all);
+    ctx.expect(
+      'webhooks.list.all.lists-everyone',
+      'GET /v1/webhooks?all=true, first-party token with read and delete',
+      x.that(all.status === 200 && ids.every((id) => text.includes(id)), `200 listing ${ids.join(', ')}`, all.describe(300)),
+      all,
+    );
   },
 });

@@ -8,7 +8,10 @@ export const check = defineCheck({
   level: 'requirement',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 60_000,
-  description: 'An approved at-least-once webhook whose receiver always answers 500: a held job finishes, the first attempt arrives, the target restarts (Control API); in the 6 s after the restart no attempt arrives (retries and the undelivered event are dropped).',
+  description:
+    'An approved at-least-once webhook whose receiver always answers 500: a held job finishes, ' +
+    'the first attempt arrives, the target restarts (Control API); in the 6 s after the restart ' +
+    'no attempt arrives (retries and the undelivered event are dropped).',
   requirement: 'Retries continue only while the application keeps running, and events still undelivered are not replayed after a restart.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -23,6 +26,10 @@ export const check = defineCheck({
     const before = endpoint.deliveries.length;
     await ctx.sleep(6000);
     const after = endpoint.deliveries.filter((d) => d.receivedAt > at);
-    ctx.expect('webhooks.delivery.no-replay-after-restart', 'attempts in the 6 s after the restart', x.that(after.length === 0, 'none', `${after.length} (${before} before the restart returned)`));
+    ctx.expect(
+      'webhooks.delivery.no-replay-after-restart',
+      'attempts in the 6 s after the restart',
+      x.that(after.length === 0, 'none', `${after.length} (${before} before the restart returned)`),
+    );
   },
 });

@@ -3,11 +3,20 @@ import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
   id: 'webhooks/owner-only',
-  clauses: ['webhooks.get.owner-only.403', 'webhooks.delete.not-owner.403', 'webhooks.deliveries.owner-only.403', 'webhooks.test.owner-only.403', 'webhooks.list.own-only', 'errors.code.forbidden.403'],
+  clauses: [
+    'webhooks.get.owner-only.403',
+    'webhooks.delete.not-owner.403',
+    'webhooks.deliveries.owner-only.403',
+    'webhooks.test.owner-only.403',
+    'webhooks.list.own-only',
+    'errors.code.forbidden.403',
+  ],
   level: 'requirement',
   needs: ['tokens'],
   description:
-    'Two callers (tokens with every scope) each register a webhook: the other caller gets 403 forbidden on GET, DELETE, GET …/deliveries and POST …/test of it, and the webhook survives; GET /v1/webhooks lists only the caller’s own.',
+    'Two callers (tokens with every scope) each register a webhook: the other caller gets 403 ' +
+    'forbidden on GET, DELETE, GET …/deliveries and POST …/test of it, and the webhook ' +
+    'survives; GET /v1/webhooks lists only the caller’s own.',
   requirement: 'GET /v1/webhooks/{id} on a webhook owned by another caller is refused with 403.',
   async run(ctx) {
     const a = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'], name: 'conformance owner A' })).token);
@@ -21,7 +30,11 @@ export const check = defineCheck({
     const hb = await reg(b);
     const cases: Array<[string, string, () => ReturnType<typeof a.get>]> = [
       ['webhooks.get.owner-only.403', 'GET /v1/webhooks/{id} of another owner', () => b.get(`/v1/webhooks/${ha}`)],
-      ['webhooks.deliveries.owner-only.403', 'GET /v1/webhooks/{id}/deliveries of another owner', () => b.get(`/v1/webhooks/${ha}/deliveries`)],
+      [
+        'webhooks.deliveries.owner-only.403',
+        'GET /v1/webhooks/{id}/deliveries of another owner',
+        () => b.get(`/v1/webhooks/${ha}/deliveries`),
+      ],
       ['webhooks.test.owner-only.403', 'POST /v1/webhooks/{id}/test of another owner', () => b.post(`/v1/webhooks/${ha}/test`)],
       ['webhooks.delete.not-owner.403', 'DELETE /v1/webhooks/{id} of another owner', () => b.delete(`/v1/webhooks/${ha}`)],
     ];
@@ -32,10 +45,18 @@ export const check = defineCheck({
     }
     const still = await a.get(`/v1/webhooks/${ha}`);
     ctx.expect('webhooks.delete.not-owner.403', 'GET /v1/webhooks/{id} by its owner after the refused delete', x.status(still, 200), still);
-    for (const [api, own, other, who] of [[a, ha, hb, 'A'], [b, hb, ha, 'B']] as const) {
+    for (const [api, own, other, who] of [
+      [a, ha, hb, 'A'],
+      [b, hb, ha, 'B'],
+    ] as const) {
       const list = await api.get('/v1/webhooks');
       const text = JSON.stringify(list.body ?? null);
-      ctx.expect('webhooks.list.own-only', `GET /v1/webhooks by caller ${who}`, x.that(list.status === 200 && text.includes(own) && !text.includes(other), 'its own webhook only', list.describe(250)), list);
+      ctx.expect(
+        'webhooks.list.own-only',
+        `GET /v1/webhooks by caller ${who}`,
+        x.that(list.status === 200 && text.includes(own) && !text.includes(other), 'its own webhook only', list.describe(250)),
+        list,
+      );
     }
   },
 });

@@ -9,7 +9,10 @@ export const check = defineCheck({
   touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 60_000,
-  description: 'An approved at-least-once webhook whose receiver answers 500 once, then 204: a held job finishes; the retry carries the same event_id as the first attempt, and after the 204 nothing more arrives (4 s).',
+  description:
+    'An approved at-least-once webhook whose receiver answers 500 once, then 204: a held job ' +
+    'finishes; the retry carries the same event_id as the first attempt, and after the 204 ' +
+    'nothing more arrives (4 s).',
   requirement: 'Duplicate deliveries of the same event carry the same event_id, the key receivers use to ignore repeats.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -24,8 +27,16 @@ export const check = defineCheck({
     // The retry itself is graded by webhooks/retry-schedule-start; here it is the premise.
     ctx.premise('attempts after a 500 (8 s)', x.that(ds.length >= 2, 'a retry', `${ds.length} attempts`));
     const ids = ds.map((d) => envelopeOf(d)?.event_id);
-    ctx.expect('webhooks.delivery.repeat-event-id', 'event_id of the first attempt and the retry', x.that(typeof ids[0] === 'string' && ids[0] === ids[1], 'the same event_id', ids.map((i) => x.show(i)).join(' vs ')));
+    ctx.expect(
+      'webhooks.delivery.repeat-event-id',
+      'event_id of the first attempt and the retry',
+      x.that(typeof ids[0] === 'string' && ids[0] === ids[1], 'the same event_id', ids.map((i) => x.show(i)).join(' vs ')),
+    );
     const all = await endpoint.quiet(4000, 6000);
-    ctx.expect('webhooks.delivery.2xx-accepted', 'attempts after the 204', x.that(all.length === 2, 'none (2 in all)', `${all.length} in all`));
+    ctx.expect(
+      'webhooks.delivery.2xx-accepted',
+      'attempts after the 204',
+      x.that(all.length === 2, 'none (2 in all)', `${all.length} in all`),
+    );
   },
 });

@@ -15,7 +15,9 @@ export const check = defineCheck({
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'jobs', 'meetings', 'tokens'],
   timeoutMs: 45_000,
   description:
-    'The start of the at-least-once schedule, in the default run: a receiver that always answers 500 gets a 4th attempt, and the first three gaps are about 1, 2 and 4 s (±0.6 s, or 25 %); the whole schedule and its exhaustion are webhooks/retry-schedule (--slow).',
+    'The start of the at-least-once schedule, in the default run: a receiver that always ' +
+    'answers 500 gets a 4th attempt, and the first three gaps are about 1, 2 and 4 s (±0.6 s, ' +
+    'or 25 %); the whole schedule and its exhaustion are webhooks/retry-schedule (--slow).',
   requirement: 'In at-least-once mode the waits between consecutive attempts are 1, 2, 4, 8 and 16 seconds.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
@@ -23,24 +25,38 @@ export const check = defineCheck({
     const m = await ctx.fixtures.meeting();
     const job = await ctx.control.createJob({ kind: 'diarization', meeting_id: m.id, state: 'running', hold: true });
     await ctx.control.finishJob(job, 'succeeded');
-    const attempts = (): typeof endpoint.deliveries => endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'job.completed' && envelopeOf(d)?.resource?.id === job);
+    const attempts = (): typeof endpoint.deliveries =>
+      endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'job.completed' && envelopeOf(d)?.resource?.id === job);
     // The first attempt: no timing is asserted on it (the finish → delivery latency is the target's own).
     await endpoint.waitFor(1, 15_000);
     const first = attempts()[0];
-    if (first === undefined) return ctx.skip('no job.completed delivery arrived within 15 s, so the retry schedule cannot be observed (webhooks/delivery-basics grades the delivery itself)');
+    if (first === undefined)
+      return ctx.skip(
+        'no job.completed delivery arrived within 15 s, so the retry schedule cannot be observed ' +
+          '(webhooks/delivery-basics grades the delivery itself)',
+      );
     // The 4th attempt is due 1 + 2 + 4 = 7 s after the first; wait as long as the tolerance of every gap allows, and 2 s more.
     const latest = WAITS.reduce((sum, w) => sum + w + tolerance(w), 0) + 2;
     const until = first.receivedAt + latest * 1000;
-    while (attempts().length < 4 && Date.now() < until) await endpoint.waitFor(endpoint.deliveries.length + 1, Math.max(1, until - Date.now()));
+    while (attempts().length < 4 && Date.now() < until)
+      await endpoint.waitFor(endpoint.deliveries.length + 1, Math.max(1, until - Date.now()));
     const ds = attempts().slice(0, 4);
     const gaps = ds.slice(1).map((d, i) => (d.receivedAt - ds[i]!.receivedAt) / 1000);
     const shown = gaps.map((g) => `${g.toFixed(2)} s`).join(', ') || 'none';
     ctx.expect(
       'webhooks.delivery.retry.backoff',
       'attempts of a delivery that always gets 500, within 7 s (+ tolerance) of the first',
-      x.that(ds.length === 4, 'at least 4 attempts (waits of 1, 2 and 4 s between them)', `${attempts().length} attempt(s) within ${latest.toFixed(1)} s of the first (gaps ${shown})`),
+      x.that(
+        ds.length === 4,
+        'at least 4 attempts (waits of 1, 2 and 4 s between them)',
+        `${attempts().length} attempt(s) within ${latest.toFixed(1)} s of the first (gaps ${shown})`,
+      ),
     );
     const ok = gaps.every((g, i) => Math.abs(g - WAITS[i]!) <= tolerance(WAITS[i]!));
-    ctx.expect('webhooks.delivery.retry.backoff', 'the first gaps between attempts', x.that(ok, 'about 1, 2, 4 s (±0.6 s, or 25 %)', shown));
+    ctx.expect(
+      'webhooks.delivery.retry.backoff',
+      'the first gaps between attempts',
+      x.that(ok, 'about 1, 2, 4 s (±0.6 s, or 25 %)', shown),
+    );
   },
 });

@@ -5,13 +5,21 @@ import { envelopeOf, hookTo, reasonsIn } from '../../harness/webhooks.ts';
 
 export const check = defineCheck({
   id: 'webhooks/test-single-attempt',
-  clauses: ['webhooks.test.single-attempt', 'webhooks.delivery.reason.handler_error', 'webhooks.delivery.reason.third_party_rejected', 'webhooks.delivery.reason.delivery_failed'],
+  clauses: [
+    'webhooks.test.single-attempt',
+    'webhooks.delivery.reason.handler_error',
+    'webhooks.delivery.reason.third_party_rejected',
+    'webhooks.delivery.reason.delivery_failed',
+  ],
   level: 'requirement',
   touches: 'own',
   needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'],
   timeoutMs: 60_000,
   description:
-    'Three approved webhooks whose receiver answers 500, 400 and closes the connection: POST …/test sends exactly one webhook.test POST each (nothing more in 3.5 s, beyond the first retry wait), and the delivery logs record handler_error, third_party_rejected and delivery_failed.',
+    'Three approved webhooks whose receiver answers 500, 400 and closes the connection: POST ' +
+    '…/test sends exactly one webhook.test POST each (nothing more in 3.5 s, beyond the first ' +
+    'retry wait), and the delivery logs record handler_error, third_party_rejected and ' +
+    'delivery_failed.',
   requirement: 'The test route sends one synthetic delivery of event webhook.test with a single attempt that is never retried.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
@@ -33,11 +41,24 @@ export const check = defineCheck({
     await ctx.sleep(3500);
     for (const { endpoint, hook, label, clause } of hooks) {
       const ds = endpoint.deliveries;
-      ctx.expect('webhooks.test.single-attempt', `deliveries of the test (receiver ${label}) in 3.5 s`, x.that(ds.length === 1 && envelopeOf(ds[0]!)?.event === 'webhook.test', 'exactly one webhook.test delivery', `${ds.length}: ${ds.map((d) => d.body.slice(0, 80)).join(' | ')}`));
+      ctx.expect(
+        'webhooks.test.single-attempt',
+        `deliveries of the test (receiver ${label}) in 3.5 s`,
+        x.that(
+          ds.length === 1 && envelopeOf(ds[0]!)?.event === 'webhook.test',
+          'exactly one webhook.test delivery',
+          `${ds.length}: ${ds.map((d) => d.body.slice(0, 80)).join(' | ')}`,
+        ),
+      );
       const log = await api.get(`/v1/webhooks/${hook.id}/deliveries`);
       const reasons = reasonsIn(log.body);
       const want = clause.split('.').pop()!;
-      ctx.expect(clause, `GET /v1/webhooks/{id}/deliveries (receiver ${label})`, x.that(log.status === 200 && reasons.includes(want), `an entry with reason ${want}`, log.describe(300)), log);
+      ctx.expect(
+        clause,
+        `GET /v1/webhooks/{id}/deliveries (receiver ${label})`,
+        x.that(log.status === 200 && reasons.includes(want), `an entry with reason ${want}`, log.describe(300)),
+        log,
+      );
     }
   },
 });

@@ -5,13 +5,25 @@ import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
   id: 'webhooks/url-hostile',
-  clauses: ['webhooks.create.url.private.400', 'webhooks.create.url.link-local.400', 'webhooks.create.url.metadata.400', 'webhooks.create.url.unspecified.400', 'webhooks.create.url.multicast.400'],
+  clauses: [
+    'webhooks.create.url.private.400',
+    'webhooks.create.url.link-local.400',
+    'webhooks.create.url.metadata.400',
+    'webhooks.create.url.unspecified.400',
+    'webhooks.create.url.multicast.400',
+  ],
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
   description:
-    'A property over hostile spellings (decimal, hex, octal, short IPv4, IPv4-mapped IPv6, upper case, ports, paths) of loopback, private, link-local, metadata, unspecified and multicast addresses, with the allowlist empty (after a reset): each registration is refused with 400 and the error envelope.',
-  requirement: 'A url whose host is, or resolves by a best-effort DNS check to, a loopback or private address whose host:port is not on the Local webhook targets allowlist is refused with 400 at registration.',
+    'A property over hostile spellings (decimal, hex, octal, short IPv4, IPv4-mapped IPv6, ' +
+    'upper case, ports, paths) of loopback, private, link-local, metadata, unspecified and ' +
+    'multicast addresses, with the allowlist empty (after a reset): each registration is ' +
+    'refused with 400 and the error envelope.',
+  requirement:
+    'A url whose host is, or resolves by a best-effort DNS check to, a loopback or private ' +
+    'address whose host:port is not on the Local webhook targets allowlist is refused with 400 ' +
+    'at registration.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
     const examples = [
@@ -29,7 +41,12 @@ export const check = defineCheck({
       fc.oneof(...HOSTILE.map((c) => urlOf(c))),
       async ({ url, category, canonical }) => {
         const res = await api.post('/v1/webhooks', { json: { url, events: ['job.completed'] } });
-        ctx.expect(CLAUSE_OF[category as Exclude<typeof category, 'public'>], `POST /v1/webhooks url ${url} (${category}, host ${canonical})`, x.error(res, 400), res);
+        ctx.expect(
+          CLAUSE_OF[category as Exclude<typeof category, 'public'>],
+          `POST /v1/webhooks url ${url} (${category}, host ${canonical})`,
+          x.error(res, 400),
+          res,
+        );
       },
       { runs: ctx.runs(1), examples },
     );
