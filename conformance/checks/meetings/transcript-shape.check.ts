@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import { speechTruth } from '../../harness/audio.ts';
 import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { HttpResult } from '../../harness/http.ts';
 import * as x from '../../harness/expect.ts';
 
 /** Every number anywhere inside a value. */
@@ -34,24 +35,7 @@ export const check = defineCheck({
     const api = ctx.as(await ctx.token(['read']));
     if (!ctx.has('meetings')) return importedTranscript(ctx, api);
     const m = await ctx.fixtures.scriptMeeting('two-person-call');
-    const res = await api.get(`/v1/meetings/${m.id}/transcript`);
-    ctx.require(
-      'meetings.transcript.shape',
-      'GET /v1/meetings/{id}/transcript',
-      x.all(
-        x.status(res, 200),
-        x.json(res),
-        x.fields(res.body, { meeting_id: 'any', title: 'string', segments: 'array' }, 'TranscriptResponse'),
-      ),
-      res,
-    );
-    const body = res.body as { meeting_id: unknown; title: unknown; segments: unknown[] };
-    ctx.expect(
-      'meetings.transcript.shape',
-      'meeting_id and title',
-      x.equal({ meeting_id: body.meeting_id, title: body.title }, { meeting_id: m.id, title: m.seed.title }, 'transcript'),
-      res,
-    );
+    const { res, body } = await readTranscript(ctx, api, m);
     ctx.require(
       'meetings.transcript.shape',
       'number of segments',
@@ -85,24 +69,7 @@ export const check = defineCheck({
 async function importedTranscript(ctx: CheckContext, api: BoundClient): Promise<void> {
   const m = await ctx.fixtures.meetingToRead();
   const truth = await speechTruth('tiny');
-  const res = await api.get(`/v1/meetings/${m.id}/transcript`);
-  ctx.require(
-    'meetings.transcript.shape',
-    'GET /v1/meetings/{id}/transcript',
-    x.all(
-      x.status(res, 200),
-      x.json(res),
-      x.fields(res.body, { meeting_id: 'any', title: 'string', segments: 'array' }, 'TranscriptResponse'),
-    ),
-    res,
-  );
-  const body = res.body as { meeting_id: unknown; title: unknown; segments: unknown[] };
-  ctx.expect(
-    'meetings.transcript.shape',
-    'meeting_id and title',
-    x.equal({ meeting_id: body.meeting_id, title: body.title }, { meeting_id: m.id, title: m.seed.title }, 'transcript'),
-    res,
-  );
+  const { res, body } = await readTranscript(ctx, api, m);
   ctx.expect(
     'meetings.transcript.shape',
     'segments of a meeting with speech',
@@ -122,4 +89,31 @@ async function importedTranscript(ctx: CheckContext, api: BoundClient): Promise<
     const named = seg !== null && typeof seg === 'object' && Object.keys(seg).some((k) => /speaker/i.test(k));
     if (!named) ctx.note(`segments[${i}] has no field named like speaker (${x.show(seg, 120)}); its name is a gap, so this is not graded`);
   });
+}
+
+/** GET the transcript of a meeting and check its envelope: the fields, the meeting's id and its title. */
+async function readTranscript(
+  ctx: CheckContext,
+  api: BoundClient,
+  m: { id: string; seed: { title: string } },
+): Promise<{ res: HttpResult; body: { meeting_id: unknown; title: unknown; segments: unknown[] } }> {
+  const res = await api.get(`/v1/meetings/${m.id}/transcript`);
+  ctx.require(
+    'meetings.transcript.shape',
+    'GET /v1/meetings/{id}/transcript',
+    x.all(
+      x.status(res, 200),
+      x.json(res),
+      x.fields(res.body, { meeting_id: 'any', title: 'string', segments: 'array' }, 'TranscriptResponse'),
+    ),
+    res,
+  );
+  const body = res.body as { meeting_id: unknown; title: unknown; segments: unknown[] };
+  ctx.expect(
+    'meetings.transcript.shape',
+    'meeting_id and title',
+    x.equal({ meeting_id: body.meeting_id, title: body.title }, { meeting_id: m.id, title: m.seed.title }, 'transcript'),
+    res,
+  );
+  return { res, body };
 }
