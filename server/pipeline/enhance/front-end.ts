@@ -9,8 +9,10 @@
  *         denoiser when the blind SNR estimate is low, dereverberation when
  *         the blind RT60 estimate (taken after denoising, where the noise
  *         floor no longer hides the decays) shows a room clearly more
- *         reverberant than an ordinary one. A clean recording in an ordinary
- *         room is passed on unchanged.
+ *         reverberant than an ordinary one, and then the denoiser after it
+ *         too (WPE leaves a residual late tail that RNNoise treats as noise;
+ *         decision 067). A clean recording in an ordinary room is passed on
+ *         unchanged.
  *
  * Dereverberation runs on the decoded signal (WPE's linear prediction model
  * holds there, not after a time-varying denoiser), the denoiser after it.
@@ -111,15 +113,19 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
   }
   let out = await dereverberate(audio, part(0.2, 0.8));
   await control.checkpoint();
+  // A reverberant recording is denoised after WPE even when its SNR estimate
+  // read clean: the tail WPE leaves behind is diffuse, noise-like energy, and
+  // removing it helped real and synthetic speech alike (decision 067).
+  const denoiseAfter = settings.denoise;
   let probability: Float32Array | undefined;
-  if (noisy) {
+  if (denoiseAfter) {
     const d = await denoise(out, part(0.8, 1));
     out = d.audio;
     probability = d.speechProbability;
   }
   return {
     audio: withProbability(out, probability),
-    denoised: noisy,
+    denoised: denoiseAfter,
     dereverberated: true,
     estimate,
     rt60AfterDenoiseSeconds: rt60AfterDenoise,
