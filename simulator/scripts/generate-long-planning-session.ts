@@ -26,7 +26,7 @@ export const LONG_SESSION_FILE = path.join(MEETINGS_DIR, 'long-planning-session.
 const SPEAKERS: ScriptSpeaker[] = [
   { key: 'S1', name: 'Maria Santos', voice: 'festival:cmu_us_slt_arctic_hts', rate: 170 },
   { key: 'S2', name: 'Tom Becker', voice: 'flite:kal16', rate: 175 },
-  { key: 'S3', name: 'Priya Nair', voice: 'flite:slt', rate: 165 },
+  { key: 'S3', name: 'Priya Nair', voice: 'flite:awb', rate: 165 }, // not flite:slt: the HTS voice of S1 is the same woman (decision 068)
   { key: 'S4', name: 'Sam Osei', voice: 'flite:rms', rate: 180 },
 ];
 /** S1 chairs: opens every topic and records decisions; the others carry the discussion. */
