@@ -87,12 +87,18 @@ test('the stages run in order, each reporting inside its range, ending at TRANSC
   assert.equal(seen.recognition?.initialPrompt, '', 'the initial prompt is off by default');
 });
 
-test('an enhancer runs between decoding and voice activity, and what it returns is what the later stages get', async () => {
+test('an enhancer runs between decoding and voice activity; voice activity reads its output, the diarizer the decoded audio', async () => {
   const log: string[] = [];
   const enhanced: PcmAudio = { ...AUDIO, samples: new Float32Array(16_000).fill(0.01) };
   let vadAudio: PcmAudio | null = null;
+  let diarizerAudio: PcmAudio | null = null;
   const { parts: p } = parts(
     {
+      diarize: (audio) => {
+        log.push('diarize');
+        diarizerAudio = audio;
+        return Promise.resolve([{ speaker: 'S1', start: 0, end: 1 }]);
+      },
       enhance: (audio, control) => {
         log.push('enhance');
         assert.equal(audio, AUDIO);
@@ -114,6 +120,7 @@ test('an enhancer runs between decoding and voice activity, and what it returns 
   );
   assert.deepEqual(log.slice(0, 3), ['decode', 'enhance', 'vad']);
   assert.equal(vadAudio, enhanced);
+  assert.equal(diarizerAudio, AUDIO, 'the diarizer reads the decoded signal (decision 069)');
   assert.deepEqual(stages.slice(0, 3), ['decoding', 'enhancing', 'detecting_speech']);
   const { from, to } = TRANSCRIPTION_STAGES.enhancing;
   assert.ok(progress.includes(from + (to - from) * 0.5), 'the enhancer reports inside its own range');
