@@ -124,7 +124,8 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
       }),
     async control<T>(method: string, path: string, body?: unknown, expect: number[] = [200, 201, 204]): Promise<T> {
       const res = await httpCall({ port: ports.control, method, path, token: controlSecret, body, agent: controlAgent });
-      if (!expect.includes(res.status)) throw new Error(`Control API ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (!expect.includes(res.status))
+        throw new Error(`Control API ${method} ${path}: ${res.status} ${res.error ?? ''} ${res.text.slice(0, 300)}`);
       return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
     },
     stop: () =>
@@ -169,7 +170,15 @@ export interface HttpCallResult {
 }
 
 /** One HTTP request on loopback; never rejects (a transport failure is status 0 with its error code). */
-export function httpCall(o: HttpCallOptions): Promise<HttpCallResult> {
+export async function httpCall(o: HttpCallOptions): Promise<HttpCallResult> {
+  const first = await httpCallOnce(o);
+  // A keep-alive socket the server closed while it sat idle in the agent's
+  // pool fails the next request sent on it with ECONNRESET before the server
+  // read it; Node's documentation (request.reusedSocket) says to send it again.
+  return first.reusedSocketReset === true ? httpCallOnce(o) : first;
+}
+
+function httpCallOnce(o: HttpCallOptions): Promise<HttpCallResult & { reusedSocketReset?: boolean }> {
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = {};
     if (o.token !== undefined) headers['Authorization'] = `Bearer ${o.token}`;
@@ -191,7 +200,15 @@ export function httpCall(o: HttpCallOptions): Promise<HttpCallResult> {
         res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, text: '', headers: {}, error: err.code ?? err.message }));
       },
     );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, text: '', headers: {}, error: err.code ?? err.message }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({
+        status: 0,
+        text: '',
+        headers: {},
+        error: err.code ?? err.message,
+        reusedSocketReset: req.reusedSocket && err.code === 'ECONNRESET',
+      }),
+    );
     if (o.timeoutMs !== undefined)
       req.setTimeout(o.timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     req.end(payload);
