@@ -66,7 +66,7 @@ function slowestOf(reportDir: string, n = 12): CheckTime[] {
 function timed(label: string, cwd: string, args: string[], reportDir: string): Promise<SpeedRun> {
   rmSync(reportDir, { recursive: true, force: true });
   // A later --json wins over run-reference's own: each run keeps its report.
-  const all = [...args, '--json', reportDir];
+  const all = [...args, `--json=${reportDir}`];
   return new Promise((done) => {
     const loadBefore = loadavg()[0]!;
     const started = process.hrtime.bigint();
@@ -129,10 +129,11 @@ async function main(): Promise<number> {
   const measure = async (label: string, cwd: string, args: string[]): Promise<void> => {
     runs.push(await timed(label, cwd, args, join(reports, slug(label))));
   };
-  if (values.before !== undefined) await measure('before (earlier checkout, its reference run)', resolve(values.before), ['--seed', seed]);
-  await measure(EARLIER, ROOT, ['--seed', seed, '--jobs', '4', '--recorder-alone']);
-  await measure('reference run (run-reference.ts settings)', ROOT, ['--seed', seed]);
-  if (values.sequential === true) await measure('sequential (--jobs 1)', ROOT, ['--seed', seed, '--jobs', '1']);
+  if (values.before !== undefined)
+    await measure('before (earlier checkout, its reference run)', resolve(values.before), [`--seed=${seed}`]);
+  await measure(EARLIER, ROOT, [`--seed=${seed}`, '--jobs', '4', '--recorder-alone']);
+  await measure('reference run (run-reference.ts settings)', ROOT, [`--seed=${seed}`]);
+  if (values.sequential === true) await measure('sequential (--jobs 1)', ROOT, [`--seed=${seed}`, '--jobs', '1']);
   writeFileSync(
     join(out, 'bench-conformance-speed.json'),
     `${JSON.stringify({ seed, baselineSeconds: BASELINE_SECONDS, runs }, null, 2)}\n`,

@@ -27,7 +27,7 @@ function isStats(value: unknown): boolean {
 test('a tiny core run through run.ts writes a well-formed bench-core.json', { timeout: 120_000 }, async () => {
   const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'core', '--tiny', '--out-dir', outDir], {
+    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'core', '--tiny', `--out-dir=${outDir}`], {
       timeout: 110_000,
       maxBuffer: 8 * 2 ** 20,
     });

@@ -7,7 +7,9 @@
  *
  * Everything is on loopback with ephemeral ports; the data folder is a fresh
  * temporary folder removed at stop. The Control API secret is made here and
- * passed with --control-secret. Extra flags (e.g. a connection cap) go
+ * passed as `--control-secret=<secret>`: a random base64url secret begins with
+ * `-` about one time in 64, and as an argument of its own it would be read as
+ * an option ("argument is ambiguous"). Extra flags (e.g. a connection cap) go
  * through `args`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -44,14 +46,25 @@ export interface GatewayChildOptions {
   args?: string[];
   /** How long to wait for the banner. */
   startTimeoutMs?: number;
+  /** A chosen Control API secret instead of a random one (the test of a secret beginning with `-`). */
+  controlSecret?: string;
 }
 
 export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise<GatewayChild> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-gw-'));
-  const controlSecret = randomBytes(24).toString('base64url');
+  const controlSecret = opts.controlSecret ?? randomBytes(24).toString('base64url');
   const child: ChildProcess = fork(
     MAIN,
-    ['--port', '0', '--control-port', '0', '--control-secret', controlSecret, '--data-dir', dataDir, '--enable-api', ...(opts.args ?? [])],
+    [
+      '--port',
+      '0',
+      '--control-port',
+      '0',
+      `--control-secret=${controlSecret}`,
+      `--data-dir=${dataDir}`,
+      '--enable-api',
+      ...(opts.args ?? []),
+    ],
     { execPath: process.execPath, execArgv: ['--import', PROBE, '--expose-gc'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
   );
   const errLines: string[] = [];

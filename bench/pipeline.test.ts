@@ -26,7 +26,7 @@ test(
   async () => {
     const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'pipeline', '--tiny', '--out-dir', outDir], {
+      const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'pipeline', '--tiny', `--out-dir=${outDir}`], {
         timeout: 280_000,
         maxBuffer: 16 * 2 ** 20,
       });

@@ -122,7 +122,7 @@ test(
     try {
       let stdout = '';
       try {
-        ({ stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'recording', '--tiny', '--out-dir', outDir], {
+        ({ stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'recording', '--tiny', `--out-dir=${outDir}`], {
           timeout: 170_000,
           maxBuffer: 8 * 2 ** 20,
         }));

@@ -23,7 +23,7 @@ const num = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v)
 test('a tiny webhook run through run.ts writes a well-formed bench-webhooks.json', { timeout: 120_000 }, async () => {
   const outDir = mkdtempSync(join(tmpdir(), 'mas-bench-test-'));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'webhooks', '--tiny', '--out-dir', outDir], {
+    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--only', 'webhooks', '--tiny', `--out-dir=${outDir}`], {
       timeout: 110_000,
       maxBuffer: 8 * 2 ** 20,
     });

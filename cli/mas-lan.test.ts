@@ -52,7 +52,7 @@ test('the LAN listener: an untrusted certificate is exit 3 with a hint; --ca wit
     assert.equal(untrusted.code, 3, untrusted.stderr);
     assert.match(untrusted.stderr, /certificate this client does not trust .*--ca/);
 
-    const pinned = await mas(['--ca', tlsPaths(dataDir).cert, '--json', 'whoami'], env);
+    const pinned = await mas([`--ca=${tlsPaths(dataDir).cert}`, '--json', 'whoami'], env);
     assert.equal(pinned.code, 0, pinned.stderr);
     assert.deepEqual(JSON.parse(pinned.stdout).scopes, ['read', 'record', 'write', 'delete']);
 

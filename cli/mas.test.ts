@@ -182,7 +182,7 @@ test('meetings, transcript, speaker labels, search, summary and export', async (
   const md = ok(['meetings', 'export', id, '--format', 'md']).stdout;
   assert.match(md, /Launch review \(final\)/);
   const exported = path.join(stage.tmp, 'launch.md');
-  assert.equal(ok(['meetings', 'export', id, '--out', exported]).stdout, `${exported}\n`);
+  assert.equal(ok(['meetings', 'export', id, `--out=${exported}`]).stdout, `${exported}\n`);
   assert.equal(readFileSync(exported, 'utf8'), md);
   await sameAsApi(['meetings', 'export', id, '--format', 'json'], `/v1/meetings/${id}/export?format=json`);
 

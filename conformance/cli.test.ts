@@ -76,34 +76,27 @@ test('bad usage exits 2 with the usage text', async () => {
 test('a run with failures exits 1 and writes every report; merge joins them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'conf-cli-'));
   const r = await run([
-    '--base-url',
-    target.url,
+    `--base-url=${target.url}`,
     '--only',
     'health/,versioning/version-strings',
     '--seed',
     '3',
-    '--json',
-    join(dir, 'json'),
-    '--junit',
-    join(dir, 'j.xml'),
-    '--html',
-    join(dir, 'r.html'),
-    '--md',
-    join(dir, 'r.md'),
+    `--json=${join(dir, 'json')}`,
+    `--junit=${join(dir, 'j.xml')}`,
+    `--html=${join(dir, 'r.html')}`,
+    `--md=${join(dir, 'r.md')}`,
   ]);
   assert.equal(r.code, 0, `no failure expected: health passes, the rest is skipped\n${r.out}${r.err}`);
   assert.match(r.out, /PASS +health\/no-auth/);
   assert.match(r.out, /SKIPPED +health\/always-200/);
   const f = await run([
-    '--base-url',
-    target.url,
+    `--base-url=${target.url}`,
     '--only',
     'meetings/list-shape',
     '--token',
     't0k3n',
     '--no-retry',
-    '--json',
-    join(dir, 'json2'),
+    `--json=${join(dir, 'json2')}`,
   ]);
   assert.equal(f.code, 1, f.out + f.err);
   assert.match(f.out, /FAIL +meetings\/list-shape/);
@@ -114,14 +107,14 @@ test('a run with failures exits 1 and writes every report; merge joins them', as
     'the --token never reaches a report',
   );
   for (const file of ['json/index.json', 'j.xml', 'r.html', 'r.md']) assert.ok(existsSync(join(dir, file)), file);
-  const m = await run(['merge', join(dir, 'json'), join(dir, 'json2'), '--json', join(dir, 'merged'), '--md', join(dir, 'merged.md')]);
+  const m = await run(['merge', join(dir, 'json'), join(dir, 'json2'), `--json=${join(dir, 'merged')}`, `--md=${join(dir, 'merged.md')}`]);
   assert.equal(m.code, 1, m.out + m.err);
   const index = JSON.parse(readFileSync(join(dir, 'merged', 'index.json'), 'utf8')) as { checks: unknown[] };
   assert.ok(index.checks.length >= 6);
 });
 
 test('an unreachable Control API stops the run with exit 1', async () => {
-  const r = await run(['--base-url', target.url, '--control-url', 'http://127.0.0.1:9', '--control-secret', 's', '--only', 'health/']);
+  const r = await run([`--base-url=${target.url}`, '--control-url', 'http://127.0.0.1:9', '--control-secret', 's', '--only', 'health/']);
   assert.equal(r.code, 1);
   assert.match(r.err, /Control API at http:\/\/127.0.0.1:9 cannot be used/);
 });

@@ -351,7 +351,8 @@ export async function main(argv: string[]): Promise<number> {
     if (token !== undefined) parts.push('--token "$MAS_TOKEN"');
     if (tokensFile !== undefined) parts.push('--tokens', tokensFile);
     if (values.json !== undefined) parts.push('--replay', join(values.json, detailPath(id)));
-    else parts.push('--only', id, '--seed', String(seed), '--runs', String(runs));
+    // --seed=N: a negative seed as its own argument would read as an option.
+    else parts.push('--only', id, `--seed=${seed}`, '--runs', String(runs));
     return parts.join(' ');
   };
   process.stdout.write(

@@ -150,21 +150,18 @@ export async function measure(rungs: readonly Rung[], extra: string[] = [], keep
       const ref = await startReference();
       try {
         const json = path.join(dir, rung);
-        const args = ['--base-url', ref.baseUrl, '--seed', '1', '--json', json, ...extra];
-        if (rung === 'everything') args.push('--control-url', ref.controlUrl, '--control-secret', ref.controlSecret);
+        const args = [`--base-url=${ref.baseUrl}`, '--seed', '1', `--json=${json}`, ...extra];
+        if (rung === 'everything') args.push(`--control-url=${ref.controlUrl}`, `--control-secret=${ref.controlSecret}`);
         if (rung.startsWith('caps:'))
           args.push(
-            '--control-url',
-            ref.controlUrl,
-            '--control-secret',
-            ref.controlSecret,
-            '--control-capabilities',
-            rung.slice('caps:'.length),
+            `--control-url=${ref.controlUrl}`,
+            `--control-secret=${ref.controlSecret}`,
+            `--control-capabilities=${rung.slice('caps:'.length)}`,
           );
         if (rung !== 'everything') {
           // What an implementer does in their own application before a token-only run: webhooks on, tokens created.
           await control(ref, 'PATCH', '/control/settings', { webhooks_enabled: true });
-          args.push('--token', startupToken(ref));
+          args.push(`--token=${startupToken(ref)}`);
           if (rung !== 'token') {
             const tokens: Array<{ token: string; scopes: string[]; origin: string; kind: string }> = [];
             for (const spec of TOKENS_FILE_SPECS) {
@@ -186,7 +183,7 @@ export async function measure(rungs: readonly Rung[], extra: string[] = [], keep
             }
             const file = path.join(dir, 'tokens.json');
             writeFileSync(file, JSON.stringify({ tokens }, null, 2));
-            args.push('--tokens', file);
+            args.push(`--tokens=${file}`);
           }
         }
         const started = Date.now();

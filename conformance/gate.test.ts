@@ -64,9 +64,9 @@ const SOME = ['--only', 'health/no-auth,meetings/delete-cascade', '--seed', '1',
 
 test('--only/--skip that select no check: exit 2 with the reason, for a run and for --list', async () => {
   for (const args of [
-    ['--base-url', target.url, '--only', 'no-such-area/'],
+    [`--base-url=${target.url}`, '--only', 'no-such-area/'],
     ['--list', '--only', 'nothing.'],
-    ['--base-url', target.url, '--only', 'health/', '--skip', 'health/'],
+    [`--base-url=${target.url}`, '--only', 'health/', '--skip', 'health/'],
   ]) {
     const r = await run(args);
     assert.equal(r.code, 2, `${args.join(' ')}\n${r.out}${r.err}`);
@@ -75,25 +75,25 @@ test('--only/--skip that select no check: exit 2 with the reason, for a run and 
 });
 
 test('--fail-on: a SKIPPED check fails the run only when asked; bad values are usage errors', async () => {
-  const plain = await run(['--base-url', target.url, ...SOME]);
+  const plain = await run([`--base-url=${target.url}`, ...SOME]);
   assert.equal(plain.code, 0, plain.out + plain.err);
   assert.match(plain.out, /SKIPPED +meetings\/delete-cascade/);
-  const gated = await run(['--base-url', target.url, ...SOME, '--fail-on', 'skipped,flaky']);
+  const gated = await run([`--base-url=${target.url}`, ...SOME, '--fail-on', 'skipped,flaky']);
   assert.equal(gated.code, 1, gated.out);
   assert.match(gated.out, /Gate: --fail-on skipped: 1 check SKIPPED \(meetings\/delete-cascade\)/);
-  const informational = await run(['--base-url', target.url, ...SOME, '--fail-on', 'informational,non_strict']);
+  const informational = await run([`--base-url=${target.url}`, ...SOME, '--fail-on', 'informational,non_strict']);
   assert.equal(informational.code, 0, informational.out);
-  const bad = await run(['--base-url', target.url, ...SOME, '--fail-on', 'skiped']);
+  const bad = await run([`--base-url=${target.url}`, ...SOME, '--fail-on', 'skiped']);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--fail-on takes skipped, flaky, non_strict, informational/);
 });
 
 test('--min-coverage: below it exits 1 and says how much was exercised', async () => {
-  const low = await run(['--base-url', target.url, ...SOME, '--min-coverage', '50']);
+  const low = await run([`--base-url=${target.url}`, ...SOME, '--min-coverage', '50']);
   assert.equal(low.code, 1, low.out);
   assert.match(low.out, /Gate: --min-coverage 50%: \d+ of \d+ checkable clauses exercised \(\d+\.\d%\)/);
-  assert.equal((await run(['--base-url', target.url, ...SOME, '--min-coverage', '0'])).code, 0);
-  assert.equal((await run(['--base-url', target.url, ...SOME, '--min-coverage', '101'])).code, 2);
+  assert.equal((await run([`--base-url=${target.url}`, ...SOME, '--min-coverage', '0'])).code, 0);
+  assert.equal((await run([`--base-url=${target.url}`, ...SOME, '--min-coverage', '101'])).code, 2);
 });
 
 test('--wait-for-target: a target that never answers is exit 1; one that comes up in time runs', async () => {
@@ -137,18 +137,18 @@ test('a config file holds any option; flags win; unknown keys and wrong types ar
   assert.doesNotMatch(flagsWin.out, /meetings\/delete-cascade/);
   const other = join(dir, 'other.json');
   writeFileSync(other, JSON.stringify({ 'base-url': target.url, only: 'health/no-auth' }));
-  assert.equal((await run(['--config', other])).code, 0);
+  assert.equal((await run([`--config=${other}`])).code, 0);
   writeFileSync(other, JSON.stringify({ baseURL: target.url }));
-  const unknown = await run(['--config', other]);
+  const unknown = await run([`--config=${other}`]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.err, /unknown option "baseURL"/);
   writeFileSync(other, JSON.stringify({ slow: 'yes' }));
-  assert.equal((await run(['--config', other, '--list'])).code, 2);
+  assert.equal((await run([`--config=${other}`, '--list'])).code, 2);
 });
 
 test('--reporter github prints workflow annotations; every request names the suite in its User-Agent', async () => {
   agents.length = 0;
-  const r = await run(['--base-url', target.url, ...SOME, '--reporter', 'github']);
+  const r = await run([`--base-url=${target.url}`, ...SOME, '--reporter', 'github']);
   assert.equal(r.code, 0, r.out + r.err);
   assert.match(
     r.out,
@@ -157,7 +157,7 @@ test('--reporter github prints workflow annotations; every request names the sui
   assert.match(r.out, /^::notice title=clause coverage::\d+ of \d+ checkable clauses exercised/m);
   assert.ok(agents.length > 0);
   for (const a of agents) assert.match(a, /^mas-conformance\/\d+\.\d+\.\d+$/);
-  assert.equal((await run(['--base-url', target.url, ...SOME, '--reporter', 'tap'])).code, 2);
+  assert.equal((await run([`--base-url=${target.url}`, ...SOME, '--reporter', 'tap'])).code, 2);
 });
 
 test('an HTTPS target with a self-signed certificate: refused without --ca/--insecure, checked with either', async () => {
@@ -189,13 +189,13 @@ test('an HTTPS target with a self-signed certificate: refused without --ca/--ins
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
   try {
-    const refused = await run(['--base-url', url, '--only', 'health/no-auth', '--no-retry']);
+    const refused = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry']);
     assert.equal(refused.code, 1, refused.out);
-    const ca = await run(['--base-url', url, '--only', 'health/no-auth', '--no-retry', '--ca', cert]);
+    const ca = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry', `--ca=${cert}`]);
     assert.equal(ca.code, 0, ca.out + ca.err);
-    const insecure = await run(['--base-url', url, '--only', 'health/no-auth', '--no-retry', '--insecure']);
+    const insecure = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry', '--insecure']);
     assert.equal(insecure.code, 0, insecure.out + insecure.err);
-    assert.equal((await run(['--base-url', url, '--only', 'health/no-auth', '--ca', join(dir, 'missing.pem')])).code, 2);
+    assert.equal((await run([`--base-url=${url}`, '--only', 'health/no-auth', `--ca=${join(dir, 'missing.pem')}`])).code, 2);
   } finally {
     server.closeAllConnections();
     server.close();
@@ -209,9 +209,9 @@ test('hints name the command the suite was started with', async () => {
   const viaNpm = await run(['--bogus'], { env: { npm_lifecycle_event: 'conformance' } });
   assert.equal(viaNpm.code, 2);
   assert.match(viaNpm.err, /^ {2}npm run conformance -- --base-url URL/m);
-  const direct = await run(['--base-url', target.url, '--only', 'health/no-auth', '--seed', '1']);
+  const direct = await run([`--base-url=${target.url}`, '--only', 'health/no-auth', '--seed', '1']);
   assert.doesNotMatch(direct.out, /npm run/);
-  const failed = await run(['--base-url', target.url, '--only', 'meetings/list-shape', '--token', 'x', '--no-retry'], {
+  const failed = await run([`--base-url=${target.url}`, '--only', 'meetings/list-shape', '--token', 'x', '--no-retry'], {
     env: { npm_lifecycle_event: 'conformance' },
   });
   assert.equal(failed.code, 1);

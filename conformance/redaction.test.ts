@@ -121,12 +121,9 @@ for (const secret of ['sec', 'test', 'id', 'a']) {
       try {
         const dir = mkdtempSync(join(tmpdir(), 'mas-redaction-'));
         const r = await runCli([
-          '--base-url',
-          ref.baseUrl,
-          '--control-url',
-          ref.controlUrl,
-          '--control-secret',
-          secret,
+          `--base-url=${ref.baseUrl}`,
+          `--control-url=${ref.controlUrl}`,
+          `--control-secret=${secret}`,
           '--only',
           'format/,health/,config/dto-shape,config/put-replaces-section,webhooks/create,auth/token-lifecycle',
           '--seed',
@@ -134,8 +131,7 @@ for (const secret of ['sec', 'test', 'id', 'a']) {
           '--runs',
           '5',
           '--no-retry',
-          '--json',
-          dir,
+          `--json=${dir}`,
         ]);
         const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { checks: Array<{ id: string; outcome: string }> };
         const bad = index.checks.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR');

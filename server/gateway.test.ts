@@ -349,7 +349,7 @@ async function waitFor(check: () => boolean, ms: number): Promise<void> {
 test('main.ts prints a banner with a working token and curl line, and stops cleanly on SIGTERM', async () => {
   const dataDir = tempDir();
   try {
-    const run = runMain(['--port', '0', '--control-port', '0', '--enable-api', '--data-dir', dataDir]);
+    const run = runMain(['--port', '0', '--control-port', '0', '--enable-api', `--data-dir=${dataDir}`]);
     await waitFor(() => run.output().includes('Press Ctrl+C'), 20_000);
     const out = run.output();
     const token = /Startup token\s+(mas_\S+)/.exec(out)?.[1];
@@ -375,7 +375,7 @@ test('main.ts: a port in use prints one line and exits 1', async () => {
   await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
   const dataDir = tempDir();
   try {
-    const run = runMain(['--port', String((blocker.address() as AddressInfo).port), '--data-dir', dataDir]);
+    const run = runMain(['--port', String((blocker.address() as AddressInfo).port), `--data-dir=${dataDir}`]);
     assert.equal(await run.exited, 1);
     const lines = run.output().trimEnd().split('\n');
     assert.equal(lines.length, 1, run.output());

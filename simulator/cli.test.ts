@@ -32,7 +32,7 @@ describe('simulator/cli.ts', () => {
 
   it('render: writes the format asked for and the truth beside it', async () => {
     const out = path.join(dir, 'tiny.ogg');
-    const r = cli('render', 'tiny', '--out', out);
+    const r = cli('render', 'tiny', `--out=${out}`);
     assert.equal(r.code, 0, r.stderr);
     const head = await readFile(out);
     assert.equal(head.toString('ascii', 0, 4), 'OggS');
@@ -51,7 +51,7 @@ describe('simulator/cli.ts', () => {
 
   it('render --voices espeak: every speaker speaks with espeak-ng', async () => {
     const out = path.join(dir, 'tiny-espeak.wav');
-    const r = cli('render', 'tiny', '--out', out, '--voices', 'espeak');
+    const r = cli('render', 'tiny', `--out=${out}`, '--voices', 'espeak');
     assert.equal(r.code, 0, r.stderr);
     const truth = JSON.parse(await readFile(path.join(dir, 'tiny-espeak.truth.json'), 'utf8')) as {
       voice_set: string;
@@ -89,7 +89,7 @@ describe('simulator/cli.ts', () => {
   });
 
   it('exits 1 when the work fails, naming the cause', () => {
-    const r = cli('render', 'no-such-meeting', '--out', path.join(dir, 'x.wav'));
+    const r = cli('render', 'no-such-meeting', `--out=${path.join(dir, 'x.wav')}`);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no such file \(known scripts: /);
   });
@@ -106,7 +106,7 @@ describe('simulator/cli.ts', () => {
   it('render with scene flags: the truth records the scene and seed; same flags, same bytes; words unchanged', async () => {
     const render = (name: string, ...flags: string[]) => {
       const out = path.join(dir, `${name}.wav`);
-      const r = cli('render', 'tiny', '--out', out, ...flags);
+      const r = cli('render', 'tiny', `--out=${out}`, ...flags);
       assert.equal(r.code, 0, r.stderr);
       return out;
     };
@@ -141,7 +141,7 @@ describe('simulator/cli.ts', () => {
       ['--drr', '3'],
       ['--rt60', '9'],
     ]) {
-      const r = cli('render', 'tiny', '--out', path.join(dir, 'bad.wav'), ...flags);
+      const r = cli('render', 'tiny', `--out=${path.join(dir, 'bad.wav')}`, ...flags);
       assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^error: (scene|--)/);
     }

@@ -150,7 +150,7 @@ describe('secrets in a real run', { timeout: 120_000 }, () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const target = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    child = spawn(NODE, ['server/main.ts', '--data-dir', dataDir, '--port', '0', '--control', '--control-port', '0', '--enable-api'], {
+    child = spawn(NODE, ['server/main.ts', `--data-dir=${dataDir}`, '--port', '0', '--control', '--control-port', '0', '--enable-api'], {
       cwd: ROOT,
       env: { ...process.env, MAS_CONTROL_SECRET: '', MAS_HOST: '', MAS_PORT: '', MAS_LOG_LEVEL: 'trace', MAS_ACCESS_LOG: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

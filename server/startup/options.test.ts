@@ -43,7 +43,7 @@ test('--control turns the Control API on at 127.0.0.1:8429 with a file secret', 
 test('--control-port and --control-secret each imply --control', () => {
   assert.deepEqual(opts(['--control-port', '9001']).control, { host: '127.0.0.1', port: 9001, secret: null });
   const secret = 'a-long-enough-control-secret';
-  assert.deepEqual(opts(['--control-secret', secret]).control, { host: '127.0.0.1', port: 8429, secret });
+  assert.deepEqual(opts([`--control-secret=${secret}`]).control, { host: '127.0.0.1', port: 8429, secret });
 });
 
 test('every flag is read', () => {

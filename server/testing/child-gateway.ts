@@ -42,14 +42,12 @@ export async function startChild(opts: StartChildOptions): Promise<ChildGateway>
     NODE,
     [
       'server/main.ts',
-      '--data-dir',
-      opts.dataDir,
+      `--data-dir=${opts.dataDir}`,
       '--port',
       '0',
       '--control-port',
       '0',
-      '--control-secret',
-      CONTROL_SECRET,
+      `--control-secret=${CONTROL_SECRET}`,
       '--enable-api',
     ],
     {

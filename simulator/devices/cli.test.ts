@@ -26,7 +26,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 test('devices plug, list, fail, unplug through the Control API; bad command lines exit 2', async () => {
   const h = await recordingHarness({ backend: 'in-process', pocketsphinxRoots: [] });
   try {
-    const conn = ['--control-url', h.control, '--secret', CONTROL_SECRET];
+    const conn = [`--control-url=${h.control}`, `--secret=${CONTROL_SECRET}`];
     assert.deepEqual(await run(['devices', 'list', ...conn]), { code: 0, out: 'no simulated devices plugged in', err: '' });
     const plugged = await run(['devices', 'plug', 'Desk Mic', '--type', 'input', '--script', 'tiny', ...conn]);
     assert.equal(plugged.code, 0, plugged.err);
@@ -58,7 +58,7 @@ test('devices plug, list, fail, unplug through the Control API; bad command line
     ]) {
       assert.equal((await run(bad)).code, 2, bad.join(' '));
     }
-    const wrongSecret = await run(['devices', 'list', '--control-url', h.control, '--secret', 'nope-nope-nope-nope']);
+    const wrongSecret = await run(['devices', 'list', `--control-url=${h.control}`, '--secret', 'nope-nope-nope-nope']);
     assert.equal(wrongSecret.code, 1);
     assert.match(wrongSecret.err, /401 unauthorized/);
   } finally {
