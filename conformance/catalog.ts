@@ -2,7 +2,7 @@
  * The clause catalog (conformance/clauses.json, a verbatim copy of the spec's
  * catalog). Every check names clauses by these ids; lint.ts keeps them honest.
  */
-import { readFileSync } from 'node:fs';
+import { readShippedFileSync } from './shipped.ts';
 
 export type ClauseKind = 'requirement' | 'gap' | 'conflict';
 export type Observe = 'http' | 'control' | 'receiver' | 'slow' | 'internal';
@@ -27,7 +27,7 @@ let cached: Clause[] | null = null;
 
 export function loadClauses(): Clause[] {
   if (cached === null) {
-    const doc = JSON.parse(readFileSync(CLAUSES_FILE, 'utf8')) as { clauses: Clause[] };
+    const doc = JSON.parse(readShippedFileSync('conformance/clauses.json', CLAUSES_FILE).toString('utf8')) as { clauses: Clause[] };
     cached = doc.clauses;
   }
   return cached;

@@ -487,7 +487,15 @@ if (invokedDirectly && nodeTooOld(process.version)) {
   process.stderr.write(`conformance: Node ${MIN_NODE.join('.')} or later is needed; this is ${process.version}\n`);
   process.exitCode = 1;
 } else if (invokedDirectly) {
-  main(process.argv.slice(2)).then(
+  runCommandLine(process.argv.slice(2));
+}
+
+/**
+ * Runs the command line and sets the exit code: usage errors print the usage (exit 2), a harness
+ * failure its stack (exit 1). The release bundle's entry calls it (its own Node check comes first).
+ */
+export function runCommandLine(argv: string[]): void {
+  main(argv).then(
     (code) => {
       process.exitCode = code;
     },

@@ -6,7 +6,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+// The module object, not named imports: getCACertificates and setDefaultCACertificates are newer than
+// some Node 22 releases the release bundle runs on, and a missing named import fails the whole bundle at
+// load, before its Node version check can say anything (applyTls feature-detects them).
+import tls from 'node:tls';
 import type { CheckResult, Coverage, Outcome } from './runner/result.ts';
 
 export class UsageError extends Error {}
@@ -126,12 +129,20 @@ export function readConfig(
 
 // ------------------------------------------------------------------ how the suite was started
 
+let releaseInvocation: string | undefined;
+
+/** Set by the release bundle's entry (conformance/release/entry.ts), which knows how it was started. */
+export function setInvocation(prefix: string): void {
+  releaseInvocation = prefix;
+}
+
 /**
  * The command prefix a printed hint should use: the packed bin under npx,
  * `npm run conformance --` in a checkout started through npm, else node with
  * the script's path.
  */
 export function invocation(env: NodeJS.ProcessEnv = process.env, script: string = import.meta.filename): string {
+  if (releaseInvocation !== undefined) return releaseInvocation;
   if (env.npm_lifecycle_event === 'conformance') return 'npm run conformance --';
   if (env.npm_lifecycle_event === 'conformance:reference') return 'npm run conformance:reference --';
   if (/[\\/]dist[\\/]conformance[\\/]/.test(script) || script.endsWith('.js')) return 'npx mas-conformance';
@@ -176,6 +187,11 @@ export function applyTls(options: { insecure?: boolean; ca?: string }): void {
       throw new UsageError(`--ca ${options.ca} cannot be read: ${(err as Error).message}`);
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca ${options.ca} holds no PEM certificate`);
+    const { getCACertificates, setDefaultCACertificates } = tls as Partial<typeof tls>;
+    if (getCACertificates === undefined || setDefaultCACertificates === undefined)
+      throw new UsageError(
+        `--ca needs tls.setDefaultCACertificates (Node 24.5 or later, or a recent 22): on ${process.version} start the suite with NODE_EXTRA_CA_CERTS=${options.ca} instead`,
+      );
     setDefaultCACertificates([...getCACertificates('default'), pem]);
   }
   // Read by every TLS connection this process makes, fetch included.

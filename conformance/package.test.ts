@@ -1,16 +1,18 @@
 /**
  * The suite as a third-party implementer gets it: the workspace package
  * conformance/ packed (`npm pack --workspace mas-conformance`; its prepack
- * builds conformance/dist/), the tarball installed into a fresh project, and
- * its `mas-conformance` bin run through npx: --help, --list (every check file
- * of the sources loads from the compiled copy), then real checks against the
- * reference gateway started as its own process, once with the Control API and
- * once with an API token only: one seeds a meeting from fixtures/meetings (the
- * copied data files), one imports the speech shipped in conformance/audio/ (no
- * synthesizer or ffmpeg at run time), one validates /openapi.json with
- * @seriousme/openapi-schema-validator (a dependency of the package). Then the
- * gate options and their exit codes. See docs/decisions/021-conformance-package.md
- * and 056-conformance-workspace-package.md.
+ * bundles conformance/dist/mas-conformance.mjs with conformance/release/build.ts),
+ * the tarball installed into a fresh project, and its `mas-conformance` bin
+ * run through npx: --help, --list (every check file of the sources is in the
+ * bundle), then real checks against the reference gateway started as its own
+ * process, once with the Control API and once with an API token only: one
+ * seeds a meeting from fixtures/meetings, one imports the speech of
+ * conformance/audio/ (both embedded in the bundle; no synthesizer or ffmpeg at
+ * run time), one validates /openapi.json with @seriousme/openapi-schema-validator
+ * (bundled). Then the gate options and their exit codes. The package has no
+ * dependencies: the install adds nothing but itself. See
+ * docs/decisions/071-conformance-release-artifacts.md (the bundle replaced the
+ * compiled copy of 021 and 056).
  *
  * Side effect on the checkout: `npm pack` rebuilds conformance/dist/
  * (gitignored), as it would for anyone packing. The temporary folder is
@@ -116,34 +118,32 @@ test('the installed bin answers --help and lists every check of the sources', as
   assert.ok(listed !== null, list.out);
   assert.equal(Number(listed[1]), checkFiles().length);
 
-  // The speech the suite imports is shipped, and nothing that could synthesize it at run time is.
+  // The package is the bundle, its license and its manifest: the speech, the scripts and clauses.json are inside the bundle.
   const pkgDir = path.join(project, 'node_modules', 'mas-conformance');
-  const installed = path.join(pkgDir, 'dist');
-  assert.ok(
-    readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.wav'),
-    'dist/conformance/audio/tiny.wav is in the package',
-  );
-  assert.ok(readdirSync(path.join(installed, 'conformance', 'audio')).includes('tiny.truth.json'), 'its ground truth too');
-  // simulator/synth/wav.js (a WAV reader) may come along; the synthesizers and the renderer may not.
-  const synth = path.join(installed, 'simulator', 'synth');
-  const shipped = existsSync(synth) ? readdirSync(synth) : [];
-  for (const renderer of ['render-script.js', 'voices.js', 'espeak.js', 'flite.js', 'festival.js']) {
-    assert.ok(!shipped.includes(renderer), `no speech renderer in the package (${renderer})`);
+  assert.deepEqual(readdirSync(path.join(pkgDir, 'dist')).sort(), ['LICENSE', 'mas-conformance.mjs']);
+  const bundle = readFileSync(path.join(pkgDir, 'dist', 'mas-conformance.mjs'), 'utf8');
+  // esbuild heads each bundled module with a comment naming its source: the speech renderers are not among them.
+  assert.match(bundle, /^\/\/ .*simulator\/scripts\/meeting-script\.ts$/m);
+  for (const renderer of ['render-script', 'voices', 'espeak', 'flite', 'festival']) {
+    assert.doesNotMatch(
+      bundle,
+      new RegExp(`^// .*simulator/synth/${renderer}\\.ts$`, 'm'),
+      `no speech renderer in the bundle (${renderer})`,
+    );
   }
 
-  // Its own package: what it loads at run time and nothing of the gateway's (no express, no audio decoders).
+  // No dependencies at all: nothing that could move under a gate's users (a newer fast-check changes what a seed generates).
   const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
     license?: string;
     dependencies?: Record<string, string>;
   };
   assert.equal(manifest.license, 'Apache-2.0');
-  assert.ok(existsSync(path.join(installed, 'LICENSE')), 'the license text is in the package');
-  const deps = Object.keys(manifest.dependencies ?? {});
-  for (const gatewayOnly of ['express', '@audio/decode-wav', '@audio/decode-mp3', '@echogarden/rnnoise-wasm', 'commander']) {
-    assert.ok(!deps.includes(gatewayOnly), `${gatewayOnly} is not a dependency of the suite`);
-    assert.ok(!existsSync(path.join(project, 'node_modules', gatewayOnly)), `${gatewayOnly} was not installed`);
-  }
-  for (const [name, range] of Object.entries(manifest.dependencies ?? {})) assert.match(range, /^\^\d/, `${name}: a caret range`);
+  assert.deepEqual(manifest.dependencies ?? {}, {});
+  assert.deepEqual(
+    readdirSync(path.join(project, 'node_modules')).filter((n) => !n.startsWith('.')),
+    ['mas-conformance'],
+    'the install added the package and nothing else',
+  );
 
   const bad = await mas(['--bogus']);
   assert.equal(bad.code, 2, show(bad));
@@ -189,7 +189,7 @@ test('the installed bin passes real checks against the reference gateway', async
       json,
     ]);
     assert.equal(r.code, 0, `${show(r)}\n--- gateway\n${ref.log().slice(-2000)}`);
-    // jobs/import-no-source-path reads the WAV shipped in the package (dist/conformance/audio/): PASS, not SKIPPED.
+    // jobs/import-no-source-path reads the WAV embedded in the bundle: PASS, not SKIPPED.
     for (const id of [
       'health/no-auth',
       'identity/whoami-fields',
@@ -199,7 +199,7 @@ test('the installed bin passes real checks against the reference gateway', async
     ]) {
       assert.match(r.out, new RegExp(`^PASS +${id} `, 'm'), `${id} passes\n${r.out}`);
     }
-    // The OpenAPI schema validator is a runtime dependency: the check validated the document instead of noting it missing.
+    // The OpenAPI schema validator is bundled: the check validated the document instead of noting it missing.
     const openapi = JSON.parse(readFileSync(path.join(json, detailPath('openapi/version-3-1')), 'utf8')) as DetailFile;
     assert.equal(openapi.outcome, 'PASS');
     assert.deepEqual(

@@ -6,10 +6,11 @@
  */
 import { estimateLineSeconds } from '../../simulator/scripts/estimate-duration.ts';
 import { loadScript } from '../../simulator/scripts/load-script.ts';
-import { DEFAULT_PAUSE_SECONDS } from '../../simulator/scripts/meeting-script.ts';
+import { DEFAULT_PAUSE_SECONDS, parseScript } from '../../simulator/scripts/meeting-script.ts';
 import type { MeetingScript } from '../../simulator/scripts/meeting-script.ts';
 import { seededRandom } from '../../simulator/seeded-random.ts';
 import type { SeededRandom } from '../../simulator/seeded-random.ts';
+import { embeddedFile } from '../shipped.ts';
 import { importMeeting } from './api-fixtures.ts';
 import type { CheckContext } from './context.ts';
 import type { SeedMeeting, SeedSegment } from './control.ts';
@@ -131,7 +132,10 @@ export class Fixtures {
 
   /** Seeds a meeting from a simulator script (fixtures/meetings/<name>.json). */
   async scriptMeeting(name: string, overrides: Partial<SeedMeeting> = {}): Promise<SeededMeeting> {
-    const script = await loadScript(name);
+    // The release bundle carries the scripts inside itself (shipped.ts); a checkout reads fixtures/meetings/.
+    const embedded = embeddedFile(`fixtures/meetings/${name}.json`);
+    const script =
+      embedded === undefined ? await loadScript(name) : parseScript(embedded.toString('utf8'), `fixtures/meetings/${name}.json`);
     const seed: SeedMeeting = { title: script.title, segments: segmentsFromScript(script), summary: null, ...overrides };
     const id = await this.#ctx.control.seedMeeting(seed);
     return { id, seed };

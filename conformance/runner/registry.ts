@@ -4,6 +4,10 @@
  * Adding a behaviour is adding a file; nothing else lists them. A file that
  * fails to load becomes an ERROR result of its own, so one broken check does
  * not take the suite down.
+ *
+ * The release bundle (conformance/release/build.ts) has no check files to
+ * list: its entry imports every one of them and hands the modules over with
+ * `useBundledChecks` before the command line runs.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -38,15 +42,29 @@ function looksLikeCheck(value: unknown): value is Check {
   return c !== undefined && typeof c.id === 'string' && Array.isArray(c.clauses) && typeof c.run === 'function';
 }
 
+/** A check module the bundle imported, with its file relative to conformance/ (checks/health/no-auth.check.ts). */
+export interface BundledCheck {
+  file: string;
+  module: { check?: unknown };
+}
+
+let bundled: readonly BundledCheck[] | undefined;
+
+/** Called by the release bundle's entry: loadChecks then takes these modules instead of reading checks/. */
+export function useBundledChecks(modules: readonly BundledCheck[]): void {
+  bundled = modules;
+}
+
 export async function loadChecks(dir = CHECKS_DIR): Promise<LoadedChecks> {
   const checks: Check[] = [];
   const broken: LoadedChecks['broken'] = [];
   const files = new Map<string, string>();
-  for (const file of checkFiles(dir)) {
-    const id = idFromFile(file);
-    const rel = relative(join(dir, '..'), file).split(sep).join('/');
+  const sources = bundled ?? checkFiles(dir).map((file) => ({ file: relative(join(dir, '..'), file).split(sep).join('/'), path: file }));
+  for (const source of sources) {
+    const rel = source.file;
+    const id = rel.replace(/^checks\//, '').replace(CHECK_FILE, '');
     try {
-      const mod = (await import(pathToFileURL(file).href)) as { check?: unknown };
+      const mod = 'module' in source ? source.module : ((await import(pathToFileURL(source.path).href)) as { check?: unknown });
       if (!looksLikeCheck(mod.check)) throw new Error('the file does not export `check` (use defineCheck)');
       checks.push(mod.check);
       files.set(mod.check.id, rel);
