@@ -30,7 +30,7 @@ TEST_PACKAGES := sctk pocketsphinx-testdata chromium
 SYSTEM_PACKAGES := $(RUN_PACKAGES) $(TEST_PACKAGES)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo 2>/dev/null)
 
-.PHONY: help setup run-setup npm-packages system-packages run-packages run test bench soak typecheck lint clean
+.PHONY: help setup run-setup npm-packages system-packages run-packages run test bench soak typecheck lint clean suite suite-test
 
 help:
 	@echo "make run        start the gateway on 127.0.0.1:8420, the Control API on 127.0.0.1:8429"
@@ -40,6 +40,8 @@ help:
 	@echo "make typecheck  tsc --noEmit"
 	@echo "make lint       eslint, zero warnings"
 	@echo "make setup      install dependencies (npm ci) when package-lock.json changed"
+	@echo "make suite      the conformance suite's release artifacts in dist/suite/ (bundle, single executable, npm tarball)"
+	@echo "make suite-test build them and run each from an empty folder against the reference (minutes)"
 	@echo "make clean      remove ./data and reports output"
 
 ## setup: idempotent; npm ci only when node_modules is missing or older than the lock file.
@@ -85,6 +87,15 @@ bench: setup
 ## soak: 20 minutes of mixed work against the gateway (bench/soak.ts); `make bench` includes the report.
 soak: setup
 	$(NPM) run soak
+
+## suite: the conformance suite's release artifacts (conformance/release/build.ts; conformance/README.md).
+## Only the npm packages are needed: Node 24 and esbuild come with them, no system package.
+suite: npm-packages
+	$(NODE) conformance/release/build.ts
+
+## suite-test: builds them again and runs each from an empty folder (conformance/release/release.slow-test.ts).
+suite-test: npm-packages
+	$(NPM) run test:release
 
 typecheck: setup
 	$(NPM) run typecheck

@@ -184,3 +184,41 @@ test('a gate that does not hold fails the step and still writes the summary and 
   assert.match(run.summary, /transport\/default-address/);
   assert.match(run.log, /Gate: --fail-on skipped/);
 });
+
+/** The GitLab job of conformance/README.md ("Your gateway's CI: GitLab"), parsed from its yaml block. */
+function gitlabJob(): { variables: Record<string, string>; script: string[]; artifacts: { reports: { junit: string } } } {
+  const readme = readFileSync(path.join(ROOT, 'conformance', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf("### Your gateway's CI: GitLab"));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block !== undefined, 'the GitLab section has a yaml block');
+  const doc = parse(block) as Record<
+    string,
+    { variables: Record<string, string>; script: string[]; artifacts: { reports: { junit: string } } }
+  >;
+  const job = doc.conformance;
+  assert.ok(job !== undefined, 'the yaml block defines the job conformance');
+  return job;
+}
+
+test('the GitLab job of the README: its script run against the reference leaves the JUnit report it declares', () => {
+  const job = gitlabJob();
+  const dir = mkdtempSync(path.join(tmp, 'gitlab-'));
+  // GitLab's part: the job's variables, with the target and the download address pointing here, and the token as a CI/CD variable.
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    HOME: process.env.HOME ?? dir,
+    ...job.variables,
+    MAS_BASE_URL: ref.baseUrl,
+    MAS_TOKEN: token,
+    SUITE_URL: `file://${bundleFile}`,
+  };
+  const script = [...job.script];
+  // The whole suite would take minutes here: the same command, on a few checks.
+  const last = script.length - 1;
+  script[last] = `${script[last] ?? ''} --only=health/,identity/whoami-fields --seed=1`;
+  const r = spawnSync('bash', ['-e', '-c', script.join('\n')], { cwd: dir, env, encoding: 'utf8' });
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  const junit = path.join(dir, job.artifacts.reports.junit);
+  assert.ok(existsSync(junit), `${job.artifacts.reports.junit} exists`);
+  assert.match(readFileSync(junit, 'utf8'), /<testsuites[\s>]/);
+});
