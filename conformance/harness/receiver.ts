@@ -108,6 +108,11 @@ export interface ReceiverOptions {
   /** Host the target must use to reach the receiver (default: the listen host). */
   publicHost?: string;
   port?: number;
+  /**
+   * Added to every answer's delay (a slow receiver: the suite's self-test runs the whole suite with
+   * one, since a conforming target must tolerate a receiver that answers late; conformance/mutants/variants.ts).
+   */
+  answerDelayMs?: number;
 }
 
 export class Receiver {
@@ -120,9 +125,11 @@ export class Receiver {
   readonly strays: Delivery[] = [];
   #seq = 0;
   #counter = 0;
+  readonly #answerDelayMs: number;
 
-  private constructor(server: Server, publicHost: string, port: number) {
+  private constructor(server: Server, publicHost: string, port: number, answerDelayMs: number) {
     this.#server = server;
+    this.#answerDelayMs = answerDelayMs;
     this.publicHost = publicHost;
     this.port = port;
     server.on('connection', (s: Socket) => {
@@ -143,7 +150,7 @@ export class Receiver {
     });
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    holder.receiver = new Receiver(server, publicHost, port);
+    holder.receiver = new Receiver(server, publicHost, port, options.answerDelayMs ?? 0);
     return holder.receiver;
   }
 
@@ -202,7 +209,8 @@ export class Receiver {
         res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
         res.end(reply.body ?? '');
       };
-      if (reply.delayMs !== undefined && reply.delayMs > 0) setTimeout(send, reply.delayMs);
+      const delayMs = (reply.delayMs ?? 0) + this.#answerDelayMs;
+      if (delayMs > 0) setTimeout(send, delayMs);
       else send();
     });
   }

@@ -6,6 +6,7 @@
  * conformance suite, without touching the target's code).
  */
 import { request as httpRequest } from 'node:http';
+import type { Transform } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localServer } from '../harness/local-server.ts';
 
@@ -49,6 +50,15 @@ export interface Mutant {
    * hooks never see uploads).
    */
   upload?(status: number, headers: Record<string, string>): { status: number; headers: Record<string, string> };
+  /**
+   * Rewrites the bytes of an upload as they stream through (a conforming
+   * variant's recognizer: conformance/mutants/variants.ts). The transform must
+   * keep the byte count, so the announced Content-Length stays true and a
+   * stalled upload stalls at the target as it does at the proxy.
+   */
+  uploadBody?(): Transform;
+  /** Sees the target's answer to an upload once it has been passed on (the slow-target variant learns the import's job id). */
+  uploadAnswer?(req: { headers: Record<string, string> }, status: number, body: Buffer): void;
 }
 
 const HOP = new Set([
@@ -100,7 +110,17 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
     for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) headers[k] = v;
     const init: RequestInit = { method: req.method, headers, redirect: 'manual' };
     if (req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD') init.body = req.body;
-    const res = await fetch(`${base}${req.url.pathname}${req.url.search}`, init);
+    const url = `${base}${req.url.pathname}${req.url.search}`;
+    let res: Response;
+    try {
+      res = await fetch(url, init);
+    } catch (err) {
+      // A kept-alive socket the target closed between two requests fails the next one before it is
+      // sent ("fetch failed"); a client talking to the target directly would open a new connection.
+      // Only requests that may be sent twice are sent again.
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(req.method)) throw err;
+      res = await fetch(url, init);
+    }
     const out: Record<string, string> = {};
     res.headers.forEach((v, k) => {
       if (!HOP.has(k)) out[k] = v;
@@ -161,13 +181,19 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
       let status = res.statusCode ?? 502;
       if (mutant.upload !== undefined) ({ status, headers: h } = mutant.upload(status, h));
       out.writeHead(status, h);
+      if (mutant.uploadAnswer !== undefined) {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => mutant.uploadAnswer?.({ headers }, status, Buffer.concat(chunks)));
+      }
       res.pipe(out);
     });
     upstream.on('error', () => out.destroy());
     incoming.on('close', () => {
       if (!incoming.complete) upstream.destroy();
     });
-    incoming.pipe(upstream);
+    if (mutant.uploadBody === undefined) incoming.pipe(upstream);
+    else incoming.pipe(mutant.uploadBody()).pipe(upstream);
   };
   return localServer((incoming, out) => {
     if (incoming.method === 'POST' && (incoming.url ?? '').split('?')[0] === '/v1/jobs/import') {

@@ -48,6 +48,8 @@ export interface RunOptions {
   /** --lan-host: the only non-loopback address the suite may send traffic to (the LAN checks). */
   lanHost?: string;
   requestTimeoutMs: number;
+  /** The webhook receiver answers every delivery this much later (the slow-receiver variant of the self-test). */
+  receiverAnswerDelayMs?: number;
   /** Re-run a failed check once (default true). */
   retry?: boolean;
   /** Reset the target before each check when the Control API allows it (default true). */
@@ -283,7 +285,10 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
           missing: 'the target is not on this machine: give --receiver-host with an address of this machine that the target can reach',
         });
       } else {
-        receiver = Receiver.start(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }).catch((err: unknown) => ({
+        receiver = Receiver.start({
+          ...(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }),
+          ...(options.receiverAnswerDelayMs === undefined ? {} : { answerDelayMs: options.receiverAnswerDelayMs }),
+        }).catch((err: unknown) => ({
           missing: `the webhook receiver could not listen: ${err instanceof Error ? err.message : String(err)}`,
         }));
       }

@@ -3,6 +3,7 @@ import * as x from '../../harness/expect.ts';
 import { importBytes, isTerminal, jobIdOf, pollJob, speechWav, toneWav, transcriptWords } from '../../harness/jobs.ts';
 import { speechPath } from '../../harness/audio.ts';
 import type { BoundClient } from '../../harness/context.ts';
+import type { HttpResult } from '../../harness/http.ts';
 
 /** The words of the transcript of the meeting a job made, or null with why there is none. */
 async function wordsOf(api: BoundClient, meetingId: unknown): Promise<{ words: Set<string> } | { none: string }> {
@@ -10,6 +11,27 @@ async function wordsOf(api: BoundClient, meetingId: unknown): Promise<{ words: S
   const t = await api.get(`/v1/meetings/${meetingId}/transcript`);
   if (t.status !== 200) return { none: `GET …/transcript answered ${t.describe(120)}` };
   return { words: transcriptWords(t.body) };
+}
+
+/**
+ * Imports `bytes` and reads the words of the meeting it made: an empty set when the job ended
+ * otherwise than succeeded (nothing was transcribed), null with why when the answer cannot be read.
+ */
+async function wordsOfImport(
+  api: BoundClient,
+  bytes: Uint8Array,
+  query: Record<string, string>,
+  label: string,
+): Promise<{ words: Set<string>; state: unknown; last: HttpResult } | { refused: HttpResult } | { none: string }> {
+  const res = await importBytes(api, bytes, query, label);
+  const id = jobIdOf(res);
+  if (id === null) return { refused: res };
+  const { res: last, job, reached } = await pollJob(api, id, isTerminal, 120_000);
+  if (!reached) return { none: `the import (${label}) did not end within the 120 s wait (state ${x.show(job.state)})` };
+  if (job.state !== 'succeeded') return { words: new Set(), state: job.state, last };
+  const got = await wordsOf(api, job.meeting_id);
+  if ('none' in got) return { none: `the import (${label}) succeeded but its transcript cannot be read: ${got.none}` };
+  return { words: got.words, state: job.state, last };
 }
 
 export const check = defineCheck({
@@ -20,10 +42,12 @@ export const check = defineCheck({
   needs: ['token', 'local'],
   timeoutMs: 150_000,
   description:
-    'Premise: the target transcribes an upload of a speech WAV into words (else SKIPPED). Then ' +
-    'uploads a tone (no speech) with path, source, source_path, file and url parameters naming ' +
-    'that speech WAV on this machine (the target runs here): whatever the tone becomes (a ' +
-    'failed job, an empty meeting), its transcript must hold none of the speech’s words.',
+    'Premise: the target transcribes an upload of a speech WAV into words, and a plain tone (no ' +
+    'speech, no path parameter) does not give the same words, so its transcripts tell the uploaded ' +
+    'bytes apart (else SKIPPED: a stub or fixed recognizer hears the same words in any sound). Then ' +
+    'uploads the same tone with path, source, source_path, file and url parameters naming that ' +
+    'speech WAV on this machine (the target runs here): whatever the tone becomes (a failed job, an ' +
+    'empty meeting), its transcript must hold none of the speech’s words the plain tone lacked.',
   requirement:
     'Import has no source-path parameter, so the service imports only the uploaded bytes and ' +
     'never reads a server-side path named by the caller.',
@@ -52,37 +76,52 @@ export const check = defineCheck({
         `premise not met: the import of the speech WAV itself gave no words to look for (${'none' in heard ? heard.none : 'an empty transcript'})`,
       );
 
+    // The second premise: the transcripts tell the uploaded bytes apart. A target whose recognizer
+    // hears the same words in any sound (a stub, a placeholder, a remote recognizer in CI) transcribes
+    // a plain tone into the speech's words too; only the words a plain tone lacks can show that the
+    // named file was read (decision 073).
+    const plain = await wordsOfImport(api, toneWav(), { filename: 'tone.wav' }, 'premise: a plain tone, no path parameter');
+    if ('none' in plain) return ctx.skip(`premise not met: ${plain.none}`);
+    const plainWords = 'refused' in plain ? new Set<string>() : plain.words;
+    const telling = [...heard.words].filter((w) => !plainWords.has(w));
+    if (telling.length * 2 < heard.words.size)
+      return ctx.skip(
+        `premise not met: the target's transcripts do not tell the uploaded bytes apart: a plain tone, uploaded with no path parameter, ` +
+          `already gave ${heard.words.size - telling.length} of the speech's ${heard.words.size} words (${[...heard.words].filter((w) => plainWords.has(w)).join(' ')})`,
+      );
+
     const real = speechPath('tiny');
-    const res = await importBytes(
+    const named = await wordsOfImport(
       api,
       toneWav(),
       { filename: 'tone.wav', path: real, source: real, source_path: real, file: real, url: `file://${real}` },
       'a tone, with path-like parameters naming the speech WAV',
     );
-    const id = jobIdOf(res);
-    if (id === null) {
+    if ('refused' in named) {
       // Refusing the path-like parameters outright also keeps the named file unread.
-      ctx.expect('jobs.import.no-source-path', 'POST /v1/jobs/import of a tone with path-like parameters', x.refused(res), res);
+      ctx.expect(
+        'jobs.import.no-source-path',
+        'POST /v1/jobs/import of a tone with path-like parameters',
+        x.refused(named.refused),
+        named.refused,
+      );
       return;
     }
-    const { res: last, job, reached } = await pollJob(api, id, isTerminal, 120_000);
-    if (!reached) return ctx.skip(`the tone import did not end within 120 s (state ${x.show(job.state)})`);
-    if (job.state !== 'succeeded') {
-      ctx.note(`the tone import ended ${x.show(job.state)}: the named speech file, which imports here, was not imported in its place`);
+    if ('none' in named) return ctx.skip(named.none);
+    if (named.state !== 'succeeded') {
+      ctx.note(`the tone import ended ${x.show(named.state)}: the named speech file, which imports here, was not imported in its place`);
       return;
     }
-    const got = await wordsOf(api, job.meeting_id);
-    if ('none' in got) return ctx.skip(`the tone import succeeded but its transcript cannot be read: ${got.none}`);
-    const shared = [...heard.words].filter((w) => got.words.has(w));
+    const shared = telling.filter((w) => named.words.has(w));
     ctx.expect(
       'jobs.import.no-source-path',
       `the transcript of the tone uploaded with path=${real}`,
       x.that(
-        shared.length * 2 < heard.words.size,
-        `none of the speech's words (${[...heard.words].join(' ')}): the uploaded tone was imported`,
+        shared.length * 2 < telling.length,
+        `none of the speech's words a plain tone lacks (${telling.join(' ')}): the uploaded tone was imported`,
         `it holds ${shared.length} of them: ${shared.join(' ')}`,
       ),
-      last,
+      named.last,
     );
   },
 });

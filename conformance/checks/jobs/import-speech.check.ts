@@ -102,14 +102,16 @@ export const check = defineCheck({
       x.that(!seen.has('completed'), 'never "completed"', `states seen: ${[...seen].map((s) => x.show(s)).join(', ')}`),
       last,
     );
+    // How long an import takes is the target's (its recognizer, its machine): one still going when the
+    // suite's wait runs out is not graded (decision 073); what was graded above stands.
+    if (!reached)
+      return ctx.skip(
+        `the import did not end within the suite's 120 s wait (state ${x.show(job.state)}, progress ${x.show(job.progress)}): its ending is not graded`,
+      );
     ctx.require(
       'jobs.transition.succeeded',
       'the import of a valid speech WAV, polled until terminal (120 s)',
-      x.that(
-        reached && job.state === 'succeeded',
-        'state succeeded',
-        `state ${x.show(job.state)}${reached ? '' : ' (not terminal after 120 s)'}, error ${x.show(job.error)}`,
-      ),
+      x.that(job.state === 'succeeded', 'state succeeded', `state ${x.show(job.state)}, error ${x.show(job.error)}`),
       last,
     );
     const meetingId = job.meeting_id;

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+/**
+ * The other half of the suite's self-test: starts the reference gateway as a
+ * process (reference.ts) and runs the WHOLE non-slow suite through each
+ * conforming variant (variants.ts: a proxy in front of it, or a setting of the
+ * suite's receiver), --jobs 4 like the CI run. A variant is a target that
+ * conforms differently; any FAIL or ERROR against one is a false verdict of
+ * the suite. Prints one line per variant with its outcome counts and the
+ * checks that failed; exits 1 when any check FAILed or ERRORed.
+ *
+ *   node conformance/mutants/run-reference-variants.ts [--only NAME,...] [--slow] [--jobs N] [--seed N] [--checks ID,...]
+ *
+ * --slow: also the variants marked slow. --checks: only these checks (ids or
+ * prefixes), to look at one verdict again; CI runs them all.
+ */
+import { parseArgs } from 'node:util';
+import { startReference } from '../reference.ts';
+import { loadChecks } from '../runner/registry.ts';
+import type { CheckResult } from '../runner/result.ts';
+import { openSession, runChecks } from '../runner/run.ts';
+import { startProxy } from './proxy.ts';
+import { VARIANTS } from './variants.ts';
+import type { Variant } from './variants.ts';
+
+export interface VariantVerdict {
+  name: string;
+  counts: Record<string, number>;
+  /** "check-id OUTCOME: what" of every FAIL and ERROR. */
+  wrong: string[];
+  /** "check-id: why" of every SKIPPED check (printed for a run of chosen --checks). */
+  skipped: string[];
+  durationMs: number;
+}
+
+function countOutcomes(results: readonly CheckResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
+  return counts;
+}
+
+export async function runVariant(
+  target: { baseUrl: string; controlUrl: string; controlSecret: string },
+  variant: Variant,
+  options: { seed: number; runs: number; jobs: number; checks: readonly string[] },
+): Promise<VariantVerdict> {
+  const started = Date.now();
+  const loaded = await loadChecks();
+  const control = { url: target.controlUrl, secret: target.controlSecret };
+  const proxy = await startProxy(target.baseUrl, { ...variant, expect: {} }, control);
+  try {
+    const session = await openSession({
+      baseUrl: proxy.url,
+      controlUrl: target.controlUrl,
+      controlSecret: target.controlSecret,
+      seed: options.seed,
+      runs: options.runs,
+      slow: false,
+      fresh: false,
+      requestTimeoutMs: 15_000,
+      ...(variant.session?.receiverAnswerDelayMs === undefined ? {} : { receiverAnswerDelayMs: variant.session.receiverAnswerDelayMs }),
+    });
+    const chosen =
+      options.checks.length === 0
+        ? loaded.checks
+        : loaded.checks.filter((c) => options.checks.some((p) => c.id === p || (p.endsWith('/') && c.id.startsWith(p))));
+    let results: CheckResult[];
+    try {
+      // A retry as in a normal run: a false verdict that a second attempt would not repeat is FLAKY, not FAIL.
+      results = await runChecks(chosen, session, { retry: true, jobs: options.jobs });
+    } finally {
+      await session.close();
+    }
+    const wrong = results
+      .filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR')
+      .map((r) =>
+        `${r.id} ${r.outcome}: ${r.failures[0]?.what ?? r.error?.message ?? ''} ${r.failures[0] === undefined ? '' : JSON.stringify(r.failures[0].actual ?? '')}`.slice(
+          0,
+          400,
+        ),
+      );
+    const skipped = results.filter((r) => r.outcome === 'SKIPPED').map((r) => `${r.id}: ${r.skipReason ?? ''}`);
+    return { name: variant.name, counts: countOutcomes(results), wrong, skipped, durationMs: Date.now() - started };
+  } finally {
+    await proxy.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      slow: { type: 'boolean', default: false },
+      jobs: { type: 'string' },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      checks: { type: 'string' },
+    },
+  });
+  const list = (s: string | undefined): string[] =>
+    s
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '') ?? [];
+  const only = list(values.only);
+  const unknown = only.filter((n) => !VARIANTS.some((v) => v.name === n));
+  if (unknown.length > 0) throw new Error(`no such variant: ${unknown.join(', ')}`);
+  const variants = VARIANTS.filter((v) => (only.length > 0 ? only.includes(v.name) : values.slow || !v.slow));
+  const started = Date.now();
+  const ref = await startReference();
+  const verdicts: VariantVerdict[] = [];
+  try {
+    process.stdout.write(
+      `reference gateway pid ${ref.pid} at ${ref.baseUrl}; ${variants.length} conforming variants, the whole non-slow suite each\n`,
+    );
+    for (const variant of variants) {
+      const v = await runVariant(ref, variant, {
+        seed: Number(values.seed ?? 1),
+        runs: Number(values.runs ?? 20),
+        jobs: Number(values.jobs ?? 4),
+        checks: list(values.checks),
+      });
+      verdicts.push(v);
+      const counts = Object.entries(v.counts)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
+      process.stdout.write(
+        `${v.wrong.length === 0 ? 'CONFORMS' : 'FALSE   '} ${v.name.padEnd(26)} ${`${(v.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${counts}${v.wrong.length === 0 ? '' : `\n         ${v.wrong.join('\n         ')}`}\n`,
+      );
+      if (list(values.checks).length > 0) for (const s of v.skipped) process.stdout.write(`         SKIPPED ${s}\n`);
+    }
+  } finally {
+    await ref.stop();
+  }
+  const bad = verdicts.filter((v) => v.wrong.length > 0);
+  process.stdout.write(
+    `\nvariants: ${verdicts.length - bad.length} of ${verdicts.length} with no FAIL and no ERROR in ${((Date.now() - started) / 1000).toFixed(1)} s (gateway stopped)\n`,
+  );
+  return bad.length > 0 ? 1 : 0;
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`run-reference-variants: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
