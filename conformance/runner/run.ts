@@ -17,6 +17,9 @@ import type { Environment } from '../harness/context.ts';
 import { ControlDriver } from '../harness/control.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { ExchangeAudit } from '../harness/exchange-audit.ts';
+import { RunLedger } from '../harness/ledger.ts';
+import type { CleanupSummary } from '../harness/ledger.ts';
+import { cleanUp } from './cleanup.ts';
 import { HttpClient } from '../harness/http.ts';
 import type { ExchangeSink } from '../harness/http.ts';
 import { Receiver } from '../harness/receiver.ts';
@@ -56,6 +59,8 @@ export interface RunOptions {
   replayHint?: (checkId: string) => string;
   /** The redactor of the run's output (the caller may already print through it); made here when absent. */
   secrets?: Secrets;
+  /** --public-webhook-url (docs/decisions/075-conformance-leaves-the-target-as-found.md). */
+  publicWebhookUrl?: string;
 }
 
 export type ProgressEvent =
@@ -90,6 +95,10 @@ export interface Session {
   /** Routes the shared Control API client's records into the running check. */
   setCurrent(ctx: CheckContext | null): void;
   close(): Promise<void>;
+  /** What the run created on the target (harness/ledger.ts); absent in test doubles of a session. */
+  ledger?: RunLedger;
+  /** Removes it as far as the run's tokens allow (runner/cleanup.ts); --keep: only the summary. */
+  cleanUp?(options: { keep?: boolean; interrupted?: boolean }): Promise<CleanupSummary>;
 }
 
 /** Connects to the target: Control API discovery, the --token's scopes, the receiver (lazily). */
@@ -106,6 +115,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   };
   let current: CheckContext | null = null;
   const sink = (): ExchangeSink => current?.sink ?? setupSink;
+  const ledger = new RunLedger(options.baseUrl, options.controlUrl);
 
   const ready = async (): Promise<void> => {
     const until = Date.now() + 20_000;
@@ -139,6 +149,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       secrets,
       sink,
       defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000),
+      observe: ledger.observeControl,
     });
     try {
       const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
@@ -312,6 +323,8 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     receiver: getReceiver,
     runLog,
     exchangeAudit: new ExchangeAudit(options.baseUrl),
+    ledger,
+    ...(options.publicWebhookUrl === undefined ? {} : { publicWebhookUrl: options.publicWebhookUrl }),
     ...(options.replay === undefined ? {} : { replay: options.replay }),
     replayHint: options.replayHint ?? ((id) => `--only ${id} --seed ${options.seed}`),
   };
@@ -329,6 +342,22 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
         if (r instanceof Receiver) await r.close();
       }
     },
+    ledger,
+    cleanUp: async ({ keep, interrupted }) =>
+      keep === true
+        ? ledger.summary({ kept: true, ...(interrupted === true ? { interrupted } : {}) })
+        : cleanUp(
+            {
+              baseUrl: options.baseUrl,
+              secrets,
+              ledger,
+              pool: pooled,
+              control,
+              ...(options.controlSecret === undefined ? {} : { controlSecret: options.controlSecret }),
+              requestTimeoutMs: options.requestTimeoutMs,
+            },
+            { ...(interrupted === true ? { interrupted } : {}) },
+          ),
   };
 }
 
@@ -401,6 +430,7 @@ export async function runAttempt(
           secrets: session.env.secrets,
           sink: () => ctx.sink,
           defaultTimeoutMs: client.timeoutMs,
+          ...(env.ledger === undefined ? {} : { observe: env.ledger.observeControl }),
         }),
       );
     }
@@ -533,7 +563,7 @@ export function isolationOf(check: Check): 'own' | 'recorder' | 'global' {
 export async function runChecks(
   checks: readonly Check[],
   session: Session,
-  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number; recorderAlone?: boolean },
+  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number; recorderAlone?: boolean; signal?: AbortSignal },
   progress: (e: ProgressEvent) => void = () => undefined,
 ): Promise<CheckResult[]> {
   const env = session.env;
@@ -553,7 +583,9 @@ export async function runChecks(
         ? env.webhooksOff
         : null);
     let result: CheckResult;
-    if (missing !== undefined && missing !== null) {
+    // Ctrl+C: no check starts after it (cli.ts cleans up, then exits).
+    if (options.signal?.aborted === true) result = skippedResult(check, 'the run was interrupted before this check');
+    else if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
     } else {
       const first = await runAttempt(check, session, resetFirst, { concurrent });
