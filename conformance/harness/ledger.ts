@@ -60,7 +60,7 @@ export interface CleanupSummary {
   kinds: CleanupKind[];
 }
 
-interface Observed {
+export interface ObservedAnswer {
   method: string;
   /** The path below the base URL, without the query. */
   path: string;
@@ -121,7 +121,7 @@ export class RunLedger {
     if (o !== null) this.onControl(o);
   };
 
-  #observed(result: HttpResult, method: string, url: string, base: string): Observed | null {
+  #observed(result: HttpResult, method: string, url: string, base: string): ObservedAnswer | null {
     // Only answers that may create or remove something, or tell an import job's meeting, are read.
     if (result.status < 200 || result.status >= 300) return null;
     let path = new URL(url).pathname;
@@ -140,7 +140,7 @@ export class RunLedger {
   }
 
   /** An Automation API answer of 2xx (exported for the unit tests). */
-  onApi(o: Observed): void {
+  onApi(o: ObservedAnswer): void {
     const creator = o.bearer === undefined ? {} : { creator: o.bearer };
     const seg = o.path.split('/').map((s) => decodeURIComponent(s));
     if (o.method === 'POST' && (o.path === '/v1/jobs/import' || o.path === '/v1/jobs/diarization')) {
@@ -188,7 +188,7 @@ export class RunLedger {
   }
 
   /** A Control API answer of 2xx (exported for the unit tests). */
-  onControl(o: Observed): void {
+  onControl(o: ObservedAnswer): void {
     const seg = o.path.split('/').map((s) => decodeURIComponent(s));
     if (seg[1] !== 'control') return;
     if (o.method === 'POST' && o.path === '/control/reset') {
@@ -277,4 +277,37 @@ export function cleanupLine(s: CleanupSummary): string {
     );
   });
   return `${s.kept ? 'kept on the target (--keep): ' : ''}${parts.join('; ')}`;
+}
+
+/** The summaries of several shards' runs as one (runner/merge.ts): counts added per kind, reasons joined. */
+export function mergeCleanups(parts: readonly CleanupSummary[]): CleanupSummary {
+  const byKind = new Map<LedgerKind, CleanupKind>();
+  for (const part of parts)
+    for (const k of part.kinds) {
+      const into = byKind.get(k.kind);
+      if (into === undefined) {
+        byKind.set(k.kind, structuredClone(k));
+        continue;
+      }
+      into.created += k.created;
+      into.removed += k.removed;
+      into.left += k.left;
+      into.removedBy.checks += k.removedBy.checks;
+      into.removedBy.reset += k.removedBy.reset;
+      into.removedBy.cleanup += k.removedBy.cleanup;
+      for (const w of k.leftWhy) {
+        const same = into.leftWhy.find((x) => x.reason === w.reason);
+        if (same === undefined) into.leftWhy.push({ ...w, ids: [...w.ids] });
+        else {
+          same.count += w.count;
+          same.ids.push(...w.ids);
+        }
+      }
+      if (k.notes !== undefined) into.notes = [...(into.notes ?? []), ...k.notes];
+    }
+  return {
+    kept: parts.some((p) => p.kept),
+    ...(parts.some((p) => p.interrupted === true) ? { interrupted: true } : {}),
+    kinds: LEDGER_KINDS.flatMap((kind) => byKind.get(kind) ?? []),
+  };
 }

@@ -219,6 +219,8 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
       if (!gone(t, res)) leave(t, `DELETE /control/tokens/{id} answered ${res.status}`);
     }
   }
+  const cancelled = ledger.entries.filter((e) => e.kind === 'jobs' && e.note === 'cancelled').length;
+  if (cancelled > 0) note('jobs', `${cancelled} still running cancelled`);
   return ledger.summary({ kept: false, ...(options.interrupted === true ? { interrupted: true } : {}), notes });
 }
 
