@@ -141,9 +141,10 @@ export class CheckContext {
       sink: () => this.#sink,
       defaultTimeoutMs: env.requestTimeoutMs,
       observe: (r: HttpResult, method: string, url: string) => {
-        audit?.add(check.id, method, url, r);
+        if (r.exchange.seq !== 0) audit?.add(check.id, method, url, r);
         ledger?.observeApi(r, method, url);
       },
+      ...(ledger === undefined ? {} : { stopped: ledger.stopped }),
     });
     this.fixtures = new Fixtures(this);
   }

@@ -80,11 +80,22 @@ export class RunLedger {
   readonly #entries = new Map<string, LedgerEntry>();
   readonly #apiBase: string;
   readonly #controlBase: string | undefined;
+  #stopped: string | undefined;
 
   constructor(apiBaseUrl: string, controlBaseUrl?: string) {
     this.#apiBase = new URL(apiBaseUrl).pathname.replace(/\/+$/, '');
     this.#controlBase = controlBaseUrl === undefined ? undefined : new URL(controlBaseUrl).pathname.replace(/\/+$/, '');
   }
+
+  /**
+   * The run was interrupted: the checks' clients send nothing more (HttpClientOptions.stopped), so nothing is
+   * created behind the cleanup's back; the cleanup's own clients are not stopped.
+   */
+  stop(reason: string): void {
+    this.#stopped = reason;
+  }
+
+  readonly stopped = (): string | undefined => this.#stopped;
 
   get entries(): LedgerEntry[] {
     return [...this.#entries.values()];

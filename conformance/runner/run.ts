@@ -150,6 +150,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       sink,
       defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000),
       observe: ledger.observeControl,
+      stopped: ledger.stopped,
     });
     try {
       const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
@@ -343,8 +344,9 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       }
     },
     ledger,
-    cleanUp: async ({ keep, interrupted }) =>
-      keep === true
+    cleanUp: async ({ keep, interrupted }) => {
+      if (interrupted === true) ledger.stop('the run was interrupted (Ctrl+C): no request is sent after it but the cleanup’s');
+      return keep === true
         ? ledger.summary({ kept: true, ...(interrupted === true ? { interrupted } : {}) })
         : cleanUp(
             {
@@ -357,7 +359,8 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
               requestTimeoutMs: options.requestTimeoutMs,
             },
             { ...(interrupted === true ? { interrupted } : {}) },
-          ),
+          );
+    },
   };
 }
 
@@ -430,7 +433,7 @@ export async function runAttempt(
           secrets: session.env.secrets,
           sink: () => ctx.sink,
           defaultTimeoutMs: client.timeoutMs,
-          ...(env.ledger === undefined ? {} : { observe: env.ledger.observeControl }),
+          ...(env.ledger === undefined ? {} : { observe: env.ledger.observeControl, stopped: env.ledger.stopped }),
         }),
       );
     }
@@ -574,6 +577,8 @@ export async function runChecks(
   const runLog = env.runLog as Exchange[];
   let index = 0;
 
+  // Read when needed, not narrowed: Ctrl+C may come while a check runs.
+  const interrupted = (): boolean => options.signal?.aborted === true;
   const runOne = async (check: Check, resetFirst: boolean, concurrent: boolean): Promise<CheckResult> => {
     const i = index++;
     progress({ type: 'start', check, index: i, total: ordered.length });
@@ -584,14 +589,14 @@ export async function runChecks(
         : null);
     let result: CheckResult;
     // Ctrl+C: no check starts after it (cli.ts cleans up, then exits).
-    if (options.signal?.aborted === true) result = skippedResult(check, 'the run was interrupted before this check');
+    if (interrupted()) result = skippedResult(check, 'the run was interrupted before this check');
     else if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
     } else {
       const first = await runAttempt(check, session, resetFirst, { concurrent });
       runLog.push(...first.exchanges.filter((x) => x.channel === 'api'));
       result = resultOf(check, first);
-      if (isFailing(first.outcome) && options.retry !== false) {
+      if (isFailing(first.outcome) && options.retry !== false && !interrupted()) {
         progress({ type: 'retry', check, first: first.outcome });
         const second = await runAttempt(check, session, resetFirst, { concurrent });
         runLog.push(...second.exchanges.filter((x) => x.channel === 'api'));
