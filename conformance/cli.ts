@@ -23,6 +23,9 @@ import { SetupError, brokenResult, openSession, orderChecks, runChecks } from '.
 import { parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
 import { redactReport } from './runner/redact.ts';
+import { guardInterrupts } from './runner/cleanup.ts';
+import { cleanupLine } from './harness/ledger.ts';
+import type { CleanupSummary } from './harness/ledger.ts';
 import { Secrets } from './harness/secrets.ts';
 import type { Writer } from './reporters/console.ts';
 import type { Shard } from './runner/shard.ts';
@@ -108,6 +111,11 @@ Other:
                           recording slows or changes other work; the earlier --jobs schedule)
   --no-retry              do not run a FAILed or ERRORed check a second time
   --no-reset              never reset the target between checks
+  --keep                  leave what the run created on the target (meetings, webhooks, ...);
+                          by default it is removed at the end and on Ctrl+C, as the tokens allow
+  --public-webhook-url U  where webhooks that must point at a public address point
+                          (MAS_PUBLIC_WEBHOOK_URL; default https://[2d00::1]/mas-conformance-webhook,
+                          an address no one holds: docs/decisions/075)
   -h, --help              this text
   --version               print the suite's name and version
 
@@ -154,6 +162,8 @@ const OPTIONS = {
   'no-retry': { type: 'boolean' },
   'no-reset': { type: 'boolean' },
   'recorder-alone': { type: 'boolean' },
+  keep: { type: 'boolean' },
+  'public-webhook-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -329,6 +339,8 @@ export async function main(argv: string[]): Promise<number> {
   const controlSecret = values['control-secret'] ?? (env.MAS_CONTROL_SECRET || undefined);
   const token = values.token ?? (env.MAS_TOKEN || undefined);
   const tokensFile = values.tokens ?? (env.MAS_TOKENS_FILE || undefined);
+  const publicWebhookText = values['public-webhook-url'] ?? (env.MAS_PUBLIC_WEBHOOK_URL || undefined);
+  const publicWebhookUrl = publicWebhookText === undefined ? undefined : url('public-webhook-url', publicWebhookText);
   if (controlUrl !== undefined && controlSecret === undefined)
     throw new UsageError('--control-url needs --control-secret (or MAS_CONTROL_SECRET)');
   if (controlUrl === undefined && controlSecret !== undefined && values['control-secret'] !== undefined)
@@ -394,6 +406,7 @@ export async function main(argv: string[]): Promise<number> {
         ...(replay === undefined ? {} : { replay }),
         replayHint: reportArgs,
         secrets,
+        ...(publicWebhookUrl === undefined ? {} : { publicWebhookUrl }),
       },
       consoleReporter.handle,
     );
@@ -405,14 +418,31 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   let results;
+  // What the run created on the target goes at its end or on Ctrl+C, once (docs/decisions/075).
+  let cleaning: Promise<CleanupSummary> | undefined;
+  const cleanUp = (interrupted: boolean): Promise<CleanupSummary> =>
+    (cleaning ??= session.cleanUp?.({ keep: values.keep === true, interrupted }) ?? Promise.resolve({ kept: false, kinds: [] }));
+  const guard = guardInterrupts(
+    async () => void stdout.write(`Target: ${cleanupLine(await cleanUp(true))}\n`),
+    (text) => process.stderr.write(text),
+  );
+  let cleanup: CleanupSummary;
   try {
     results = await runChecks(
       selected,
       session,
-      { retry: values['no-retry'] !== true, reset: values['no-reset'] !== true, jobs, recorderAlone: values['recorder-alone'] === true },
+      {
+        retry: values['no-retry'] !== true,
+        reset: values['no-reset'] !== true,
+        jobs,
+        recorderAlone: values['recorder-alone'] === true,
+        signal: guard.signal,
+      },
       consoleReporter.handle,
     );
+    cleanup = await cleanUp(false);
   } finally {
+    guard.dispose();
     await session.close();
   }
   results.push(...brokenSelected.map(brokenResult));
@@ -437,6 +467,7 @@ export async function main(argv: string[]): Promise<number> {
         ...(skip.length === 0 ? {} : { skip }),
         placeholders: session.secrets.placeholders(),
         nodeVersion: process.version,
+        cleanup,
       },
       results,
       suite: loaded.checks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
@@ -455,6 +486,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const cov = coverage(clauseRows(loadClauses(), report));
   consoleReporter.summary(results, cov, files);
+  stdout.write(`Target: ${cleanupLine(cleanup)}\n`);
   if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));
   const failing = results.some((r) => isFailing(r.outcome));
   if (failing) stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);

@@ -10,6 +10,7 @@ import type { Check } from './check.ts';
 import type { ControlDriver, MintSpec, MintedToken, SeedMeeting, TokenKind, TokenOrigin } from './control.ts';
 import type { Delivery, Exchange } from './exchange.ts';
 import type { ExchangeAudit } from './exchange-audit.ts';
+import type { RunLedger } from './ledger.ts';
 import type { Verdict } from './expect.ts';
 import { show } from './expect.ts';
 import { Fixtures } from './fixtures.ts';
@@ -63,6 +64,10 @@ export interface Environment {
   runLog: readonly Exchange[];
   /** Every API answer of the run with its unredacted body, for the manifest audit (openapi/manifest-exchanges). */
   exchangeAudit?: ExchangeAudit;
+  /** What the run created on the target, recorded as the API answers (harness/ledger.ts); removed after the run. */
+  ledger?: RunLedger;
+  /** --public-webhook-url: where webhooks that must point at a public address point (decision 075). */
+  publicWebhookUrl?: string;
   /** property name → seed and path, when replaying a failure. */
   replay?: Record<string, { seed: number; path?: string }>;
   /** How to re-run one check from the command line (for PropertyRun.replay). */
@@ -128,13 +133,18 @@ export class CheckContext {
       deliveries: [],
     };
     const audit = env.exchangeAudit;
+    const ledger = env.ledger;
     this.api = new HttpClient({
       baseUrl: env.baseUrl,
       channel: 'api',
       secrets: env.secrets,
       sink: () => this.#sink,
       defaultTimeoutMs: env.requestTimeoutMs,
-      ...(audit === undefined ? {} : { observe: (r: HttpResult, method: string, url: string) => audit.add(check.id, method, url, r) }),
+      observe: (r: HttpResult, method: string, url: string) => {
+        if (r.exchange.seq !== 0) audit?.add(check.id, method, url, r);
+        ledger?.observeApi(r, method, url);
+      },
+      ...(ledger === undefined ? {} : { stopped: ledger.stopped }),
     });
     this.fixtures = new Fixtures(this);
   }

@@ -117,8 +117,10 @@ export interface HttpClientOptions {
   secrets: Secrets;
   sink: () => ExchangeSink;
   defaultTimeoutMs?: number;
-  /** Sees every answer with its unredacted body (the run's manifest audit: harness/exchange-audit.ts). */
+  /** Sees every answer with its unredacted body (the run's manifest audit: harness/exchange-audit.ts; the run's ledger). */
   observe?: (result: HttpResult, method: string, url: string) => void;
+  /** A reason to send nothing more (the run was interrupted: harness/ledger.ts), or undefined. */
+  stopped?: () => string | undefined;
 }
 
 /** Joins a base URL (which may carry a path prefix) and an absolute path with its query. */
@@ -167,6 +169,7 @@ export class HttpClient {
   readonly #sink: () => ExchangeSink;
   readonly #timeout: number;
   readonly #observe: HttpClientOptions['observe'];
+  readonly #stopped: HttpClientOptions['stopped'];
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -175,6 +178,7 @@ export class HttpClient {
     this.#sink = options.sink;
     this.#timeout = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#observe = options.observe;
+    this.#stopped = options.stopped;
   }
 
   /** The default per-request timeout of this client. */
@@ -267,6 +271,8 @@ export class HttpClient {
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> {
+    const stopped = this.#stopped?.();
+    if (stopped !== undefined) throw new Error(stopped);
     const { url, init, recorded, curlHeaders, curlBody } = this.prepare(method, path, options);
     const timeoutMs = options.timeoutMs ?? this.#timeout;
     const started = Date.now();
@@ -327,7 +333,7 @@ export class HttpClient {
       response = { status, statusText, headers: headersRecord(headers), body: body.text, bodyBytes: bytes };
       if (body.truncated || truncated) response.truncated = true;
     }
-    const exchange = this.#sink()({
+    const partial: Omit<Exchange, 'seq'> = {
       channel: this.channel,
       ...(options.label === undefined ? {} : { label: options.label }),
       startedAt: new Date(started).toISOString(),
@@ -342,8 +348,18 @@ export class HttpClient {
         ...(curlBody === undefined ? {} : { body: curlBody }),
       }),
       ...(notes.length === 0 ? {} : { notes }),
-    });
-    const result = new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    };
+    const answer = (exchange: Exchange): HttpResult =>
+      new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
+    let exchange: Exchange;
+    try {
+      exchange = this.#sink()(partial);
+    } catch (err) {
+      // The check ran out of time (its sink is closed), but what this request created is still the run's to remove.
+      if (!truncated) this.#observe?.(answer({ seq: 0, ...partial }), method, url);
+      throw err;
+    }
+    const result = answer(exchange);
     if (!truncated) this.#observe?.(result, method, url);
     return result;
   }

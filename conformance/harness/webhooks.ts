@@ -11,6 +11,19 @@ import type { Endpoint, Reply } from './receiver.ts';
 import { rawBody } from './receiver.ts';
 import { verifySignature } from './signature.ts';
 
+/**
+ * Where a webhook that must point at a public address points (it is registered, never meant to be
+ * delivered to): an address in IPv6 global unicast space that IANA holds in reserve and has assigned to
+ * no one, so it is public by every special-purpose registry, needs no DNS, belongs to nobody and is routed
+ * nowhere. --public-webhook-url sets another (docs/decisions/075-conformance-leaves-the-target-as-found.md).
+ */
+export const DEFAULT_PUBLIC_WEBHOOK_URL = 'https://[2d00::1]/mas-conformance-webhook';
+
+/** The run's public webhook address (--public-webhook-url, else the default above). */
+export function publicWebhookUrl(ctx: CheckContext): string {
+  return ctx.env.publicWebhookUrl ?? DEFAULT_PUBLIC_WEBHOOK_URL;
+}
+
 /** Adds the receiver's host:port to local_webhook_targets and restarts (Control API settings + restart). */
 export async function allowReceiver(ctx: CheckContext, endpoint: Endpoint): Promise<void> {
   const settings = await ctx.control.settings();

@@ -87,6 +87,18 @@ export function markdownReport(report: RunReport, catalog: readonly Clause[]): s
       '',
       `curl lines use ${report.meta.placeholders.map((p) => `\`${p}\``).join(', ')} in place of the secrets given on the command line.`,
     );
+  const cleanup = report.meta.cleanup;
+  if (cleanup !== undefined && cleanup.kinds.length > 0) {
+    // What the run made on the target and what it could not remove (runner/cleanup.ts; decision 075).
+    out.push(
+      '',
+      `**On the target**${cleanup.kept ? ' (kept: --keep)' : ''}${cleanup.interrupted === true ? ' (interrupted run)' : ''}:`,
+      '',
+    );
+    out.push('| Kind | Created | Removed | Left | Why left |', '|---|---:|---:|---:|---|');
+    for (const k of cleanup.kinds)
+      out.push(`| ${k.kind} | ${k.created} | ${k.removed} | ${k.left} | ${k.leftWhy.map((w) => `${w.count}: ${w.reason}`).join('; ')} |`);
+  }
   out.push('', '| Outcome | Checks |', '|---|---:|');
   for (const o of OUTCOMES) out.push(`| ${ICON[o]} ${o} | ${counts[o]} |`);
   out.push('', '## Clause coverage', '');

@@ -5,6 +5,7 @@
  */
 import type { CheckResult, RunReport } from './result.ts';
 import { SEVERITY } from './result.ts';
+import { mergeCleanups } from '../harness/ledger.ts';
 
 export function mergeReports(reports: readonly RunReport[]): RunReport {
   if (reports.length === 0) throw new Error('nothing to merge');
@@ -28,13 +29,15 @@ export function mergeReports(reports: readonly RunReport[]): RunReport {
     .map((r) => r.meta.finishedAt)
     .sort()
     .at(-1)!;
-  const { shard: _shard, ...rest } = first;
+  const { shard: _shard, cleanup: _cleanup, ...rest } = first;
+  const cleanups = reports.flatMap((r) => (r.meta.cleanup === undefined ? [] : [r.meta.cleanup]));
   return {
     meta: {
       ...rest,
       startedAt,
       finishedAt,
       placeholders: [...new Set(reports.flatMap((r) => r.meta.placeholders))],
+      ...(cleanups.length === 0 ? {} : { cleanup: mergeCleanups(cleanups) }),
       mergedFrom: reports.map((r) => ({
         ...(r.meta.shard === undefined ? {} : { shard: r.meta.shard }),
         startedAt: r.meta.startedAt,

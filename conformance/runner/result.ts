@@ -6,6 +6,7 @@ import type { Clause } from '../catalog.ts';
 import { isCheckable } from '../catalog.ts';
 import type { Level, Need } from '../harness/check.ts';
 import type { Delivery, Exchange } from '../harness/exchange.ts';
+import type { CleanupSummary } from '../harness/ledger.ts';
 
 export const OUTCOMES = ['PASS', 'FAIL', 'NON_STRICT', 'INFORMATIONAL', 'SKIPPED', 'ERROR', 'FLAKY'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -110,6 +111,8 @@ export interface RunMeta {
   /** Shell variables the curl lines use in place of secrets. */
   placeholders: string[];
   nodeVersion: string;
+  /** What the run created on the target, removed and left (harness/ledger.ts, runner/cleanup.ts). */
+  cleanup?: CleanupSummary;
   /** For merged reports: the shard metas it was built from. */
   mergedFrom?: Array<{ shard?: string; startedAt: string; checks: number }>;
 }

@@ -17,6 +17,9 @@ import type { Environment } from '../harness/context.ts';
 import { ControlDriver } from '../harness/control.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { ExchangeAudit } from '../harness/exchange-audit.ts';
+import { RunLedger } from '../harness/ledger.ts';
+import type { CleanupSummary } from '../harness/ledger.ts';
+import { cleanUp } from './cleanup.ts';
 import { HttpClient } from '../harness/http.ts';
 import type { ExchangeSink } from '../harness/http.ts';
 import { Receiver } from '../harness/receiver.ts';
@@ -58,6 +61,8 @@ export interface RunOptions {
   replayHint?: (checkId: string) => string;
   /** The redactor of the run's output (the caller may already print through it); made here when absent. */
   secrets?: Secrets;
+  /** --public-webhook-url (docs/decisions/075-conformance-leaves-the-target-as-found.md). */
+  publicWebhookUrl?: string;
 }
 
 export type ProgressEvent =
@@ -92,6 +97,10 @@ export interface Session {
   /** Routes the shared Control API client's records into the running check. */
   setCurrent(ctx: CheckContext | null): void;
   close(): Promise<void>;
+  /** What the run created on the target (harness/ledger.ts); absent in test doubles of a session. */
+  ledger?: RunLedger;
+  /** Removes it as far as the run's tokens allow (runner/cleanup.ts); --keep: only the summary. */
+  cleanUp?(options: { keep?: boolean; interrupted?: boolean }): Promise<CleanupSummary>;
 }
 
 /** Connects to the target: Control API discovery, the --token's scopes, the receiver (lazily). */
@@ -108,6 +117,7 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
   };
   let current: CheckContext | null = null;
   const sink = (): ExchangeSink => current?.sink ?? setupSink;
+  const ledger = new RunLedger(options.baseUrl, options.controlUrl);
 
   const ready = async (): Promise<void> => {
     const until = Date.now() + 20_000;
@@ -141,6 +151,8 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       secrets,
       sink,
       defaultTimeoutMs: Math.max(options.requestTimeoutMs, 30_000),
+      observe: ledger.observeControl,
+      stopped: ledger.stopped,
     });
     try {
       const discovered = await ControlDriver.discover(controlClient, options.controlSecret);
@@ -317,6 +329,8 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     receiver: getReceiver,
     runLog,
     exchangeAudit: new ExchangeAudit(options.baseUrl),
+    ledger,
+    ...(options.publicWebhookUrl === undefined ? {} : { publicWebhookUrl: options.publicWebhookUrl }),
     ...(options.replay === undefined ? {} : { replay: options.replay }),
     replayHint: options.replayHint ?? ((id) => `--only ${id} --seed ${options.seed}`),
   };
@@ -333,6 +347,24 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
         const r = await receiver;
         if (r instanceof Receiver) await r.close();
       }
+    },
+    ledger,
+    cleanUp: async ({ keep, interrupted }) => {
+      if (interrupted === true) ledger.stop('the run was interrupted (Ctrl+C): no request is sent after it but the cleanup’s');
+      return keep === true
+        ? ledger.summary({ kept: true, ...(interrupted === true ? { interrupted } : {}) })
+        : cleanUp(
+            {
+              baseUrl: options.baseUrl,
+              secrets,
+              ledger,
+              pool: pooled,
+              control,
+              ...(options.controlSecret === undefined ? {} : { controlSecret: options.controlSecret }),
+              requestTimeoutMs: options.requestTimeoutMs,
+            },
+            { ...(interrupted === true ? { interrupted } : {}) },
+          );
     },
   };
 }
@@ -406,6 +438,7 @@ export async function runAttempt(
           secrets: session.env.secrets,
           sink: () => ctx.sink,
           defaultTimeoutMs: client.timeoutMs,
+          ...(env.ledger === undefined ? {} : { observe: env.ledger.observeControl, stopped: env.ledger.stopped }),
         }),
       );
     }
@@ -538,7 +571,7 @@ export function isolationOf(check: Check): 'own' | 'recorder' | 'global' {
 export async function runChecks(
   checks: readonly Check[],
   session: Session,
-  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number; recorderAlone?: boolean },
+  options: Pick<RunOptions, 'retry' | 'reset'> & { jobs?: number; recorderAlone?: boolean; signal?: AbortSignal },
   progress: (e: ProgressEvent) => void = () => undefined,
 ): Promise<CheckResult[]> {
   const env = session.env;
@@ -549,6 +582,8 @@ export async function runChecks(
   const runLog = env.runLog as Exchange[];
   let index = 0;
 
+  // Read when needed, not narrowed: Ctrl+C may come while a check runs.
+  const interrupted = (): boolean => options.signal?.aborted === true;
   const runOne = async (check: Check, resetFirst: boolean, concurrent: boolean): Promise<CheckResult> => {
     const i = index++;
     progress({ type: 'start', check, index: i, total: ordered.length });
@@ -558,13 +593,15 @@ export async function runChecks(
         ? env.webhooksOff
         : null);
     let result: CheckResult;
-    if (missing !== undefined && missing !== null) {
+    // Ctrl+C: no check starts after it (cli.ts cleans up, then exits).
+    if (interrupted()) result = skippedResult(check, 'the run was interrupted before this check');
+    else if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
     } else {
       const first = await runAttempt(check, session, resetFirst, { concurrent });
       runLog.push(...first.exchanges.filter((x) => x.channel === 'api'));
       result = resultOf(check, first);
-      if (isFailing(first.outcome) && options.retry !== false) {
+      if (isFailing(first.outcome) && options.retry !== false && !interrupted()) {
         progress({ type: 'retry', check, first: first.outcome });
         const second = await runAttempt(check, session, resetFirst, { concurrent });
         runLog.push(...second.exchanges.filter((x) => x.channel === 'api'));

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import type { CheckContext } from '../../harness/context.ts';
 import type { AuditedExchange } from '../../harness/exchange-audit.ts';
 import * as x from '../../harness/expect.ts';
@@ -118,7 +119,7 @@ export const check = defineCheck({
 
     // 2. A webhook of its own (registration is part of the API); a target with webhooks off cannot have one.
     const reg = await api.post('/v1/webhooks', {
-      json: { url: 'https://93.184.216.34/hooks/conformance-gone', events: ['job.completed'] },
+      json: { url: publicWebhookUrl(ctx), events: ['job.completed'] },
     });
     const hookId = (reg.body as { id?: unknown } | undefined)?.id;
     if (reg.status !== 201 || typeof hookId !== 'string')

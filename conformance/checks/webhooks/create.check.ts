@@ -1,7 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
-
-const URL_ = 'https://93.184.216.34/hooks/conformance';
 
 export const check = defineCheck({
   id: 'webhooks/create',
@@ -29,6 +28,7 @@ export const check = defineCheck({
     'answers 202.',
   requirement: 'A valid registration answers 201 with id, url, events, delivery_mode, created_at and hmac_secret.',
   async run(ctx) {
+    const URL_ = publicWebhookUrl(ctx);
     const api = ctx.as(await ctx.token(['read']));
     const res = await api.post('/v1/webhooks', { json: { url: URL_, events: ['job.completed', 'job.failed'] } });
     ctx.require(

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -13,12 +14,12 @@ export const check = defineCheck({
     "Webhook routes function only while webhook delivery is switched on in the application's settings, which it is not by default.",
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read']));
-    const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/t', events: ['job.completed'] } });
+    const r = await api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: ['job.completed'] } });
     ctx.require('webhooks.feature-toggle', 'POST /v1/webhooks while delivery is on', x.status(r, 201), r);
     const id = (r.body as { id: string }).id;
     await ctx.control.patchSettings({ webhooks_enabled: false });
     const calls = [
-      ['POST /v1/webhooks', () => api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/t', events: ['job.completed'] } })],
+      ['POST /v1/webhooks', () => api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: ['job.completed'] } })],
       ['GET /v1/webhooks', () => api.get('/v1/webhooks')],
       ['GET /v1/webhooks/{id}', () => api.get(`/v1/webhooks/${id}`)],
       ['POST /v1/webhooks/{id}/test', () => api.post(`/v1/webhooks/${id}/test`)],

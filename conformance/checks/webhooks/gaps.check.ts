@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 
 const CANDIDATES = [
   'job.completed',
@@ -38,7 +39,7 @@ export const check = defineCheck({
     const accepted: string[] = [];
     const refused: string[] = [];
     for (const e of CANDIDATES) {
-      const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/catalog', events: [e] } });
+      const r = await api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: [e] } });
       (r.status === 201 ? accepted : refused).push(`${e}${r.status === 201 ? '' : ` (${r.status})`}`);
     }
     ctx.observe('webhooks.events.catalog.gap', 'subscribable', accepted.join(', '));

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -16,7 +17,7 @@ export const check = defineCheck({
     const b = ctx.as((await ctx.mint({ scopes: ['read'], name: 'conformance owner B' })).token);
     const ids: string[] = [];
     for (const api of [a, b]) {
-      const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/all', events: ['job.completed'] } });
+      const r = await api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: ['job.completed'] } });
       if (r.status === 201) ids.push((r.body as { id: string }).id);
     }
     const std = await a.get('/v1/webhooks', { query: { all: 'true' } });

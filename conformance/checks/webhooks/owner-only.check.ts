@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -22,7 +23,7 @@ export const check = defineCheck({
     const a = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'], name: 'conformance owner A' })).token);
     const b = ctx.as((await ctx.mint({ scopes: ['read', 'record', 'write', 'delete'], name: 'conformance owner B' })).token);
     const reg = async (api: typeof a): Promise<string> => {
-      const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/owner', events: ['job.completed'] } });
+      const r = await api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: ['job.completed'] } });
       ctx.require('webhooks.list.own-only', 'POST /v1/webhooks', x.status(r, 201), r);
       return (r.body as { id: string }).id;
     };

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -16,14 +17,14 @@ export const check = defineCheck({
     const noRecord = ctx.as((await ctx.mint({ scopes: ['read', 'write', 'delete'] })).token);
     const withRecord = ctx.as((await ctx.mint({ scopes: ['record'] })).token);
     for (const events of [['recording.started'], ['recording.stopped'], ['job.completed', 'recording.started']]) {
-      const r = await noRecord.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/rec', events } });
+      const r = await noRecord.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events } });
       ctx.expect(
         'webhooks.create.recording-needs-record',
         `POST /v1/webhooks events ${JSON.stringify(events)} without record`,
         x.refused(r, 403),
         r,
       );
-      const ok = await withRecord.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/rec', events } });
+      const ok = await withRecord.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events } });
       ctx.expect(
         'webhooks.create.recording-needs-record',
         `POST /v1/webhooks events ${JSON.stringify(events)} with record`,

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
 
 export const check = defineCheck({
@@ -15,7 +16,7 @@ export const check = defineCheck({
     'chooses over references that list write.',
   async run(ctx) {
     const api = ctx.as((await ctx.mint({ scopes: ['read'] })).token);
-    const r = await api.post('/v1/webhooks', { json: { url: 'https://93.184.216.34/hooks/floor', events: ['job.completed'] } });
+    const r = await api.post('/v1/webhooks', { json: { url: publicWebhookUrl(ctx), events: ['job.completed'] } });
     ctx.require('webhooks.delete.scope-read-floor', 'POST /v1/webhooks with a read-only token', x.status(r, 201), r);
     const id = (r.body as { id: string }).id;
     const t = await api.post(`/v1/webhooks/${id}/test`);
