@@ -15,6 +15,7 @@ import { htmlReport } from './reporters/html.ts';
 import { junitReport } from './reporters/junit.ts';
 import { detailPath, readDetail, readJsonReport, writeJsonReport } from './reporters/json.ts';
 import { markdownReport } from './reporters/markdown.ts';
+import { skipTable } from './reporters/skips.ts';
 import { mergeReports } from './runner/merge.ts';
 import { loadChecks } from './runner/registry.ts';
 import type { RunReport } from './runner/result.ts';
@@ -484,6 +485,8 @@ export async function main(argv: string[]): Promise<number> {
       files.push(join(values.json, 'tokens.json'));
     }
   }
+  const skips = skipTable(report.results);
+  if (skips !== '') stdout.write(`\n${skips}\n`);
   const cov = coverage(clauseRows(loadClauses(), report));
   consoleReporter.summary(results, cov, files);
   stdout.write(`Target: ${cleanupLine(cleanup)}\n`);

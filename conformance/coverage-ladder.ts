@@ -13,15 +13,19 @@
  *   everything   the Control API with every capability, no token
  *
  * Before the token-only runs the gateway's settings are set the way an
- * implementer would set their own application's (webhooks switched on), and
- * the tokens of the file are created, both through the Control API, which the
- * suite itself is then not given. Prints a Markdown table (conformance/README.md
+ * implementer would set their own application's (webhooks switched on), the
+ * tokens of the file are created, and the machine is given a microphone (a
+ * simulated input device plugged in, which GET /v1/devices then lists: this
+ * machine has no sound hardware, so the reference lists none of its own), all
+ * through the Control API, which the suite itself is then not given
+ * (docs/decisions/077-conformance-premises-through-the-api.md). Prints a Markdown table (conformance/README.md
  * publishes it); --json FILE writes the counts (coverage-ladder.test.ts reads
  * them from a run of its own).
  *
  *   node conformance/coverage-ladder.ts                      every rung: token, tokens-file, then each capability step
  *   node conformance/coverage-ladder.ts --only 'token tokens-file' [--json FILE] [--keep DIR]
  *   node conformance/coverage-ladder.ts --only capabilities  the capability steps only
+ *   node conformance/coverage-ladder.ts --no-microphone ...  without the microphone (a target listing no input device)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,6 +88,14 @@ export const TOKENS_FILE_SPECS: ReadonlyArray<{ scopes: string[]; origin?: strin
   { scopes: ['write'], kind: 'assistant' },
 ];
 
+/**
+ * The input device plugged in before every rung but 'everything', standing for
+ * the microphone of an implementer's machine: without the Control API the
+ * recording checks record from an input device GET /v1/devices lists
+ * (harness/devices.ts). Silence: the checks grade the recorder, not the audio.
+ */
+export const MICROPHONE = { name: 'Implementer Microphone', device_type: 'input', script: null } as const;
+
 export interface RungCount {
   rung: Rung;
   exercised: number;
@@ -141,8 +153,16 @@ function counts(rung: Rung, indexFile: string, seconds: number): RungCount {
   };
 }
 
-/** Runs the chosen rungs against one spawned reference gateway; every rung gets a fresh gateway so none sees another's data. */
-export async function measure(rungs: readonly Rung[], extra: string[] = [], keep?: string): Promise<RungCount[]> {
+/**
+ * Runs the chosen rungs against one spawned reference gateway; every rung gets a fresh gateway so none sees another's data.
+ * `microphone: false`: no input device is plugged in first (what a target listing none gets checked).
+ */
+export async function measure(
+  rungs: readonly Rung[],
+  extra: string[] = [],
+  keep?: string,
+  options: { microphone?: boolean } = {},
+): Promise<RungCount[]> {
   const out: RungCount[] = [];
   const dir = keep ?? mkdtempSync(path.join(tmpdir(), 'mas-coverage-ladder-'));
   try {
@@ -161,6 +181,7 @@ export async function measure(rungs: readonly Rung[], extra: string[] = [], keep
         if (rung !== 'everything') {
           // What an implementer does in their own application before a token-only run: webhooks on, tokens created.
           await control(ref, 'PATCH', '/control/settings', { webhooks_enabled: true });
+          if (options.microphone !== false) await control(ref, 'POST', '/control/devices', MICROPHONE);
           args.push(`--token=${startupToken(ref)}`);
           if (rung !== 'token') {
             const tokens: Array<{ token: string; scopes: string[]; origin: string; kind: string }> = [];
@@ -227,7 +248,9 @@ export function markdownTable(rows: readonly RungCount[]): string {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, json: { type: 'string' }, keep: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, json: { type: 'string' }, keep: { type: 'string' }, 'no-microphone': { type: 'boolean' } },
+  });
   const rungs: Rung[] =
     values.only === undefined
       ? ['token', 'tokens-file', ...capabilityRungs()]
@@ -235,7 +258,9 @@ if (import.meta.main) {
         ? capabilityRungs()
         : (values.only.split(' ') as Rung[]);
   // --keep DIR: the runs' reports (and the tokens file) stay in DIR for a look at what was skipped and why.
-  const rows = await measure(rungs, [], values.keep === undefined ? undefined : path.resolve(values.keep));
+  const rows = await measure(rungs, [], values.keep === undefined ? undefined : path.resolve(values.keep), {
+    microphone: values['no-microphone'] !== true,
+  });
   process.stdout.write(`${markdownTable(rows)}\n\n`);
   for (const r of rows)
     process.stdout.write(

@@ -10,8 +10,8 @@
  * - A FAIL or ERROR is run once more; a second run that conforms makes the
  *   check FLAKY (both attempts are reported).
  */
-import type { Check, Need } from '../harness/check.ts';
-import { checkArea } from '../harness/check.ts';
+import type { Check, ControlCapability, Need } from '../harness/check.ts';
+import { CONTROL_CAPABILITIES, checkArea } from '../harness/check.ts';
 import { CheckContext, PropertyMismatch } from '../harness/context.ts';
 import type { Environment } from '../harness/context.ts';
 import { ControlDriver } from '../harness/control.ts';
@@ -408,6 +408,37 @@ export function missingNeed(need: Need, env: Environment): string | null {
   }
 }
 
+/** What each Control API capability brings a check, for the skip reasons (a target without it learns what it misses). */
+export const CAPABILITY_BRINGS: Record<ControlCapability, string> = {
+  reset: 'a clean target before the check',
+  settings: 'settings: webhooks, the webhook allowlist, the API switch, pre-arming, license',
+  restart: 'a restart, for settings read at startup',
+  tokens: 'tokens of any description',
+  meetings: 'meetings of chosen text',
+  jobs: 'jobs held in a chosen state',
+  pairings: 'approving pairings',
+  'webhook-approval': 'approving webhooks, so they are delivered',
+  devices: 'simulated devices',
+  'recording-fault': 'recording faults',
+};
+
+/**
+ * Why a check cannot run here, or null: the first need that is not met; when
+ * several are Control API capabilities, all of those, each with what it
+ * brings, so a skip names everything that would unlock the check.
+ */
+export function missingNeeds(check: Check, env: Environment): string | null {
+  const missing = check.needs.map((n) => [n, missingNeed(n, env)] as const).filter(([, m]) => m !== null);
+  const capabilities = missing
+    .map(([n]) => n)
+    .filter((n): n is ControlCapability => (CONTROL_CAPABILITIES as readonly string[]).includes(n));
+  if (capabilities.length > 1 && missing[0] !== undefined && capabilities.includes(missing[0][0] as ControlCapability)) {
+    const why = env.control === null ? env.controlMissing : `the target offers: ${[...env.control.capabilities].join(', ') || 'none'}`;
+    return `needs the Control API capabilities ${capabilities.map((c) => `'${c}' (${CAPABILITY_BRINGS[c]})`).join(', ')}: ${why}`;
+  }
+  return missing[0]?.[1] ?? null;
+}
+
 function outcomeOf(check: Check, attempt: Attempt): Outcome {
   if (attempt.error !== undefined) return 'ERROR';
   // A failure graded before a premise gave way stays a failure: the skip only ends the check.
@@ -588,7 +619,7 @@ export async function runChecks(
     const i = index++;
     progress({ type: 'start', check, index: i, total: ordered.length });
     const missing =
-      check.needs.map((n) => missingNeed(n, env)).find((m) => m !== null) ??
+      missingNeeds(check, env) ??
       ((env.webhooksOff ?? null) !== null && checkArea(check.id) === 'webhooks' && !check.needs.includes('settings')
         ? env.webhooksOff
         : null);

@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { envelopeOf, hookTo } from '../../harness/webhooks.ts';
 import { pollRecording } from '../recording/lifecycle.check.ts';
 
@@ -8,17 +9,17 @@ export const check = defineCheck({
   clauses: ['events.recording-started', 'events.recording-stopped'],
   level: 'requirement',
   touches: 'recorder',
-  needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
+  needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description:
     'An approved webhook (record scope) for recording.started and recording.stopped; a ' +
-    'recording on a simulated microphone (Control API) is started and stopped: ' +
+    'recording on a simulated microphone (Control API; else an input device GET /v1/devices lists) is started and stopped: ' +
     'recording.started arrives once the state is recording, recording.stopped once it stopped.',
   requirement: 'recording.started is emitted once the recording has actually started.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     const { endpoint } = await hookTo(ctx, api, 'recording', ['recording.started', 'recording.stopped'], { status: 204 });
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     const start = await api.post('/v1/recording/start', { json: {} });
     if (!start.ok) return ctx.skip(`the recording could not be started (${start.describe(150)}); recording/lifecycle reports it`);
     const up = await pollRecording(api, ['recording'], 10_000);

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { envelopeOf, hookTo } from '../../harness/webhooks.ts';
 import { pollRecording } from '../recording/lifecycle.check.ts';
 
@@ -7,7 +8,7 @@ export const check = defineCheck({
   clauses: ['events.resource.gap'],
   level: 'gap',
   touches: 'recorder',
-  needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'devices', 'tokens'],
+  needs: ['receiver', 'settings', 'restart', 'webhook-approval', 'tokens'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description: 'Records the resource {kind, id} of recording.started, recording.stopped and webhook.test deliveries.',
   requirement:
@@ -16,7 +17,7 @@ export const check = defineCheck({
     const api = ctx.as(await ctx.token(['read', 'record']));
     const { endpoint, hook } = await hookTo(ctx, api, 'resources', ['recording.started', 'recording.stopped'], { status: 204 });
     await api.post(`/v1/webhooks/${hook.id}/test`);
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     if ((await api.post('/v1/recording/start', { json: {} })).ok) {
       await pollRecording(api, ['recording'], 10_000);
       await api.post('/v1/recording/stop');

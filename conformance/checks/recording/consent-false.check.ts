@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
@@ -7,9 +8,9 @@ export const check = defineCheck({
   clauses: ['recording.start.consent-false.400'],
   level: 'conflict',
   touches: 'recorder',
-  needs: ['devices', 'token'],
+  needs: ['token'], // and an input device (harness/devices.ts)
   description:
-    'With a simulated microphone plugged, POST /v1/recording/start {"consent_attested": false}: ' +
+    'With a simulated microphone plugged (or an input device GET /v1/devices lists), POST /v1/recording/start {"consent_attested": false}: ' +
     '400 bad_request whose message says it must be true, recording not started (the spec), or ' +
     'accepted as a no-op (NON_STRICT).',
   requirement:
@@ -18,7 +19,7 @@ export const check = defineCheck({
     'no-op.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     const res = await api.post('/v1/recording/start', { json: { consent_attested: false } });
     const after = await api.get('/v1/recording');
     const state = (after.body as { state?: unknown } | undefined)?.state;

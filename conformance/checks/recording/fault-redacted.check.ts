@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
@@ -7,7 +8,7 @@ export const check = defineCheck({
   clauses: ['recording.last-error.redacted'],
   level: 'requirement',
   touches: 'recorder',
-  needs: ['devices', 'recording-fault', 'token'],
+  needs: ['recording-fault', 'token'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description:
     'Starts a recording on a simulated microphone and makes it fail (Control API) with errors ' +
@@ -16,7 +17,7 @@ export const check = defineCheck({
   requirement: 'last_error redacts file paths the same way job errors do.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     const cases: Array<[string, (e: string) => boolean, string]> = [
       [
         'capture device lost: /home/alice/.config/app/devices.json',

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
@@ -6,13 +7,13 @@ export const check = defineCheck({
   clauses: ['recording.start.status-code.gap', 'recording.pause-resume.states.gap', 'recording.control.response.gap'],
   level: 'gap',
   touches: 'recorder',
-  needs: ['devices', 'token'],
+  needs: ['token'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description: 'Records the start status code, the states after pause and resume, and the bodies of stop, pause and resume.',
   requirement: 'The success status code of POST /v1/recording/start is not shown and is implementation-defined.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     const start = await api.post('/v1/recording/start', { json: {} });
     ctx.observe('recording.start.status-code.gap', 'POST /v1/recording/start', `${start.status}`, start);
     if (!start.ok) return;

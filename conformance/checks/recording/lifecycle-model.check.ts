@@ -3,6 +3,7 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import type { Command } from '../../harness/model.ts';
 import { command, modelRun } from '../../harness/model.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 interface Model {
@@ -24,10 +25,10 @@ export const check = defineCheck({
   clauses: ['recording.start.reaches-recording', 'recording.stop.to-idle'],
   level: 'requirement',
   touches: 'recorder',
-  needs: ['devices', 'token'],
+  needs: ['token'], // and an input device (harness/devices.ts)
   timeoutMs: 180_000,
   description:
-    'Model-based (fc.commands) over a simulated microphone (Control API): random sequences of ' +
+    'Model-based (fc.commands) over a simulated microphone (Control API; else an input device GET /v1/devices lists): random sequences of ' +
     'start, stop, pause, resume and read. start from idle must reach recording and stop from ' +
     'recording or paused must end idle (API.md Recording states); a start while not idle must ' +
     'be refused with a 4xx envelope and change nothing. pause and resume are a gap: the ' +
@@ -36,8 +37,7 @@ export const check = defineCheck({
   requirement: 'After an accepted start the recording state becomes recording once the capture pipeline is up.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    const device = 'Conformance Model Mic';
-    await ctx.control.plugDevice({ name: device, device_type: 'input', script: null });
+    const device = await inputDevice(ctx, api, { name: 'Conformance Model Mic', script: null });
 
     const settle = async (m: Model, clause: string, step: string): Promise<void> => {
       const { res, state, seen } = await pollRecording(api, [m.state], 30_000);

@@ -2,6 +2,7 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import type { BoundClient } from '../../harness/context.ts';
 import type { HttpResult } from '../../harness/http.ts';
+import { inputDevice } from '../../harness/devices.ts';
 
 export const RECORDING_STATES = ['idle', 'starting', 'recording', 'paused', 'stopping'];
 
@@ -36,10 +37,11 @@ export const check = defineCheck({
   ],
   level: 'requirement',
   touches: 'recorder',
-  needs: ['devices', 'token'],
+  // An input device: plugged through the Control API ('devices'), else one GET /v1/devices lists (harness/devices.ts).
+  needs: ['token'],
   timeoutMs: 90_000,
   description:
-    'Plugs a simulated microphone (Control API), then twice: start (without consent_attested, ' +
+    'Plugs a simulated microphone (Control API; else records from an input device GET /v1/devices lists), then twice: start (without consent_attested, ' +
     'then with every body field and consent true) from loopback with pre-arming off → 2xx with ' +
     'state starting; the state reaches recording; stop → 2xx, the state ends idle. GET ' +
     '/v1/recording has the fields of RecordingStateDto throughout.',
@@ -47,7 +49,7 @@ export const check = defineCheck({
     'GET /v1/recording returns state (idle, starting, recording, paused or stopping), plus active_meeting_id and last_error when set.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: 'tiny' });
+    const mic = await inputDevice(ctx, api, { name: 'Conformance Mic', script: 'tiny' });
     const idle = await api.get('/v1/recording');
     ctx.expect(
       'recording.state.fields',
@@ -64,7 +66,7 @@ export const check = defineCheck({
         'every field, consent_attested true',
         {
           meeting_name: `Conformance ${ctx.fixtures.word(6)}`,
-          mic_device_name: 'Conformance Mic',
+          mic_device_name: mic,
           system_device_name: null,
           consent_attested: true,
         },

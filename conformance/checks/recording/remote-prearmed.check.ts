@@ -1,12 +1,13 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
+import { inputDevice } from '../../harness/devices.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
   id: 'recording/remote-prearmed',
   clauses: ['recording.start.remote.prearmed-ok'],
   level: 'requirement',
-  needs: ['devices', 'settings', 'tokens'],
+  needs: ['settings', 'tokens'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description:
     'With remote_recording_prearmed on (Control API) and a simulated microphone, a paired token ' +
@@ -14,9 +15,9 @@ export const check = defineCheck({
     'stopped.',
   requirement: 'With remote_recording_prearmed on, a remote caller holding record can start a recording.',
   async run(ctx) {
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
     await ctx.control.patchSettings({ remote_recording_prearmed: true });
     const local = ctx.as(await ctx.token(['read', 'record']));
+    await inputDevice(ctx, local, { name: 'Conformance Mic', script: null });
     for (const origin of ['paired', 'lan'] as const) {
       const remote = ctx.as((await ctx.mint({ scopes: ['read', 'record'], origin })).token);
       const res = await remote.post('/v1/recording/start', { json: { consent_attested: true } });

@@ -3,22 +3,23 @@ import * as x from '../../harness/expect.ts';
 import { openSse } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent } from '../../harness/waits.ts';
 import { pollRecording } from '../recording/lifecycle.check.ts';
+import { inputDevice } from '../../harness/devices.ts';
 
 export const check = defineCheck({
   id: 'sse/recording-wait',
   clauses: ['sse.recording.resolves-on-transition'],
   level: 'requirement',
   touches: 'recorder',
-  needs: ['devices', 'token'],
+  needs: ['token'], // and an input device (harness/devices.ts)
   timeoutMs: 60_000,
   description:
-    'With a simulated microphone: a wait with until=started opened while idle stays silent, ' +
+    'With a simulated microphone (or an input device GET /v1/devices lists): a wait with until=started opened while idle stays silent, ' +
     'then resolves with one (non-timeout) event once the recording starts; until=stopped ' +
     'likewise resolves when it stops.',
   requirement: 'The recording wait resolves on the requested transition: until=started when recording starts, until=stopped when it stops.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
-    await ctx.control.plugDevice({ name: 'Conformance Mic', device_type: 'input', script: null });
+    await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
     const started = openSse(ctx.api, '/v1/recording/wait', {
       token: api.token,
       query: { until: 'started', timeout: 30 },

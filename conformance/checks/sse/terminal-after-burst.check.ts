@@ -64,6 +64,8 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
+  // Without the Control API's jobs: a long import, then up to ten real diarizations, on a target that may be busy.
+  timeoutMs: 180_000,
   description:
     'A property over bursts: with a job wait open on a held job, fires a random sequence of ' +
     'pause/resume requests without waiting, then ends the job (cancel, or finish ' +
