@@ -73,6 +73,53 @@ test('JUnit: well-formed, one testsuite per area plus the coverage suite, counts
   assert.ok(!xml.includes('<script>'), 'payload escaped');
 });
 
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The attributes (entities decoded) of every element named `tag` (the document is well-formed, attributes double-quoted). */
+function elements(xml: string, tag: string): Array<Record<string, string>> {
+  const decode = (v: string): string =>
+    v.replace(/&(\w+|#\d+);/g, (_, e: string) => (e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : ENTITIES[e]!));
+  return [...xml.matchAll(new RegExp(`<${tag}((?:\\s+[\\w:.-]+="[^"]*")*)\\s*/?>`, 'g'))].map((m) =>
+    Object.fromEntries([...m[1]!.matchAll(/([\w:.-]+)="([^"]*)"/g)].map((a) => [a[1]!, decode(a[2]!)])),
+  );
+}
+
+test('JUnit: a testcase is named by its check id alone, classed by its area; description and clauses are properties', () => {
+  const report = syntheticReport();
+  const xml = junitReport(report, catalog);
+  assert.deepEqual(xmlProblems(xml), []);
+  const cases = elements(xml, 'testcase');
+  assert.equal(cases.length, report.results.length);
+  for (const [i, r] of report.results.entries()) {
+    // CI test-report tools key a test's history on its name: a reworded description must not make it "new".
+    assert.equal(cases[i]!.name, r.id);
+    assert.equal(cases[i]!.classname, r.id.split('/')[0]);
+    assert.match(cases[i]!.time!, /^\d+\.\d{3}$/);
+  }
+  assert.match(xml, /<property name="description" value="fails &lt;\/script&gt;/);
+  assert.match(xml, /<property name="clause" value="meetings.rename.title-max-500"\/>/);
+  // Short failure and error messages, one line each; the details go in the element's body.
+  const failures = elements(xml, 'failure');
+  assert.equal(failures.length, 1, 'one <failure> per failing testcase');
+  for (const f of [...failures, ...elements(xml, 'error')]) {
+    assert.ok(f.message!.length <= 200, f.message);
+    assert.doesNotMatch(f.message!, /[\n\r]/);
+  }
+  assert.match(
+    xml,
+    /<failure type="meetings.rename.title-max-500" message="meetings.rename.title-max-500: PATCH with a 501-character title/,
+  );
+  // The counts of every testsuite agree with its testcases.
+  const suites = xml.split('<testsuite ').slice(1);
+  for (const suite of suites) {
+    const attrs = elements(`<testsuite ${suite}`, 'testsuite')[0]!;
+    assert.equal(Number(attrs.tests), (suite.match(/<testcase /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.failures), (suite.match(/<failure /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.errors), (suite.match(/<error /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.skipped), (suite.match(/<skipped /g) ?? []).length, attrs.name);
+  }
+});
+
 test('JSON: index.json and one detail per check, read back unchanged', () => {
   const dir = mkdtempSync(join(tmpdir(), 'conf-json-'));
   const report = syntheticReport();
