@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadClauses } from '../catalog.ts';
 import { syntheticReport } from '../harness/testing.ts';
 import { mergeReports } from '../runner/merge.ts';
+import { clauseRows, coverage } from '../runner/result.ts';
 import { htmlReport } from './html.ts';
 import { readJsonReport, writeJsonReport } from './json.ts';
+import { githubAnnotations } from './github.ts';
 import { junitReport } from './junit.ts';
 import { markdownReport } from './markdown.ts';
 
@@ -118,6 +120,50 @@ test('JUnit: a testcase is named by its check id alone, classed by its area; des
     assert.equal(Number(attrs.errors), (suite.match(/<error /g) ?? []).length, attrs.name);
     assert.equal(Number(attrs.skipped), (suite.match(/<skipped /g) ?? []).length, attrs.name);
   }
+});
+
+test('GitHub: one ::error per FAIL and ERROR, every SKIP in one ::notice, file= only where the check file exists, data escaped', () => {
+  const base = syntheticReport();
+  const skipped = base.results.find((r) => r.outcome === 'SKIPPED')!;
+  // Many skips, as a run without a Control API has: GitHub shows only 10 annotations of a kind per step.
+  const extra = Array.from({ length: 30 }, (_, i) => ({
+    ...skipped,
+    id: `webhooks/skip-${i}`,
+    skipReason: `needs the Control API: none ${i}`,
+  }));
+  const report = { ...base, results: [...base.results, ...extra] };
+  const cov = coverage(clauseRows(catalog, report));
+  const empty = mkdtempSync(join(tmpdir(), 'conf-gh-'));
+  const out = githubAnnotations(report.results, cov, { cwd: empty });
+  const lines = out.split('\n').filter((l) => l !== '');
+  for (const l of lines) assert.match(l, /^::(error|warning|notice)( [^:]*)?::/, l);
+  const errors = lines.filter((l) => l.startsWith('::error'));
+  assert.deepEqual(
+    errors.map((l) => /title=([^,:]*)/.exec(l)![1]),
+    ['FAIL meetings/rename-title-max-500', 'ERROR auth/api-disabled'],
+  );
+  const skipNotices = lines.filter((l) => l.startsWith('::notice') && l.includes('SKIPPED'));
+  assert.equal(skipNotices.length, 1);
+  assert.match(skipNotices[0]!, /31 checks SKIPPED/);
+  assert.match(skipNotices[0]!, /needs the Control API \(30\)/);
+  assert.ok(lines.filter((l) => l.startsWith('::notice')).length <= 2, 'the SKIP summary and the clause coverage');
+  assert.ok(!out.includes('file='), 'no check file in this workspace: no file= at all');
+  // Workflow-command escaping: % CR LF in the message; also : and , in properties.
+  const fail = errors[0]!;
+  assert.match(fail, /%0AExpected: /);
+  const odd = githubAnnotations([{ ...skipped, outcome: 'ERROR', id: 'a/b,c:d', error: { message: '100% done\r\nnext' } }], cov, {
+    cwd: empty,
+  });
+  assert.match(odd, /^::error title=ERROR a\/b%2Cc%3Ad::100%25 done%0D%0Anext$/m);
+  // In a checkout of the suite the annotation points at the check's source file.
+  mkdirSync(join(empty, 'conformance/checks/meetings'), { recursive: true });
+  writeFileSync(join(empty, 'conformance/checks/meetings/rename-title-max-500.check.ts'), '');
+  const here = githubAnnotations(report.results, cov, { cwd: empty });
+  assert.match(
+    here,
+    /^::error file=conformance\/checks\/meetings\/rename-title-max-500\.check\.ts,title=FAIL meetings\/rename-title-max-500::/m,
+  );
+  assert.match(here, /^::error title=ERROR auth\/api-disabled::/m);
 });
 
 test('JSON: index.json and one detail per check, read back unchanged', () => {
