@@ -1,42 +1,114 @@
 /**
- * GitHub Actions workflow commands: one annotation per check that did not
- * pass cleanly, on the check's source file, so a pull request shows them
- * inline (`--reporter github`). FAIL and ERROR are errors; FLAKY and
- * NON_STRICT warnings; SKIPPED a notice with the missing precondition.
+ * GitHub Actions workflow commands (`--reporter github`). GitHub shows at
+ * most 10 annotations of a kind per step, so: one `::error` per FAIL and per
+ * ERROR; every FLAKY and NON_STRICT check in one `::warning`; every SKIPPED
+ * check in one `::notice`, grouped by the kind of precondition missing; and
+ * the clause coverage in one more `::notice`. An annotation names the check's
+ * source file only when that file exists in the workspace (a checkout of the
+ * suite itself): an implementer's workflow runs the suite as a package, and
+ * GitHub would point at a file that is not in their repository
+ * (docs/decisions/076-ci-reports.md).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CheckResult, Coverage } from '../runner/result.ts';
 
-/** Escapes the message part of a workflow command. */
-function data(text: string): string {
+/** Escapes the message part of a workflow command (GitHub's rules: % CR LF). */
+export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
-/** Escapes a property value (file, title) of a workflow command. */
-function property(text: string): string {
-  return data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+/** Escapes a property value (file, title) of a workflow command: also : and ,. */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-function annotation(level: 'error' | 'warning' | 'notice', file: string, title: string, message: string): string {
-  return `::${level} file=${property(file)},title=${property(title)}::${data(message)}\n`;
+function annotation(level: 'error' | 'warning' | 'notice', title: string, message: string, file?: string): string {
+  const props = [...(file === undefined ? [] : [`file=${escapeProperty(file)}`]), `title=${escapeProperty(title)}`];
+  return `::${level} ${props.join(',')}::${escapeData(message)}\n`;
 }
 
-export function githubAnnotations(results: readonly CheckResult[], cov: Coverage, checksRoot = 'conformance/checks'): string {
+/** At most `max` ids, then how many more. */
+function ids(list: readonly CheckResult[], max = 12): string {
+  const shown = list.slice(0, max).map((r) => r.id);
+  return `${shown.join(', ')}${list.length > max ? `, … ${list.length - max} more` : ''}`;
+}
+
+/** The kind of precondition a skip reason names: its text up to the first colon ("needs the Control API"). */
+function skipKind(reason: string | undefined): string {
+  const head = (reason ?? 'no reason given').split(':')[0]!.trim();
+  return head.length > 100 ? `${head.slice(0, 99)}…` : head;
+}
+
+export interface GithubOptions {
+  /** The workspace the paths are relative to (default: the current directory). */
+  cwd?: string;
+  /** Where the check files are in a checkout of the suite. */
+  checksRoot?: string;
+}
+
+export function githubAnnotations(results: readonly CheckResult[], cov: Coverage, options: GithubOptions = {}): string {
+  const cwd = options.cwd ?? process.cwd();
+  const root = options.checksRoot ?? 'conformance/checks';
+  const fileOf = (id: string): string | undefined => {
+    const file = `${root}/${id}.check.ts`;
+    return existsSync(join(cwd, file)) ? file : undefined;
+  };
   let out = '';
   for (const r of results) {
-    const file = `${checksRoot}/${r.id}.check.ts`;
-    const first = r.failures[0];
-    const detail =
-      first === undefined
-        ? ''
-        : `${first.clause}: ${first.what}\nExpected: ${first.expected.join(' or ')}\nActual: ${first.actual}${first.curl === undefined ? '' : `\n${first.curl}`}`;
-    if (r.outcome === 'FAIL') out += annotation('error', file, `FAIL ${r.id}`, detail || r.description);
-    else if (r.outcome === 'ERROR')
-      out += annotation('error', file, `ERROR ${r.id}`, r.error?.message ?? 'the harness could not carry the check out');
-    else if (r.outcome === 'FLAKY')
-      out += annotation('warning', file, `FLAKY ${r.id}`, `failed, then passed when run once more\n${detail}`);
-    else if (r.outcome === 'NON_STRICT') out += annotation('warning', file, `NON_STRICT ${r.id}`, detail);
-    else if (r.outcome === 'SKIPPED') out += annotation('notice', file, `SKIPPED ${r.id}`, r.skipReason ?? '');
+    if (r.outcome === 'FAIL') {
+      const failed = r.failures.filter((f) => f.severity === 'fail');
+      const first = failed[0];
+      const detail =
+        first === undefined
+          ? r.description
+          : [
+              `${first.clause}: ${first.what}`,
+              `Expected: ${first.expected.join(' or ')}`,
+              `Actual: ${first.actual}`,
+              ...(first.curl === undefined ? [] : [first.curl]),
+              ...(failed.length > 1
+                ? [
+                    `and ${failed.length - 1} more failed clause(s): ${failed
+                      .slice(1)
+                      .map((f) => f.clause)
+                      .join(', ')}`,
+                  ]
+                : []),
+            ].join('\n');
+      out += annotation('error', `FAIL ${r.id}`, detail, fileOf(r.id));
+    } else if (r.outcome === 'ERROR') {
+      out += annotation('error', `ERROR ${r.id}`, r.error?.message ?? 'the harness could not carry the check out', fileOf(r.id));
+    }
   }
-  out += `::notice title=${property('clause coverage')}::${data(`${cov.exercised} of ${cov.checkable} checkable clauses exercised, ${cov.covered} covered by a check`)}\n`;
+  const flaky = results.filter((r) => r.outcome === 'FLAKY');
+  const nonStrict = results.filter((r) => r.outcome === 'NON_STRICT');
+  if (flaky.length + nonStrict.length > 0) {
+    const lines = [
+      ...(flaky.length === 0 ? [] : [`FLAKY (failed, then passed when run once more): ${ids(flaky)}`]),
+      ...(nonStrict.length === 0 ? [] : [`NON_STRICT (a documented alternative the spec did not choose): ${ids(nonStrict)}`]),
+    ];
+    out += annotation('warning', `${flaky.length} FLAKY, ${nonStrict.length} NON_STRICT`, lines.join('\n'));
+  }
+  const skipped = results.filter((r) => r.outcome === 'SKIPPED');
+  if (skipped.length > 0) {
+    const byKind = new Map<string, CheckResult[]>();
+    for (const r of skipped) byKind.set(skipKind(r.skipReason), [...(byKind.get(skipKind(r.skipReason)) ?? []), r]);
+    const groups = [...byKind.entries()].sort((a, b) => b[1].length - a[1].length);
+    const count = `${skipped.length} check${skipped.length === 1 ? '' : 's'} SKIPPED`;
+    out += annotation(
+      'notice',
+      count,
+      [
+        `${count}, each for a missing precondition (the reports name it):`,
+        ...groups.map(([kind, list]) => `- ${kind} (${list.length}): ${ids(list)}`),
+      ].join('\n'),
+    );
+  }
+  out += annotation(
+    'notice',
+    'clause coverage',
+    `${cov.exercised} of ${cov.checkable} checkable clauses exercised, ${cov.covered} covered by a check`,
+  );
   return out;
 }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadClauses } from '../catalog.ts';
 import { syntheticReport } from '../harness/testing.ts';
 import { mergeReports } from '../runner/merge.ts';
+import { clauseRows, coverage } from '../runner/result.ts';
 import { htmlReport } from './html.ts';
 import { readJsonReport, writeJsonReport } from './json.ts';
+import { githubAnnotations } from './github.ts';
 import { junitReport } from './junit.ts';
 import { markdownReport } from './markdown.ts';
 
@@ -71,6 +73,97 @@ test('JUnit: well-formed, one testsuite per area plus the coverage suite, counts
   assert.match(xml, /<property name="outcome" value="FLAKY"\/>/);
   assert.match(xml, /<property name="coverage.checkable" value="294"\/>/);
   assert.ok(!xml.includes('<script>'), 'payload escaped');
+});
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The attributes (entities decoded) of every element named `tag` (the document is well-formed, attributes double-quoted). */
+function elements(xml: string, tag: string): Array<Record<string, string>> {
+  const decode = (v: string): string =>
+    v.replace(/&(\w+|#\d+);/g, (_, e: string) => (e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : ENTITIES[e]!));
+  return [...xml.matchAll(new RegExp(`<${tag}((?:\\s+[\\w:.-]+="[^"]*")*)\\s*/?>`, 'g'))].map((m) =>
+    Object.fromEntries([...m[1]!.matchAll(/([\w:.-]+)="([^"]*)"/g)].map((a) => [a[1]!, decode(a[2]!)])),
+  );
+}
+
+test('JUnit: a testcase is named by its check id alone, classed by its area; description and clauses are properties', () => {
+  const report = syntheticReport();
+  const xml = junitReport(report, catalog);
+  assert.deepEqual(xmlProblems(xml), []);
+  const cases = elements(xml, 'testcase');
+  assert.equal(cases.length, report.results.length);
+  for (const [i, r] of report.results.entries()) {
+    // CI test-report tools key a test's history on its name: a reworded description must not make it "new".
+    assert.equal(cases[i]!.name, r.id);
+    assert.equal(cases[i]!.classname, r.id.split('/')[0]);
+    assert.match(cases[i]!.time!, /^\d+\.\d{3}$/);
+  }
+  assert.match(xml, /<property name="description" value="fails &lt;\/script&gt;/);
+  assert.match(xml, /<property name="clause" value="meetings.rename.title-max-500"\/>/);
+  // Short failure and error messages, one line each; the details go in the element's body.
+  const failures = elements(xml, 'failure');
+  assert.equal(failures.length, 1, 'one <failure> per failing testcase');
+  for (const f of [...failures, ...elements(xml, 'error')]) {
+    assert.ok(f.message!.length <= 200, f.message);
+    assert.doesNotMatch(f.message!, /[\n\r]/);
+  }
+  assert.match(
+    xml,
+    /<failure type="meetings.rename.title-max-500" message="meetings.rename.title-max-500: PATCH with a 501-character title/,
+  );
+  // The counts of every testsuite agree with its testcases.
+  const suites = xml.split('<testsuite ').slice(1);
+  for (const suite of suites) {
+    const attrs = elements(`<testsuite ${suite}`, 'testsuite')[0]!;
+    assert.equal(Number(attrs.tests), (suite.match(/<testcase /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.failures), (suite.match(/<failure /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.errors), (suite.match(/<error /g) ?? []).length, attrs.name);
+    assert.equal(Number(attrs.skipped), (suite.match(/<skipped /g) ?? []).length, attrs.name);
+  }
+});
+
+test('GitHub: one ::error per FAIL and ERROR, every SKIP in one ::notice, file= only where the check file exists, data escaped', () => {
+  const base = syntheticReport();
+  const skipped = base.results.find((r) => r.outcome === 'SKIPPED')!;
+  // Many skips, as a run without a Control API has: GitHub shows only 10 annotations of a kind per step.
+  const extra = Array.from({ length: 30 }, (_, i) => ({
+    ...skipped,
+    id: `webhooks/skip-${i}`,
+    skipReason: `needs the Control API: none ${i}`,
+  }));
+  const report = { ...base, results: [...base.results, ...extra] };
+  const cov = coverage(clauseRows(catalog, report));
+  const empty = mkdtempSync(join(tmpdir(), 'conf-gh-'));
+  const out = githubAnnotations(report.results, cov, { cwd: empty });
+  const lines = out.split('\n').filter((l) => l !== '');
+  for (const l of lines) assert.match(l, /^::(error|warning|notice)( [^:]*)?::/, l);
+  const errors = lines.filter((l) => l.startsWith('::error'));
+  assert.deepEqual(
+    errors.map((l) => /title=([^,:]*)/.exec(l)![1]),
+    ['FAIL meetings/rename-title-max-500', 'ERROR auth/api-disabled'],
+  );
+  const skipNotices = lines.filter((l) => l.startsWith('::notice') && l.includes('SKIPPED'));
+  assert.equal(skipNotices.length, 1);
+  assert.match(skipNotices[0]!, /31 checks SKIPPED/);
+  assert.match(skipNotices[0]!, /needs the Control API \(30\)/);
+  assert.ok(lines.filter((l) => l.startsWith('::notice')).length <= 2, 'the SKIP summary and the clause coverage');
+  assert.ok(!out.includes('file='), 'no check file in this workspace: no file= at all');
+  // Workflow-command escaping: % CR LF in the message; also : and , in properties.
+  const fail = errors[0]!;
+  assert.match(fail, /%0AExpected: /);
+  const odd = githubAnnotations([{ ...skipped, outcome: 'ERROR', id: 'a/b,c:d', error: { message: '100% done\r\nnext' } }], cov, {
+    cwd: empty,
+  });
+  assert.match(odd, /^::error title=ERROR a\/b%2Cc%3Ad::100%25 done%0D%0Anext$/m);
+  // In a checkout of the suite the annotation points at the check's source file.
+  mkdirSync(join(empty, 'conformance/checks/meetings'), { recursive: true });
+  writeFileSync(join(empty, 'conformance/checks/meetings/rename-title-max-500.check.ts'), '');
+  const here = githubAnnotations(report.results, cov, { cwd: empty });
+  assert.match(
+    here,
+    /^::error file=conformance\/checks\/meetings\/rename-title-max-500\.check\.ts,title=FAIL meetings\/rename-title-max-500::/m,
+  );
+  assert.match(here, /^::error title=ERROR auth\/api-disabled::/m);
 });
 
 test('JSON: index.json and one detail per check, read back unchanged', () => {
