@@ -13,9 +13,14 @@ import { parseArgs } from 'node:util';
 import { generateBrokenFixtures } from './broken/generate-broken-fixtures.ts';
 import { DEVICES_USAGE, DevicesUsageError, devicesCommand } from './devices/cli.ts';
 import { IMPORT_FORMATS, encodeFormat, isImportFormat } from './encode/encode-format.ts';
+import type { ImportFormat } from './encode/encode-format.ts';
+import { renderQmsum } from './qmsum/render-qmsum.ts';
+import { DEFAULT_QMSUM_REPO, QmsumSourceError, loadQmsumMeeting } from './qmsum/qmsum-source.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
+import type { MeetingScript } from './scripts/meeting-script.ts';
 import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-script.ts';
+import type { RenderOptions, RenderedMeeting } from './synth/render-script.ts';
 import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
 import { SCENE_FLAGS_USAGE, SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from './scenes/scene-flags.ts';
 import { VOICE_SETS } from './synth/voices.ts';
@@ -42,6 +47,17 @@ ${describePresets()
   .join('\n')}
       Example: render two-person-call --out call.mp3 --scene office --seed 7
                render two-person-call --out call.wav --rt60 0.6 --noise babble:10,keyboard:25 --channel opus:12
+  node simulator/cli.ts render-qmsum <meeting.json|val/<id>|train/<id>> --out <file> [--minutes <n>] [--turns <n>]
+                              [--qmsum-repo <git dir>] [the render flags above, scene flags included]
+      Render a real meeting transcript from QMSum (decision 080): one natural voice per
+      participant, their turns in order, disfluencies kept, markup ({vocalsound}, {disfmarker},
+      {gap}, ...) dropped. The truth file adds "qmsum": source, turns spoken and the human
+      summary of the whole meeting. val/<id> and train/<id> read the QMSum mirror
+      (default ${DEFAULT_QMSUM_REPO}, or $QMSUM_REPO); the test split is never read.
+      --minutes  only the turns that start within about n minutes (estimated at 160 wpm)
+      --turns    only the first n turns of the transcript
+      Example: render-qmsum fixtures/qmsum/val/ES2006a-excerpt.json --out es.wav --turns 12
+               render-qmsum val/ES2006a --out es.wav --minutes 5 --scene office
   node simulator/cli.ts list
       The scripts in fixtures/meetings/ with speakers, lines and estimated duration.
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
@@ -69,27 +85,63 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
-async function render(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      out: { type: 'string' },
-      format: { type: 'string' },
-      truth: { type: 'string' },
-      'sample-rate': { type: 'string' },
-      channels: { type: 'string' },
-      cache: { type: 'string' },
-      ...SCENE_FLAG_OPTIONS,
-      voices: { type: 'string' },
-    },
-  });
+/**
+ * Renders with `renderWav` and writes the result in `format`: straight to
+ * --out for a 16 kHz mono WAV, else through a temporary WAV and ffmpeg.
+ */
+async function renderToFile<R extends RenderedMeeting>(
+  out: string,
+  format: ImportFormat,
+  title: string,
+  sampleRate: number | undefined,
+  channels: number | undefined,
+  renderWav: (wav: string) => Promise<R>,
+): Promise<R> {
+  if (format === 'wav' && sampleRate === undefined && channels === undefined) return renderWav(out);
+  const work = await mkdtemp(path.join(tmpdir(), 'simulator-render-'));
+  try {
+    const result = await renderWav(path.join(work, 'meeting.wav'));
+    await encodeFormat(result.wav, format, out, {
+      title,
+      ...(sampleRate !== undefined ? { sampleRate } : {}),
+      ...(channels !== undefined ? { channels } : {}),
+    });
+    return result;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** The flags render and render-qmsum share: output, format, truth, voices, cache and the acoustic scene. */
+const RENDER_FLAG_OPTIONS = {
+  out: { type: 'string' },
+  format: { type: 'string' },
+  truth: { type: 'string' },
+  'sample-rate': { type: 'string' },
+  channels: { type: 'string' },
+  cache: { type: 'string' },
+  ...SCENE_FLAG_OPTIONS,
+  voices: { type: 'string' },
+} as const;
+
+type RenderFlagValues = ReturnType<typeof parseArgs<{ options: typeof RENDER_FLAG_OPTIONS }>>['values'];
+
+interface RenderFlags {
+  out: string;
+  format: ImportFormat;
+  truthPath: string;
+  sampleRate: number | undefined;
+  channels: number | undefined;
+  voiceSet: VoiceSet | undefined;
+  seed: number | undefined;
+}
+
+/** Checks the shared render flags before the (slow) synthesis, so a typo fails at once. */
+function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
   if (values.voices !== undefined && !(VOICE_SETS as readonly string[]).includes(values.voices)) {
     throw new UsageError(`--voices expects one of ${VOICE_SETS.join(', ')}, got "${values.voices}"`);
   }
-  const voiceSet = values.voices as VoiceSet | undefined;
-  if (positionals.length !== 1) throw new UsageError(`render expects one script name or path, got ${positionals.length}`);
-  if (values.out === undefined) throw new UsageError('render needs --out <file>');
+  if (values.out === undefined) throw new UsageError(`${command} needs --out <file>`);
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
   if (!isImportFormat(format)) {
     throw new UsageError(
@@ -98,51 +150,93 @@ async function render(args: string[]): Promise<void> {
         : `unknown format "${format}"; expected one of ${IMPORT_FORMATS.join(', ')}`,
     );
   }
-  const sampleRate = positiveInt(values['sample-rate'], '--sample-rate');
-  const channels = positiveInt(values.channels, '--channels');
-
   let seed: number | undefined;
   try {
     seed = seedFlag(values);
-    // Flags are checked before the (slow) synthesis, so a typo fails at once.
     if (hasSceneFlags(values)) resolveScene(sceneFromFlags(values), seed);
   } catch (error) {
     if (error instanceof SceneError) throw new UsageError(error.message);
     throw error;
   }
-
-  const script = await loadScript(positionals[0]!); // checked above: exactly one positional
-  const truthPath = values.truth ?? truthPathFor(values.out);
-  const cache = {
-    ...(values.cache !== undefined ? { cacheDir: values.cache } : {}),
-    ...(voiceSet !== undefined ? { voiceSet } : {}),
-    ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, script.scene) } : {}),
-    ...(seed !== undefined ? { seed } : {}),
+  return {
+    out: values.out,
+    format,
+    truthPath: values.truth ?? truthPathFor(values.out),
+    sampleRate: positiveInt(values['sample-rate'], '--sample-rate'),
+    channels: positiveInt(values.channels, '--channels'),
+    voiceSet: values.voices as VoiceSet | undefined,
+    seed,
   };
-  const started = performance.now();
-  const directWav = format === 'wav' && sampleRate === undefined && channels === undefined;
-  let result;
-  if (directWav) {
-    result = await renderScript(script, values.out, { ...cache, truthPath });
-  } else {
-    const work = await mkdtemp(path.join(tmpdir(), 'simulator-render-'));
-    try {
-      result = await renderScript(script, path.join(work, 'meeting.wav'), { ...cache, truthPath });
-      await encodeFormat(result.wav, format, values.out, {
-        title: script.title,
-        ...(sampleRate !== undefined ? { sampleRate } : {}),
-        ...(channels !== undefined ? { channels } : {}),
-      });
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
-  }
-  const elapsed = (performance.now() - started) / 1000;
+}
+
+/** renderScript's options from the shared flags; `scriptScene` is the script's own scene, which scene flags override field by field. */
+function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, scriptScene: MeetingScript['scene']): RenderOptions {
+  return {
+    truthPath: flags.truthPath,
+    ...(values.cache !== undefined ? { cacheDir: values.cache } : {}),
+    ...(flags.voiceSet !== undefined ? { voiceSet: flags.voiceSet } : {}),
+    ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, scriptScene) } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+  };
+}
+
+function reportRender(values: RenderFlagValues, flags: RenderFlags, result: RenderedMeeting, elapsed: number): void {
   console.log(
-    `${values.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`,
+    `${flags.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`,
   );
   console.log(
-    `${truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`,
+    `${flags.truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`,
+  );
+}
+
+async function render(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: RENDER_FLAG_OPTIONS });
+  if (positionals.length !== 1) throw new UsageError(`render expects one script name or path, got ${positionals.length}`);
+  const flags = renderFlags('render', values);
+  const script = await loadScript(positionals[0]!); // checked above: exactly one positional
+  const options = renderOptionsFrom(values, flags, script.scene);
+  const started = performance.now();
+  const result = await renderToFile(flags.out, flags.format, script.title, flags.sampleRate, flags.channels, (wav) =>
+    renderScript(script, wav, options),
+  );
+  reportRender(values, flags, result, (performance.now() - started) / 1000);
+}
+
+function positiveNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} expects a positive number, got "${value}"`);
+  return n;
+}
+
+async function renderQmsumCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...RENDER_FLAG_OPTIONS, minutes: { type: 'string' }, turns: { type: 'string' }, 'qmsum-repo': { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError(`render-qmsum expects one meeting (file.json or val/<id>), got ${positionals.length}`);
+  const flags = renderFlags('render-qmsum', values);
+  const minutes = positiveNumber(values.minutes, '--minutes');
+  const turns = positiveInt(values.turns, '--turns');
+  let loaded;
+  try {
+    loaded = await loadQmsumMeeting(positionals[0]!, values['qmsum-repo'] ?? DEFAULT_QMSUM_REPO);
+  } catch (error) {
+    // Asking for the test split is a mistake on the command line, not a failure.
+    if (error instanceof QmsumSourceError && /test split/.test(error.message)) throw new UsageError(error.message);
+    throw error;
+  }
+  const options = renderOptionsFrom(values, flags, undefined);
+  const started = performance.now();
+  const result = await renderToFile(flags.out, flags.format, `QMSum ${loaded.meeting}`, flags.sampleRate, flags.channels, (wav) =>
+    renderQmsum(loaded, wav, { ...options, ...(minutes !== undefined ? { minutes } : {}), ...(turns !== undefined ? { turns } : {}) }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  reportRender(values, flags, result, elapsed);
+  const q = result.truth.qmsum;
+  console.log(
+    `QMSum ${q.meeting} (${q.split ?? 'split unknown'}, ${q.domain}): turns ${q.turns_considered} of ${q.turns_total} (${q.turns_dropped_markup_only} markup only), ${result.truth.speakers.length} speakers; ${(elapsed / (result.duration / 60)).toFixed(1)} s of rendering per minute of audio`,
   );
 }
 
@@ -183,6 +277,9 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'render':
         await render(rest);
+        return 0;
+      case 'render-qmsum':
+        await renderQmsumCommand(rest);
         return 0;
       case 'list':
         await list(rest);
