@@ -29,7 +29,7 @@ export async function startStage(): Promise<Stage> {
   const audio = path.join(tmp, 'tiny.mp3');
   const rendered = spawnSync(
     process.execPath,
-    [path.join(ROOT, 'simulator', 'cli.ts'), 'render', 'tiny', '--format', 'mp3', '--out', audio],
+    [path.join(ROOT, 'simulator', 'cli.ts'), 'render', 'tiny', '--format', 'mp3', `--out=${audio}`],
     { encoding: 'utf8' },
   );
   if (rendered.status !== 0) throw new Error(`simulator render failed: ${rendered.stderr}`);

