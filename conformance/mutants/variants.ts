@@ -97,10 +97,11 @@ export const VARIANTS: Variant[] = [
   },
 ];
 
-function pick(alt: (typeof ALTERNATIVES)[number] | undefined): Pick<Variant, 'request' | 'response'> {
+function pick(alt: (typeof ALTERNATIVES)[number] | undefined): Pick<Variant, 'request' | 'response' | 'uploadAnswer'> {
   if (alt === undefined) throw new Error('alternatives.ts lost no-speech-import-makes-empty-meeting');
   return {
     ...(alt.request === undefined ? {} : { request: alt.request }),
     ...(alt.response === undefined ? {} : { response: alt.response }),
+    ...(alt.uploadAnswer === undefined ? {} : { uploadAnswer: alt.uploadAnswer }),
   };
 }
