@@ -95,5 +95,6 @@ export const ALTERNATIVES: Alternative[] = [
       'instead of failing (API.md does not say which)',
     checks: ['jobs/import-no-source-path', 'jobs/import-undecodable'],
     ...undecodableKeptAsEmptyMeeting(),
+    bufferedStreams: /^\/v1\/jobs\/[^/]+\/wait$/,
   },
 ];
