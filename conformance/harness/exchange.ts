@@ -78,6 +78,12 @@ export interface Delivery {
   body: string;
   /** What the receiver answered: a status, 'reset' or 'hang'. */
   answered: string;
+  /**
+   * Epoch milliseconds when the answer went out (absent while none has): a receiver that answers
+   * late (a slow handler) ends the attempt later than it arrived, and a target's retry waits and
+   * delivery log start from there.
+   */
+  answeredAt?: number;
 }
 
 export function cut(text: string): { text: string; truncated: boolean } {

@@ -89,6 +89,14 @@ export class Endpoint {
     return [...this.deliveries];
   }
 
+  /** Resolves when the first `count` deliveries have been answered (a slow receiver answers late), or at the timeout. */
+  async answered(count: number, timeoutMs: number): Promise<Delivery[]> {
+    const until = Date.now() + timeoutMs;
+    const done = (): boolean => this.deliveries.length >= count && this.deliveries.slice(0, count).every((d) => d.answeredAt !== undefined);
+    while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    return [...this.deliveries];
+  }
+
   /** Waits until nothing has arrived for `quietMs` (at most `maxMs`). */
   async quiet(quietMs: number, maxMs: number): Promise<Delivery[]> {
     const until = Date.now() + maxMs;
@@ -201,13 +209,17 @@ export class Receiver {
       else if (kept) ep.add(delivery);
       else ep.others.push(delivery);
       if ('action' in reply) {
-        if (reply.action === 'reset') req.socket.destroy();
+        if (reply.action === 'reset') {
+          req.socket.destroy();
+          delivery.answeredAt = Date.now();
+        }
         // 'hang': never answer; the socket is closed with the receiver.
         return;
       }
       const send = (): void => {
         res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
         res.end(reply.body ?? '');
+        delivery.answeredAt = Date.now();
       };
       const delayMs = (reply.delayMs ?? 0) + this.#answerDelayMs;
       if (delayMs > 0) setTimeout(send, delayMs);

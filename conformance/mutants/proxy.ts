@@ -57,6 +57,11 @@ export interface Mutant {
    * stalled upload stalls at the target as it does at the proxy.
    */
   uploadBody?(): Transform;
+  /**
+   * With a response hook, the event streams whose path matches are read whole (a wait's one event) and
+   * handed to it; the others stream through as they arrive. Unset: every stream is read whole.
+   */
+  bufferedStreams?: RegExp;
   /** Sees the target's answer to an upload once it has been passed on (the slow-target variant learns the import's job id). */
   uploadAnswer?(req: { headers: Record<string, string> }, status: number, body: Buffer): void;
 }
@@ -162,7 +167,10 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
       req = r;
     }
     // Event streams pass through untouched, as they arrive.
-    if (req.headers['accept'] === 'text/event-stream' && mutant.response === undefined) {
+    if (
+      req.headers['accept'] === 'text/event-stream' &&
+      (mutant.response === undefined || (mutant.bufferedStreams !== undefined && !mutant.bufferedStreams.test(req.url.pathname)))
+    ) {
       const h: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) h[k] = v;
       return { stream: await fetch(`${base}${req.url.pathname}${req.url.search}`, { method: req.method, headers: h }) };

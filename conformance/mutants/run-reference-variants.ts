@@ -8,10 +8,12 @@
  * the suite. Prints one line per variant with its outcome counts and the
  * checks that failed; exits 1 when any check FAILed or ERRORed.
  *
- *   node conformance/mutants/run-reference-variants.ts [--only NAME,...] [--slow] [--jobs N] [--seed N] [--checks ID,...]
+ *   node conformance/mutants/run-reference-variants.ts [--only NAME,...] [--slow] [--jobs N] [--parallel N] [--seed N] [--checks ID,...]
  *
- * --slow: also the variants marked slow. --checks: only these checks (ids or
- * prefixes), to look at one verdict again; CI runs them all.
+ * --slow: also the variants marked slow (npm test runs them all). --parallel N:
+ * N gateways side by side, the variants shared among them (default 2).
+ * --checks: only these checks (ids or prefixes), to look at one verdict again,
+ * with the reason of every SKIPPED one; CI runs them all.
  */
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference.ts';
@@ -95,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       runs: { type: 'string' },
       checks: { type: 'string' },
+      parallel: { type: 'string' },
     },
   });
   const list = (s: string | undefined): string[] =>
@@ -107,31 +110,40 @@ async function main(argv: string[]): Promise<number> {
   if (unknown.length > 0) throw new Error(`no such variant: ${unknown.join(', ')}`);
   const variants = VARIANTS.filter((v) => (only.length > 0 ? only.includes(v.name) : values.slow || !v.slow));
   const started = Date.now();
-  const ref = await startReference();
+  // --parallel N: N reference gateways, each running its share of the variants one after the other (a
+  // suite run mostly waits on the target, so two share 2 cores well; each variant keeps its own gateway).
+  const lanes = Math.max(1, Math.min(variants.length, Number(values.parallel ?? 2)));
   const verdicts: VariantVerdict[] = [];
-  try {
-    process.stdout.write(
-      `reference gateway pid ${ref.pid} at ${ref.baseUrl}; ${variants.length} conforming variants, the whole non-slow suite each\n`,
-    );
-    for (const variant of variants) {
-      const v = await runVariant(ref, variant, {
-        seed: Number(values.seed ?? 1),
-        runs: Number(values.runs ?? 20),
-        jobs: Number(values.jobs ?? 4),
-        checks: list(values.checks),
-      });
-      verdicts.push(v);
-      const counts = Object.entries(v.counts)
-        .map(([k, n]) => `${n} ${k}`)
-        .join(', ');
+  // The slow variants first, so the longest run starts at once and the others share the remaining lanes.
+  const byLane = [...variants.filter((v) => v.slow), ...variants.filter((v) => !v.slow)];
+  const lane = async (k: number): Promise<void> => {
+    const mine = byLane.filter((_, i) => i % lanes === k);
+    const ref = await startReference();
+    try {
       process.stdout.write(
-        `${v.wrong.length === 0 ? 'CONFORMS' : 'FALSE   '} ${v.name.padEnd(26)} ${`${(v.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${counts}${v.wrong.length === 0 ? '' : `\n         ${v.wrong.join('\n         ')}`}\n`,
+        `reference gateway pid ${ref.pid} at ${ref.baseUrl}: ${mine.map((v) => v.name).join(', ')} (the whole non-slow suite each)\n`,
       );
-      if (list(values.checks).length > 0) for (const s of v.skipped) process.stdout.write(`         SKIPPED ${s}\n`);
+      for (const variant of mine) {
+        const v = await runVariant(ref, variant, {
+          seed: Number(values.seed ?? 1),
+          runs: Number(values.runs ?? 20),
+          jobs: Number(values.jobs ?? 4),
+          checks: list(values.checks),
+        });
+        verdicts.push(v);
+        const counts = Object.entries(v.counts)
+          .map(([o, n]) => `${n} ${o}`)
+          .join(', ');
+        let line = `${v.wrong.length === 0 ? 'CONFORMS' : 'FALSE   '} ${v.name.padEnd(26)} ${`${(v.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${counts}`;
+        if (v.wrong.length > 0) line += `\n         ${v.wrong.join('\n         ')}`;
+        if (list(values.checks).length > 0) for (const x of v.skipped) line += `\n         SKIPPED ${x}`;
+        process.stdout.write(`${line}\n`);
+      }
+    } finally {
+      await ref.stop();
     }
-  } finally {
-    await ref.stop();
-  }
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, k) => lane(k)));
   const bad = verdicts.filter((v) => v.wrong.length > 0);
   process.stdout.write(
     `\nvariants: ${verdicts.length - bad.length} of ${verdicts.length} with no FAIL and no ERROR in ${((Date.now() - started) / 1000).toFixed(1)} s (gateway stopped)\n`,

@@ -12,6 +12,7 @@ import { speechPath } from '../harness/audio.ts';
 import { ALTERNATIVES } from './alternatives.ts';
 import { slowTarget } from './slow-target.ts';
 import type { Mutant } from './proxy.ts';
+import { jsonOf, withJson } from './proxy.ts';
 import { parseWavHeader, wavSampleRewriter } from './wav-rewrite.ts';
 
 export interface Variant extends Omit<Mutant, 'expect'> {
@@ -38,6 +39,9 @@ function fixedSpeech(): { samples: Int16Array; sampleRate: number } {
 const BLOCK = 1600;
 /** A sample above this is sound (a tone at 8000, speech well above; the suite's silence is 0). */
 const SOUND = 64;
+
+/** The only event stream a variant rewrites (read whole, then handed on); every other stream passes as it arrives. */
+const JOB_WAIT = /^\/v1\/jobs\/[^/]+\/wait$/;
 
 export const VARIANTS: Variant[] = [
   {
@@ -78,6 +82,7 @@ export const VARIANTS: Variant[] = [
       'a target ten times slower at every job stage: GET /v1/jobs/{id}, the job list and the job wait show each job ' +
       "as the reference had it at a tenth of its age (slow-target.ts); a caller's cancel, pause, resume or retry acts at once",
     ...slowTarget(),
+    bufferedStreams: JOB_WAIT,
   },
   {
     name: 'slow-webhook-receiver',
@@ -92,15 +97,57 @@ export const VARIANTS: Variant[] = [
     slow: false,
     description:
       'the open choices of API.md a proxy can express, taken the other way than the reference: an import of bytes ' +
-      'the target cannot decode succeeds as a meeting with an empty transcript (API.md names no error for them)',
-    ...pick(ALTERNATIVES.find((a) => a.name === 'no-speech-import-makes-empty-meeting')),
+      'the target cannot decode succeeds as an empty meeting; job stages have other names and jobs and meetings ' +
+      'carry a field after the listed ones; the actions whose response body is not shown answer an empty object',
+    ...otherWay(),
+    bufferedStreams: JOB_WAIT,
   },
 ];
 
-function pick(alt: (typeof ALTERNATIVES)[number] | undefined): Pick<Variant, 'request' | 'response'> {
-  if (alt === undefined) throw new Error('alternatives.ts lost no-speech-import-makes-empty-meeting');
+/** The open choices of API.md taken the other way (decision 073 lists them, and the ones left out with why). */
+function otherWay(): Pick<Variant, 'response' | 'uploadAnswer'> {
+  const kept = ALTERNATIVES.find((a) => a.name === 'no-speech-import-makes-empty-meeting');
+  if (kept?.response === undefined) throw new Error('alternatives.ts lost no-speech-import-makes-empty-meeting');
+  const keptResponse = kept.response.bind(kept);
+  /** "Fields after created_at and the allowed values of stage: not shown": other stage names, one more field. */
+  const job = (j: unknown): unknown => {
+    if (j === null || typeof j !== 'object' || Array.isArray(j)) return j;
+    const o = j as Record<string, unknown>;
+    return { ...o, ...(typeof o['stage'] === 'string' ? { stage: `step:${o['stage']}` } : {}), updated_by: 'variant' };
+  };
+  /** "Other fields of a meeting record: not shown": one more field on each. */
+  const meeting = (m: unknown): unknown =>
+    m !== null && typeof m === 'object' && !Array.isArray(m) ? { ...(m as Record<string, unknown>), folder: 'Variant folder' } : m;
   return {
-    ...(alt.request === undefined ? {} : { request: alt.request }),
-    ...(alt.response === undefined ? {} : { response: alt.response }),
+    ...(kept.uploadAnswer === undefined ? {} : { uploadAnswer: kept.uploadAnswer.bind(kept) }),
+    response: async (req, res0, tools) => {
+      const res = await keptResponse(req, res0, tools);
+      const path = req.url.pathname;
+      // "Response bodies not shown for: cancel, pause, resume and retry of jobs; stop, pause and resume of
+      // recording; … PATCH rename; PUT summary; …; PUT speaker-labels": an empty object instead.
+      if (
+        res.status >= 200 &&
+        res.status < 300 &&
+        res.body.length > 0 &&
+        ((req.method === 'POST' && /^\/v1\/(jobs\/[^/]+\/(cancel|pause|resume|retry)|recording\/(stop|pause|resume))$/.test(path)) ||
+          (req.method === 'PATCH' && /^\/v1\/meetings\/[^/]+$/.test(path)) ||
+          (req.method === 'PUT' && /^\/v1\/meetings\/[^/]+\/(summary|speaker-labels)$/.test(path)))
+      )
+        return withJson(res, {});
+      if (req.method !== 'GET' || res.status !== 200) return res;
+      const body = jsonOf(res);
+      if (body === undefined) return res;
+      if (/^\/v1\/jobs\/[^/]+$/.test(path)) return withJson(res, job(body));
+      if (path === '/v1/jobs') {
+        const list = body as { jobs?: unknown };
+        return Array.isArray(list.jobs) ? withJson(res, { ...list, jobs: list.jobs.map(job) }) : res;
+      }
+      if (/^\/v1\/meetings\/[^/]+$/.test(path)) return withJson(res, meeting(body));
+      if (path === '/v1/meetings') {
+        const list = body as { meetings?: unknown };
+        return Array.isArray(list.meetings) ? withJson(res, { ...list, meetings: list.meetings.map(meeting) }) : res;
+      }
+      return res;
+    },
   };
 }

@@ -8,6 +8,8 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
+  // The upload (up to 30 s) and the 60 s wait for its end both fit, so a wait that runs out is a SKIPPED naming it.
+  timeoutMs: 120_000,
   description:
     'Imports text bytes named x.wav: the job is accepted (or refused at once with a 4xx). Premise: ' +
     'the target treats the bytes as an error (API.md never says undecodable bytes are one; a target ' +
