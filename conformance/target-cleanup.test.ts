@@ -133,6 +133,6 @@ test('Ctrl+C during a check: no further check runs, what was made is removed, ex
   });
   assert.ok(sent, run.out);
   assert.equal(run.code, 130, run.out);
-  assert.match(run.out, /^Target: meetings: created [1-9]\d*, removed [1-9]\d*.*, left 0/m);
+  assert.match(run.out, /^Target: interrupted, meetings: created [1-9]\d*, removed [1-9]\d*.*, left 0/m);
   assert.deepEqual(await onTarget(), found);
 });
