@@ -287,7 +287,7 @@ export function cleanupLine(s: CleanupSummary): string {
       `${why.length === 0 ? '' : ` (${why.join('; ')})`}${notes.length === 0 ? '' : ` [${notes.join('; ')}]`}`
     );
   });
-  return `${s.kept ? 'kept on the target (--keep): ' : ''}${parts.join('; ')}`;
+  return `${s.interrupted === true ? 'interrupted, ' : ''}${s.kept ? 'kept on the target (--keep): ' : ''}${parts.join('; ')}`;
 }
 
 /** The summaries of several shards' runs as one (runner/merge.ts): counts added per kind, reasons joined. */

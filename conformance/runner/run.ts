@@ -350,7 +350,8 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
     },
     ledger,
     cleanUp: async ({ keep, interrupted }) => {
-      if (interrupted === true) ledger.stop('the run was interrupted (Ctrl+C): no request is sent after it but the cleanup’s');
+      // A check that ran out of time may still be running: from here on only the cleanup sends requests.
+      ledger.stop(interrupted === true ? 'the run was interrupted (Ctrl+C)' : 'the run has ended: only its cleanup sends requests now');
       return keep === true
         ? ledger.summary({ kept: true, ...(interrupted === true ? { interrupted } : {}) })
         : cleanUp(
