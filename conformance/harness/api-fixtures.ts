@@ -256,6 +256,9 @@ export async function importTitledMeetings(ctx: CheckContext, titles: readonly s
   return ids;
 }
 
+/** How long the import of the long recording (about 40 s of speech) may take: a busy target transcribes it slowly. */
+export const LONG_IMPORT_TIMEOUT_MS = 240_000;
+
 /**
  * A meeting whose recording is long enough that a diarization of it runs for
  * a moment (the shipped speech said RUNNING_IMPORT_REPEATS times over, about
@@ -274,10 +277,28 @@ export async function importLongMeeting(ctx: CheckContext, api: BoundClient): Pr
     return ctx.skip(
       `needs a pausable job: no Control API 'jobs' capability, and importing the long recording to diarize answered ${res.describe(160)}`,
     );
-  const { job, reached } = await pollJob(api, jobId, isTerminal, IMPORT_MEETING_TIMEOUT_MS, 250);
+  const { job, reached } = await pollJob(api, jobId, isTerminal, LONG_IMPORT_TIMEOUT_MS, 250);
   if (!reached || job.state !== 'succeeded' || typeof job.meeting_id !== 'string')
-    return ctx.skip(`needs a pausable job: the import of the long recording ended in state ${String(job.state)}`);
+    return ctx.skip(
+      `needs a pausable job: the import of the long recording ${reached ? 'ended' : `was still`} in state ${String(job.state)}${reached ? '' : ` after ${LONG_IMPORT_TIMEOUT_MS / 1000} s`}`,
+    );
   return job.meeting_id;
+}
+
+/**
+ * The long meeting of importLongMeeting, made once per run and shared by the
+ * checks that diarize it (sse/pause-resume-no-resolve, sse/terminal-after-burst):
+ * a diarization leaves the meeting one to diarize again, and each import costs
+ * the target a long transcription. A failed import is not kept: the next
+ * check tries again (and is SKIPPED with its own reason).
+ */
+export function sharedLongMeeting(ctx: CheckContext, api: BoundClient): Promise<string> {
+  const env = ctx.env;
+  env.sharedLongMeeting ??= importLongMeeting(ctx, api).catch((err: unknown) => {
+    env.sharedLongMeeting = undefined;
+    throw err;
+  });
+  return env.sharedLongMeeting;
 }
 
 /** How many real diarizations a check submits before giving up on pausing one while it runs. */

@@ -45,6 +45,8 @@ export interface Environment {
   tokenUse?: TokenUse;
   /** The meeting made by import that read-only checks share when no Control API seeds meetings (harness/fixtures.ts). */
   sharedMeeting?: Promise<{ id: string; seed: SeedMeeting }> | undefined;
+  /** The long meeting made by import that the real-diarization checks share (harness/api-fixtures.ts sharedLongMeeting). */
+  sharedLongMeeting?: Promise<string> | undefined;
   /** Why webhook checks cannot run: the target has webhooks switched off and no Control API can switch them on. */
   webhooksOff?: string | null;
   seed: number;

@@ -8,6 +8,8 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['meeting', 'token'],
+  // Without the Control API its meetings are imports, which a busy target transcribes slowly (60 s ran out at load 27 on 2 cores).
+  timeoutMs: 180_000,
   description:
     'POST /v1/jobs/diarization {meeting_id} and {meeting_id, speaker_count: 2} → 2xx {job_id} ' +
     'of kind diarization; without meeting_id → 4xx; while a held diarization job (Control API) ' +

@@ -1,4 +1,4 @@
-import { importLongMeeting, pauseRealDiarization } from '../../harness/api-fixtures.ts';
+import { pauseRealDiarization, sharedLongMeeting } from '../../harness/api-fixtures.ts';
 import type { BoundClient, CheckContext } from '../../harness/context.ts';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
@@ -12,7 +12,7 @@ import { describeStream, terminalStateOf } from '../../harness/waits.ts';
  * then ends on its own after the resume (or is cancelled), and the one event must name that end.
  */
 async function realJob(ctx: CheckContext, api: BoundClient): Promise<void> {
-  const meetingId = await importLongMeeting(ctx, api);
+  const meetingId = await sharedLongMeeting(ctx, api);
   const { id, pause } = await pauseRealDiarization(ctx, api, meetingId);
   ctx.expect('jobs.pause.non-import', 'POST /v1/jobs/{id}/pause on a running diarization', x.success(pause), pause);
   if (!pause.ok) return;
@@ -80,6 +80,8 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
+  // Without the Control API's jobs: the import of a long meeting (shared by the run), then real diarizations, on a target that may be busy.
+  timeoutMs: 300_000,
   description:
     'With a job wait open on a held running diarization job (Control API), pauses it, waits for ' +
     'paused, resumes it: the stream stays open with no event; then a cancel resolves it with ' +

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { importLongMeeting } from '../../harness/api-fixtures.ts';
+import { sharedLongMeeting } from '../../harness/api-fixtures.ts';
 import type { BoundClient, CheckContext } from '../../harness/context.ts';
 import { getJob, isTerminal, jobIdOf, pollJob } from '../../harness/jobs.ts';
 import { openSse } from '../../harness/sse.ts';
@@ -16,7 +16,7 @@ type End = 'cancel' | 'finish:succeeded' | 'finish:failed';
  * one event must still name the end it reached. SKIPPED when no diarization is ever seen running.
  */
 async function realJobs(ctx: CheckContext, api: BoundClient): Promise<void> {
-  const meetingId = await importLongMeeting(ctx, api);
+  const meetingId = await sharedLongMeeting(ctx, api);
   let seenRunning = 0;
   await ctx.property(
     'real diarization: burst then cancel',
@@ -64,8 +64,8 @@ export const check = defineCheck({
   level: 'requirement',
   touches: 'own',
   needs: ['token'],
-  // Without the Control API's jobs: a long import, then up to ten real diarizations, on a target that may be busy.
-  timeoutMs: 180_000,
+  // Without the Control API's jobs: the import of a long meeting (shared by the run), then up to ten real diarizations, on a target that may be busy.
+  timeoutMs: 300_000,
   description:
     'A property over bursts: with a job wait open on a held job, fires a random sequence of ' +
     'pause/resume requests without waiting, then ends the job (cancel, or finish ' +
