@@ -38,6 +38,7 @@ import {
   waitForTarget as waitForTarget_,
 } from './gate.ts';
 import { githubAnnotations } from './reporters/github.ts';
+import { dropRequestBodies, writeRequestBodies } from './reporters/bodies.ts';
 
 /** The usage text, naming the command the suite was started with (gate.ts, invocation). */
 export function usage(prefix: string = invocation()): string {
@@ -416,7 +417,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   results.push(...brokenSelected.map(brokenResult));
 
-  const report: RunReport = redactReport(
+  const redacted: RunReport = redactReport(
     {
       meta: {
         suite: SUITE_NAME,
@@ -442,6 +443,8 @@ export async function main(argv: string[]): Promise<number> {
     },
     secrets,
   );
+  // A failure's request body its curl line leaves out goes beside the JSON report, the line naming the file.
+  const report = values.json === undefined ? dropRequestBodies(redacted) : writeRequestBodies(values.json, redacted);
   const files = writeReports(report, values);
   const tokenUse = session.env.tokenUse;
   if (tokenUse !== undefined && session.env.control?.has('tokens') !== true && tokenUse.rows.size > 0) {
@@ -453,7 +456,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const cov = coverage(clauseRows(loadClauses(), report));
-  consoleReporter.summary(results, cov, files);
+  consoleReporter.summary(report.results, cov, files);
   if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));
   const failing = results.some((r) => isFailing(r.outcome));
   if (failing) stdout.write(`Replay one check: ${reportArgs('<check id>')}\n`);
