@@ -58,7 +58,41 @@ test('a Node older than the suite needs is named, not silently ignored', () => {
   assert.equal(nodeTooOld('v25.0.0'), false);
 });
 
-test('bad usage exits 2 with the usage text', async () => {
+test('--help fits a screen with the common options; --help-all has every option', async () => {
+  const help = await run(['--help']);
+  assert.equal(help.code, 0);
+  const lines = help.out.trimEnd().split('\n');
+  assert.ok(lines.length <= 24, `--help is ${lines.length} lines:\n${help.out}`);
+  for (const o of ['--base-url', '--control-url', '--token', '--only', '--skip', '--list', '--json', '--junit', '--reporter', '--help-all'])
+    assert.match(help.out, new RegExp(`${o}\\b`), o);
+  const all = await run(['--help-all']);
+  assert.equal(all.code, 0);
+  assert.ok(all.out.split('\n').length > 24);
+  for (const o of [
+    '--control-capabilities',
+    '--recorder-alone',
+    '--lan-host',
+    '--receiver-host',
+    '--replay',
+    '--no-reset',
+    '--ca',
+    '--insecure',
+  ])
+    assert.match(all.out, new RegExp(`${o}\\b`), o);
+  const merge = await run(['merge', '--help']);
+  assert.equal(merge.code, 0);
+  assert.match(merge.out, /merge DIR/);
+});
+
+test('bad usage exits 2 with one line and the hint', async () => {
+  for (const args of [['--bogus'], ['--base-url', 'ftp://x'], [], ['merge']]) {
+    const r = await run(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, /^conformance: [^\n]+\nrun with --help for usage: node conformance\/cli\.ts --help\n$/, r.err);
+  }
+});
+
+test('every kind of bad usage exits 2', async () => {
   for (const args of [
     ['--bogus'],
     ['--base-url', 'ftp://x'],
@@ -69,7 +103,7 @@ test('bad usage exits 2 with the usage text', async () => {
   ]) {
     const r = await run(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
-    assert.match(r.err, /Usage:/);
+    assert.match(r.err, /--help for usage/);
   }
 });
 
