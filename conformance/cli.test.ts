@@ -51,6 +51,18 @@ test('--help and --list need no target and exit 0', async () => {
   assert.match(version.out, /^mas-conformance \d+\.\d+\.\d+\n$/);
 });
 
+test('--only/--skip take the section headings of API.md, in any case; --list says what each selector selected', async () => {
+  const list = await run(['--list', '--only', 'endpoints > JOBS > import', '--skip', 'Job states']);
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /^jobs\/import-validation /m);
+  assert.doesNotMatch(list.out, /^meetings\//m);
+  assert.match(list.out, /^--only "endpoints > JOBS > import": \d+ checks \(.*section "Endpoints > Jobs > Import"\)$/m);
+  assert.match(list.out, /^--skip "Job states": \d+ checks \(.*section "States and transitions > Job states"\)$/m);
+  const comma = await run(['--list', '--only', 'Health, identity, search, devices, models']);
+  assert.equal(comma.code, 0, comma.err);
+  assert.match(comma.out, /^search\//m, 'a heading holding commas is one selector');
+});
+
 test('a Node older than the suite needs is named, not silently ignored', () => {
   assert.equal(nodeTooOld('v20.20.2'), true);
   assert.equal(nodeTooOld('v24.1.0'), true);

@@ -20,7 +20,7 @@ import { loadChecks } from './runner/registry.ts';
 import type { RunReport } from './runner/result.ts';
 import { clauseRows, coverage, isFailing } from './runner/result.ts';
 import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
-import { parseSelectors, select } from './runner/select.ts';
+import { describeSelector, parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
 import { redactReport } from './runner/redact.ts';
 import { Secrets } from './harness/secrets.ts';
@@ -356,6 +356,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(
       `\n${ordered.length} checks over ${clauses.size} clauses${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`}\n`,
     );
+    // How each selector was read: check ids, clause ids, section headings of API.md (runner/select.ts).
+    for (const [flag, list] of [
+      ['--only', only],
+      ['--skip', skip],
+    ] as const)
+      for (const s of list) process.stdout.write(`${flag} ${describeSelector(s, loaded.checks)}\n`);
     return 0;
   }
 
