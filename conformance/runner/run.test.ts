@@ -12,7 +12,7 @@ import { command, modelRun } from '../harness/model.ts';
 import type { LocalServer } from '../harness/testing.ts';
 import { localServer, testCheck, testEnv } from '../harness/testing.ts';
 import { failureText } from '../reporters/text.ts';
-import { writeRequestBodies } from '../reporters/bodies.ts';
+import { dropRequestBodies, writeRequestBodies } from '../reporters/bodies.ts';
 import { openSession, runAttempt, runChecks } from './run.ts';
 import { syntheticRun } from '../harness/testing.ts';
 
@@ -325,5 +325,9 @@ test(
     assert.equal(f.requestBody, undefined, 'the bytes are in the file, not repeated in the JSON');
     assert.deepEqual(await sh(f.curl!), { bytes: 20_000, sha256: sha(large) });
     assert.equal(report.results[0]!.failures[0]!.curl, inline!.curl, 'an inline line stays as it was');
+    // Without a JSON report the bytes are dropped and the line keeps saying the body is omitted.
+    const dropped = dropRequestBodies(syntheticRun([{ ...report.results[0]!, failures: a.failures }])).results[0]!.failures[1]!;
+    assert.equal(dropped.requestBody, undefined);
+    assert.equal(dropped.curl, big!.curl);
   },
 );
