@@ -51,6 +51,18 @@ test('--help and --list need no target and exit 0', async () => {
   assert.match(version.out, /^mas-conformance \d+\.\d+\.\d+\n$/);
 });
 
+test('--only/--skip take the section headings of API.md, in any case; --list says what each selector selected', async () => {
+  const list = await run(['--list', '--only', 'endpoints > JOBS > import', '--skip', 'Job states']);
+  assert.equal(list.code, 0, list.err);
+  assert.match(list.out, /^jobs\/import-validation /m);
+  assert.doesNotMatch(list.out, /^meetings\//m);
+  assert.match(list.out, /^--only "endpoints > JOBS > import": \d+ checks \(.*section "Endpoints > Jobs > Import"\)$/m);
+  assert.match(list.out, /^--skip "Job states": \d+ checks \(.*section "States and transitions > Job states"\)$/m);
+  const comma = await run(['--list', '--only', 'Health, identity, search, devices, models']);
+  assert.equal(comma.code, 0, comma.err);
+  assert.match(comma.out, /^search\//m, 'a heading holding commas is one selector');
+});
+
 test('a Node older than the suite needs is named, not silently ignored', () => {
   assert.equal(nodeTooOld('v20.20.2'), true);
   assert.equal(nodeTooOld('v24.1.0'), true);
@@ -58,7 +70,41 @@ test('a Node older than the suite needs is named, not silently ignored', () => {
   assert.equal(nodeTooOld('v25.0.0'), false);
 });
 
-test('bad usage exits 2 with the usage text', async () => {
+test('--help fits a screen with the common options; --help-all has every option', async () => {
+  const help = await run(['--help']);
+  assert.equal(help.code, 0);
+  const lines = help.out.trimEnd().split('\n');
+  assert.ok(lines.length <= 24, `--help is ${lines.length} lines:\n${help.out}`);
+  for (const o of ['--base-url', '--control-url', '--token', '--only', '--skip', '--list', '--json', '--junit', '--reporter', '--help-all'])
+    assert.match(help.out, new RegExp(`${o}\\b`), o);
+  const all = await run(['--help-all']);
+  assert.equal(all.code, 0);
+  assert.ok(all.out.split('\n').length > 24);
+  for (const o of [
+    '--control-capabilities',
+    '--recorder-alone',
+    '--lan-host',
+    '--receiver-host',
+    '--replay',
+    '--no-reset',
+    '--ca',
+    '--insecure',
+  ])
+    assert.match(all.out, new RegExp(`${o}\\b`), o);
+  const merge = await run(['merge', '--help']);
+  assert.equal(merge.code, 0);
+  assert.match(merge.out, /merge DIR/);
+});
+
+test('bad usage exits 2 with one line and the hint', async () => {
+  for (const args of [['--bogus'], ['--base-url', 'ftp://x'], [], ['merge']]) {
+    const r = await run(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, /^conformance: [^\n]+\nrun with --help for usage: node conformance\/cli\.ts --help\n$/, r.err);
+  }
+});
+
+test('every kind of bad usage exits 2', async () => {
   for (const args of [
     ['--bogus'],
     ['--base-url', 'ftp://x'],
@@ -69,7 +115,7 @@ test('bad usage exits 2 with the usage text', async () => {
   ]) {
     const r = await run(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
-    assert.match(r.err, /Usage:/);
+    assert.match(r.err, /--help for usage/);
   }
 });
 

@@ -21,7 +21,7 @@ import { loadChecks } from './runner/registry.ts';
 import type { RunReport } from './runner/result.ts';
 import { clauseRows, coverage, isFailing } from './runner/result.ts';
 import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
-import { parseSelectors, select } from './runner/select.ts';
+import { describeSelector, parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
 import { redactReport } from './runner/redact.ts';
 import { guardInterrupts } from './runner/cleanup.ts';
@@ -42,8 +42,43 @@ import {
   waitForTarget as waitForTarget_,
 } from './gate.ts';
 import { githubAnnotations } from './reporters/github.ts';
+import { dropRequestBodies, writeRequestBodies } from './reporters/bodies.ts';
 
-/** The usage text, naming the command the suite was started with (gate.ts, invocation). */
+/**
+ * --help: the common options on one screen (at most 24 lines); the rest is
+ * --help-all (usage). Both name the command the suite was started with.
+ */
+export function shortUsage(prefix: string = invocation()): string {
+  return `Usage: ${prefix} --base-url URL [options]
+Runs the Meeting Automation Service conformance suite against a target.
+
+  --base-url URL          the API under test (MAS_BASE_URL)
+  --control-url URL       its Control API, with --control-secret S (MAS_CONTROL_URL, _SECRET)
+  --token T               an API token, when no Control API mints tokens (MAS_TOKEN)
+  --tokens FILE           tokens of other scope sets, for a target without a Control API
+  --only SEL, --skip SEL  check ids or prefixes (meetings/), clause ids or prefixes
+                          (auth.), or spec section headings ("Endpoints > Jobs")
+  --list                  print what is selected and exit
+  --shard K/N, --jobs N   a deterministic part; up to N independent checks at once
+  --seed N                the run seed (random by default, always printed)
+  --json DIR              index.json, one detail file per check, request bodies
+  --junit F, --html F, --md F
+                          JUnit XML, a self-contained HTML page, Markdown
+  --reporter github       GitHub workflow annotations after the run
+  --fail-on LIST          also fail on skipped, flaky, non_strict, informational
+  --help-all              every option; --version
+
+Exit status: 0 no check FAILed or ERRORed, 1 otherwise, 2 bad usage.
+Merge shard reports: ${prefix} merge DIR... --json OUT
+`;
+}
+
+/** The one-line hint after a usage error. */
+export function usageHint(prefix: string = invocation()): string {
+  return `run with --help for usage: ${prefix} --help`;
+}
+
+/** --help-all: every option. */
 export function usage(prefix: string = invocation()): string {
   return `Usage:
   ${prefix} --base-url URL [options]
@@ -68,8 +103,9 @@ Target:
                           it the suite sends traffic to loopback addresses only
 
 Selection:
-  --only SEL[,SEL...]     check ids or prefixes (meetings/, auth/scope-matrix) or clause-id
-                          prefixes (auth., search.q); repeatable
+  --only SEL[,SEL...]     check ids or prefixes (meetings/, auth/scope-matrix), clause-id
+                          prefixes (auth., search.q) or section headings of API.md
+                          ("Endpoints > Jobs", "Job states"; any case); repeatable
   --skip SEL[,SEL...]     the same, left out (wins over --only)
   --shard K/N             run the K-th of N deterministic parts (by check id)
   --slow                  include slow checks (webhook retry schedules, wait caps: minutes)
@@ -117,7 +153,8 @@ Other:
   --public-webhook-url U  where webhooks that must point at a public address point
                           (MAS_PUBLIC_WEBHOOK_URL; default https://[2d00::1]/mas-conformance-webhook,
                           an address no one holds: docs/decisions/075)
-  -h, --help              this text
+  -h, --help              the common options
+  --help-all              this text
   --version               print the suite's name and version
 
 Exit status: 0 when no check FAILed or ERRORed (PASS, NON_STRICT, INFORMATIONAL,
@@ -166,6 +203,7 @@ const OPTIONS = {
   keep: { type: 'boolean' },
   'public-webhook-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  'help-all': { type: 'boolean' },
   version: { type: 'boolean' },
 } as const;
 
@@ -228,7 +266,7 @@ async function merge(args: string[]): Promise<number> {
     strict: true,
   });
   if (values.help === true) {
-    process.stdout.write(usage());
+    process.stdout.write(`Usage: ${invocation()} merge DIR... [--json DIR] [--junit FILE] [--html FILE] [--md FILE]\n`);
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('merge needs at least one report folder (written with --json)');
@@ -251,8 +289,8 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const { positionals } = parsed;
-  if (parsed.values.help === true) {
-    process.stdout.write(usage());
+  if (parsed.values.help === true || parsed.values['help-all'] === true) {
+    process.stdout.write(parsed.values['help-all'] === true ? usage() : shortUsage());
     return 0;
   }
   // The config file holds any option; a flag given on the command line wins over it.
@@ -329,6 +367,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(
       `\n${ordered.length} checks over ${clauses.size} clauses${shard === undefined ? '' : ` (shard ${shard.index}/${shard.count})`}\n`,
     );
+    // How each selector was read: check ids, clause ids, section headings of API.md (runner/select.ts).
+    for (const [flag, list] of [
+      ['--only', only],
+      ['--skip', skip],
+    ] as const)
+      for (const s of list) process.stdout.write(`${flag} ${describeSelector(s, loaded.checks)}\n`);
     return 0;
   }
 
@@ -448,7 +492,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   results.push(...brokenSelected.map(brokenResult));
 
-  const report: RunReport = redactReport(
+  const redacted: RunReport = redactReport(
     {
       meta: {
         suite: SUITE_NAME,
@@ -475,6 +519,8 @@ export async function main(argv: string[]): Promise<number> {
     },
     secrets,
   );
+  // A failure's request body its curl line leaves out goes beside the JSON report, the line naming the file.
+  const report = values.json === undefined ? dropRequestBodies(redacted) : writeRequestBodies(values.json, redacted);
   const files = writeReports(report, values);
   const tokenUse = session.env.tokenUse;
   if (tokenUse !== undefined && session.env.control?.has('tokens') !== true && tokenUse.rows.size > 0) {
@@ -488,7 +534,7 @@ export async function main(argv: string[]): Promise<number> {
   const skips = skipTable(report.results);
   if (skips !== '') stdout.write(`\n${skips}\n`);
   const cov = coverage(clauseRows(loadClauses(), report));
-  consoleReporter.summary(results, cov, files);
+  consoleReporter.summary(report.results, cov, files);
   stdout.write(`Target: ${cleanupLine(cleanup)}\n`);
   if (reporters.includes('github')) stdout.write(githubAnnotations(report.results, cov));
   const failing = results.some((r) => isFailing(r.outcome));
@@ -536,7 +582,10 @@ export function runCommandLine(argv: string[]): void {
     },
     (err: unknown) => {
       if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
-        process.stderr.write(`conformance: ${(err as Error).message}\n\n${usage()}`);
+        // One line and the hint: the whole text would bury the message (--help shows it).
+        // (node's parseArgs adds a sentence on positionals starting with '-': not what went wrong here.)
+        const message = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+        process.stderr.write(`conformance: ${message}\n${usageHint()}\n`);
         process.exitCode = 2;
         return;
       }

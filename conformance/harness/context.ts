@@ -117,6 +117,12 @@ export class CheckContext {
   #poolHeld = new Map<string, PoolToken>();
   #endpoints: Endpoint[] = [];
   #seq = 0;
+  /** This attempt's exchanges (a verdict may carry another check's, copied here by the manifest audits). */
+  #recorded = new WeakSet<Exchange>();
+  /** The bodies curl lines leave out, until a failure takes one (then written beside a JSON report). */
+  #omittedBodies = new WeakMap<Exchange, Uint8Array>();
+  /** The last exchange recorded, and the last on the API: what a failure naming none falls back to. */
+  #last: { any?: Exchange; api?: Exchange } = {};
 
   constructor(check: Check, env: Environment) {
     this.check = check;
@@ -151,10 +157,13 @@ export class CheckContext {
     this.fixtures = new Fixtures(this);
   }
 
-  readonly #sink: ExchangeSink = (partial) => {
+  readonly #sink: ExchangeSink = (partial, omittedBody) => {
     if (this.#closed) throw new Error('the check ran out of time; its remaining requests were cancelled');
     this.#seq += 1;
     const exchange: Exchange = { seq: this.#seq, ...partial };
+    this.#recorded.add(exchange);
+    if (omittedBody !== undefined) this.#omittedBodies.set(exchange, omittedBody);
+    this.#last = { any: exchange, api: exchange.channel === 'api' ? exchange : this.#last.api };
     if (this.attempt.exchanges.length < MAX_EXCHANGES) this.attempt.exchanges.push(exchange);
     else this.attempt.exchangesOmitted += 1;
     this.#capture?.push(exchange);
@@ -332,7 +341,19 @@ export class CheckContext {
   ): Failure[] {
     const ids = typeof clauses === 'string' ? [clauses] : clauses;
     for (const id of ids) this.#own(id);
-    const exchange = source === undefined ? undefined : 'exchange' in source ? source.exchange : source;
+    // The curl line repeats the request the verdict rests on: the response an expect helper judged, else
+    // the source the check names, else (said so) the check's last request (docs/decisions/076-ci-reports.md).
+    const named =
+      v.exchange !== undefined && this.#recorded.has(v.exchange)
+        ? v.exchange
+        : source === undefined
+          ? undefined
+          : 'exchange' in source
+            ? source.exchange
+            : source;
+    const exchange = named ?? this.#last.api ?? this.#last.any;
+    if (named !== undefined) named.failed = [...new Set([...(named.failed ?? []), ...ids])];
+    const body = exchange === undefined ? undefined : this.#omittedBodies.get(exchange);
     return ids.map((id) => ({
       clause: id,
       requirement: clauseOf(id).statement,
@@ -342,6 +363,8 @@ export class CheckContext {
       severity,
       ...(alternative === undefined ? {} : { alternative }),
       ...(exchange === undefined ? {} : { exchange: exchange.seq, curl: exchange.curl }),
+      ...(exchange !== undefined && named === undefined ? { lastExchange: true as const } : {}),
+      ...(body === undefined ? {} : { requestBody: Buffer.from(body).toString('base64') }),
     }));
   }
 

@@ -62,6 +62,8 @@ export interface Exchange {
   sse?: SseRecord;
   curl: string;
   notes?: string[];
+  /** The clauses whose expectation failed on this exchange (its response is what their verdict rests on). */
+  failed?: string[];
 }
 
 export interface Delivery {

@@ -4,6 +4,7 @@
  * the Actual text. The context records failed verdicts against a clause.
  * Helpers are pure, so they are unit-tested without a target.
  */
+import type { Exchange } from './exchange.ts';
 import type { HttpResult } from './http.ts';
 
 export interface Verdict {
@@ -11,6 +12,11 @@ export interface Verdict {
   /** Acceptable outcomes (any one of them conforms). */
   expected: string[];
   actual: string;
+  /**
+   * The exchange whose response was judged, set by the helpers that take one: a failure's curl line
+   * repeats this request, whatever source the check passes (docs/decisions/076-ci-reports.md).
+   */
+  exchange?: Exchange;
 }
 
 export function verdict(ok: boolean, expected: string | string[], actual: string): Verdict {
@@ -48,25 +54,33 @@ export function typeName(value: unknown): string {
 
 // ---------------------------------------------------------------- HTTP
 
+/** The verdict, marked with the response it rests on. */
+function on(res: HttpResult, v: Verdict): Verdict {
+  return { ...v, exchange: res.exchange };
+}
+
 /** The status is one of `allowed`. */
 export function status(res: HttpResult, ...allowed: number[]): Verdict {
-  return verdict(
-    allowed.includes(res.status),
-    allowed.map((s) => `status ${s}`),
-    res.describe(),
+  return on(
+    res,
+    verdict(
+      allowed.includes(res.status),
+      allowed.map((s) => `status ${s}`),
+      res.describe(),
+    ),
   );
 }
 
 export function success(res: HttpResult): Verdict {
-  return verdict(res.ok, 'a 2xx status', res.describe());
+  return on(res, verdict(res.ok, 'a 2xx status', res.describe()));
 }
 
 /** The body is API.md's error envelope {"error": {"code": string, "message": string}}. */
 export function envelope(res: HttpResult): Verdict {
   const expected = '{"error": {"code": <string>, "message": <string>}}';
-  if (res.status === 0) return verdict(false, expected, res.describe());
+  if (res.status === 0) return on(res, verdict(false, expected, res.describe()));
   const body = res.body as { error?: { code?: unknown; message?: unknown } } | undefined;
-  if (res.jsonError !== undefined) return verdict(false, expected, `${res.status} body ${res.jsonError}: ${res.describe(200)}`);
+  if (res.jsonError !== undefined) return on(res, verdict(false, expected, `${res.status} body ${res.jsonError}: ${res.describe(200)}`));
   const ok =
     body !== null &&
     typeof body === 'object' &&
@@ -76,7 +90,7 @@ export function envelope(res: HttpResult): Verdict {
     typeof body.error.code === 'string' &&
     body.error.code.length > 0 &&
     typeof body.error.message === 'string';
-  return verdict(ok, expected, res.describe());
+  return on(res, verdict(ok, expected, res.describe()));
 }
 
 /** An error answer: this status, and (when given) one of these codes in the envelope. */
@@ -88,16 +102,19 @@ export function error(res: HttpResult, statusCode: number, code?: string | reado
       : codes.map((c) => `${statusCode} {"error": {"code": "${c}", "message": …}}`);
   const env = envelope(res);
   const ok = res.status === statusCode && env.ok && (codes.length === 0 || codes.includes(res.errorCode ?? ''));
-  return verdict(ok, expected, res.describe());
+  return on(res, verdict(ok, expected, res.describe()));
 }
 
 /** Some 4xx answer carrying the error envelope (for "refused" with no status stated). */
 export function refused(res: HttpResult, preferred?: number): Verdict {
   const ok = res.status >= 400 && res.status < 500 && envelope(res).ok;
-  return verdict(
-    ok,
-    preferred === undefined ? 'a 4xx status with the error envelope' : [`a 4xx status with the error envelope (${preferred} presumed)`],
-    res.describe(),
+  return on(
+    res,
+    verdict(
+      ok,
+      preferred === undefined ? 'a 4xx status with the error envelope' : [`a 4xx status with the error envelope (${preferred} presumed)`],
+      res.describe(),
+    ),
   );
 }
 
@@ -106,12 +123,15 @@ export function json(res: HttpResult): Verdict {
   const mt = res.mediaType;
   const typed = mt === 'application/json' || mt.endsWith('+json');
   const ok = typed && res.jsonError === undefined;
-  return verdict(
-    ok,
-    'Content-Type application/json and a JSON body',
-    res.status === 0
-      ? res.describe()
-      : `${res.status} Content-Type ${res.headers.get('content-type') ?? '(none)'}${res.jsonError === undefined ? '' : `, body ${res.jsonError}`}`,
+  return on(
+    res,
+    verdict(
+      ok,
+      'Content-Type application/json and a JSON body',
+      res.status === 0
+        ? res.describe()
+        : `${res.status} Content-Type ${res.headers.get('content-type') ?? '(none)'}${res.jsonError === undefined ? '' : `, body ${res.jsonError}`}`,
+    ),
   );
 }
 
@@ -129,11 +149,14 @@ export function notAuthRefused(res: HttpResult): Verdict {
   const code = res.errorCode ?? '';
   const refusedByAuth =
     res.status === 401 || res.status === 402 || (res.status === 403 && (AUTH_REFUSAL_CODES as readonly string[]).includes(code));
-  return verdict(
-    res.status !== 0 && !refusedByAuth,
-    'not refused by authentication (no 401, 402, or 403 ' +
-      'unauthorized/insufficient_scope/api_disabled/license_required/consumer_disabled)',
-    res.describe(),
+  return on(
+    res,
+    verdict(
+      res.status !== 0 && !refusedByAuth,
+      'not refused by authentication (no 401, 402, or 403 ' +
+        'unauthorized/insufficient_scope/api_disabled/license_required/consumer_disabled)',
+      res.describe(),
+    ),
   );
 }
 

@@ -4,7 +4,8 @@
  * reports. It never throws on an HTTP status or a transport failure: a
  * refused connection is an answer the checks grade (status 0, `error` set).
  */
-import { curlLine } from './curl.ts';
+import { curlLine, omitsBody } from './curl.ts';
+import type { CurlInput } from './curl.ts';
 import type { Channel, Exchange, RecordedRequest, RecordedResponse } from './exchange.ts';
 import { cut } from './exchange.ts';
 import type { Secrets } from './secrets.ts';
@@ -41,8 +42,11 @@ export interface RequestOptions {
   skipEventStream?: boolean;
 }
 
-/** Receives every exchange a client makes. */
-export type ExchangeSink = (exchange: Omit<Exchange, 'seq'>) => Exchange;
+/**
+ * Receives every exchange a client makes; with the request body's bytes when
+ * its curl line leaves them out (a check context keeps them for a failure's body file).
+ */
+export type ExchangeSink = (exchange: Omit<Exchange, 'seq'>, omittedBody?: Uint8Array) => Exchange;
 
 export class HttpResult {
   readonly status: number;
@@ -224,7 +228,7 @@ export class HttpClient {
     init: RequestInit;
     recorded: RecordedRequest;
     curlHeaders: Record<string, string>;
-    curlBody?: { text: string } | { binaryBytes: number };
+    curlBody?: CurlInput['body'];
   } {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = {};
@@ -245,15 +249,17 @@ export class HttpClient {
     headers['user-agent'] ??= USER_AGENT;
 
     const recorded: RecordedRequest = { method, url, headers: { ...headers } };
-    let curlBody: { text: string } | { binaryBytes: number } | undefined;
+    let curlBody: CurlInput['body'];
     if (typeof body === 'string') {
-      recorded.body = cut(body).text;
+      const shown = cut(body);
+      recorded.body = shown.text;
       recorded.bodyBytes = Buffer.byteLength(body);
-      curlBody = { text: this.#secrets.redact(recorded.body) };
+      // A text cut for the report is not what was sent: its curl line takes the whole text as bytes.
+      curlBody = shown.truncated ? { bytes: Buffer.from(this.#secrets.redact(body)) } : { text: this.#secrets.redact(recorded.body) };
     } else if (body !== undefined) {
       recorded.body = `<${body.byteLength} bytes of binary data>`;
       recorded.bodyBytes = body.byteLength;
-      curlBody = { binaryBytes: body.byteLength };
+      curlBody = { bytes: body };
     }
     const init: RequestInit = { method, headers, redirect: 'manual' };
     if (body !== undefined) init.body = body;
@@ -353,7 +359,10 @@ export class HttpClient {
       new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
     let exchange: Exchange;
     try {
-      exchange = this.#sink()(partial);
+      exchange = this.#sink()(
+        partial,
+        curlBody !== undefined && 'bytes' in curlBody && omitsBody(curlBody) ? curlBody.bytes : undefined,
+      );
     } catch (err) {
       // The check ran out of time (its sink is closed), but what this request created is still the run's to remove.
       if (!truncated) this.#observe?.(answer({ seq: 0, ...partial }), method, url);

@@ -184,7 +184,8 @@ export function stalledImport(
     startedAt: new Date(started).toISOString(),
     durationMs: 0,
     request: { method: 'POST', url: url.toString(), headers: { ...headers }, bodyBytes: sendBytes },
-    curl: `${curlLine({ method: 'POST', url: url.toString(), headers: shownHeaders, body: { binaryBytes: sendBytes } })}  # announce ${contentLength} bytes, send ${sendBytes}, keep the connection open`,
+    // The same bytes ('R's) from a pipe; curl then waits for the announced rest as the suite does.
+    curl: `head -c ${sendBytes} /dev/zero | tr '\\0' R | ${curlLine({ method: 'POST', url: url.toString(), headers: shownHeaders })} --data-binary @-  # announce ${contentLength} bytes, send ${sendBytes}, keep the connection open`,
   });
   const answer = new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve) => {
     req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {

@@ -46,7 +46,7 @@ function headersText(h: Record<string, string>): string {
 
 function exchangeHtml(x: Exchange): string {
   const res = x.response;
-  const line = `#${x.seq} ${x.channel === 'api' ? '' : `[${x.channel}] `}${x.request.method} ${x.request.url} → ${res === undefined ? esc(x.error ?? 'no response') : res.status} (${x.durationMs} ms)${x.label === undefined ? '' : ` · ${x.label}`}`;
+  const line = `#${x.seq} ${x.channel === 'api' ? '' : `[${x.channel}] `}${x.request.method} ${x.request.url} → ${res === undefined ? esc(x.error ?? 'no response') : res.status} (${x.durationMs} ms)${x.label === undefined ? '' : ` · ${x.label}`}${x.failed === undefined ? '' : ` · the verdict of ${x.failed.join(', ')} rests on this`}`;
   const sse =
     x.sse === undefined
       ? ''

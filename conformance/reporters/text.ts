@@ -25,7 +25,8 @@ export function failureText(f: Failure, indent = ''): string {
     if (p.counterexample !== undefined) lines.push(`Counterexample: ${clip(p.counterexample, 400)}`);
     if (p.replay !== undefined) lines.push(`Replay: ${p.replay}`);
   }
-  if (f.curl !== undefined) lines.push(`curl: ${f.curl}`);
+  if (f.curl !== undefined)
+    lines.push(`curl${f.lastExchange === true ? " (the check's last request: the verdict names none)" : ''}: ${f.curl}`);
   return lines.map((l) => indent + l).join('\n');
 }
 

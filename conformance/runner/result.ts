@@ -52,6 +52,13 @@ export interface Failure {
   /** seq of the decisive exchange, and its curl line. */
   exchange?: number;
   curl?: string;
+  /** The verdict named no exchange: `exchange` is the check's last request, a guess (harness/context.ts). */
+  lastExchange?: true;
+  /**
+   * The request body of that exchange, base64, when the curl line cannot carry it (a large binary body):
+   * written beside a JSON report and then dropped from the result (reporters/bodies.ts).
+   */
+  requestBody?: string;
   property?: PropertyRun;
   /** For properties: the exchanges of the (shrunk) counterexample run. */
   exchanges?: Exchange[];

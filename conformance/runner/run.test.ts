@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import * as x from '../harness/expect.ts';
 import { command, modelRun } from '../harness/model.ts';
 import type { LocalServer } from '../harness/testing.ts';
 import { localServer, testCheck, testEnv } from '../harness/testing.ts';
+import { failureText } from '../reporters/text.ts';
+import { dropRequestBodies, writeRequestBodies } from '../reporters/bodies.ts';
 import { openSession, runAttempt, runChecks } from './run.ts';
+import { syntheticRun } from '../harness/testing.ts';
 
 let server: LocalServer;
 let counter = 0;
@@ -44,6 +53,16 @@ before(async () => {
       return;
     }
     if (url.pathname === '/slow') return setTimeout(() => send(200, {}), 2000);
+    if (url.pathname === '/body') {
+      // What arrived: its size and digest (the curl-line tests send bodies back through curl).
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        send(200, { bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+      });
+      return;
+    }
     send(404, { error: { code: 'not_found', message: 'no' } });
   });
 });
@@ -217,3 +236,98 @@ test('model-based: a lost increment is found and shrunk to a short command seque
 test('the environment helper builds a usable context without a target', () => {
   assert.equal(testEnv('http://x').control, null);
 });
+
+test('a failure carries the curl line of the exchange its verdict rests on; the last exchange only when none is named, and said so', async () => {
+  const check = testCheck({
+    async run(ctx) {
+      const first = await ctx.api.get('/echo', { query: { n: 50 } }); // 500
+      const second = await ctx.api.get('/echo', { query: { n: 1 } }); // 200
+      // The check names the later response as its source; the verdict knows it failed on the first.
+      ctx.expect('meetings.rename.applies', 'both answer 200', x.all(x.status(first, 200), x.status(second, 200)), second);
+      ctx.expect('meetings.rename.applies', 'a verdict on no response', x.that(false, 'something', 'nothing'));
+    },
+  });
+  const a = await runAttempt(check, await session(), false);
+  assert.equal(a.outcome, 'FAIL');
+  const [onFirst, unnamed] = a.failures;
+  assert.equal(onFirst?.exchange, 1);
+  assert.match(onFirst.curl ?? '', /echo\?n=50/);
+  assert.equal(onFirst.lastExchange, undefined);
+  assert.deepEqual(a.exchanges[0]?.failed, ['meetings.rename.applies'], 'the exchange is marked with the clause that failed on it');
+  assert.equal(a.exchanges[1]?.failed, undefined);
+  assert.equal(unnamed?.exchange, 2);
+  assert.equal(unnamed.lastExchange, true);
+  assert.match(failureText(unnamed), /curl \(the check's last request: the verdict names none\): curl .*echo\?n=1/);
+});
+
+const hasCurl = ((): boolean => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+test(
+  'binary bodies: a curl line never names a file that does not exist; small ones inline, large ones written beside the JSON report',
+  { skip: !hasCurl && 'no curl on this machine' },
+  async () => {
+    const small = Uint8Array.from({ length: 100 }, (_, i) => (i * 37) % 256);
+    const large = Uint8Array.from({ length: 20_000 }, (_, i) => (i * 7 + (i >> 8)) % 256);
+    const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+    const check = testCheck({
+      async run(ctx) {
+        for (const body of [small, large]) {
+          const res = await ctx.api.post('/body', { body, contentType: 'audio/wav' });
+          ctx.expect('meetings.rename.applies', `POST /body with ${body.length} bytes`, x.status(res, 201));
+        }
+      },
+    });
+    const a = await runAttempt(check, await session(), false);
+    const [inline, big] = a.failures;
+    // Asynchronous: the target answering curl runs in this process.
+    const sh = async (line: string): Promise<{ bytes: number; sha256: string }> => {
+      const { stdout } = await promisify(execFile)('bash', ['-c', line], { encoding: 'utf8', timeout: 30_000 });
+      return JSON.parse(stdout.slice(stdout.indexOf('{'))) as { bytes: number; sha256: string };
+    };
+    const namedFiles = (line: string): string[] => [...line.matchAll(/--data-binary @(?!-)(\S+)/g)].map((m) => m[1]!.replace(/^'|'$/g, ''));
+    // Small: the bytes travel in the line itself, and curl sends exactly them.
+    assert.match(inline?.curl ?? '', /base64 -d \| curl .*--data-binary @-/);
+    assert.deepEqual(namedFiles(inline!.curl!), []);
+    assert.deepEqual(await sh(inline!.curl!), { bytes: 100, sha256: sha(small) });
+    // Large, without a JSON report: the line says plainly the body is left out and names no file.
+    assert.match(big?.curl ?? '', /# request body omitted: 20000 bytes/);
+    assert.deepEqual(namedFiles(big!.curl!), []);
+    for (const e of a.exchanges) assert.deepEqual(namedFiles(e.curl), [], e.curl);
+    // With --json DIR the body is written beside the report and the line names it.
+    const dir = mkdtempSync(join(tmpdir(), 'conf-bodies-'));
+    const report = writeRequestBodies(
+      dir,
+      syntheticRun([
+        {
+          ...a,
+          id: check.id,
+          area: 'meetings',
+          clauses: [...check.clauses],
+          level: check.level,
+          needs: [],
+          description: '',
+          requirement: '',
+        },
+      ]),
+    );
+    const f = report.results[0]!.failures[1]!;
+    const files = namedFiles(f.curl!);
+    assert.deepEqual(files, [join(dir, 'bodies', 'meetings', `test-check-${f.exchange}.bin`)]);
+    assert.ok(existsSync(files[0]!));
+    assert.deepEqual(new Uint8Array(readFileSync(files[0]!)), large);
+    assert.equal(f.requestBody, undefined, 'the bytes are in the file, not repeated in the JSON');
+    assert.deepEqual(await sh(f.curl!), { bytes: 20_000, sha256: sha(large) });
+    assert.equal(report.results[0]!.failures[0]!.curl, inline!.curl, 'an inline line stays as it was');
+    // Without a JSON report the bytes are dropped and the line keeps saying the body is omitted.
+    const dropped = dropRequestBodies(syntheticRun([{ ...report.results[0]!, failures: a.failures }])).results[0]!.failures[1]!;
+    assert.equal(dropped.requestBody, undefined);
+    assert.equal(dropped.curl, big!.curl);
+  },
+);

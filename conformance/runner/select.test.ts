@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { matches, parseSelectors, select } from './select.ts';
+import { describeSelector, matches, parseSelectors, select } from './select.ts';
 import { inShard, parseShard, shardOf } from './shard.ts';
 
 const checks = [
@@ -54,4 +54,43 @@ test('shards: deterministic, disjoint, complete, and independent of the rest of 
   assert.deepEqual(parseShard('2/4'), { index: 2, count: 4 });
   assert.throws(() => parseShard('5/4'));
   assert.throws(() => parseShard('x'));
+});
+
+test('section headings of API.md select the checks of the clauses under them, in any case, a heading naming its subsections too', () => {
+  const sections: Record<string, string> = {
+    'meetings.rename.applies': 'Endpoints > Meetings',
+    'jobs.import.202-job-id': 'Endpoints > Jobs > Import',
+    'jobs.state.terminal': 'States and transitions > Job states',
+    'search.q.empty.400': 'Endpoints > Health, identity, search, devices, models',
+  };
+  const sectionOf = (id: string): string | undefined => sections[id];
+  const some = [
+    { id: 'meetings/rename-applies', clauses: ['meetings.rename.applies'] },
+    { id: 'jobs/import-validation', clauses: ['jobs.import.202-job-id'] },
+    { id: 'jobs/real-job-states', clauses: ['jobs.state.terminal'] },
+    { id: 'search/q-empty', clauses: ['search.q.empty.400'] },
+  ];
+  const ids = (only: string[], skip: string[] = []): string[] => select(some, only, skip, sectionOf).map((c) => c.id);
+  assert.deepEqual(ids(['Endpoints > Jobs > Import']), ['jobs/import-validation']);
+  assert.deepEqual(ids(['endpoints > jobs']), ['jobs/import-validation'], 'a heading takes its subsections');
+  assert.deepEqual(ids(['IMPORT']), ['jobs/import-validation'], 'one heading of the path, any case');
+  assert.deepEqual(ids(['Job states']), ['jobs/real-job-states']);
+  assert.deepEqual(ids(['Endpoints']), ['meetings/rename-applies', 'jobs/import-validation', 'search/q-empty']);
+  assert.deepEqual(ids(['Endpoints'], ['Meetings']), ['jobs/import-validation', 'search/q-empty']);
+  assert.deepEqual(ids(['Jobs >Import']), ['jobs/import-validation'], 'spaces around > do not matter');
+  assert.deepEqual(ids(['Endpoints > Import']), [], 'the headings of a path are consecutive');
+  assert.deepEqual(ids(['Job']), [], 'a whole heading, not a word of one');
+  // A heading holding commas survives the comma-separated list when it is a heading of the catalog.
+  const headings = ['Endpoints > Health, identity, search, devices, models'];
+  assert.deepEqual(parseSelectors(['health, identity, search, devices, models,meetings/'], headings), [
+    'health, identity, search, devices, models',
+    'meetings/',
+  ]);
+  assert.deepEqual(parseSelectors(['a,b'], headings), ['a', 'b']);
+  assert.deepEqual(ids(parseSelectors(['Health, identity, search, devices, models'], headings)), ['search/q-empty']);
+  // The real catalog: every section heading selects some check of the suite's kind of ids.
+  assert.ok(matches({ id: 'x/y', clauses: ['jobs.import.202-job-id'] }, 'endpoints > jobs > import'));
+  const described = describeSelector('Job states', some, sectionOf);
+  assert.match(described, /section "States and transitions > Job states"/);
+  assert.match(described, /1 check/);
 });
