@@ -115,7 +115,7 @@ export function splitLongTurn(text: string, max = MAX_LINE_CHARACTERS): string[]
 
 export interface QmsumCut {
   /**
-   * Render the turns that end within about this many minutes, estimated from
+   * Render about this many minutes: the turns up to the first whose middle would fall past them, estimated from
    * the text at 160 words a minute (simulator/scripts/estimate-duration.ts;
    * on train meetings the natural voices ran 3-7 % longer than estimated).
    */
@@ -164,8 +164,9 @@ export function qmsumToScript(meeting: QmsumMeeting, opts: QmsumScriptOptions): 
       (sum, part, i) => sum + (i > 0 ? SPLIT_TURN_PAUSE_SECONDS : DEFAULT_PAUSE_SECONDS) + estimateLineSeconds(part, ESTIMATE_RATE_WPM),
       0,
     );
-    // A turn is spoken whole or not at all: the cut ends before the first turn that would end past the minutes asked for.
-    if (opts.minutes !== undefined && lines.length > 0 && estimatedEnd + turnSeconds > opts.minutes * 60) break;
+    // A turn is spoken whole or not at all: the cut ends before the first turn whose middle would fall past the minutes
+    // asked for, so a long turn (AMI has turns of 80 s) moves the end by at most half its length either way.
+    if (opts.minutes !== undefined && lines.length > 0 && estimatedEnd + turnSeconds / 2 > opts.minutes * 60) break;
     considered++;
     if (parts.length === 0) {
       dropped++;
