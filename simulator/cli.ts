@@ -54,7 +54,8 @@ ${describePresets()
       {gap}, ...) dropped. The truth file adds "qmsum": source, turns spoken and the human
       summary of the whole meeting. val/<id> and train/<id> read the QMSum mirror
       (default ${DEFAULT_QMSUM_REPO}, or $QMSUM_REPO); the test split is never read.
-      --minutes  only the turns that start within about n minutes (estimated at 160 wpm)
+      --minutes  about the first n minutes: whole turns, up to the first whose middle would fall
+                 past n minutes (estimated from the text at 160 wpm)
       --turns    only the first n turns of the transcript
       Example: render-qmsum fixtures/qmsum/val/ES2006a-excerpt.json --out es.wav --turns 12
                render-qmsum val/ES2006a --out es.wav --minutes 5 --scene office

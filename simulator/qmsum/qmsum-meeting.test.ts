@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../scripts/load-script.ts';
@@ -6,7 +9,7 @@ import { lineWords } from '../scripts/meeting-script.ts';
 import { scriptVoices, voiceLabel } from '../synth/voices.ts';
 import { cleanQmsumText, qmsumDomain, qmsumToScript, splitLongTurn, topicsWithin, wholeMeetingSummary } from './qmsum-meeting.ts';
 import type { QmsumMeeting } from './qmsum-meeting.ts';
-import { QmsumSourceError, loadQmsumMeeting, meetingIdOf } from './qmsum-source.ts';
+import { QmsumSourceError, listQmsumMeetings, loadQmsumMeeting, meetingIdOf } from './qmsum-source.ts';
 
 const EXCERPT = path.join(REPO_ROOT, 'fixtures', 'qmsum', 'val', 'ES2006a-excerpt.json');
 
@@ -217,6 +220,50 @@ describe('QMSum sources', () => {
         (e) => e instanceof QmsumSourceError && /test split/.test(e.message),
         reference,
       );
+    }
+  });
+
+  it('reads val/<id> and train/<id> from a QMSum git copy, and lists a split', async () => {
+    // A small repository laid out as QMSum's (data/ALL/<split>/<id>.json), read the way the mirror is: git show HEAD:path.
+    const repo = await mkdtemp(path.join(tmpdir(), 'qmsum-repo-'));
+    try {
+      const m = meeting([['Project Manager', 'Hello {vocalsound} .']]);
+      for (const [split, id] of [
+        ['val', 'ES9999a'],
+        ['val', 'Bmr999'],
+        ['train', 'ES9998a'],
+      ] as const) {
+        await mkdir(path.join(repo, 'data', 'ALL', split), { recursive: true });
+        await writeFile(path.join(repo, 'data', 'ALL', split, `${id}.json`), JSON.stringify(m));
+      }
+      const git = (...args: string[]): string =>
+        execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8' });
+      git('init', '-q');
+      git('add', '.');
+      git('commit', '-qm', 'qmsum');
+      assert.deepEqual(await listQmsumMeetings('val', repo), ['Bmr999', 'ES9999a']);
+      const loaded = await loadQmsumMeeting('val/ES9999a', repo);
+      assert.equal(loaded.split, 'val');
+      assert.equal(loaded.domain, 'product');
+      assert.equal(loaded.source, `${repo}:data/ALL/val/ES9999a.json`);
+      assert.equal(loaded.data.meeting_transcripts[0]!.content, 'Hello {vocalsound} .');
+      assert.equal((await loadQmsumMeeting('train/ES9998a', repo)).split, 'train');
+      await assert.rejects(loadQmsumMeeting('val/ES0000a', repo), /no QMSum meeting val\/ES0000a/);
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('says what is wrong with a file that is not a QMSum meeting', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'qmsum-bad-'));
+    try {
+      await writeFile(path.join(dir, 'x.json'), '{"meeting_transcripts": []}');
+      await writeFile(path.join(dir, 'y.json'), 'not json');
+      await assert.rejects(loadQmsumMeeting(path.join(dir, 'x.json')), /not a QMSum meeting/);
+      await assert.rejects(loadQmsumMeeting(path.join(dir, 'y.json')), /not valid JSON/);
+      await assert.rejects(loadQmsumMeeting(path.join(dir, 'missing.json')), /cannot read/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

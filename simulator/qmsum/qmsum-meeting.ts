@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import { estimateLineSeconds } from '../scripts/estimate-duration.ts';
-import { parseScript } from '../scripts/meeting-script.ts';
+import { DEFAULT_PAUSE_SECONDS, parseScript } from '../scripts/meeting-script.ts';
 import type { MeetingScript } from '../scripts/meeting-script.ts';
 
 /** The parts of a QMSum meeting file the simulator reads; other fields (specific_query_list, ...) are allowed and ignored. */
@@ -114,7 +114,11 @@ export function splitLongTurn(text: string, max = MAX_LINE_CHARACTERS): string[]
 }
 
 export interface QmsumCut {
-  /** Render the turns that start within about this many minutes (estimated from the text at 160 words a minute). */
+  /**
+   * Render about this many minutes: the turns up to the first whose middle would fall past them, estimated from
+   * the text at 160 words a minute (simulator/scripts/estimate-duration.ts;
+   * on train meetings the natural voices ran 3-7 % longer than estimated).
+   */
   minutes?: number;
   /** Render at most this many turns (counted in QMSum's turns, markup-only turns included). */
   turns?: number;
@@ -154,10 +158,17 @@ export function qmsumToScript(meeting: QmsumMeeting, opts: QmsumScriptOptions): 
   let dropped = 0;
   for (const [index, turn] of turns.entries()) {
     if (opts.turns !== undefined && considered >= opts.turns) break;
-    if (opts.minutes !== undefined && lines.length > 0 && estimatedEnd >= opts.minutes * 60) break;
-    considered++;
     const text = cleanQmsumText(turn.content);
-    if (text === '') {
+    const parts = text === '' ? [] : splitLongTurn(text);
+    const turnSeconds = parts.reduce(
+      (sum, part, i) => sum + (i > 0 ? SPLIT_TURN_PAUSE_SECONDS : DEFAULT_PAUSE_SECONDS) + estimateLineSeconds(part, ESTIMATE_RATE_WPM),
+      0,
+    );
+    // A turn is spoken whole or not at all: the cut ends before the first turn whose middle would fall past the minutes
+    // asked for, so a long turn (AMI has turns of 80 s) moves the end by at most half its length either way.
+    if (opts.minutes !== undefined && lines.length > 0 && estimatedEnd + turnSeconds / 2 > opts.minutes * 60) break;
+    considered++;
+    if (parts.length === 0) {
       dropped++;
       continue;
     }
@@ -168,11 +179,11 @@ export function qmsumToScript(meeting: QmsumMeeting, opts: QmsumScriptOptions): 
       keyOf.set(label, key);
       speakers.push({ key, name: label.slice(0, 100) });
     }
-    splitLongTurn(text).forEach((part, i) => {
+    parts.forEach((part, i) => {
       lines.push({ speaker: key, text: part, ...(i > 0 ? { pause_before: SPLIT_TURN_PAUSE_SECONDS } : {}) });
       lineTurns.push(index);
-      estimatedEnd += (i > 0 ? SPLIT_TURN_PAUSE_SECONDS : 0.4) + estimateLineSeconds(part, ESTIMATE_RATE_WPM);
     });
+    estimatedEnd += turnSeconds;
   }
   if (lines.length === 0)
     throw new Error(`QMSum meeting ${opts.meeting}: no speech in the turns asked for (${considered} turns, all markup)`);
