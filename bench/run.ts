@@ -58,6 +58,8 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   soak: () => import('./soak.ts'),
   'slow-clients': () => import('./slow-clients.ts'),
   quality: () => import('./quality.ts'),
+  // Needs QMSum (bench/qmsum.ts says where to get it); train and val splits, ROUGE beside LEAD (decision 079).
+  'summary-quality': () => import('./summary-quality.ts'),
 };
 
 export interface RunArgs {
@@ -69,7 +71,18 @@ export interface RunArgs {
 }
 
 /** Options passed through to the benchmarks: value flags, and flags that take none. */
-const PASS_THROUGH = ['scripts', 'scenes', 'voices', 'enhancement', 'http-seconds'] as const;
+const PASS_THROUGH = [
+  'scripts',
+  'scenes',
+  'voices',
+  'enhancement',
+  'http-seconds',
+  'qmsum',
+  'splits',
+  'limit',
+  'api',
+  'transcripts',
+] as const;
 const PASS_THROUGH_SWITCHES = ['long'];
 
 /** The pass-through options as command-line flags again, for the reproduce lines. */
@@ -78,9 +91,18 @@ export function optionFlags(options: Record<string, string>): string[] {
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** Run only when named in --only: summary-quality needs the QMSum data set and takes half an hour. */
+const OPT_IN = ['summary-quality'];
+/** What `npm run bench` runs without --only. */
+const DEFAULT_RUN = Object.keys(BENCHMARKS).filter((n) => !OPT_IN.includes(n));
 
 export function parseArgs(argv: readonly string[]): RunArgs {
-  const args: RunArgs = { only: Object.keys(BENCHMARKS), tiny: false, outDir: join(REPO, 'reports'), options: {} };
+  const args: RunArgs = {
+    only: Object.keys(BENCHMARKS).filter((n) => !OPT_IN.includes(n)),
+    tiny: false,
+    outDir: join(REPO, 'reports'),
+    options: {},
+  };
   const flags = readFlags(
     argv,
     {
@@ -95,8 +117,15 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       long: { type: 'boolean' },
       // Passed on to the core benchmark (bench/core.ts).
       'http-seconds': { type: 'string' },
+      // Passed on to the summary-quality benchmark (bench/summary-quality.ts).
+      qmsum: { type: 'string' },
+      splits: { type: 'string' },
+      limit: { type: 'string' },
+      api: { type: 'string' },
+      transcripts: { type: 'string' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --long; core: --http-seconds)',
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --long; core: --http-seconds; ' +
+      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts)',
   );
   if (flags.only !== undefined)
     args.only = flags.only
@@ -210,7 +239,7 @@ export function aggregate(
   reports: Record<string, BenchReport>,
   totalSeconds: number,
 ): Aggregate {
-  const all = args.only.join(',') === Object.keys(BENCHMARKS).join(',');
+  const all = args.only.join(',') === DEFAULT_RUN.join(',');
   const flags = [...(all ? [] : ['--only', args.only.join(',')]), ...(args.tiny ? ['--tiny'] : []), ...optionFlags(args.options)];
   const command = flags.length === 0 ? 'npm run bench' : `npm run bench -- ${flags.join(' ')}`;
   return {

@@ -150,6 +150,8 @@ export interface SummaryInput {
   language: string | null;
   segments: readonly { speaker: string; speaker_name: string | null; start: number; end: number; text: string }[];
   templateId: string;
+  /** When the meeting took place (ISO timestamp): due dates such as "by Friday" are read against it (decision 078). */
+  meetingDate?: string | null;
 }
 
 export interface SummaryOutput {

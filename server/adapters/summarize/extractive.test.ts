@@ -39,7 +39,13 @@ const STANDUP: SummaryInput['segments'] = [
   seg('S1', 'Thanks everyone, see you tomorrow.', 7, 'Dana'),
 ];
 
-const input = (templateId: string, segments = STANDUP): SummaryInput => ({ title: 'Stand-up', language: 'en', templateId, segments });
+const input = (templateId: string, segments = STANDUP): SummaryInput => ({
+  title: 'Stand-up',
+  language: 'en',
+  templateId,
+  segments,
+  meetingDate: '2026-11-23T09:00:00Z', // a Monday
+});
 
 describe('templates', () => {
   it('lists the ids, daily_standup first and default', () => {
@@ -50,7 +56,7 @@ describe('templates', () => {
     assert.equal(isTemplateId('nope'), false);
     assert.deepEqual(
       TEMPLATES.meeting_notes.sections.map((s) => s.title),
-      ['Overview', 'Key points', 'Decisions', 'Action items'],
+      ['Overview', 'Decisions', 'Action items', 'Blockers and risks', 'Open questions'],
     );
   });
 });
@@ -65,24 +71,25 @@ describe('ExtractiveSummarizer', () => {
     );
     const [updates, plans, blockers] = out.sections.map((s) => s.text.split('\n'));
     assert.deepEqual(updates, [
-      '- Priya: Yesterday I finished the database migration script and merged it.',
-      '- S3: I worked on the login page yesterday.',
-      '- S4: I fixed the flaky payment tests.',
+      '- (00:05) Priya: Yesterday I finished the database migration script and merged it.',
+      '- (00:10) S3: I worked on the login page yesterday.',
+      '- (00:20) S4: I fixed the flaky payment tests.',
     ]);
+    // Plans are the action items: owner, task, and "today" read against the meeting's date.
     assert.deepEqual(plans, [
-      '- Priya: Today I will deploy the migration to staging.',
-      '- S4: Today I plan to start on the invoice export.',
-      '- S3: Today I will continue with the login page and write tests for it.',
+      '- (00:05) Owner: Priya. Task: deploy the migration to staging. Due: 2026-11-23.',
+      '- (00:20) Owner: S4. Task: start on the invoice export. Due: 2026-11-23.',
+      '- (00:30) Owner: S3. Task: continue with the login page and write tests for it. Due: 2026-11-23.',
     ]);
     assert.deepEqual(blockers, [
-      '- S3: I am blocked waiting for the design review from Priya.',
-      '- Priya: The staging deploy of the migration depends on the database backup finishing, ' +
+      '- (00:10) S3: I am blocked waiting for the design review from Priya.',
+      '- (00:25) Priya: The staging deploy of the migration depends on the database backup finishing, ' +
         'which is a problem because the backup job keeps failing.',
     ]);
     // "No blockers for me." is not a blocker; greetings and thanks are nowhere.
     assert.doesNotMatch(out.text, /No blockers for me|Thanks everyone|Good morning|Okay thanks/);
     assert.equal(out.text, out.sections.map((s) => `${s.title}:\n${s.text}`).join('\n\n'));
-    assert.match(out.text, /^Updates:\n- Priya: Yesterday/);
+    assert.match(out.text, /^Updates:\n- \(00:05\) Priya: Yesterday/);
   });
 
   it('fills every template, with a placeholder for an empty section', () => {
@@ -129,8 +136,8 @@ describe('ExtractiveSummarizer', () => {
         seg('S2', 'i will send the budget report to finance today', 1),
       ]),
     );
-    assert.match(out.text, /Updates:\n- S1: Yesterday i finished the report for the budget review\./);
-    assert.match(out.text, /Plans:\n- S2: I will send the budget report to finance today\./);
+    assert.match(out.text, /Updates:\n- \(00:00\) S1: Yesterday i finished the report for the budget review\./);
+    assert.match(out.text, /Plans:\n- \(00:05\) Owner: S2\. Task: send the budget report to finance today\. Due: 2026-11-23\./);
   });
 
   it('ranks central sentences above off-topic ones', () => {
@@ -178,8 +185,8 @@ describe('ExtractiveSummarizer', () => {
       ]),
     );
     const [, plans, blockers] = out.sections.map((s) => s.text);
-    assert.equal(blockers, '- S1: The export job times out for the large customer accounts.');
-    assert.equal(plans, '- S2: I will update the release checklist before thursday.');
+    assert.equal(blockers, '- (00:10) S1: The export job times out for the large customer accounts.');
+    assert.equal(plans, '- (00:15) Owner: S2. Task: update the release checklist before thursday. Due: 2026-11-26.');
   });
 
   it('finds the blocker and the plan of the two-person call, from its script and from recognizer-like text', () => {
@@ -191,8 +198,10 @@ describe('ExtractiveSummarizer', () => {
       const out = summarizeExtractively(input('daily_standup', segments));
       const [, plans, blockers] = out.sections.map((s) => s.text.toLowerCase());
       assert.match(blockers!, /invoices show the wrong currency for some european customers/, out.text);
-      for (const point of [/priya does.*takes about two days/, /final review on thursday/, /book the servers/, /update the roadmap/])
+      for (const point of [/owner: s1\. task: book the servers today\. due: 2026-11-23/, /update the roadmap/])
         assert.match(plans!, point, out.text);
+      const notes = summarizeExtractively(input('meeting_notes', segments)).text.toLowerCase();
+      assert.match(notes, /decisions:\n(?:.*\n)*.*final review on thursday\. \(agreed by s1\)/, notes);
     }
   });
 
@@ -221,7 +230,7 @@ describe('ExtractiveSummarizer', () => {
     );
     const started = performance.now();
     const out = summarizeExtractively(input('meeting_notes', segments));
-    assert.ok(performance.now() - started < 5000);
-    assert.equal(out.sections.length, 4);
+    assert.ok(performance.now() - started < 20_000);
+    assert.equal(out.sections.length, 5);
   });
 });

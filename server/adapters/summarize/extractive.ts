@@ -31,6 +31,7 @@ import {
   type SummaryInput,
   type SummaryOutput,
 } from '../../pipeline/types.ts';
+import { extractNotes, findTopics, type MeetingNotes, type NoteItem } from './notes.ts';
 import { templateFor, type SummaryTemplate } from './templates.ts';
 
 /** Nothing to summarize: the caller answers 422 (API.md: "422 if the transcript is empty"). */
@@ -76,17 +77,109 @@ export class ExtractiveSummarizer implements Summarizer {
 }
 
 export function summarizeExtractively(input: SummaryInput): SummaryOutput {
-  const sentences = splitSentences(input.segments);
-  if (sentences.length === 0) throw new EmptyTranscriptError();
+  if (!input.segments.some((s) => /[\p{L}\p{N}]/u.test(s.text))) throw new EmptyTranscriptError();
   const template = templateFor(input.templateId);
-  const vectors = tfidfVectors(sentences);
-  const rank = textRank(vectors);
-  const sections = pickSections(template, sentences, vectors, rank);
-  const rendered = sections.map((s) => ({
-    title: s.title,
-    text: s.sentences.length === 0 ? s.empty : s.sentences.map((x) => `- ${x.speaker}: ${x.text}`).join('\n'),
-  }));
+  const notes = extractNotes(input, { meetingDate: input.meetingDate ?? null });
+  if (notes.sentences.length === 0) throw new EmptyTranscriptError();
+  const rendered = notesSections(template, notes);
   return { text: renderSections(rendered), sections: rendered, model: 'extractive' };
+}
+
+/** The share of the notes' words that decisions, action items, blockers and questions may use together. */
+const PARTS_SHARE = 0.4;
+/** Each of those sections may use this many words of its items whatever the budget. */
+const MIN_SECTION_WORDS = 20;
+/** Below this many words of transcript (≈ 7 minutes) the small sections are not limited by words. */
+const SHORT_MEETING_WORDS = 1000;
+
+/**
+ * The template's sections filled from the notes (decision 078): the parts
+ * with few items (decisions, action items, blockers, questions) first, each
+ * its best-ranked items up to the section's max; then the topics of the
+ * overview take the words left of the notes' budget; sections still defined
+ * by cue words (stand-up updates, one-on-one feedback and goals) last. An
+ * item shows once, in the first section that takes it; each section lists
+ * its items in the order they were said.
+ */
+function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title: string; text: string }[] {
+  const used = new Set<number>();
+  const lines = new Map<string, string[]>();
+  let wordsLeft = notes.wordBudget;
+  const countWords = (line: string) => line.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  /** Takes the best-ranked items up to `max` and while `room` words remain (one item at least, so a section with something never says "none"). */
+  const takeItems = (title: string, items: readonly NoteItem[], max: number, room: number, fresh: boolean) => {
+    const picked: NoteItem[] = [];
+    let spent = 0;
+    for (const i of [...items].filter((x) => !fresh || !used.has(x.sentence)).sort((a, b) => b.rank - a.rank || a.sentence - b.sentence)) {
+      if (picked.length >= max) break;
+      const n = countWords(i.text);
+      if (picked.length > 0 && spent + n > room) continue;
+      picked.push(i);
+      spent += n;
+    }
+    picked.sort((a, b) => a.sentence - b.sentence);
+    for (const i of picked) used.add(i.sentence);
+    // The room counts the items' own words; the budget counts whole lines (labels and names too).
+    wordsLeft -= picked.reduce((n, i) => n + countWords(renderItem(i)), 0);
+    lines.set(title, picked.map(renderItem));
+  };
+  const bySmallPartsFirst = template.sections.filter((s) => s.notes !== undefined && s.notes !== 'topics');
+  // The small parts share PARTS_SHARE of the budget, the overview keeps the rest.
+  // A short call keeps all its decisions and tasks (up to each section's max): they are the point of its notes.
+  const partsRoom =
+    notes.transcriptWords < SHORT_MEETING_WORDS
+      ? Infinity
+      : Math.max(MIN_SECTION_WORDS, (PARTS_SHARE * notes.wordBudget) / Math.max(1, bySmallPartsFirst.length));
+  for (const section of bySmallPartsFirst) takeItems(section.title, notes[section.notes!], section.max, partsRoom, false);
+  for (const section of template.sections.filter((s) => s.notes === 'topics')) {
+    const vectors = tfidfVectors(notes.sentences);
+    const topics = findTopics(
+      notes.sentences.filter((s) => !used.has(s.index)),
+      vectors,
+      notes.rank,
+      Math.max(45, wordsLeft),
+    );
+    takeItems(section.title, topics, topics.length, Infinity, true);
+  }
+  const cueSections = template.sections.filter((s) => s.notes === undefined && s.cues.length > 0);
+  if (cueSections.length > 0) {
+    const cueTemplate = { ...template, sections: cueSections };
+    const vectors = tfidfVectors(notes.sentences);
+    const fresh = notes.sentences.filter((s) => !used.has(s.index));
+    for (const section of pickSections(cueTemplate, fresh, vectors, notes.rank)) {
+      lines.set(
+        section.title,
+        section.sentences.map((s) =>
+          renderItem({ kind: 'topic', start: s.start, speaker: s.speaker, text: s.text, sentence: s.index, rank: 0 }),
+        ),
+      );
+    }
+  }
+  return template.sections.map((s) => {
+    const l = lines.get(s.title) ?? [];
+    return { title: s.title, text: l.length === 0 ? s.empty : l.join('\n') };
+  });
+}
+
+/** One line of a section: "- (05:40) Alice: …", with owner, due date and who agreed where there are. */
+export function renderItem(item: NoteItem): string {
+  const at = `(${clockTime(item.start)})`;
+  if (item.kind === 'action') {
+    const said = item.owner !== undefined && !item.owner.startsWith(item.speaker) ? ` (said by ${item.speaker})` : '';
+    const due = item.due === undefined ? '' : ` Due: ${item.due}.`;
+    return `- ${at} Owner: ${item.owner ?? item.speaker}. Task: ${item.text}.${due}${said}`;
+  }
+  const agreed = item.agreedBy !== undefined && item.agreedBy.length > 0 ? ` (agreed by ${item.agreedBy.join(', ')})` : '';
+  return `- ${at} ${item.speaker}: ${item.text}${agreed}`;
+}
+
+/** m:ss under an hour, h:mm:ss from one hour: the time of an item in the meeting. */
+export function clockTime(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${String(m).padStart(2, '0')}:${sec}`;
 }
 
 /** "Title:\n- …" blocks separated by a blank line: the summary's plain text. */

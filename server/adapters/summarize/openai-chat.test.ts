@@ -62,7 +62,7 @@ describe('OpenAiChatSummarizer', () => {
     assert.match(body.messages[0]!.content, /code "de"/);
     assert.equal(
       body.messages[1]!.content,
-      'Meeting title: Platform stand-up\n\nTranscript:\nPriya: Yesterday I finished the migration.\nS2: I am blocked on the review.',
+      'Meeting title: Platform stand-up\n\nTranscript:\n(00:00) Priya: Yesterday I finished the migration.\n(00:03) S2: I am blocked on the review.',
     );
     assert.deepEqual(out.sections, [
       { title: 'Updates', text: '- Priya finished the migration.' },
@@ -74,6 +74,41 @@ describe('OpenAiChatSummarizer', () => {
       'Updates:\n- Priya finished the migration.\n\nPlans:\nNone mentioned.\n\nBlockers:\n- S2 is blocked on the review.',
     );
     assert.equal(out.model, 'llama-3.1-8b');
+  });
+
+  it('puts the answer in the template\'s shape: its titles and order, a line for a section left out, "- " bullets; tells the meeting date', async () => {
+    let user = '';
+    let system = '';
+    server.use(
+      http.post(URL_, async ({ request: req }) => {
+        const body = (await req.json()) as { messages: { content: string }[] };
+        system = body.messages[0]!.content;
+        user = body.messages[1]!.content;
+        return HttpResponse.json(
+          completion(
+            JSON.stringify({
+              sections: [
+                { title: 'action items', text: '* (00:03) Owner: S2. Task: ask for the review. Due: 2026-11-24.' },
+                { title: 'Decisions', text: '1. (00:00) Priya: the migration ships (agreed by S2)' },
+              ],
+            }),
+          ),
+        );
+      }),
+    );
+    const out = await summarizer().summarize(
+      { ...input, templateId: 'meeting_notes', meetingDate: '2026-11-23T09:00:00Z' },
+      uncontrolled(),
+    );
+    assert.match(user, /^Meeting title: Platform stand-up\nMeeting date: 2026-11-23\n/);
+    assert.match(system, /Owner: Ben\. Task: send the minutes/);
+    assert.deepEqual(out.sections, [
+      { title: 'Overview', text: 'None mentioned.' },
+      { title: 'Decisions', text: '- (00:00) Priya: the migration ships (agreed by S2)' },
+      { title: 'Action items', text: '- (00:03) Owner: S2. Task: ask for the review. Due: 2026-11-24.' },
+      { title: 'Blockers and risks', text: 'No blockers or risks mentioned.' },
+      { title: 'Open questions', text: 'No open questions.' },
+    ]);
   });
 
   it('takes an answer that is not the JSON asked for as one section', async () => {

@@ -1,10 +1,15 @@
 /**
  * Summary templates: the sections a summary has, for the extractive
- * summarizer (which picks sentences per section by cue words) and for the
- * chat summarizer (which is told the sections and what goes in each).
+ * summarizer (which fills most sections from the meeting notes —
+ * server/adapters/summarize/notes.ts — and the rest by cue words) and for
+ * the chat summarizer (which is told the sections and what goes in each).
  * RegenerateSummaryRequest.template_id names one; the default is
- * daily_standup (API.md, Summary). Decision 011.
+ * daily_standup (API.md, Summary). Decisions 011 and 078.
  */
+import type { MeetingNotes } from './notes.ts';
+
+/** Which part of the meeting notes fills a section. */
+export type NotesPart = keyof Pick<MeetingNotes, 'topics' | 'decisions' | 'actions' | 'blockers' | 'questions'>;
 
 export interface TemplateSection {
   title: string;
@@ -19,6 +24,8 @@ export interface TemplateSection {
   max: number;
   /** Shown when nothing fits. */
   empty: string;
+  /** The part of the meeting notes this section shows; its cues are then unused. */
+  notes?: NotesPart;
 }
 
 export interface SummaryTemplate {
@@ -69,78 +76,19 @@ export const TEMPLATES = {
       },
       {
         title: 'Plans',
-        describe: 'what each person will work on next',
-        cues: [
-          // A speaker committing themselves ("I will …") counts twice: as "will" and as "i will".
-          'today',
-          'tomorrow',
-          'will',
-          'i will',
-          'we will',
-          "i'll",
-          "we'll",
-          'going to',
-          'plan',
-          'planning',
-          'next',
-          'this week',
-          'continue',
-          'start on',
-          'start with',
-          'starting',
-          'focus',
-          'pick up',
-          'aim to',
-          // When and how long: dates and estimates mark what is planned.
-          'monday',
-          'tuesday',
-          'wednesday',
-          'thursday',
-          'friday',
-          'by the end',
-          'end of the',
-          'deadline',
-          'takes about',
-          'days',
-          'weeks',
-          'book',
-          'schedule',
-          'owns',
-          'owner',
-        ],
-        max: 8,
-        empty: NONE,
+        describe: 'what each person will work on next: owner, task, and the due date if one was said',
+        cues: [],
+        max: 5,
+        empty: 'No plans or action items mentioned.',
+        notes: 'actions',
       },
       {
         title: 'Blockers',
         describe: 'what stops someone or what they are waiting for, and who needs help',
-        cues: [
-          'blocked',
-          'blocker',
-          'blockers',
-          'blocking',
-          'waiting',
-          'stuck',
-          'issue',
-          'issues',
-          'problem',
-          'problems',
-          'depends on',
-          'need help',
-          "can't",
-          'cannot',
-          'delayed',
-          'risk',
-          'broken',
-          'failing',
-          'bug',
-          'bugs',
-          'wrong',
-          'times out',
-          'fails',
-        ],
+        cues: [],
         max: 5,
         empty: 'No blockers mentioned.',
+        notes: 'blockers',
       },
     ],
     priority: ['Blockers', 'Updates', 'Plans'],
@@ -149,78 +97,61 @@ export const TEMPLATES = {
     id: 'meeting_notes',
     title: 'Meeting notes',
     sections: [
-      { title: 'Overview', describe: 'two or three sentences on what the meeting was about', cues: [], max: 2, empty: NONE },
-      { title: 'Key points', describe: 'the main points raised, one per bullet', cues: [], max: 5, empty: NONE },
+      {
+        title: 'Overview',
+        describe: 'the topics in the order they came up, one line each',
+        cues: [],
+        max: 6,
+        empty: NONE,
+        notes: 'topics',
+      },
       {
         title: 'Decisions',
-        describe: 'what was decided or agreed',
-        cues: [
-          'decided',
-          'decide',
-          'decision',
-          'agreed',
-          'agree',
-          'approved',
-          'approve',
-          'settled',
-          'go with',
-          'going with',
-          'final',
-          'conclusion',
-          'resolved',
-          "let's go",
-        ],
+        describe: 'what was decided or agreed, with who proposed it and who agreed',
+        cues: [],
         max: 5,
         empty: 'No decisions recorded.',
+        notes: 'decisions',
       },
       {
         title: 'Action items',
-        describe: 'who will do what, and by when if said',
-        cues: [
-          'will',
-          "i'll",
-          "we'll",
-          "you'll",
-          'action item',
-          'todo',
-          'to do',
-          'follow up',
-          'take care',
-          'by monday',
-          'by tuesday',
-          'by wednesday',
-          'by thursday',
-          'by friday',
-          'by tomorrow',
-          'next week',
-          'next step',
-          'need to',
-          'needs to',
-          'should',
-          "let's",
-          'assign',
-          'send',
-          'on monday',
-          'on tuesday',
-          'on wednesday',
-          'on thursday',
-          'on friday',
-          'takes about',
-          'book',
-          'schedule',
-          'owns',
-        ],
+        describe: 'who will do what, and by when if said (the date as YYYY-MM-DD)',
+        cues: [],
         max: 6,
         empty: 'No action items recorded.',
+        notes: 'actions',
+      },
+      {
+        title: 'Blockers and risks',
+        describe: 'what stops the work or could go wrong',
+        cues: [],
+        max: 3,
+        empty: 'No blockers or risks mentioned.',
+        notes: 'blockers',
+      },
+      {
+        title: 'Open questions',
+        describe: 'questions raised and left without an answer',
+        cues: [],
+        max: 3,
+        empty: 'No open questions.',
+        notes: 'questions',
       },
     ],
-    priority: ['Decisions', 'Action items'],
+    priority: [],
   },
   one_on_one: {
     id: 'one_on_one',
     title: 'One-on-one',
     sections: [
-      { title: 'Discussion', describe: 'the main topics talked about', cues: [], max: 4, empty: NONE },
+      {
+        title: 'Discussion',
+        describe: 'the main topics talked about, in the order they came up',
+        cues: [],
+        max: 4,
+        empty: NONE,
+        notes: 'topics',
+      },
       {
         title: 'Feedback',
         describe: 'feedback given or asked for, praise and concerns',
@@ -254,9 +185,10 @@ export const TEMPLATES = {
       {
         title: 'Follow-ups',
         describe: 'what each side will do before the next meeting',
-        cues: ['follow up', 'will', "i'll", "we'll", 'next time', 'check in', 'action', 'before our next', 'by next'],
+        cues: [],
         max: 4,
-        empty: NONE,
+        empty: 'No follow-ups agreed.',
+        notes: 'actions',
       },
     ],
     priority: ['Feedback', 'Goals', 'Follow-ups'],
@@ -264,7 +196,16 @@ export const TEMPLATES = {
   brief: {
     id: 'brief',
     title: 'Brief',
-    sections: [{ title: 'Summary', describe: 'the few sentences that best say what the meeting was about', cues: [], max: 4, empty: NONE }],
+    sections: [
+      {
+        title: 'Summary',
+        describe: 'the few sentences that best say what the meeting was about',
+        cues: [],
+        max: 4,
+        empty: NONE,
+        notes: 'topics',
+      },
+    ],
     priority: [],
   },
 } as const satisfies Record<string, SummaryTemplate>;

@@ -85,9 +85,10 @@ describe('Markdown', () => {
     assert.match(md, /\*\* \\> no quote\n/);
   });
 
-  test('line-start markup is escaped at the start of summary lines; paragraphs and line breaks survive', () => {
+  test('line-start markup is escaped at the start of summary lines; "- " lines are a list, other lines paragraphs', () => {
     const md = renderMarkdown(data({ summaryText: '# Not a heading\n- item\n    indented code?\n\n2) second\n===' }));
-    assert.match(md, /## Summary\n\n\\# Not a heading\\\n\\- item\\\nindented code\?\n\n2\\\) second\\\n\\===\n/);
+    assert.match(md, /## Summary\n\n\\# Not a heading\n\n- item\n\nindented code\?\n\n2\\\) second\n\n\\===\n/);
+    assert.doesNotMatch(md, /\\\n/, 'no hard-break backslash at a line end');
   });
 
   test('summary sections become subheadings; no summary means no Summary section', () => {

@@ -7,6 +7,11 @@
  * paragraph per segment: "[hh:mm:ss] Speaker: text", where Speaker is the
  * label's display name, else the cluster key.
  *
+ * The summary appears once (decision 078): a generated summary has sections,
+ * and its `text` is those sections rendered, so the sections are shown (each a
+ * heading, its "- " lines a list) and `text` is not; a summary without
+ * sections (written by hand, PUT /summary) shows its text.
+ *
  * Markdown: every piece of user text (title, speaker names, summary,
  * segment text) goes through `escapeMarkdown`, so a title such as "# x" or
  * "*y*" shows literally instead of becoming markup.
@@ -35,7 +40,9 @@ export function renderMarkdown(data: ExportData): string {
   const result = summary?.result ?? null;
   if (result !== null) {
     out.push('## Summary', '');
-    if (result.text.trim() !== '') out.push(markdownBlock(result.text), '');
+    if (result.sections.length === 0) {
+      if (result.text.trim() !== '') out.push(markdownBlock(result.text), '');
+    }
     for (const section of result.sections) {
       out.push(`### ${escapeMarkdown(oneLine(section.title))}`, '');
       if (section.text.trim() !== '') out.push(markdownBlock(section.text), '');
@@ -69,23 +76,34 @@ export function escapeMarkdown(text: string): string {
 }
 
 /**
- * A multi-line user text as Markdown: paragraphs stay paragraphs (blank-line
- * separated), lines inside a paragraph stay lines (hard breaks), and leading
- * indentation is dropped so four spaces never turn a line into a code block.
+ * A multi-line user text as Markdown: lines starting with "- " (or "* ")
+ * become list items, every other line its own paragraph, so each line of a
+ * summary reads as one line in the file and in the rendering — no hard-break
+ * backslashes. The text of each line is escaped; leading indentation is
+ * dropped so four spaces never turn a line into a code block.
  */
 function markdownBlock(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .split(/\n\s*\n/)
-    .map((para) =>
-      para
-        .split('\n')
-        .map((line) => escapeMarkdown(line.trim()))
-        .filter((line) => line !== '')
-        .join('\\\n'),
-    )
-    .filter((para) => para !== '')
-    .join('\n\n');
+  const blocks: string[] = [];
+  let list: string[] = [];
+  const flush = () => {
+    if (list.length > 0) blocks.push(list.join('\n'));
+    list = [];
+  };
+  for (const raw of text.replace(/\r\n?/g, '\n').split('\n')) {
+    const line = raw.trim();
+    if (line === '') {
+      flush();
+      continue;
+    }
+    const item = /^[-*•]\s+(.*)$/u.exec(line);
+    if (item !== null) list.push(`- ${escapeMarkdown(item[1]!.trim())}`);
+    else {
+      flush();
+      blocks.push(escapeMarkdown(line));
+    }
+  }
+  flush();
+  return blocks.join('\n\n');
 }
 
 // ── Plain text ───────────────────────────────────────────────────────────
@@ -100,7 +118,7 @@ export function renderText(data: ExportData): string {
   const result = summary?.result ?? null;
   if (result !== null) {
     out.push('SUMMARY', '');
-    if (result.text.trim() !== '') out.push(result.text.replace(/\r\n?/g, '\n').trim(), '');
+    if (result.sections.length === 0 && result.text.trim() !== '') out.push(result.text.replace(/\r\n?/g, '\n').trim(), '');
     for (const section of result.sections) {
       out.push(oneLine(section.title), '');
       if (section.text.trim() !== '') out.push(section.text.replace(/\r\n?/g, '\n').trim(), '');

@@ -254,11 +254,14 @@ export class SummaryService {
     try {
       const transcript = this.#meetings.transcript(meetingId);
       if (transcript.segments.length === 0) throw new EmptyTranscriptError();
+      // The meeting's date: due dates in the notes ("by Friday") are read against it (decision 078).
+      const meetingDate = this.#meetings.get(meetingId).created_at;
       const output = await summarizer.summarize(
         {
           title: transcript.title,
           language: params.language,
           templateId: params.template_id,
+          meetingDate,
           segments: transcript.segments.map((s) => ({
             speaker: s.speaker,
             speaker_name: s.speaker_name,

@@ -1,0 +1,229 @@
+/**
+ * The extractors of the meeting notes (notes.ts), each on sentences it must
+ * take and sentences it must not: negations, questions, reported speech, a
+ * future that is no commitment; punctuated and recognizer-like text.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SummaryInput } from '../../pipeline/types.ts';
+import { cleanSpoken, dueDate, extractNotes, wordBudget, type MeetingNotes } from './notes.ts';
+
+type Line = [speaker: string, text: string];
+
+function notes(lines: readonly Line[], meetingDate = '2026-11-23T09:00:00Z'): MeetingNotes {
+  const segments: SummaryInput['segments'] = lines.map(([speaker, text], i) => ({
+    speaker,
+    speaker_name: null,
+    start: i * 10,
+    end: i * 10 + 8,
+    text,
+  }));
+  return extractNotes({ title: 't', language: 'en', templateId: 'meeting_notes', segments, meetingDate }, { meetingDate });
+}
+
+const texts = (items: readonly { text: string }[]) => items.map((i) => i.text);
+/** The same lines as a recognizer writes them: lower case, no punctuation. */
+const asr = (lines: readonly Line[]): Line[] => lines.map(([s, t]) => [s, t.toLowerCase().replace(/[^a-z0-9' ]/g, '')]);
+
+describe('decisions', () => {
+  it('takes what was decided or agreed, with who agreed', () => {
+    const n = notes([
+      ['Ann', 'After all that we decided to use the rubber case for the remote.'],
+      ['Bob', "Let's go with the yellow colour scheme for the buttons."],
+      ['Cid', 'Sounds good.'],
+      ['Ann', 'Then the final review happens on Thursday morning with the whole team.'],
+      ['Bob', 'Agreed.'],
+    ]);
+    assert.deepEqual(texts(n.decisions), [
+      'After all that we decided to use the rubber case for the remote.',
+      "Let's go with the yellow colour scheme for the buttons.",
+      'The final review happens on Thursday morning with the whole team.',
+    ]);
+    assert.deepEqual(n.decisions[1]!.agreedBy, ['Cid']);
+    assert.deepEqual(n.decisions[2]!.agreedBy, ['Bob']);
+    assert.equal(n.decisions[0]!.start, 0);
+    assert.equal(n.decisions[2]!.start, 30);
+  });
+
+  it('does not take negations, questions, reported speech, or a proposal someone disputes', () => {
+    const n = notes([
+      ['Ann', "We haven't decided on the colour of the case yet."],
+      ['Bob', 'Have we agreed on the budget for the launch event?'],
+      ['Cid', 'Marketing said they decided to cancel the trade fair entirely.'],
+      ['Ann', 'We could move the final review to Friday afternoon instead.'],
+      ['Bob', "No, I don't think that works for the designers."],
+    ]);
+    assert.deepEqual(texts(n.decisions), []);
+  });
+
+  it('works on recognizer output', () => {
+    const n = notes(asr([['Ann', 'So we agreed to ship the beta to the pilot customers next week.']]));
+    assert.deepEqual(texts(n.decisions), ['We agreed to ship the beta to the pilot customers next week.']);
+  });
+});
+
+describe('action items', () => {
+  it('takes a speaker committing, with the task and the due date read against the meeting date', () => {
+    const n = notes([
+      ['Ann', 'I will send the updated budget to finance by Friday.'],
+      ['Bob', "I'm going to draft the user survey questions."],
+      ['Cid', 'Let me check the licence terms with legal tomorrow.'],
+    ]);
+    assert.deepEqual(
+      n.actions.map((a) => [a.owner, a.text, a.due]),
+      [
+        ['Ann', 'send the updated budget to finance by Friday', '2026-11-27'],
+        ['Bob', 'draft the user survey questions', undefined],
+        ['Cid', 'check the licence terms with legal tomorrow', '2026-11-24'],
+      ],
+    );
+  });
+
+  it('takes a task given to someone named, or to "you" when the other side is known', () => {
+    const n = notes([
+      ['Ann', 'Priya will fix the currency bug in the billing service.'],
+      ['Bob', 'Finance approved it, so you can book the servers today.'],
+    ]);
+    assert.deepEqual(
+      n.actions.map((a) => [a.owner, a.text, a.due]),
+      [
+        ['Priya', 'fix the currency bug in the billing service', undefined],
+        ['Ann', 'book the servers today', '2026-11-23'],
+      ],
+    );
+  });
+
+  it('"can you …?" is a task only when the other side takes it', () => {
+    const taken = notes([
+      ['Ann', 'Bob, can you send the minutes to the client?'],
+      ['Bob', 'Sure, will do.'],
+    ]);
+    assert.deepEqual(
+      taken.actions.map((a) => [a.owner, a.text]),
+      [['Bob', 'send the minutes to the client']],
+    );
+    const refused = notes([
+      ['Ann', 'Bob, can you send the minutes to the client?'],
+      ['Bob', 'Not this week, sorry.'],
+    ]);
+    assert.deepEqual(refused.actions, []);
+  });
+
+  it('does not take negations, reported speech, or a future that is no commitment', () => {
+    const n = notes([
+      ['Ann', 'I will not send the report before the audit is over.'],
+      ['Bob', 'She said she will update the roadmap at some point.'],
+      ['Cid', 'It will rain all week according to the forecast.'],
+      ['Ann', "I'll be honest, the old design was confusing for users."],
+      ['Bob', 'I think the new design will probably be cheaper to build.'],
+      ['Cid', 'We will see how the customers react to the prototype.'],
+    ]);
+    assert.deepEqual(
+      n.actions.map((a) => a.text),
+      [],
+    );
+  });
+
+  it('works on recognizer output', () => {
+    const n = notes(asr([['Ann', "I'll update the release checklist before Thursday."]]));
+    assert.deepEqual(
+      n.actions.map((a) => [a.owner, a.text, a.due]),
+      [['Ann', 'update the release checklist before thursday', '2026-11-26']],
+    );
+  });
+});
+
+describe('due dates', () => {
+  const monday = new Date('2026-11-23T09:00:00Z');
+  it('reads weekdays, relative days and month ends forward from the meeting', () => {
+    assert.equal(dueDate('by Friday', monday), '2026-11-27');
+    assert.equal(dueDate('at the end of the month', monday), '2026-11-30');
+    assert.equal(dueDate('tomorrow', monday), '2026-11-24');
+  });
+  it('a past date or a bare duration is no due date', () => {
+    assert.equal(dueDate('I did it yesterday', monday), undefined);
+    assert.equal(dueDate('the fix takes about two days', monday), undefined);
+    assert.equal(dueDate('one more thing about the design', monday), undefined);
+  });
+});
+
+describe('blockers and risks', () => {
+  it('takes what stops the work, a short "one is a blocker" with what it is about', () => {
+    const n = notes([
+      ['Ann', 'I am blocked waiting for the design review from Priya.'],
+      ['Bob', 'One is a blocker. Invoices show the wrong currency for European customers.'],
+      ['Cid', 'The main risk is that the battery supplier delivers late.'],
+    ]);
+    assert.deepEqual(texts(n.blockers), [
+      'I am blocked waiting for the design review from Priya.',
+      'One is a blocker. Invoices show the wrong currency for European customers.',
+      'The main risk is that the battery supplier delivers late.',
+    ]);
+  });
+  it('does not take negations or questions', () => {
+    const n = notes([
+      ['Ann', 'No blockers for me this week, everything is on track.'],
+      ['Bob', 'Are there any problems with the new release build?'],
+      ['Cid', 'There is nothing blocking the launch of the portal.'],
+    ]);
+    assert.deepEqual(texts(n.blockers), []);
+  });
+});
+
+describe('open questions', () => {
+  it('takes what is said to be open, and a question answered with "I don\'t know"', () => {
+    const n = notes([
+      ['Ann', 'We still need to figure out the price of the premium model.'],
+      ['Bob', 'Who will pay for the extra load testing servers?'],
+      ['Cid', "I don't know, we have to ask finance."],
+    ]);
+    assert.deepEqual(texts(n.questions), [
+      'We still need to figure out the price of the premium model.',
+      'Who will pay for the extra load testing servers?',
+    ]);
+  });
+  it('does not take an answered question or a reported one', () => {
+    const n = notes([
+      ['Ann', 'Who owns the billing service at the moment?'],
+      ['Bob', 'Priya does, she took it over last month.'],
+      ['Cid', 'The customer asked whether the mobile app is on the roadmap?'],
+      ['Ann', "I don't know."],
+    ]);
+    assert.deepEqual(texts(n.questions), []);
+  });
+});
+
+describe('topics and length', () => {
+  it("the overview opens with the meeting's purpose and follows the order of the meeting", () => {
+    const lines: Line[] = [
+      ['Ann', 'This meeting is about the launch plan for the new remote control.'],
+      ...Array.from({ length: 30 }, (_, i): Line => [
+        'Bob',
+        `The battery options for the remote need a decision on cost and size, point ${i}.`,
+      ]),
+      ...Array.from({ length: 30 }, (_, i): Line => ['Cid', `The marketing campaign targets younger buyers with a fancy look, idea ${i}.`]),
+    ];
+    const n = notes(lines);
+    assert.equal(n.topics[0]!.text, 'This meeting is about the launch plan for the new remote control.');
+    const starts = n.topics.map((t) => t.start);
+    assert.deepEqual(
+      starts,
+      [...starts].sort((a, b) => a - b),
+    );
+    assert.ok(n.topics.some((t) => /battery/.test(t.text)));
+    assert.ok(n.topics.some((t) => /marketing/.test(t.text)));
+  });
+  it('the word budget grows with the meeting and stays in bounds', () => {
+    assert.equal(wordBudget(100), 40);
+    assert.ok(wordBudget(4500) > 100 && wordBudget(4500) < 170);
+    assert.equal(wordBudget(90_000), 170);
+  });
+});
+
+describe('cleaning spoken text', () => {
+  it('drops fillers, stutters and an opening "okay so", never changes words', () => {
+    assert.equal(cleanSpoken('Okay so um we we need to uh decide the the colour'), 'We need to decide the colour.');
+    assert.equal(cleanSpoken('yeah okay'), 'Yeah okay.');
+    assert.equal(cleanSpoken('Mm-hmm, the remote is, you know, too big.'), 'The remote is, too big.');
+  });
+});

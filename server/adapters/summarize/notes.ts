@@ -1,0 +1,481 @@
+/**
+ * Meeting notes from a transcript: what the extractive summarizer says
+ * happened (decision 078). Deterministic and offline; it writes no words of
+ * its own beyond labels ("owner", "due", "agreed by"), every item is a
+ * cleaned sentence of the transcript with the start time of its passage.
+ *
+ * - decisions: "we decided / agreed / let's go with / we'll go with …", and a
+ *   proposal someone else then agrees to ("… on Thursday." — "Agreed."),
+ *   with who proposed it and who agreed;
+ * - action items: a speaker committing ("I will send …", "I'll …", "I'm
+ *   going to …"), a task given to someone ("Priya will fix …", "you can book
+ *   the servers today", "can you send …" answered yes), with the owner, the
+ *   task and a due date read by chrono-node against the meeting's date;
+ * - blockers and risks: "blocked", "waiting on", "risk", "the problem is" …;
+ * - open questions: said to be open ("we still need to figure out …", "not
+ *   decided yet"), or asked and answered with "I don't know";
+ * - topics: the transcript cut into as many stretches as the length allows,
+ *   each represented by its most central sentence (TextRank, restricted to
+ *   the stretch), in the order they came up.
+ *
+ * Negated cues ("no blockers", "we haven't decided"), questions, reported
+ * speech ("she said they would …") and a future that is no commitment ("it
+ * will rain", "I'll be honest") are not taken. Recognizer output (lower
+ * case, no punctuation) works the same: cues are matched case-insensitively
+ * on words, sentences are the splitter's pieces of at most 30 words.
+ */
+import * as chrono from 'chrono-node';
+import type { SummaryInput } from '../../pipeline/types.ts';
+import { cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './extractive.ts';
+
+export type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
+
+export interface NoteItem {
+  kind: NoteKind;
+  /** Start time in seconds of the passage the item comes from. */
+  start: number;
+  speaker: string;
+  /** The cleaned sentence (or, for an action item, the task). */
+  text: string;
+  /** Action items: who does it. */
+  owner?: string;
+  /** Action items: the due date, YYYY-MM-DD, normalized against the meeting's date. */
+  due?: string;
+  /** Decisions: who agreed to someone else's proposal. */
+  agreedBy?: string[];
+  /** Index of the sentence it comes from (ties, order, duplicates). */
+  sentence: number;
+  /** How strongly the sentence stands for the meeting (0..1). */
+  rank: number;
+}
+
+export interface MeetingNotes {
+  topics: NoteItem[];
+  decisions: NoteItem[];
+  actions: NoteItem[];
+  blockers: NoteItem[];
+  questions: NoteItem[];
+  /** The words the notes may use in all (grows with the meeting). */
+  wordBudget: number;
+  /** The words of the transcript. */
+  transcriptWords: number;
+  /** Every sentence, for template sections still filled by cue words. */
+  sentences: Sentence[];
+  rank: number[];
+}
+
+export interface NotesOptions {
+  /** The meeting's date (ISO timestamp): "by Friday" is read against it. Today when absent. */
+  meetingDate?: string | null;
+}
+
+// ── Cleaning spoken text ─────────────────────────────────────────────────
+
+const FILLER = /(?<![\p{L}'’-])(?:u+m+|u+h+m*|e+r+m+|e+h+|a+h+|h+m+|m+-?hm+|mm+|uh-huh|you know|i mean)(?![\p{L}'’-])[,.]?/giu;
+const LEADING_DISCOURSE =
+  /^(?:(?:okay|ok|so|well|right|yeah|yep|yes|and|but|oh|alright|now|anyway|actually|basically|then|um|uh)(?![\p{L}'’])[,.]?\s*)+/iu;
+
+/**
+ * A spoken sentence as it reads in notes: fillers (um, uh, you know) and
+ * stutters ("the the", "I I") out, no opening "okay so well", capital first
+ * letter and closing punctuation. Words are never changed or added.
+ */
+export function cleanSpoken(text: string): string {
+  let s = text.replace(FILLER, ' ').replace(/\s+/g, ' ').trim();
+  // Stutters and restarts: a word (or two) said again at once.
+  for (let i = 0; i < 2; i++)
+    s = s.replace(/(?<![\p{L}\p{N}'’])([\p{L}\p{N}'’]+(?: [\p{L}\p{N}'’]+)?)(?:,? \1)+(?![\p{L}\p{N}'’])/giu, '$1');
+  s = s.replace(/\s+([,.!?;:])/g, '$1').replace(/([,;:])(?=[,.!?;:])/g, '');
+  const before = s;
+  s = s.replace(LEADING_DISCOURSE, '');
+  if (s.split(' ').length < 3) s = before; // "Yes, okay." stays what it was
+  s = s.replace(/^[,.;:\s-]+/, '').trim();
+  if (s === '') return '';
+  s = s.charAt(0).toLocaleUpperCase('en') + s.slice(1);
+  return /[.!?…]["')\]]?$/u.test(s) ? s : `${s.replace(/[,;:]$/, '')}.`;
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
+}
+
+// ── Cue grammar ──────────────────────────────────────────────────────────
+
+const NEGATION = /^(?:no|not|nothing|none|never|without|nobody|neither|nor|cannot)$|n['’]t$/;
+const REPORTING =
+  /\b(?:said|says|say|told|tells|mentioned|claimed|claims|reported|heard|asked|asks|wondered|wonders|thought|according to|apparently|supposedly)\b/i;
+
+/** True when a negation stands among the few words before `index` (or right after the cue). */
+function negatedAt(text: string, index: number, length: number): boolean {
+  const before = words(text.slice(0, index)).slice(-3);
+  const after = words(text.slice(index + length)).slice(0, 1);
+  return before.some((w) => NEGATION.test(w)) || after.some((w) => /^(?:not|never)$/.test(w));
+}
+
+/** A reporting verb before the cue: someone else's words, not this meeting's ("she said they would fix it"). */
+function reportedAt(text: string, index: number): boolean {
+  return REPORTING.test(text.slice(0, index));
+}
+
+interface CueMatch {
+  index: number;
+  length: number;
+  /** The words after the cue, to the end of the sentence. */
+  rest: string;
+  groups: Record<string, string | undefined>;
+}
+
+function firstCue(text: string, patterns: readonly RegExp[]): CueMatch | undefined {
+  for (const re of patterns) {
+    for (const m of text.matchAll(re)) {
+      if (negatedAt(text, m.index, m[0].length) || reportedAt(text, m.index)) continue;
+      return { index: m.index, length: m[0].length, rest: text.slice(m.index + m[0].length).trim(), groups: m.groups ?? {} };
+    }
+  }
+  return undefined;
+}
+
+const W = String.raw`(?<![\p{L}\p{N}'’])`;
+const E = String.raw`(?![\p{L}\p{N}'’])`;
+const cue = (source: string) => new RegExp(`${W}(?:${source.replace(/'/g, "['’]")})${E}`, 'giu');
+
+const DECISION_CUES = [
+  cue(
+    String.raw`(?:we|i|they|everyone|everybody|the team|the group|finance|management)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chosen|chose|opted|approved|concluded)`,
+  ),
+  cue(String.raw`(?:it|that|this)(?:'s| is| was| has been) (?:decided|agreed|settled|approved|final)`),
+  cue(String.raw`(?:decided|agreed|approved|settled) (?:on|to|that|it)`),
+  cue(String.raw`(?:we|i)(?:'ll| will| are going to|'re going to| should) (?:go|stick) with`),
+  cue(String.raw`let's (?:go with|stick with|use|keep|do|make|choose|take)|let us (?:go with|stick with|use|keep|choose)`),
+  cue(String.raw`the decision (?:is|was)|(?:our|the) (?:final )?(?:choice|conclusion) (?:is|was)|we fix that first`),
+];
+
+/** A short reply that agrees: "Agreed.", "Sounds good.", "Yes, let's do that." */
+const AGREEMENT =
+  /^(?:agreed|agree|i agree|yes|yeah|yep|okay|ok|sure|fine|sounds good|sounds great|good idea|perfect|great|exactly|absolutely|definitely|right|correct|deal|that works|works for me|let's do (?:it|that))\b/i;
+
+/** First person committing to a task: the verb after the cue must be an action (not "be", "have", "see"). */
+const COMMITMENT_CUES = [
+  cue(
+    String.raw`(?<who>i|we)(?:'ll| will| shall| am going to|'m going to| are going to|'re going to| can take| will take| take) (?:also |then |just |first |quickly |now |definitely )?(?<verb>[\p{L}]+)`,
+  ),
+  cue(String.raw`(?<who>let me) (?<verb>[\p{L}]+)`),
+  cue(String.raw`(?<who>i|we)(?:'m| am|'re| are)? (?:plan|planning|intend|intending) to (?<verb>[\p{L}]+)`),
+  cue(String.raw`(?<who>i|we) (?:need|have|got) to (?<verb>[\p{L}]+)`),
+];
+/** A task given to someone named or addressed: "Priya will fix it", "you can book the servers today", "can you send …". */
+const ASSIGNMENT_CUES = [
+  cue(
+    String.raw`(?<who>[\p{Lu}][\p{L}]+|you|he|she|they)(?:'ll| will| is going to|'s going to| are going to| needs to| need to| has to| have to| should| can| could)(?: also| then| please)? (?<verb>[\p{L}]+)`,
+  ),
+  cue(String.raw`(?:can|could|would) (?<who>you)(?: please)? (?<verb>[\p{L}]+)`),
+  cue(String.raw`(?:action item|to do|todo)(?: for (?<who>[\p{L}]+))?[:,]?(?: is)? (?<verb>[\p{L}]+)`),
+];
+/** After "will": words that make the future a state or an opinion, not a task. */
+const NOT_A_TASK = new Set(
+  (
+    'be been being have has had see know think guess say mean probably maybe perhaps never not also just ' +
+    'try want like love hate need get find feel seem look wait go come happen depend remember forget ' +
+    'agree disagree assume hope wonder believe imagine suppose bet admit'
+  ).split(' '),
+);
+/** Subjects that are no owner: "It will rain", "That will take a while". */
+const NOT_AN_OWNER = new Set(
+  'it this that there what which who they he she you we i the a an one something nothing everything anything'.split(' '),
+);
+
+const BLOCKER_CUES = [
+  cue(
+    String.raw`blocked|blocker|blockers|blocking|stuck|waiting (?:on|for)|depends on|dependent on|risk|risks|risky|concern|concerned|worried|worry|problem|problems|issue|issues|bug|bugs|broken|fails|failing|failed|delayed|delay|behind schedule|can't|cannot|times out|timed out|timing out|keeps failing|difficult|expensive|too much|too many|constraint|limitation|trade-off`,
+  ),
+];
+
+const OPEN_CUES = [
+  cue(
+    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:is|are|remains?) (?:still )?(?:open|unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided|no deadline yet|not commit`,
+  ),
+];
+
+// ── Extraction ───────────────────────────────────────────────────────────
+
+/** Notes grow by a word for every this many words of transcript… */
+const TRANSCRIPT_WORDS_PER_NOTE_WORD = 40;
+/** …up to this many (an hour is ≈9,000 words: tuned on QMSum train, decision 078). */
+const MAX_WORDS = 170;
+/** The share of the overview's words given to the opening: meetings state their purpose first. */
+const OPENING_SHARE = 0.5;
+/** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
+const WORDS_PER_TOPIC = 22;
+
+/** The words of the notes for a transcript of `transcriptWords` words: ≈150 for half an hour, MAX_WORDS at most. */
+export function wordBudget(transcriptWords: number): number {
+  return Math.round(Math.min(MAX_WORDS, Math.max(40, 30 + transcriptWords / TRANSCRIPT_WORDS_PER_NOTE_WORD)));
+}
+
+export function extractNotes(input: SummaryInput, opts: NotesOptions = {}): MeetingNotes {
+  const sentences = splitSentences(input.segments).map((s) => ({ ...s, text: cleanSpoken(s.text) }));
+  const vectors = tfidfVectors(sentences);
+  const rank = textRank(vectors);
+  const total = input.segments.reduce((n, s) => n + words(s.text).length, 0);
+  const budget = wordBudget(total);
+  const speakers = [...new Set(sentences.map((s) => s.speaker))];
+  const reference = meetingReference(opts.meetingDate);
+
+  const taken = new Set<number>();
+  const decisions = findDecisions(sentences, rank);
+  for (const d of decisions) taken.add(d.sentence);
+  // A decision may give a task too ("Finance approved it, so you can book the servers"): both are kept.
+  const actions = findActions(sentences, rank, speakers, reference);
+  for (const a of actions) taken.add(a.sentence);
+  const blockers = findByCue('blocker', sentences, rank, BLOCKER_CUES).filter((b) => !taken.has(b.sentence));
+  for (const b of blockers) taken.add(b.sentence);
+  const questions = findOpenQuestions(sentences, rank).filter((q) => !taken.has(q.sentence));
+  const topics = findTopics(sentences, vectors, rank, budget);
+  return { topics, decisions, actions, blockers, questions, wordBudget: budget, transcriptWords: total, sentences, rank };
+}
+
+function item(kind: NoteKind, s: Sentence, rank: readonly number[], extra: Partial<NoteItem> = {}): NoteItem {
+  return { kind, start: s.start, speaker: s.speaker, text: s.text, sentence: s.index, rank: rank[s.index] ?? 0, ...extra };
+}
+
+/** A sentence worth a line: a few words, some of them content. */
+function substantial(s: Sentence, minWords = 4): boolean {
+  return !s.question && words(s.text).length >= minWords && s.terms.length >= 2;
+}
+
+export function findDecisions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
+  const out: NoteItem[] = [];
+  for (const s of sentences) {
+    if (s.question) continue;
+    const agreedBy = agreersAfter(sentences, s);
+    const hit = firstCue(s.text, DECISION_CUES);
+    if (hit !== undefined && words(s.text).length >= 3) {
+      out.push(item('decision', s, rank, agreedBy.length > 0 ? { agreedBy } : {}));
+      continue;
+    }
+    // A proposal someone else agrees to at once ("… review on Thursday." — "Agreed.") is decided too.
+    if (
+      agreedBy.length > 0 &&
+      substantial(s, 5) &&
+      firstCue(s.text, BLOCKER_CUES) === undefined &&
+      firstCue(s.text, COMMITMENT_CUES) === undefined
+    ) {
+      const reply = sentences[s.index + 1];
+      if (
+        reply !== undefined &&
+        /^(?:agreed|i agree|sounds good|good idea|deal|let's do (?:it|that)|that works|works for me)\b/i.test(reply.text)
+      )
+        out.push(item('decision', s, rank, { agreedBy }));
+    }
+  }
+  return out;
+}
+
+/** Speakers other than the proposer who open their next sentence with agreement, before anyone disagrees. */
+function agreersAfter(sentences: readonly Sentence[], s: Sentence): string[] {
+  const out: string[] = [];
+  for (let i = s.index + 1; i < Math.min(sentences.length, s.index + 4); i++) {
+    const next = sentences[i]!;
+    if (next.speaker === s.speaker) {
+      if (out.length > 0) break;
+      continue;
+    }
+    if (/^(?:no|but|i disagree|i don't think|not sure)\b/i.test(next.text)) break;
+    if (AGREEMENT.test(next.text) && !out.includes(next.speaker)) out.push(next.speaker);
+    else break;
+  }
+  return out;
+}
+
+export function findActions(
+  sentences: readonly Sentence[],
+  rank: readonly number[],
+  speakers: readonly string[],
+  reference: Date,
+): NoteItem[] {
+  const out: NoteItem[] = [];
+  for (const s of sentences) {
+    const action = actionIn(s, sentences, speakers);
+    if (action === undefined) continue;
+    const due = dueDate(s.text, new Date(reference.getTime() + s.start * 1000));
+    out.push(item('action', s, rank, { owner: action.owner, text: action.task, ...(due === undefined ? {} : { due }) }));
+  }
+  return out;
+}
+
+/** The owner and task of a sentence that gives one, else undefined. */
+export function actionIn(
+  s: Sentence,
+  sentences: readonly Sentence[],
+  speakers: readonly string[],
+): { owner: string; task: string } | undefined {
+  const text = s.text;
+  if (!s.question) {
+    const commit = firstCue(text, COMMITMENT_CUES);
+    if (commit !== undefined && isTaskVerb(commit.groups.verb)) {
+      const who = (commit.groups.who ?? '').toLowerCase();
+      const owner = who === 'we' ? `${s.speaker} (with the team)` : s.speaker;
+      const task = taskFrom(commit);
+      if (completeTask(task)) return { owner, task };
+    }
+  }
+  const assign = firstCue(text, ASSIGNMENT_CUES);
+  if (assign === undefined || !isTaskVerb(assign.groups.verb)) return undefined;
+  const who = assign.groups.who ?? '';
+  const lower = who.toLowerCase();
+  let owner: string | undefined;
+  if (lower === 'you') owner = addressee(s, sentences, speakers);
+  else if (!NOT_AN_OWNER.has(lower) && who !== '' && /^\p{Lu}/u.test(who)) owner = who;
+  else if (who === '' && !s.question) owner = s.speaker;
+  if (owner === undefined) return undefined;
+  // "Can you send …?" is a task only when the other side takes it.
+  if (s.question) {
+    const reply = sentences.slice(s.index + 1, s.index + 3).find((x) => x.speaker !== s.speaker);
+    if (reply === undefined || !(AGREEMENT.test(reply.text) || /^(?:i'll|i will|will do|on it|no problem)\b/i.test(reply.text)))
+      return undefined;
+  }
+  const task = taskFrom(assign);
+  return completeTask(task) ? { owner, task } : undefined;
+}
+
+function isTaskVerb(verb: string | undefined): boolean {
+  if (verb === undefined) return false;
+  const v = verb.toLowerCase();
+  return !NOT_A_TASK.has(v) && !/(?:ly|ed)$/.test(v) && !NOT_AN_OWNER.has(v);
+}
+
+/** The task in the words after the cue: "I will update the roadmap." → "update the roadmap". */
+function taskFrom(m: CueMatch): string {
+  return `${m.groups.verb ?? ''} ${m.rest}`.replace(/[.!?…]+$/u, '').trim();
+}
+
+const DANGLING = new Set('to of for with about on at by in into from a an the and or but so if'.split(' '));
+
+/** A task that reads as one: a verb and what it acts on, not cut off ("worry about", "use for a"). */
+function completeTask(task: string): boolean {
+  const w = words(task);
+  return w.length >= 2 && !DANGLING.has(w.at(-1)!) && !/,\s*i (?:guess|think|suppose)/i.test(task);
+}
+
+/** Whom "you" speaks to: a name said in the sentence, else in a two-person exchange the other speaker, else the next one to speak. */
+function addressee(s: Sentence, sentences: readonly Sentence[], speakers: readonly string[]): string | undefined {
+  for (const name of speakers) {
+    if (name === s.speaker) continue;
+    const first = name.split(/\s+/)[0]!;
+    if (first.length > 1 && new RegExp(`${W}${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${E}`, 'iu').test(s.text)) return name;
+  }
+  const others = speakers.filter((x) => x !== s.speaker);
+  if (others.length === 1) return others[0];
+  return sentences.slice(s.index + 1, s.index + 4).find((x) => x.speaker !== s.speaker)?.speaker;
+}
+
+const DURATION_ONLY =
+  /^(?:about |around |roughly |some )?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|\d+) (?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
+
+/**
+ * The due date a task's sentence names, as YYYY-MM-DD: chrono-node reads
+ * "by Friday", "on Thursday", "today", "end of the month", "next week"
+ * forward from `reference` (the meeting's date plus the passage's offset). A
+ * date before the meeting, and a bare duration ("takes about two days"),
+ * are no due date.
+ */
+export function dueDate(text: string, reference: Date): string | undefined {
+  for (const r of chrono.en.parse(text, reference, { forwardDate: true })) {
+    if (DURATION_ONLY.test(r.text.trim())) continue;
+    const y = r.start.get('year');
+    const mo = r.start.get('month');
+    const d = r.start.get('day');
+    if (y === null || mo === null || d === null) continue;
+    const iso = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+    if (iso < reference.toISOString().slice(0, 10)) continue;
+    return iso;
+  }
+  return undefined;
+}
+
+/**
+ * Sentences with one of the cues. A short one ("One is a blocker.") takes the
+ * next sentence of the same speaker along, which says what it is about.
+ */
+function findByCue(kind: NoteKind, sentences: readonly Sentence[], rank: readonly number[], cues: readonly RegExp[]): NoteItem[] {
+  const out: NoteItem[] = [];
+  for (const s of sentences) {
+    if (s.question || firstCue(s.text, cues) === undefined) continue;
+    if (substantial(s, 5)) {
+      out.push(item(kind, s, rank));
+      continue;
+    }
+    const next = sentences[s.index + 1];
+    if (next !== undefined && next.speaker === s.speaker && !next.question && substantial(next, 4))
+      out.push(item(kind, s, rank, { text: `${s.text} ${next.text}`, rank: Math.max(rank[s.index] ?? 0, rank[next.index] ?? 0) }));
+  }
+  return out;
+}
+
+export function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
+  const out: NoteItem[] = [];
+  for (const s of sentences) {
+    if (!s.question && substantial(s, 5) && firstCue(s.text, OPEN_CUES) !== undefined) {
+      out.push(item('question', s, rank));
+      continue;
+    }
+    if (!s.question || words(s.text).length < 5 || s.terms.length < 2 || REPORTING.test(s.text)) continue;
+    // A question counts as left open when the next speaker says they do not know.
+    const reply = sentences.slice(s.index + 1, s.index + 3).find((x) => x.speaker !== s.speaker);
+    if (reply !== undefined && /\b(?:don't know|do not know|not sure|no idea|we'll see|hard to say|no one knows)\b/i.test(reply.text))
+      out.push(item('question', s, rank));
+  }
+  return out;
+}
+
+/**
+ * The topics in the order they came up: the transcript cut into `count`
+ * stretches of equal length, each giving its most representative sentence —
+ * close to the stretch's own centroid and well ranked over the whole
+ * meeting, neither a fragment nor a rambling run.
+ */
+export function findTopics(
+  sentences: readonly Sentence[],
+  vectors: readonly Map<string, number>[],
+  rank: readonly number[],
+  budget: number,
+): NoteItem[] {
+  const usable = sentences.filter((s) => substantial(s, 6));
+  if (usable.length === 0) {
+    const any = sentences.filter((s) => words(s.text).length > 0);
+    return any.slice(0, 1).map((s) => item('topic', s, rank));
+  }
+  const out: NoteItem[] = [];
+  let used = 0;
+  // The opening first: a meeting says what it is about at its start.
+  for (const s of usable) {
+    if (used >= OPENING_SHARE * budget) break;
+    out.push(item('topic', s, rank));
+    used += words(s.text).length;
+  }
+  const rest = usable.slice(out.length === 0 ? 0 : usable.findIndex((s) => s.index === out.at(-1)!.sentence) + 1);
+  const count = Math.max(1, Math.min(rest.length, Math.round((budget - used) / WORDS_PER_TOPIC)));
+  for (let b = 0; b < count && used < budget; b++) {
+    const block = rest.slice(Math.floor((b * rest.length) / count), Math.floor(((b + 1) * rest.length) / count));
+    if (block.length === 0) continue;
+    const centroid = new Map<string, number>();
+    for (const s of block) for (const [t, w] of vectors[s.index]!) centroid.set(t, (centroid.get(t) ?? 0) + w);
+    const score = (s: Sentence) => {
+      const n = words(s.text).length;
+      const lengthFit = n < 8 ? n / 8 : n > 35 ? 35 / n : 1;
+      return (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]!) * lengthFit;
+    };
+    let best = block[0]!;
+    for (const s of block) if (score(s) > score(best)) best = s;
+    if (out.some((o) => o.sentence === best.index || cosine(vectors[o.sentence]!, vectors[best.index]!) > 0.7)) continue;
+    if (used + words(best.text).length > budget * 1.15 && out.length > 0) continue;
+    out.push(item('topic', best, rank));
+    used += words(best.text).length;
+  }
+  return out.sort((a, b) => a.sentence - b.sentence);
+}
+
+function meetingReference(date: string | null | undefined): Date {
+  const d = date === null || date === undefined ? new Date() : new Date(date);
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
