@@ -13,13 +13,15 @@ export const check = defineCheck({
     'Regenerates the summary of a long meeting (fixtures/meetings/long-planning-session.json) ' +
     'and opens its wait at once with timeout_ms=1: the one event is either the completion (the ' +
     'operation was done first) or a timeout well under a second (milliseconds, not seconds). Up ' +
-    'to 5 tries; SKIPPED when every operation finished before its wait timed out. Without the ' +
+    'to 5 tries; SKIPPED when every operation finished before its wait timed out, or the wait did ' +
+    'not even answer (no headers) within 4 s. Without the ' +
     'Control API the meeting is an import of the shipped speech (shorter, so more likely ' +
     'SKIPPED).',
   requirement: 'The summary-operation wait takes its timeout as the query parameter timeout_ms, in milliseconds.',
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'write']));
     const m = ctx.has('meetings') ? await ctx.fixtures.scriptMeeting('long-planning-session') : await ctx.fixtures.meeting();
+    let unanswered = 0;
     for (let i = 0; i < 5; i++) {
       const res = await api.post(`/v1/meetings/${m.id}/summary/regenerate`, { json: {} });
       const id = (res.body as { operation_id?: unknown } | undefined)?.operation_id;
@@ -42,6 +44,12 @@ export const check = defineCheck({
         );
         return;
       }
+      if (e === undefined && s.status === 0) {
+        // No answer at all (not even the stream's headers) within 4 s: a target this slow here cannot show
+        // whether 1 meant milliseconds; only an open stream that stays silent says so (decision 073).
+        unanswered += 1;
+        continue;
+      }
       if (e === undefined) {
         ctx.expect(
           'summary.operation.wait.timeout-ms',
@@ -54,6 +62,10 @@ export const check = defineCheck({
       // The operation finished first; wait for it and try again.
       await ctx.sleep(200);
     }
+    if (unanswered > 0)
+      return ctx.skip(
+        `the wait with timeout_ms=1 did not even open (no answer within 4 s) in ${unanswered} of 5 tries, and the others finished first: too slow a target here to tell milliseconds from seconds`,
+      );
     ctx.skip('every regeneration finished before its wait with timeout_ms=1 could time out (5 tries)');
   },
 });
