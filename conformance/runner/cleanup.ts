@@ -3,6 +3,9 @@
  * the run's tokens allow, and says what is left and why
  * (docs/decisions/075-conformance-leaves-the-target-as-found.md):
  *
+ * 0. Control API settings the run changed (a PATCH, a reset) are put back
+ *    as they were when it started, before anything else (an API left off
+ *    would refuse every delete);
  * 1. a recording the run started and that still runs is stopped;
  * 2. jobs: the API has no delete route; a job of the run still queued,
  *    running or paused is cancelled, and an import job's meeting is read
