@@ -140,3 +140,15 @@ test('shards merge by adding their counts per kind', () => {
     ],
   );
 });
+
+test('settings changed by a PATCH or a reset are to be restored; "changed" and "restored" in the summary', () => {
+  const ledger = new RunLedger('http://x', 'http://y');
+  const control = (method: string, path: string) => ({ method, path, status: 200, body: {} });
+  ledger.onControl(control('PATCH', '/control/settings'));
+  assert.equal(ledger.present('settings').length, 0, 'nothing to restore when the settings before the run are unknown');
+  ledger.settingsBefore = { webhooks_enabled: false };
+  ledger.onControl(control('POST', '/control/reset'));
+  assert.equal(ledger.present('settings').length, 1, 'a reset changes the settings too, and does not restore those from before the run');
+  ledger.present('settings')[0]!.state = 'removed';
+  assert.match(cleanupLine(ledger.summary({ kept: false })), /^settings: changed 1, restored 1, left 0$/);
+});

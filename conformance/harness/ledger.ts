@@ -14,7 +14,7 @@
  */
 import type { HttpResult } from './http.ts';
 
-export const LEDGER_KINDS = ['meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
+export const LEDGER_KINDS = ['settings', 'meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** present: on the target as far as the run knows; the others say what removed it, or why it stays. */
@@ -81,6 +81,11 @@ export class RunLedger {
   readonly #apiBase: string;
   readonly #controlBase: string | undefined;
   #stopped: string | undefined;
+  /**
+   * The Control API settings before the run (read once at its start): a run that changes them (a PATCH, or a
+   * reset, which puts CONTROL.md's reset settings in place) gets them back from its cleanup.
+   */
+  settingsBefore: Record<string, unknown> | undefined;
 
   constructor(apiBaseUrl: string, controlBaseUrl?: string) {
     this.#apiBase = new URL(apiBaseUrl).pathname.replace(/\/+$/, '');
@@ -204,7 +209,10 @@ export class RunLedger {
     if (seg[1] !== 'control') return;
     if (o.method === 'POST' && o.path === '/control/reset') {
       // CONTROL.md, Reset: meetings, jobs, webhooks, tokens, pairings go; simulated devices are unplugged.
-      for (const e of this.#entries.values()) if (e.state === 'present') e.state = 'erased-by-reset';
+      for (const e of this.#entries.values()) if (e.state === 'present' && e.kind !== 'settings') e.state = 'erased-by-reset';
+      this.#settingsChanged();
+    } else if (o.method === 'PATCH' && o.path === '/control/settings') {
+      this.#settingsChanged();
     } else if (o.method === 'POST' && o.path === '/control/meetings') {
       const id = str(field(o.body, 'id'));
       if (id !== undefined) this.add({ kind: 'meetings', id, via: 'control' });
@@ -238,6 +246,11 @@ export class RunLedger {
       const e = this.get('devices', seg[3]!);
       if (e?.state === 'present') e.state = 'deleted-by-check';
     }
+  }
+
+  #settingsChanged(): void {
+    if (this.settingsBefore === undefined) return;
+    this.add({ kind: 'settings', id: 'control settings', via: 'control' }).state = 'present';
   }
 
   /** The summary of the ledger as it stands (call after the cleanup, or with --keep). */
@@ -282,8 +295,10 @@ export function cleanupLine(s: CleanupSummary): string {
     if (k.removedBy.reset > 0) by.push(`${k.removedBy.reset} by a Control API reset`);
     const why = k.leftWhy.map((w) => (k.leftWhy.length === 1 ? w.reason : `${w.count}: ${w.reason}`));
     const notes = k.notes ?? [];
+    // Settings are not made and removed but changed and restored.
+    const [made, undone] = k.kind === 'settings' ? ['changed', 'restored'] : ['created', 'removed'];
     return (
-      `${k.kind}: created ${k.created}, removed ${k.removed}${by.length === 0 ? '' : ` (${by.join(', ')})`}, left ${k.left}` +
+      `${k.kind}: ${made} ${k.created}, ${undone} ${k.removed}${by.length === 0 ? '' : ` (${by.join(', ')})`}, left ${k.left}` +
       `${why.length === 0 ? '' : ` (${why.join('; ')})`}${notes.length === 0 ? '' : ` [${notes.join('; ')}]`}`
     );
   });

@@ -3,6 +3,9 @@
  * the run's tokens allow, and says what is left and why
  * (docs/decisions/075-conformance-leaves-the-target-as-found.md):
  *
+ * 0. Control API settings the run changed (a PATCH, a reset) are put back
+ *    as they were when it started, before anything else (an API left off
+ *    would refuse every delete);
  * 1. a recording the run started and that still runs is stopped;
  * 2. jobs: the API has no delete route; a job of the run still queued,
  *    running or paused is cancelled, and an import job's meeting is read
@@ -117,8 +120,10 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
   };
 
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const before = ledger.present().length;
-    if (before === 0) break;
+    if (ledger.present().length === 0) break;
+
+    // Settings first: a check may have left the API switched off or unlicensed, which would refuse every delete below.
+    for (const s of ledger.present('settings')) await restoreSettings(s, ledger.settingsBefore ?? {}, control, leave);
 
     for (const rec of ledger.present('recordings')) {
       const state = await withAny(tokensWith('read'), (t) => api.get('/v1/recording', { token: t, label: 'cleanup: recording state' }));
@@ -222,6 +227,30 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
   const cancelled = ledger.entries.filter((e) => e.kind === 'jobs' && e.note === 'cancelled').length;
   if (cancelled > 0) note('jobs', `${cancelled} still running cancelled`);
   return ledger.summary({ kept: false, ...(options.interrupted === true ? { interrupted: true } : {}), notes });
+}
+
+/** Puts back the settings that differ from those before the run; a restart applies the ones read at startup. */
+async function restoreSettings(
+  entry: LedgerEntry,
+  before: Record<string, unknown>,
+  control: ControlDriver | null,
+  leave: (e: LedgerEntry, why: string) => void,
+): Promise<void> {
+  if (control === null || !control.has('settings')) {
+    leave(entry, LEFT.noControl('settings'));
+    return;
+  }
+  try {
+    const now = (await control.settings()) as unknown as Record<string, unknown>;
+    const differ = Object.keys(before).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before[k]));
+    if (differ.length > 0) {
+      await control.patchSettings(Object.fromEntries(differ.map((k) => [k, before[k]])));
+      if (control.has('restart') && differ.some((k) => k === 'local_webhook_targets' || k === 'lan_enabled')) await control.restart();
+    }
+    entry.state = 'removed';
+  } catch (err) {
+    leave(entry, `could not restore them: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function controlClient(target: CleanupTarget, sink: (x: Omit<Exchange, 'seq'>) => Exchange): HttpClient {

@@ -160,6 +160,12 @@ export async function openSession(options: RunOptions, progress: (e: ProgressEve
       const discovery =
         only === undefined ? discovered : { ...discovered, capabilities: discovered.capabilities.filter((c) => only.includes(c)) };
       control = new ControlDriver(controlClient, options.controlSecret, discovery, ready);
+      // The settings as found, for the cleanup to put back (harness/ledger.ts).
+      if (control.has('settings'))
+        ledger.settingsBefore = await control.settings().then(
+          (found) => ({ ...found }),
+          () => undefined, // not readable: nothing to restore, and the checks that need it will say so
+        );
       progress({
         type: 'setup',
         message: `Control API ${options.controlUrl}: version ${discovery.version}, capabilities ${discovery.capabilities.join(', ') || '(none)'}`,
