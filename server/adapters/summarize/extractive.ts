@@ -86,9 +86,9 @@ export function summarizeExtractively(input: SummaryInput): SummaryOutput {
 }
 
 /** The share of the notes' words that decisions, action items, blockers and questions may use together. */
-const PARTS_SHARE = 0.4;
+const PARTS_SHARE = 0.2;
 /** Each of those sections may use this many words of its items whatever the budget. */
-const MIN_SECTION_WORDS = 20;
+const MIN_SECTION_WORDS = 12;
 /** Below this many words of transcript (≈ 7 minutes) the small sections are not limited by words. */
 const SHORT_MEETING_WORDS = 1000;
 

@@ -199,7 +199,7 @@ const OPEN_CUES = [
 // ── Extraction ───────────────────────────────────────────────────────────
 
 /** Notes grow by a word for every this many words of transcript… */
-const TRANSCRIPT_WORDS_PER_NOTE_WORD = 40;
+const TRANSCRIPT_WORDS_PER_NOTE_WORD = 30;
 /** …up to this many (an hour is ≈9,000 words: tuned on QMSum train, decision 078). */
 const MAX_WORDS = 170;
 /** The share of the overview's words given to the opening: meetings state their purpose first. */
@@ -207,7 +207,7 @@ const OPENING_SHARE = 0.5;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
 const WORDS_PER_TOPIC = 22;
 
-/** The words of the notes for a transcript of `transcriptWords` words: ≈150 for half an hour, MAX_WORDS at most. */
+/** The words of the notes for a transcript of `transcriptWords` words: ≈130 for twenty minutes, MAX_WORDS from half an hour on. */
 export function wordBudget(transcriptWords: number): number {
   return Math.round(Math.min(MAX_WORDS, Math.max(40, 30 + transcriptWords / TRANSCRIPT_WORDS_PER_NOTE_WORD)));
 }
