@@ -225,5 +225,7 @@ describe('cleaning spoken text', () => {
     assert.equal(cleanSpoken('Okay so um we we need to uh decide the the colour'), 'We need to decide the colour.');
     assert.equal(cleanSpoken('yeah okay'), 'Yeah okay.');
     assert.equal(cleanSpoken('Mm-hmm, the remote is, you know, too big.'), 'The remote is, too big.');
+    assert.equal(cleanSpoken("it's basically just sort of round"), "It's round.");
+    assert.equal(cleanSpoken('what kind of battery do we need'), 'What kind of battery do we need.');
   });
 });

@@ -72,6 +72,9 @@ export interface NotesOptions {
 // ── Cleaning spoken text ─────────────────────────────────────────────────
 
 const FILLER = /(?<![\p{L}'’-])(?:u+m+|u+h+m*|e+r+m+|e+h+|a+h+|h+m+|m+-?hm+|mm+|uh-huh|you know|i mean)(?![\p{L}'’-])[,.]?/giu;
+/** Hedges of speech that carry nothing in notes: "it's basically just sort of round" → "it's round". */
+const HEDGES =
+  /(?<![\p{L}'’-])(?:basically|actually|obviously|literally|just|sort of|kind of(?= [\p{L}]+ing| a| the| like)|i guess|i suppose)(?![\p{L}'’-])[,]?/giu;
 const LEADING_DISCOURSE =
   /^(?:(?:okay|ok|so|well|right|yeah|yep|yes|and|but|oh|alright|now|anyway|actually|basically|then|um|uh)(?![\p{L}'’])[,.]?\s*)+/iu;
 
@@ -81,7 +84,9 @@ const LEADING_DISCOURSE =
  * letter and closing punctuation. Words are never changed or added.
  */
 export function cleanSpoken(text: string): string {
-  let s = text.replace(FILLER, ' ').replace(/\s+/g, ' ').trim();
+  let s = text.replace(FILLER, ' ');
+  s = s.replace(HEDGES, ' ');
+  s = s.replace(/\s+/g, ' ').trim();
   // Stutters and restarts: a word (or two) said again at once.
   for (let i = 0; i < 2; i++)
     s = s.replace(/(?<![\p{L}\p{N}'’])([\p{L}\p{N}'’]+(?: [\p{L}\p{N}'’]+)?)(?:,? \1)+(?![\p{L}\p{N}'’])/giu, '$1');
@@ -205,7 +210,7 @@ const MAX_WORDS = 170;
 /** The share of the overview's words given to the opening: meetings state their purpose first. */
 const OPENING_SHARE = 0.5;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
-const WORDS_PER_TOPIC = 22;
+const WORDS_PER_TOPIC = 15;
 
 /** The words of the notes for a transcript of `transcriptWords` words: ≈130 for twenty minutes, MAX_WORDS from half an hour on. */
 export function wordBudget(transcriptWords: number): number {
