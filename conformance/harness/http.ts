@@ -359,10 +359,7 @@ export class HttpClient {
       new HttpResult({ status, headers, text, bytes, ...(error === undefined ? {} : { error }), exchange });
     let exchange: Exchange;
     try {
-      exchange = this.#sink()(
-        partial,
-        curlBody !== undefined && 'bytes' in curlBody && omitsBody(curlBody) ? curlBody.bytes : undefined,
-      );
+      exchange = this.#sink()(partial, curlBody !== undefined && 'bytes' in curlBody && omitsBody(curlBody) ? curlBody.bytes : undefined);
     } catch (err) {
       // The check ran out of time (its sink is closed), but what this request created is still the run's to remove.
       if (!truncated) this.#observe?.(answer({ seq: 0, ...partial }), method, url);
