@@ -151,7 +151,7 @@ Other:
   --keep                  leave what the run created on the target (meetings, webhooks, ...);
                           by default it is removed at the end and on Ctrl+C, as the tokens allow
   --public-webhook-url U  where webhooks that must point at a public address point
-                          (MAS_PUBLIC_WEBHOOK_URL; default https://[3fff::1]/mas-conformance-webhook,
+                          (MAS_PUBLIC_WEBHOOK_URL; default https://[2d00::1]/mas-conformance-webhook,
                           an address no one holds: docs/decisions/075)
   -h, --help              the common options
   --help-all              this text

@@ -74,7 +74,7 @@ before(async () => {
   token = /Startup token\s+(\S+)/.exec(ref.log())![1]!;
   // What the user had before the run, which must stay: a meeting and a webhook.
   await call(ref.controlUrl, ref.controlSecret, 'POST', '/control/meetings', { title: 'the user’s own', segments: [] });
-  await call(ref.baseUrl, token, 'POST', '/v1/webhooks', { url: 'https://[3fff::1]/the-users-own', events: ['job.completed'] });
+  await call(ref.baseUrl, token, 'POST', '/v1/webhooks', { url: 'https://[2d00::1]/the-users-own', events: ['job.completed'] });
 });
 
 after(async () => {

@@ -112,9 +112,9 @@ test('only 2xx answers are recorded, through the HTTP client the checks use, the
       sink: () => (x) => ({ seq: 1, ...x }),
       observe: ledger.observeApi,
     });
-    await client.post('/v1/webhooks', { token: 'bad', json: { url: 'https://[3fff::1]/', events: ['job.completed'] } });
+    await client.post('/v1/webhooks', { token: 'bad', json: { url: 'https://[2d00::1]/', events: ['job.completed'] } });
     assert.equal(ledger.entries.length, 0);
-    await client.post('/v1/webhooks', { token: 'good', json: { url: 'https://[3fff::1]/', events: ['job.completed'] } });
+    await client.post('/v1/webhooks', { token: 'good', json: { url: 'https://[2d00::1]/', events: ['job.completed'] } });
     assert.deepEqual(
       ledger.entries.map((e) => [e.kind, e.id, e.creator]),
       [['webhooks', 'w1', 'good']],
