@@ -460,13 +460,22 @@ export class CheckContext {
     const seed = replay?.seed ?? propertySeed(this.env.seed, this.check.id, name);
     const numRuns = options.runs ?? this.runs();
     let lastFailure: { mismatch: PropertyMismatch; exchanges: Exchange[] } | null = null;
+    // A ctx.skip inside the predicate (e.g. a time budget that ran out in a state allowed on the way,
+    // decision 081) is not a counterexample: it is kept, the remaining runs do nothing, and the check
+    // is SKIPPED after fast-check returns (a failure found before it is still reported first).
+    let skipped: SkipSignal | null = null;
     const prop = fc.asyncProperty(arbitrary, async (value) => {
+      if (skipped !== null) return;
       const captured: Exchange[] = [];
       this.#capture = captured;
       this.#inProperty = true;
       try {
         await predicate(value);
       } catch (err) {
+        if (err instanceof SkipSignal) {
+          skipped = err;
+          return;
+        }
         if (err instanceof PropertyMismatch) lastFailure = { mismatch: err, exchanges: captured };
         throw err;
       } finally {
@@ -495,7 +504,11 @@ export class CheckContext {
     };
     if (details.interrupted) this.note(`property "${name}" stopped at its time limit after ${details.numRuns} runs`);
     this.attempt.properties.push(run);
-    if (!details.failed) return true;
+    const skip = skipped as SkipSignal | null;
+    if (!details.failed) {
+      if (skip !== null) throw skip;
+      return true;
+    }
     const err = details.errorInstance;
     const failure = lastFailure as { mismatch: PropertyMismatch; exchanges: Exchange[] } | null;
     if (err instanceof PropertyMismatch && failure !== null) {
@@ -505,6 +518,7 @@ export class CheckContext {
         property: run,
         exchanges: failure.exchanges,
       });
+      if (skip !== null) throw skip;
       return false;
     }
     // Not an expectation: the harness (or the check) broke inside the property.

@@ -109,7 +109,10 @@ export async function getJob(api: BoundClient, id: string): Promise<{ res: HttpR
 
 /**
  * Polls GET /v1/jobs/{id} until `done(job)` holds or the time runs out;
- * returns the last answer. Polls at most every `everyMs`.
+ * returns the last answer, its state and status, and every state read (for
+ * skipWhenStillPending of harness/polling.ts: a budget that ran out while the
+ * job is still in a state allowed on the way is no violation, decision 081).
+ * Polls at most every `everyMs`.
  */
 export async function pollJob(
   api: BoundClient,
@@ -117,12 +120,15 @@ export async function pollJob(
   done: (job: JobDto) => boolean,
   timeoutMs = 60_000,
   everyMs = 250,
-): Promise<{ res: HttpResult; job: JobDto; reached: boolean }> {
+): Promise<{ res: HttpResult; job: JobDto; reached: boolean; state: unknown; status: number; seen: unknown[]; budgetMs: number }> {
   const until = Date.now() + timeoutMs;
+  const seen: unknown[] = [];
   for (;;) {
     const { res, job } = await getJob(api, id);
-    if (res.status === 200 && done(job)) return { res, job, reached: true };
-    if (Date.now() > until || res.status === 0) return { res, job, reached: false };
+    if (seen.at(-1) !== job.state) seen.push(job.state);
+    const end = { res, job, state: job.state, status: res.status, seen, budgetMs: timeoutMs };
+    if (res.status === 200 && done(job)) return { ...end, reached: true };
+    if (Date.now() > until || res.status === 0) return { ...end, reached: false };
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

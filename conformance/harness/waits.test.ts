@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { HOSTILE, urlOf } from './addresses.ts';
-import { isPauseResume, terminalStateOf } from './waits.ts';
+import type { SseResult } from './sse.ts';
+import { isPauseResume, jobWaitOutlasted, terminalStateOf } from './waits.ts';
 
 test('terminalStateOf reads the state by value', () => {
   const e = (event: string | undefined, data: string) => ({ event, data, id: undefined, atMs: 0 });
@@ -49,4 +50,29 @@ test('generated hostile URLs keep their category under the WHATWG parser', () =>
       assert.equal(got, category, `${u.url} → ${u.canonical}`);
     }
   }
+});
+
+test('jobWaitOutlasted: only a silent wait the reader ended while the job is still unfinished', () => {
+  const stream = (events: number, closedByServer: boolean): SseResult =>
+    ({
+      status: 200,
+      mediaType: 'text/event-stream',
+      events: Array.from({ length: events }, () => ({ event: 'job.completed', data: '{}', id: undefined, atMs: 1 })),
+      comments: [],
+      text: '',
+      closedByServer,
+      end: closedByServer ? 'eof' : 'deadline',
+      endedAtMs: 15_000,
+      error: undefined,
+    }) as unknown as SseResult;
+  // The reader's deadline came first while the job is still running or cancelling: a slow target.
+  assert.equal(jobWaitOutlasted(stream(0, false), { state: 'running' }), true);
+  assert.equal(jobWaitOutlasted(stream(0, false), { state: 'cancelling' }), true);
+  // The job ended and the wait said nothing, the server closed it silently, or it sent an event: graded.
+  assert.equal(jobWaitOutlasted(stream(0, false), { state: 'cancelled' }), false);
+  assert.equal(jobWaitOutlasted(stream(0, true), { state: 'running' }), false);
+  assert.equal(jobWaitOutlasted(stream(1, false), { state: 'running' }), false);
+  // A state outside the enumerated set is never "still on the way".
+  assert.equal(jobWaitOutlasted(stream(0, false), { state: 'completed' }), false);
+  assert.equal(jobWaitOutlasted(stream(0, false), {}), false);
 });

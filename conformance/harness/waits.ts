@@ -4,6 +4,9 @@
  * data are a gap, so the state is found by value: a state field, a job.*
  * event name, or the state word in the text).
  */
+import type { CheckContext } from './context.ts';
+import type { JobDto } from './jobs.ts';
+import { JOB_STATES, TERMINAL_STATES } from './jobs.ts';
 import type { SseEvent, SseResult } from './sse.ts';
 
 export function describeStream(s: SseResult): string {
@@ -45,4 +48,32 @@ export function terminalStateOf(e: SseEvent): 'succeeded' | 'failed' | 'cancelle
 /** Does the event look like a pause or resume (which must never resolve a job wait)? */
 export function isPauseResume(e: SseEvent): boolean {
   return /paus|resum/i.test(`${e.event ?? ''} ${e.data}`) && terminalStateOf(e) === null;
+}
+
+/**
+ * Did the suite's reader give up on a job wait before the target had anything
+ * to say? No event, the stream not closed by the server (the reader's
+ * deadline ended it, or no answer came), and the job still in a state that
+ * is not terminal: the wait has rightly not resolved yet. Only a wait whose
+ * own timeout parameter is longer than the reader's deadline can end so.
+ */
+export function jobWaitOutlasted(s: SseResult, job: JobDto): boolean {
+  const state = typeof job.state === 'string' ? job.state : undefined;
+  const unfinished =
+    state !== undefined && (JOB_STATES as readonly string[]).includes(state) && !(TERMINAL_STATES as readonly string[]).includes(state);
+  return s.events.length === 0 && !s.closedByServer && unfinished;
+}
+
+/**
+ * Ends the check SKIPPED when jobWaitOutlasted: the suite's time budget for
+ * the wait ran out while the job was still (say) running or cancelling, which
+ * is a slow target or a loaded machine, not a wait that failed to resolve
+ * (decision 081). Call it after grading what was observed before the end.
+ */
+export function skipWhenJobWaitOutlasted(ctx: Pick<CheckContext, 'skip'>, what: string, s: SseResult, job: JobDto): void {
+  if (jobWaitOutlasted(s, job))
+    ctx.skip(
+      `the suite's time budget for ${what} ran out before the job ended (it is still ${String(job.state)}): ${describeStream(s)}; ` +
+        'a slow target or a loaded machine, not a wait that failed to resolve',
+    );
 }

@@ -37,7 +37,27 @@ export const check = defineCheck({
         names || 'none',
       ),
     );
+    for (const d of ds) {
+      const words = SPOKEN.filter((w) => d.body.toLowerCase().includes(w.toLowerCase()));
+      ctx.expect(
+        'events.no-content',
+        `delivery ${String(envelopeOf(d)?.event)}`,
+        x.that(words.length === 0, 'no transcript or summary words', `contains ${words.join(', ')}: ${d.body.slice(0, 250)}`),
+      );
+    }
     const sc = ds.filter((d) => envelopeOf(d)?.event === 'summary.completed');
+    if (sc.length === 0 && typeof job.meeting_id === 'string') {
+      // No summary.completed within the 20 s: if the automatic summary is not there yet either, the budget ran
+      // out before it was made (a slow target, no time is stated), not an event that was left out (decision 081).
+      const summary = await api.get(`/v1/meetings/${job.meeting_id}/summary`, {
+        label: 'the automatic summary, not announced within 20 s',
+      });
+      const body = (summary.body ?? {}) as { result?: unknown; error?: unknown; status?: unknown };
+      if (summary.status === 404 || (summary.status === 200 && (body.result ?? null) === null && (body.error ?? null) === null))
+        ctx.skip(
+          `the suite's time budget (20 s after the import) ran out before the automatic summary was made (GET …/summary: ${summary.describe(150)}); events seen: ${names || 'none'}`,
+        );
+    }
     ctx.expect(
       'summary.app-generated.no-operation',
       'summary.completed of the automatic summary',
@@ -47,13 +67,5 @@ export const check = defineCheck({
         sc.map((d) => d.body.slice(0, 250)).join(' | ') || `none (${names})`,
       ),
     );
-    for (const d of ds) {
-      const words = SPOKEN.filter((w) => d.body.toLowerCase().includes(w.toLowerCase()));
-      ctx.expect(
-        'events.no-content',
-        `delivery ${String(envelopeOf(d)?.event)}`,
-        x.that(words.length === 0, 'no transcript or summary words', `contains ${words.join(', ')}: ${d.body.slice(0, 250)}`),
-      );
-    }
   },
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { getJob, pollJob } from '../../harness/jobs.ts';
+import { skipWhenStillPending } from '../../harness/polling.ts';
 import type { Command } from '../../harness/model.ts';
 import { command, modelRun } from '../../harness/model.ts';
 
@@ -57,7 +58,12 @@ export const check = defineCheck({
     const api = ctx.as(await ctx.token(['read', 'write']));
     const settle = async (r: Real, m: Model, clause: string, step: string): Promise<void> => {
       const target = SETTLED[m.state];
-      const { res, job } = await pollJob(api, r.id, (j) => j.state === target, 3000, 100);
+      const poll = await pollJob(api, r.id, (j) => j.state === target, 3000, 100);
+      const { res, job } = poll;
+      // Still pausing or cancelling when the 3 s ran out: slow, not wrong (decision 081).
+      // (A running model already accepts queued and resuming below.)
+      const pending = m.state === 'running' ? [] : ALLOWED[m.state].filter((s) => s !== target);
+      skipWhenStillPending(ctx, `the held job after ${step}`, { ...poll, want: [target], pending });
       ctx.expect(
         clause,
         `GET /v1/jobs/{id} after ${step}`,
@@ -175,7 +181,10 @@ export const check = defineCheck({
     for (const outcome of ['succeeded', 'failed'] as const) {
       const id = await ctx.control.createJob({ kind: 'diarization', meeting_id: meeting.id, state: 'running', hold: true });
       await ctx.control.finishJob(id, outcome, outcome === 'failed' ? 'diarization failed' : undefined);
-      const { res, job } = await pollJob(api, id, (j) => j.state === outcome, 3000, 100);
+      const poll = await pollJob(api, id, (j) => j.state === outcome, 3000, 100);
+      const { res, job } = poll;
+      // CONTROL.md: after finish "the job reaches that state", in no stated time; still running is slow, not wrong.
+      skipWhenStillPending(ctx, `the held job after finish(${outcome})`, { ...poll, want: [outcome], pending: ['running'] });
       ctx.expect(
         outcome === 'succeeded' ? 'jobs.transition.succeeded' : 'jobs.transition.failed',
         `GET /v1/jobs/{id} after finish(${outcome})`,

@@ -2,6 +2,7 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { runningImport } from '../../harness/api-fixtures.ts';
 import { getJob, isTerminal, pollJob } from '../../harness/jobs.ts';
+import { skipWhenStillPending } from '../../harness/polling.ts';
 
 export const check = defineCheck({
   id: 'jobs/pause-import-409',
@@ -64,7 +65,10 @@ export const check = defineCheck({
       );
     }
     ctx.expect('jobs.cancel.import', 'POST /v1/jobs/{id}/cancel on a running import', x.success(cancel), cancel);
-    const { res: after, job: done } = await pollJob(api, id, (j) => j.state === 'cancelled', 5000, 100);
+    const cancelPoll = await pollJob(api, id, (j) => j.state === 'cancelled', 5000, 100);
+    const { res: after, job: done } = cancelPoll;
+    // Still cancelling (the transient state) when the 5 s ran out: a slow target, not a violation (decision 081).
+    skipWhenStillPending(ctx, 'the cancelled import', { ...cancelPoll, want: ['cancelled'], pending: ['cancelling'] });
     ctx.expect(
       'jobs.cancel.import',
       'GET /v1/jobs/{id} after the cancel',

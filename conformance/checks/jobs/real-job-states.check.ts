@@ -2,6 +2,7 @@ import { IMPORT_MEETING_TIMEOUT_MS, runningImport } from '../../harness/api-fixt
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { getJob, importSpeech, isTerminal, pollJob } from '../../harness/jobs.ts';
+import { skipWhenStillPending } from '../../harness/polling.ts';
 
 /**
  * Job states as real jobs reach them, through the API alone: what a run
@@ -98,7 +99,10 @@ export const check = defineCheck({
       );
     }
     ctx.expect('jobs.cancel.running', 'POST /v1/jobs/{id}/cancel on a running import', x.success(cancel), cancel);
-    const { res: got, job: cancelled } = await pollJob(api, running, (j) => j.state !== 'running' && j.state !== 'cancelling', 10_000, 100);
+    const cancelPoll = await pollJob(api, running, (j) => j.state !== 'running' && j.state !== 'cancelling', 10_000, 100);
+    const { res: got, job: cancelled } = cancelPoll;
+    // Still cancelling (the transient state) when the 10 s ran out: a slow target, not a violation (decision 081).
+    skipWhenStillPending(ctx, 'the cancelled import', { ...cancelPoll, want: ['cancelled'], pending: ['cancelling'] });
     ctx.expect(
       'jobs.cancel.running',
       'GET /v1/jobs/{id} after the cancel',

@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { getJob, pollJob } from '../../harness/jobs.ts';
+import { skipWhenStillPending } from '../../harness/polling.ts';
 
 export const check = defineCheck({
   id: 'jobs/retry',
@@ -31,17 +32,23 @@ export const check = defineCheck({
     const res = await api.post(`/v1/jobs/${id}/retry`);
     ctx.expect('jobs.retry.failed-retryable', 'POST /v1/jobs/{id}/retry on a failed retryable job', x.success(res), res);
     const ranAgain = (j: { state?: unknown; error?: unknown }): boolean => j.state !== 'failed' || j.error !== 'transcriber crashed';
-    const { res: got, job } = await pollJob(api, id, ranAgain, 2000, 50);
-    ctx.expect(
-      'jobs.retry.failed-retryable',
-      'GET /v1/jobs/{id} after the retry',
-      x.that(
-        ranAgain(job),
-        'the job runs again (leaves failed, or failed anew with another error)',
-        `state ${x.show(job.state)}, error ${x.show(job.error)}`,
-      ),
-      got,
-    );
+    const retryPoll = await pollJob(api, id, ranAgain, 2000, 50);
+    const { res: got, job } = retryPoll;
+    // Still failed with the old error when the 2 s ran out: the retry may not have been picked up yet on a slow
+    // target (the spec states no time, nor the next state). Not FAILed: the refusals below are still graded,
+    // then the check is SKIPPED with the budget (decision 081).
+    const slow = !retryPoll.reached && retryPoll.res.status === 200 && res.ok && job.state === 'failed';
+    if (!slow)
+      ctx.expect(
+        'jobs.retry.failed-retryable',
+        'GET /v1/jobs/{id} after the retry',
+        x.that(
+          ranAgain(job),
+          'the job runs again (leaves failed, or failed anew with another error)',
+          `state ${x.show(job.state)}, error ${x.show(job.error)}`,
+        ),
+        got,
+      );
     for (const [label, spec] of [
       [
         'a failed job with is_retryable false',
@@ -84,5 +91,6 @@ export const check = defineCheck({
         r,
       );
     }
+    if (slow) skipWhenStillPending(ctx, 'the retried job', { ...retryPoll, want: ['running again'], pending: ['failed'] });
   },
 });

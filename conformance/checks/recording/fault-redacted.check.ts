@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
+import { skipWhenStillPending } from '../../harness/polling.ts';
 import { pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
@@ -33,10 +34,15 @@ export const check = defineCheck({
     for (const [error, ok, expected] of cases) {
       const start = await api.post('/v1/recording/start', { json: {} });
       if (!start.ok) return ctx.skip(`the recording could not be started (${start.describe(150)}); recording/lifecycle reports it`);
-      await pollRecording(api, ['recording'], 10_000);
+      const up = await pollRecording(api, ['recording'], 10_000);
+      if (up.state === 'starting') await api.post('/v1/recording/stop', { label: 'stop the recording still starting (clean-up)' });
+      // A fault needs a running capture; still starting after the budget is a slow target (decision 081).
+      skipWhenStillPending(ctx, 'the recording', up);
       await ctx.control.recordingFault(error);
       const after = await pollRecording(api, ['idle'], 10_000);
       const last = (after.res.body as { last_error?: unknown } | undefined)?.last_error;
+      // A last_error already shown while still stopping is graded; none yet is a slow target.
+      if (typeof last !== 'string') skipWhenStillPending(ctx, `the recording after the fault "${error}"`, after);
       ctx.expect(
         'recording.last-error.redacted',
         `last_error after the fault "${error}"`,

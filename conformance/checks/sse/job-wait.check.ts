@@ -4,7 +4,7 @@ import { getJob, importBytes, importSpeech, isTerminal, jobIdOf, UNDECODABLE } f
 import { summaryTextOf } from '../../harness/api-fixtures.ts';
 import type { SseResult } from '../../harness/sse.ts';
 import { openSse, readSse } from '../../harness/sse.ts';
-import { describeStream, isTimeoutEvent, terminalStateOf } from '../../harness/waits.ts';
+import { describeStream, isTimeoutEvent, skipWhenJobWaitOutlasted, terminalStateOf } from '../../harness/waits.ts';
 import type { BoundClient, CheckContext } from '../../harness/context.ts';
 
 export const check = defineCheck({
@@ -51,6 +51,8 @@ export const check = defineCheck({
         x.that(early.length === 0, 'none: a running job does not resolve the wait', describeStream(s)),
         s.exchange,
       );
+      // No event by the reader's 15 s while the job still runs (the finish not applied yet): slow, not wrong (decision 081).
+      skipWhenJobWaitOutlasted(ctx, `the job wait after finish(${outcome}) (15 s)`, s, (await getJob(api, id)).job);
       ctx.expect(
         'sse.wait.one-event-then-close',
         'the job wait after the finish',

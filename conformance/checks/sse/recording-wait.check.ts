@@ -1,9 +1,35 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
+import type { BoundClient, CheckContext } from '../../harness/context.ts';
 import { openSse } from '../../harness/sse.ts';
+import type { SseResult } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent } from '../../harness/waits.ts';
 import { pollRecording } from '../recording/lifecycle.check.ts';
 import { inputDevice } from '../../harness/devices.ts';
+
+/**
+ * A wait that ended without its transition (no event before the reader's
+ * deadline, or only the target's own timeout event) while the recording is
+ * still starting (or stopping) has not violated anything: the transition has
+ * not happened yet on a slow target. SKIPPED, naming the budget (decision
+ * 081); a wait that stayed silent although the state did change still FAILs.
+ */
+async function skipWhenWaitOutlasted(
+  ctx: CheckContext,
+  api: BoundClient,
+  s: SseResult,
+  until: 'started' | 'stopped',
+  budgetMs: number,
+): Promise<void> {
+  const resolved = s.events.some((e) => !isTimeoutEvent(e));
+  if (resolved) return;
+  const now = await pollRecording(api, [], 0);
+  const onTheWay = until === 'started' ? 'starting' : 'stopping';
+  if (now.state === onTheWay)
+    ctx.skip(
+      `the wait until=${until} ended without the transition after ${budgetMs / 1000} s (${describeStream(s)}) and the recording is still ${onTheWay}: a slow target or a loaded machine, not a violation`,
+    );
+}
 
 export const check = defineCheck({
   id: 'sse/recording-wait',
@@ -41,6 +67,7 @@ export const check = defineCheck({
       x.that(early === 0, 'none', describeStream(s1)),
       s1.exchange,
     );
+    await skipWhenWaitOutlasted(ctx, api, s1, 'started', 20_000);
     ctx.expect(
       'sse.recording.resolves-on-transition',
       'until=started after the start',
@@ -68,6 +95,7 @@ export const check = defineCheck({
       x.that(early2 === 0, 'none', describeStream(s2)),
       s2.exchange,
     );
+    await skipWhenWaitOutlasted(ctx, api, s2, 'stopped', 30_000);
     ctx.expect(
       'sse.recording.resolves-on-transition',
       'until=stopped after the stop',

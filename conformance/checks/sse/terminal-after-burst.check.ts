@@ -5,7 +5,7 @@ import { sharedLongMeeting } from '../../harness/api-fixtures.ts';
 import type { BoundClient, CheckContext } from '../../harness/context.ts';
 import { getJob, isTerminal, jobIdOf, pollJob } from '../../harness/jobs.ts';
 import { openSse } from '../../harness/sse.ts';
-import { describeStream, terminalStateOf } from '../../harness/waits.ts';
+import { describeStream, skipWhenJobWaitOutlasted, terminalStateOf } from '../../harness/waits.ts';
 
 type Step = 'pause' | 'resume';
 type End = 'cancel' | 'finish:succeeded' | 'finish:failed';
@@ -39,6 +39,7 @@ async function realJobs(ctx: CheckContext, api: BoundClient): Promise<void> {
       if (!ended.reached) await api.post(`/v1/jobs/${id}/cancel`);
       const s = await stream.done;
       const { res, job } = await getJob(api, id);
+      skipWhenJobWaitOutlasted(ctx, 'the job wait after the burst and the cancel (15 s)', s, job);
       const e = s.events[0];
       const named = e === undefined ? null : terminalStateOf(e);
       ctx.expect(
@@ -107,6 +108,7 @@ export const check = defineCheck({
         }
         const s = await stream.done;
         const { res, job } = await getJob(api, id);
+        skipWhenJobWaitOutlasted(ctx, `the job wait after the burst and ${end} (15 s)`, s, job);
         const e = s.events[0];
         const named = e === undefined ? null : terminalStateOf(e);
         ctx.expect(
