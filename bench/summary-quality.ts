@@ -74,8 +74,8 @@ interface MeetingResult {
   templates: Record<string, Scored>;
   /** meeting_notes on the pipeline's transcript (--transcripts), when there is one. */
   pipeline?: Scored;
-  /** Through the API: the same text as the direct call, and its time. */
-  api?: { same_text: boolean; ms: number };
+  /** Through the API: the same text as the direct call, and its time; or why the call failed. */
+  api?: { same_text: boolean; ms: number } | { error: string };
 }
 
 interface Cell {
@@ -193,13 +193,18 @@ export async function measure(config: SummaryQualityConfig, log: (line: string) 
       const key = `${m.split}/${m.domain}`;
       if (gw !== null && (apiLeft.get(key) ?? config.api) > 0) {
         apiLeft.set(key, (apiLeft.get(key) ?? config.api) - 1);
-        const api = await throughApi(gw, m);
-        r.api = { same_text: api.text === notesText, ms: api.ms };
+        // A transport failure of the loaded machine is reported for that meeting, not fatal to the run.
+        try {
+          const api = await throughApi(gw, m);
+          r.api = { same_text: api.text === notesText, ms: api.ms };
+        } catch (err) {
+          r.api = { error: err instanceof Error ? err.message : String(err) };
+        }
       }
       const n = r.templates['meeting_notes']!;
       log(
         `${m.split} ${m.domain} ${m.meeting}: meeting_notes R1 ${pct(n.rouge1)} R2 ${pct(n.rouge2)} RL ${pct(n.rougeL)} ` +
-          `${n.words}/${refWords} words; LEAD R1 ${pct(r.lead.rouge1)}${r.api === undefined ? '' : `; API ${r.api.same_text ? 'same' : 'DIFFERENT'}`}`,
+          `${n.words}/${refWords} words; LEAD R1 ${pct(r.lead.rouge1)}${apiNote(r.api)}`,
       );
       results.push(r);
     }
@@ -207,6 +212,13 @@ export async function measure(config: SummaryQualityConfig, log: (line: string) 
     await gw?.stop();
   }
   return results;
+}
+
+function apiNote(api: MeetingResult['api']): string {
+  if (api === undefined) return '';
+  return 'error' in api
+    ? `; API failed: ${api.error}`
+    : `; API ${api.same_text ? 'same text' : 'DIFFERENT text'} in ${api.ms.toFixed(0)} ms`;
 }
 
 function mean(xs: readonly number[]): number {
@@ -348,6 +360,12 @@ export function table(report: BenchReport): string {
   return lines.join('\n');
 }
 
+function apiLines(report: BenchReport): string {
+  const meetings = (report.benchmarks['summary-quality'] as { meetings: MeetingResult[] }).meetings;
+  const lines = meetings.filter((m) => m.api !== undefined).map((m) => `- ${m.split} ${m.domain} ${m.meeting}${apiNote(m.api)}`);
+  return lines.length === 0 ? '- none (--api 0)' : lines.join('\n');
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -378,7 +396,8 @@ async function main(): Promise<number> {
   writeFileSync(
     join(outDir, 'bench-summary-quality.md'),
     `# Summary quality on QMSum (ROUGE F1, %)\n\nGenerated ${report.generated_at}. Command: \`node bench/summary-quality.ts ${process.argv.slice(2).join(' ')}\`.\n\n` +
-      `Train is for development, val for the report; the test split is never read. Time marks are left out of the scored text.\n\n${markdown(report)}\n`,
+      `Train is for development, val for the report; the test split is never read. Time marks are left out of the scored text.\n\n${markdown(report)}\n\n` +
+      `Through the API (reference gateway, meeting_notes):\n\n${apiLines(report)}\n`,
   );
   process.stdout.write(`${table(report)}\n`);
   return 0;
