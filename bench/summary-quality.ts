@@ -74,8 +74,10 @@ interface MeetingResult {
   templates: Record<string, Scored>;
   /** meeting_notes on the pipeline's transcript (--transcripts), when there is one. */
   pipeline?: Scored;
-  /** Through the API: the same text as the direct call, and its time. */
-  api?: { same_text: boolean; ms: number };
+  /** meeting_notes on the human transcript cut to the same stretch the pipeline rendered (--transcripts). */
+  human_cut?: Scored;
+  /** Through the API: the same text as the direct call, and its time; or why the call failed. */
+  api?: { same_text: boolean; ms: number } | { error: string };
 }
 
 interface Cell {
@@ -84,6 +86,7 @@ interface Cell {
   lead: RougeScores;
   templates: Record<string, Scored>;
   pipeline?: Scored & { meetings: number };
+  human_cut?: Scored & { meetings: number };
 }
 
 /** The summary's scored text: its sections' lines, without the items' time marks. */
@@ -115,18 +118,39 @@ export function leadText(turns: readonly QmsumTurn[], words: number): string {
     .join(' ');
 }
 
-function readPipelineTranscript(dir: string, m: QmsumMeeting): QmsumTurn[] | undefined {
-  const file = join(dir, m.split, `${m.meeting}.json`);
-  if (!existsSync(file)) return undefined;
+/**
+ * The pipeline's transcript of a meeting: DIR/<split>/<meeting>.json, or
+ * DIR/<meeting>.json when DIR is already the split's folder. Only the fields
+ * the bench needs are read (the renderer writes more: wer, der, voices …).
+ * `seconds` is how much of the meeting was rendered: its `minutes` field, else
+ * the last turn's end.
+ */
+function readPipelineTranscript(
+  dir: string,
+  m: Pick<QmsumMeeting, 'split' | 'meeting'>,
+): { turns: QmsumTurn[]; seconds: number } | undefined {
+  const file = [join(dir, m.split, `${m.meeting}.json`), join(dir, `${m.meeting}.json`)].find((f) => existsSync(f));
+  if (file === undefined) return undefined;
   const doc = JSON.parse(readFileSync(file, 'utf8')) as {
-    transcript?: { speaker?: string; content?: string; start?: number; end?: number }[];
+    split?: unknown;
+    minutes?: unknown;
+    transcript?: { speaker?: unknown; content?: unknown; start?: unknown; end?: unknown }[];
   };
-  return (doc.transcript ?? []).map((t) => ({
-    speaker: t.speaker ?? 'Speaker',
-    content: t.content ?? '',
-    start: t.start ?? 0,
-    end: t.end ?? t.start ?? 0,
+  if (typeof doc.split === 'string' && doc.split !== m.split) return undefined;
+  const num = (x: unknown, fallback: number) => (typeof x === 'number' && Number.isFinite(x) ? x : fallback);
+  const turns = (Array.isArray(doc.transcript) ? doc.transcript : []).map((t) => ({
+    speaker: typeof t.speaker === 'string' ? t.speaker : 'Speaker',
+    content: typeof t.content === 'string' ? t.content : '',
+    start: num(t.start, 0),
+    end: num(t.end, num(t.start, 0)),
   }));
+  const seconds = typeof doc.minutes === 'number' && doc.minutes > 0 ? doc.minutes * 60 : Math.max(0, ...turns.map((t) => t.end));
+  return { turns, seconds };
+}
+
+/** Whether DIR holds a pipeline transcript of the meeting (the bench then scores only those meetings). */
+function hasPipelineTranscript(dir: string, m: Pick<QmsumMeeting, 'split' | 'meeting'>): boolean {
+  return existsSync(join(dir, m.split, `${m.meeting}.json`)) || existsSync(join(dir, `${m.meeting}.json`));
 }
 
 async function throughApi(gw: GatewayChild, m: QmsumMeeting): Promise<{ text: string; ms: number }> {
@@ -157,11 +181,14 @@ async function throughApi(gw: GatewayChild, m: QmsumMeeting): Promise<{ text: st
 }
 
 export async function measure(config: SummaryQualityConfig, log: (line: string) => void): Promise<MeetingResult[]> {
-  const meetings = loadQmsum({
+  const loaded = loadQmsum({
     source: config.source,
     splits: config.splits,
     ...(config.limit === undefined ? {} : { limit: config.limit }),
   });
+  // With --transcripts, only the meetings the pipeline transcribed are scored.
+  const dir = config.transcripts;
+  const meetings = dir === undefined ? loaded : loaded.filter((m) => hasPipelineTranscript(dir, m));
   const results: MeetingResult[] = [];
   const apiLeft = new Map<string, number>();
   const gw = config.api > 0 ? await startGatewayChild() : null;
@@ -184,22 +211,33 @@ export async function measure(config: SummaryQualityConfig, log: (line: string) 
         if (id === 'meeting_notes') notesText = s.text;
       }
       if (config.transcripts !== undefined) {
-        const turns = readPipelineTranscript(config.transcripts, m);
-        if (turns !== undefined && turns.some((t) => t.content.trim() !== '')) {
-          const s = summarize(turns, 'meeting_notes', m.meeting);
+        const piped = readPipelineTranscript(config.transcripts, m);
+        if (piped !== undefined && piped.turns.some((t) => t.content.trim() !== '')) {
+          const s = summarize(piped.turns, 'meeting_notes', m.meeting);
           r.pipeline = score(s.scored, m.reference, s.ms);
+          // The human transcript cut where the rendering stopped: what the pipeline's figure compares with.
+          const cut = m.transcript.filter((t) => t.start < piped.seconds);
+          if (cut.length > 0) {
+            const h = summarize(cut, 'meeting_notes', m.meeting);
+            r.human_cut = score(h.scored, m.reference, h.ms);
+          }
         }
       }
       const key = `${m.split}/${m.domain}`;
       if (gw !== null && (apiLeft.get(key) ?? config.api) > 0) {
         apiLeft.set(key, (apiLeft.get(key) ?? config.api) - 1);
-        const api = await throughApi(gw, m);
-        r.api = { same_text: api.text === notesText, ms: api.ms };
+        // A transport failure of the loaded machine is reported for that meeting, not fatal to the run.
+        try {
+          const api = await throughApi(gw, m);
+          r.api = { same_text: api.text === notesText, ms: api.ms };
+        } catch (err) {
+          r.api = { error: err instanceof Error ? err.message : String(err) };
+        }
       }
       const n = r.templates['meeting_notes']!;
       log(
         `${m.split} ${m.domain} ${m.meeting}: meeting_notes R1 ${pct(n.rouge1)} R2 ${pct(n.rouge2)} RL ${pct(n.rougeL)} ` +
-          `${n.words}/${refWords} words; LEAD R1 ${pct(r.lead.rouge1)}${r.api === undefined ? '' : `; API ${r.api.same_text ? 'same' : 'DIFFERENT'}`}`,
+          `${n.words}/${refWords} words; LEAD R1 ${pct(r.lead.rouge1)}${apiNote(r.api)}`,
       );
       results.push(r);
     }
@@ -207,6 +245,13 @@ export async function measure(config: SummaryQualityConfig, log: (line: string) 
     await gw?.stop();
   }
   return results;
+}
+
+function apiNote(api: MeetingResult['api']): string {
+  if (api === undefined) return '';
+  return 'error' in api
+    ? `; API failed: ${api.error}`
+    : `; API ${api.same_text ? 'same text' : 'DIFFERENT text'} in ${api.ms.toFixed(0)} ms`;
 }
 
 function mean(xs: readonly number[]): number {
@@ -231,12 +276,14 @@ export function cells(results: readonly MeetingResult[]): Record<string, Cell> {
       const templates: Record<string, Scored> = {};
       for (const id of TEMPLATE_IDS) templates[id] = meanScored(rows.map((r) => r.templates[id]!));
       const piped = rows.flatMap((r) => (r.pipeline === undefined ? [] : [r.pipeline]));
+      const cut = rows.flatMap((r) => (r.human_cut === undefined ? [] : [r.human_cut]));
       out[`${split}/${domain}`] = {
         meetings: rows.length,
         reference_words: mean(rows.map((r) => r.reference_words)),
         lead: meanScores(rows.map((r) => r.lead)),
         templates,
         ...(piped.length === 0 ? {} : { pipeline: { ...meanScored(piped), meetings: piped.length } }),
+        ...(cut.length === 0 ? {} : { human_cut: { ...meanScored(cut), meetings: cut.length } }),
       };
     }
   }
@@ -315,8 +362,8 @@ function cellsOf(report: BenchReport): Record<string, Cell> {
 
 export function markdown(report: BenchReport): string {
   const out: string[] = [
-    '| split/domain | meetings | human words | template | R-1 | R-2 | R-L | words | ms | LEAD R-1 | LEAD R-2 | LEAD R-L | pipeline R-1/R-2/R-L (words) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| split/domain | meetings | human words | template | R-1 | R-2 | R-L | words | ms | LEAD R-1 | LEAD R-2 | LEAD R-L | pipeline R-1/R-2/R-L (words) | human transcript cut the same, R-1/R-2/R-L (words) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [key, c] of Object.entries(cellsOf(report))) {
     for (const id of TEMPLATE_IDS) {
@@ -325,9 +372,13 @@ export function markdown(report: BenchReport): string {
         id === 'meeting_notes' && c.pipeline !== undefined
           ? `${pct(c.pipeline.rouge1)} / ${pct(c.pipeline.rouge2)} / ${pct(c.pipeline.rougeL)} (${c.pipeline.words.toFixed(0)}, ${c.pipeline.meetings} meetings)`
           : '';
+      const cut =
+        id === 'meeting_notes' && c.human_cut !== undefined
+          ? `${pct(c.human_cut.rouge1)} / ${pct(c.human_cut.rouge2)} / ${pct(c.human_cut.rougeL)} (${c.human_cut.words.toFixed(0)})`
+          : '';
       out.push(
         `| ${key} | ${c.meetings} | ${c.reference_words.toFixed(0)} | ${id} | ${pct(t.rouge1)} | ${pct(t.rouge2)} | ${pct(t.rougeL)} | ` +
-          `${t.words.toFixed(0)} | ${t.ms.toFixed(0)} | ${pct(c.lead.rouge1)} | ${pct(c.lead.rouge2)} | ${pct(c.lead.rougeL)} | ${piped} |`,
+          `${t.words.toFixed(0)} | ${t.ms.toFixed(0)} | ${pct(c.lead.rouge1)} | ${pct(c.lead.rouge2)} | ${pct(c.lead.rougeL)} | ${piped} | ${cut} |`,
       );
     }
   }
@@ -342,10 +393,21 @@ export function table(report: BenchReport): string {
       `${key.padEnd(18)} ${String(c.meetings).padStart(2)}  ${c.reference_words.toFixed(0).padStart(5)}  ` +
         `${pct(n.rouge1)}/${pct(n.rouge2)}/${pct(n.rougeL)} (${n.words.toFixed(0)})`.padEnd(25) +
         `  ${pct(c.lead.rouge1)}/${pct(c.lead.rouge2)}/${pct(c.lead.rougeL)}` +
-        (c.pipeline === undefined ? '' : `  pipeline ${pct(c.pipeline.rouge1)}/${pct(c.pipeline.rouge2)}/${pct(c.pipeline.rougeL)}`),
+        (c.pipeline === undefined
+          ? ''
+          : `  pipeline ${pct(c.pipeline.rouge1)}/${pct(c.pipeline.rouge2)}/${pct(c.pipeline.rougeL)} (${c.pipeline.words.toFixed(0)})`) +
+        (c.human_cut === undefined
+          ? ''
+          : `  human cut the same ${pct(c.human_cut.rouge1)}/${pct(c.human_cut.rouge2)}/${pct(c.human_cut.rougeL)} (${c.human_cut.words.toFixed(0)})`),
     );
   }
   return lines.join('\n');
+}
+
+function apiLines(report: BenchReport): string {
+  const meetings = (report.benchmarks['summary-quality'] as { meetings: MeetingResult[] }).meetings;
+  const lines = meetings.filter((m) => m.api !== undefined).map((m) => `- ${m.split} ${m.domain} ${m.meeting}${apiNote(m.api)}`);
+  return lines.length === 0 ? '- none (--api 0)' : lines.join('\n');
 }
 
 async function main(): Promise<number> {
@@ -378,7 +440,8 @@ async function main(): Promise<number> {
   writeFileSync(
     join(outDir, 'bench-summary-quality.md'),
     `# Summary quality on QMSum (ROUGE F1, %)\n\nGenerated ${report.generated_at}. Command: \`node bench/summary-quality.ts ${process.argv.slice(2).join(' ')}\`.\n\n` +
-      `Train is for development, val for the report; the test split is never read. Time marks are left out of the scored text.\n\n${markdown(report)}\n`,
+      `Train is for development, val for the report; the test split is never read. Time marks are left out of the scored text.\n\n${markdown(report)}\n\n` +
+      `Through the API (reference gateway, meeting_notes):\n\n${apiLines(report)}\n`,
   );
   process.stdout.write(`${table(report)}\n`);
   return 0;

@@ -93,6 +93,38 @@ describe('action items', () => {
     );
   });
 
+  it('takes the owner named in answer to "who owns …?", reported by another speaker', () => {
+    const lines: Line[] = [
+      ['Ben', 'Then we fix that first. Who owns the billing service right now?'],
+      ['Alice', 'Priya does. She thinks the fix takes about two days.'],
+    ];
+    for (const n of [notes(lines), notes(asr(lines))])
+      assert.deepEqual(
+        n.actions.map((a) => [a.owner, a.text.toLowerCase(), a.due, a.speaker]),
+        [['Priya', 'the billing service; she thinks the fix takes about two days', undefined, 'Alice']],
+      );
+    // "I do." names the one replying.
+    const self = notes([
+      ['Ben', 'Who is handling the release notes?'],
+      ['Alice', 'I do, I started them yesterday.'],
+    ]);
+    assert.deepEqual(
+      self.actions.map((a) => [a.owner, a.text]),
+      [['Alice', 'the release notes; i started them yesterday']],
+    );
+  });
+
+  it('does not take an owner from a reply naming no one, a reply to another question, or the asker answering herself', () => {
+    const n = notes([
+      ['Ben', 'Who owns the billing service right now?'],
+      ['Alice', 'Nobody does, Priya left last month.'],
+      ['Ben', 'Who was at the review yesterday?'],
+      ['Alice', 'Priya was there with the design team.'],
+      ['Ben', 'Who handles the invoices? Priya does, I think.'],
+    ]);
+    assert.deepEqual(n.actions, []);
+  });
+
   it('"can you …?" is a task only when the other side takes it', () => {
     const taken = notes([
       ['Ann', 'Bob, can you send the minutes to the client?'],
@@ -188,6 +220,28 @@ describe('open questions', () => {
       ['Bob', 'Priya does, she took it over last month.'],
       ['Cid', 'The customer asked whether the mobile app is on the roadmap?'],
       ['Ann', "I don't know."],
+    ]);
+    assert.deepEqual(texts(n.questions), []);
+  });
+});
+
+describe('open questions: statements and reported questions', () => {
+  it('takes a question someone outside the meeting asked, reported and left to answer', () => {
+    const lines: Line[] = [
+      ['Ben', 'One more thing: the customer asked whether the mobile app is on the roadmap for next quarter.'],
+      ['Alice', 'It is, but only as a discovery item. We will not commit to a deadline yet.'],
+    ];
+    for (const n of [notes(lines), notes(asr(lines))])
+      assert.deepEqual(
+        n.questions.map((q) => q.text.toLowerCase().replace(/[^a-z ]/g, '')),
+        ['one more thing the customer asked whether the mobile app is on the roadmap for next quarter'],
+      );
+  });
+
+  it('does not take a statement of what is not done yet ("we will not commit to a deadline yet")', () => {
+    const n = notes([
+      ['Alice', 'We will not commit to a deadline yet.'],
+      ['Ben', 'The customer asked for the invoices in euros and we sent them.'],
     ]);
     assert.deepEqual(texts(n.questions), []);
   });

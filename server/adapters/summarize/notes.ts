@@ -176,6 +176,15 @@ const ASSIGNMENT_CUES = [
   cue(String.raw`(?:can|could|would) (?<who>you)(?: please)? (?<verb>[\p{L}]+)`),
   cue(String.raw`(?:action item|to do|todo)(?: for (?<who>[\p{L}]+))?[:,]?(?: is)? (?<verb>[\p{L}]+)`),
 ];
+/** A question for the owner of some work: "Who owns the billing service right now?" → "the billing service". */
+const WHO_OWNS =
+  /(?<![\p{L}'’])who(?:'s| is)? (?:owns|handles|is handling|handling|is responsible for|responsible for|is in charge of|in charge of|is working on|is doing|will (?:do|take|handle|fix|own)|takes|can take|looks after) (?<work>.+?)(?: right now| at the moment| now| currently)?[?.!]*$/iu;
+/** The reply naming the owner: "Priya does.", "Priya will.", "I do." (the first word of the reply). */
+const OWNER_REPLY = /^(?<who>[\p{L}]+)(?: [\p{L}]+)? (?:does|do|will|is|owns it|has it|handles it|can)(?![\p{L}'’])/iu;
+/** A question someone outside the meeting asked, reported and so still to answer: "the customer asked whether …". */
+const REPORTED_QUESTION =
+  /(?<![\p{L}'’])(?:asked (?:us |me |them )?(?:whether|if)|wondered (?:whether|if)|wants? to know (?:whether|if)|wanted to know (?:whether|if))(?![\p{L}'’])/iu;
+
 /** After "will": words that make the future a state or an opinion, not a task. */
 const NOT_A_TASK = new Set(
   (
@@ -197,7 +206,7 @@ const BLOCKER_CUES = [
 
 const OPEN_CUES = [
   cue(
-    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:is|are|remains?) (?:still )?(?:open|unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided|no deadline yet|not commit`,
+    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:is|are|remains?) (?:still )?(?:open|unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided`,
   ),
 ];
 
@@ -209,6 +218,8 @@ const TRANSCRIPT_WORDS_PER_NOTE_WORD = 30;
 const MAX_WORDS = 170;
 /** The share of the overview's words given to the opening: meetings state their purpose first. */
 const OPENING_SHARE = 0.5;
+/** How much the meeting's recurring content words count in picking an overview line (tuned on QMSum train). */
+const SALIENCE_WEIGHT = 2;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
 const WORDS_PER_TOPIC = 15;
 
@@ -324,6 +335,8 @@ export function actionIn(
       if (completeTask(task)) return { owner, task };
     }
   }
+  const named = ownerNamedInReply(s, sentences);
+  if (named !== undefined) return named;
   const assign = firstCue(text, ASSIGNMENT_CUES);
   if (assign === undefined || !isTaskVerb(assign.groups.verb)) return undefined;
   const who = assign.groups.who ?? '';
@@ -341,6 +354,46 @@ export function actionIn(
   }
   const task = taskFrom(assign);
   return completeTask(task) ? { owner, task } : undefined;
+}
+
+/**
+ * An owner named in answer to "who owns …?": "Who owns the billing
+ * service?" — "Priya does. She thinks the fix takes about two days." makes
+ * Priya the owner of the billing service's work (the rest of the reply says
+ * what it is). "I do." names the one replying; "Nobody does." names no one.
+ */
+function ownerNamedInReply(s: Sentence, sentences: readonly Sentence[]): { owner: string; task: string } | undefined {
+  if (s.question) return undefined;
+  // Recognizer output has no question mark: a trailing "who owns …" clause asks too, unless it is a relative one ("the person who owns …").
+  const asks = (x: Sentence) =>
+    x.question || (WHO_OWNS.test(x.text) && !/\b(?:person|one|someone|anyone|people|guy|team|those|the)\s+who\b/i.test(x.text));
+  const asked = sentences
+    .slice(Math.max(0, s.index - 2), s.index)
+    .reverse()
+    .find((x) => x.speaker !== s.speaker && asks(x));
+  if (asked === undefined || sentences.slice(asked.index + 1, s.index).some((x) => x.speaker === s.speaker)) return undefined;
+  const work = WHO_OWNS.exec(asked.text)?.groups?.work?.trim();
+  const reply = OWNER_REPLY.exec(s.text);
+  const who = reply?.groups?.who;
+  if (work === undefined || reply === null || who === undefined) return undefined;
+  const lower = who.toLowerCase();
+  if (NEGATION.test(lower) || /^(?:nobody|noone|someone|somebody|everyone|everybody)$/.test(lower)) return undefined;
+  const owner =
+    lower === 'i'
+      ? s.speaker
+      : lower === 'we'
+        ? `${s.speaker} (with the team)`
+        : NOT_AN_OWNER.has(lower)
+          ? undefined
+          : who.charAt(0).toLocaleUpperCase('en') + who.slice(1);
+  if (owner === undefined) return undefined;
+  const more = s.text
+    .slice(reply[0].length)
+    .replace(/^[\s.,;:!]+/, '')
+    .replace(/[.!?…]+$/u, '')
+    .trim();
+  const task = more === '' ? work : `${work}; ${more.charAt(0).toLocaleLowerCase('en')}${more.slice(1)}`;
+  return { owner, task };
 }
 
 function isTaskVerb(verb: string | undefined): boolean {
@@ -420,7 +473,7 @@ function findByCue(kind: NoteKind, sentences: readonly Sentence[], rank: readonl
 export function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
   const out: NoteItem[] = [];
   for (const s of sentences) {
-    if (!s.question && substantial(s, 5) && firstCue(s.text, OPEN_CUES) !== undefined) {
+    if (!s.question && substantial(s, 5) && (firstCue(s.text, OPEN_CUES) !== undefined || REPORTED_QUESTION.test(s.text))) {
       out.push(item('question', s, rank));
       continue;
     }
@@ -450,6 +503,18 @@ export function findTopics(
     const any = sentences.filter((s) => words(s.text).length > 0);
     return any.slice(0, 1).map((s) => item('topic', s, rank));
   }
+  // How many sentences of the meeting each content word is said in: a line
+  // carrying the meeting's recurring words ("remote", "battery", "budget")
+  // says more about it than one of rare or one-off words.
+  const df = new Map<string, number>();
+  for (const s of sentences) for (const t of new Set(s.terms)) df.set(t, (df.get(t) ?? 0) + 1);
+  const maxDf = Math.max(1, ...df.values());
+  const salience = (s: Sentence) => {
+    const terms = [...new Set(s.terms)];
+    if (terms.length === 0) return 0;
+    const sum = terms.reduce((a, t) => a + Math.log1p(df.get(t) ?? 0) / Math.log1p(maxDf), 0);
+    return sum / Math.sqrt(Math.max(8, words(s.text).length));
+  };
   const out: NoteItem[] = [];
   let used = 0;
   // The opening first: a meeting says what it is about at its start.
@@ -468,7 +533,7 @@ export function findTopics(
     const score = (s: Sentence) => {
       const n = words(s.text).length;
       const lengthFit = n < 8 ? n / 8 : n > 35 ? 35 / n : 1;
-      return (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]!) * lengthFit;
+      return (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit;
     };
     let best = block[0]!;
     for (const s of block) if (score(s) > score(best)) best = s;
