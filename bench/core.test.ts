@@ -143,7 +143,10 @@ test('--http-seconds shortens the throughput figures; nonsense is refused', () =
 
 test('run.ts arguments: all benchmarks but the opt-in ones by default, --only picks, unknown names are refused', () => {
   // summary-quality needs the QMSum data set: it runs only when named.
-  assert.deepEqual(parseArgs([]).only, Object.keys(BENCHMARKS).filter((name) => name !== 'summary-quality'));
+  assert.deepEqual(
+    parseArgs([]).only,
+    Object.keys(BENCHMARKS).filter((name) => name !== 'summary-quality'),
+  );
   assert.deepEqual(parseArgs(['--only', 'summary-quality']).only, ['summary-quality']);
   assert.ok(parseArgs([]).only.includes('core'));
   assert.equal(parseArgs([]).tiny, false);
