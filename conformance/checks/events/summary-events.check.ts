@@ -26,7 +26,12 @@ export const check = defineCheck({
       x.that(res.status === 202 && typeof opId === 'string', '202 with operation_id', res.describe(150)),
       res,
     );
-    const ds = await endpoint.waitFor(1, 15_000);
+    // No delivery time is set by API.md: none within the budget is slow, not wrong (decision 081).
+    const ds = await endpoint.waitFor(1, 30_000);
+    if (ds.length === 0)
+      return ctx.skip(
+        'the suite’s time budget (30 s) ran out before any summary.completed delivery arrived (API.md sets no delivery time)',
+      );
     await endpoint.quiet(800, 3000);
     const sc = endpoint.deliveries.filter((d) => envelopeOf(d)?.event === 'summary.completed');
     ctx.expect(

@@ -38,13 +38,12 @@ export const check = defineCheck({
     );
     const t = await api.post(`/v1/webhooks/${hook.id}/test`);
     ctx.expect('webhooks.test.202', 'POST /v1/webhooks/{id}/test on an owned approved webhook', x.status(t, 202), t);
-    const ds = await endpoint.waitFor(1, 10_000);
-    ctx.require(
-      ['webhooks.delivery.post-envelope', 'webhooks.approval.allow'],
-      'deliveries at the receiver within 10 s of the test',
-      x.that(ds.length >= 1, 'one delivery', `${ds.length} deliveries`),
-      t,
-    );
+    // API.md sets no delivery time: a target whose delivery queue is busy (a slow receiver of
+    // another webhook, a loaded machine) may deliver later than any budget; nothing arriving
+    // within it is not a violation (decision 081).
+    const ds = await endpoint.waitFor(1, 30_000);
+    if (ds.length === 0)
+      return ctx.skip('the suite’s time budget (30 s) ran out before the test delivery arrived (API.md sets no delivery time)');
     const d = ds[0]!;
     const env = envelopeOf(d);
     ctx.expect(
