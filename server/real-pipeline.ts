@@ -11,12 +11,13 @@ import { createSummarizers } from './adapters/summarize/registry.ts';
 import { isTemplateId, TEMPLATE_IDS } from './adapters/summarize/templates.ts';
 import { AudioDecoder } from './pipeline/decode.ts';
 import { assignSpeakers } from './pipeline/diarize.ts';
-import { offThreadDiarizer, offThreadEnhancer } from './pipeline/off-thread.ts';
+import { biasTrieModelOffThread, offThreadDiarizer, offThreadEnhancer } from './pipeline/off-thread.ts';
 import { detectSpeech } from './pipeline/vad.ts';
 import type { ConfigService } from './features/config/service.ts';
 
 export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv; config: ConfigService }): PipelineParts {
-  const recognizers = createRecognizers({ dataDir: opts.dataDir, env: opts.env });
+  // pocketsphinx's adapted language models are built on the worker thread too (decision 087).
+  const recognizers = createRecognizers({ dataDir: opts.dataDir, env: opts.env, buildBiasedModel: biasTrieModelOffThread });
   const summarizers = createSummarizers(opts.env);
   return {
     decoder: new AudioDecoder(),

@@ -221,7 +221,11 @@ export function offThreadDiarizer(runner: OffThreadRunner = offThread): Transcri
     );
 }
 
-/** The vocabulary-biased language model (adapters/asr/lm-bias.ts biasTrieModel) built on the worker. */
+/**
+ * The vocabulary-biased language model (adapters/asr/lm-bias.ts biasTrieModel)
+ * built on the worker. The composition root (real-pipeline.ts) hands it to the
+ * pocketsphinx recognizer, so the adapter never imports the pipeline (decision 087).
+ */
 export async function biasTrieModelOffThread(
   lmPath: string,
   bias: { words: readonly string[]; boost: number; floor: number },

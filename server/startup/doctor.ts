@@ -12,12 +12,8 @@
  * server/features/recording/capture.ts.
  */
 import { existsSync } from 'node:fs';
-import {
-  DEFAULT_POCKETSPHINX_MODEL_ROOT,
-  findExecutable,
-  listPocketSphinxModels,
-  POCKETSPHINX_BINARY,
-} from '../adapters/asr/pocketsphinx.ts';
+import { findExecutable } from '../adapters/fs-probe.ts';
+import { DEFAULT_POCKETSPHINX_MODEL_ROOT, listPocketSphinxModels, POCKETSPHINX_BINARY } from '../adapters/asr/pocketsphinx.ts';
 
 /** run: `make run` installs it and the doctor fails without it; optional: nothing breaks; test: the test suite only. */
 export type Need = 'run' | 'optional' | 'test';

@@ -5,7 +5,7 @@ import { delay, http, HttpResponse, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { CancelledError, StageError, uncontrolled, type PcmAudio } from '../../pipeline/types.ts';
 import { chunkPlan, normalizeBaseUrl, OpenAiCompatibleRecognizer, parseTranscription } from './openai-compatible.ts';
-import { planDecodeSpans } from './pocketsphinx.ts';
+import { planDecodeSpans } from './spans.ts';
 import { UNKNOWN_CONFIDENCE } from './whisper-cpp.ts';
 
 const BASE = 'http://asr.test';

@@ -21,7 +21,7 @@ import {
   type SpeechRegion,
   type StageControl,
 } from '../../pipeline/types.ts';
-import { mapToSourceTime, planDecodeSpans, SPAN_GAP_SECONDS, type DecodePlan, type DecodeSpan, type FileWord } from './pocketsphinx.ts';
+import { mapToSourceTime, planDecodeSpans, SPAN_GAP_SECONDS, type DecodePlan, type DecodeSpan, type FileWord } from './spans.ts';
 import { buildPrompt, spreadWords, UNKNOWN_CONFIDENCE, whisperLanguage } from './whisper-cpp.ts';
 
 export const DEFAULT_TRANSCRIBE_MODEL = 'whisper-1';

@@ -5,25 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CancelledError, StageError, uncontrolled, type PcmAudio, type RecognizedWord, type StageControl } from '../../pipeline/types.ts';
-import {
-  dictionaryKey,
-  espeakToCmu,
-  findExecutable,
-  isSpokenWord,
-  kwsThresholdExponent,
-  lettersToCmu,
-  listPocketSphinxModels,
-  mapToSourceTime,
-  mergeDetections,
-  minSpotConfidence,
-  parseTimedLine,
-  planDecodeSpans,
-  PocketSphinxRecognizer,
-  selectPocketSphinxModel,
-  SPAN_GAP_SECONDS,
-  stripAlternate,
-  tokenize,
-} from './pocketsphinx.ts';
+import { findExecutable } from '../fs-probe.ts';
+import { kwsThresholdExponent, mergeDetections, minSpotConfidence } from './pocketsphinx-kws.ts';
+import { isSpokenWord, parseTimedLine, stripAlternate } from './pocketsphinx-process.ts';
+import { listPocketSphinxModels, PocketSphinxRecognizer, selectPocketSphinxModel } from './pocketsphinx.ts';
+import { dictionaryKey, espeakToCmu, lettersToCmu, tokenize } from './pronunciations.ts';
+import { mapToSourceTime, planDecodeSpans, SPAN_GAP_SECONDS } from './spans.ts';
 
 const options = { language: 'en', customWords: [] as string[], initialPrompt: '' };
 

@@ -20,6 +20,7 @@
 import { join } from 'node:path';
 import type { Recognizer } from '../../pipeline/types.ts';
 import { OpenAiCompatibleRecognizer } from './openai-compatible.ts';
+import type { BiasedModelBuilder } from './pocketsphinx-lm-cache.ts';
 import { DEFAULT_POCKETSPHINX_MODEL_ROOT, listPocketSphinxModels, PocketSphinxRecognizer } from './pocketsphinx.ts';
 import { WhisperCppRecognizer } from './whisper-cpp.ts';
 
@@ -66,10 +67,16 @@ export interface Recognizers {
   all: Readonly<Record<Provider, Recognizer>>;
 }
 
-export function createRecognizers(opts: { dataDir: string; env: NodeJS.ProcessEnv; pocketsphinxRoot?: string }): Recognizers {
+export function createRecognizers(opts: {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  pocketsphinxRoot?: string;
+  /** Builds pocketsphinx's adapted language models; the gateway passes its worker thread's (decision 087). */
+  buildBiasedModel?: BiasedModelBuilder;
+}): Recognizers {
   const env = opts.env;
   const pocketsphinxRoot = opts.pocketsphinxRoot ?? DEFAULT_POCKETSPHINX_MODEL_ROOT;
-  const pocketsphinx = new PocketSphinxRecognizer({ modelRoot: pocketsphinxRoot, path: env.PATH });
+  const pocketsphinx = new PocketSphinxRecognizer({ modelRoot: pocketsphinxRoot, path: env.PATH, buildBiasedModel: opts.buildBiasedModel });
   const whisper = new WhisperCppRecognizer({
     binary: nonEmpty(env.MAS_WHISPER_CPP_BIN),
     modelsDir: join(opts.dataDir, 'models'),

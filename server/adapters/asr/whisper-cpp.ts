@@ -30,7 +30,8 @@ import {
   type SpeechRegion,
   type StageControl,
 } from '../../pipeline/types.ts';
-import { findExecutable, mapToSourceTime, planDecodeSpans, writeSpansAsWav, type FileWord } from './pocketsphinx.ts';
+import { findExecutable } from '../fs-probe.ts';
+import { mapToSourceTime, planDecodeSpans, writeSpansAsWav, type FileWord } from './spans.ts';
 
 /** Confidence of a word when the output says nothing about it (segment-only JSON). */
 export const UNKNOWN_CONFIDENCE = 0.5;

@@ -1,0 +1,122 @@
+/**
+ * The span planner every recognizer shares: the speech regions of the
+ * voice-activity stage laid end to end in one file, with near-silence
+ * between them, so music and long silences cost no decoding time and
+ * produce no invented words; the recognizer's times are then mapped back to
+ * the recording. pocketsphinx, whisper.cpp and the OpenAI-compatible
+ * recognizer all decode such a plan.
+ */
+import { open } from 'node:fs/promises';
+import { wavHeader } from '../../audio/wav.ts';
+import { PIPELINE_SAMPLE_RATE, type PcmAudio, type RecognizedWord, type SpeechRegion } from '../../pipeline/types.ts';
+
+/** A word with times in the decoded file. */
+export interface FileWord {
+  text: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+/** One speech region as laid out in the decoded file. */
+export interface DecodeSpan {
+  sourceStart: number;
+  sourceEnd: number;
+  fileStart: number;
+}
+
+export interface DecodePlan {
+  spans: DecodeSpan[];
+  fileDuration: number;
+}
+
+/** Regions closer than this are decoded as one (a pause inside a sentence). */
+const MERGE_GAP_SECONDS = 0.3;
+/** Near-silence between regions in the file: long enough for pocketsphinx's own VAD to close the utterance (0.5 s). */
+export const SPAN_GAP_SECONDS = 1;
+/** When the regions cover nearly everything, the whole recording is decoded unchanged. */
+const WHOLE_FILE_COVERAGE = 0.9;
+
+/** Lays the speech regions end to end, with a gap between them; all of it when there are no regions. */
+export function planDecodeSpans(regions: readonly SpeechRegion[], duration: number): DecodePlan {
+  if (duration <= 0) return { spans: [], fileDuration: 0 };
+  const sorted = regions
+    .map((r) => ({ start: Math.max(0, r.start), end: Math.min(duration, r.end) }))
+    .filter((r) => r.end > r.start)
+    .sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const r of sorted) {
+    const last = merged.at(-1);
+    if (last !== undefined && r.start - last.end < MERGE_GAP_SECONDS) last.end = Math.max(last.end, r.end);
+    else merged.push({ ...r });
+  }
+  const covered = merged.reduce((sum, r) => sum + r.end - r.start, 0);
+  if (merged.length === 0 || covered >= WHOLE_FILE_COVERAGE * duration) {
+    return { spans: [{ sourceStart: 0, sourceEnd: duration, fileStart: 0 }], fileDuration: duration };
+  }
+  const spans: DecodeSpan[] = [];
+  let at = 0;
+  for (const r of merged) {
+    if (spans.length > 0) at += SPAN_GAP_SECONDS;
+    spans.push({ sourceStart: r.start, sourceEnd: r.end, fileStart: at });
+    at += r.end - r.start;
+  }
+  return { spans, fileDuration: at };
+}
+
+/** Writes the plan's spans as 16 kHz 16-bit mono WAV, in blocks so long meetings never sit in memory twice. */
+export async function writeSpansAsWav(audio: PcmAudio, plan: DecodePlan, file: string): Promise<void> {
+  const rate = PIPELINE_SAMPLE_RATE;
+  const gapSamples = Math.round(SPAN_GAP_SECONDS * rate);
+  const ranges = plan.spans.map(
+    (s) => [Math.round(s.sourceStart * rate), Math.min(audio.samples.length, Math.round(s.sourceEnd * rate))] as const,
+  );
+  const total = ranges.reduce((n, [a, b]) => n + (b - a), 0) + gapSamples * Math.max(0, ranges.length - 1);
+  const fh = await open(file, 'w');
+  try {
+    await fh.write(wavHeader(total * 2));
+    let noise = 1;
+    const BLOCK = 1 << 16;
+    for (let r = 0; r < ranges.length; r++) {
+      if (r > 0) {
+        // Digital zeros give log(0) energies in the front end; a faint deterministic dither keeps it sane.
+        const gap = Buffer.alloc(gapSamples * 2);
+        for (let i = 0; i < gapSamples; i++) {
+          noise = (noise * 1103515245 + 12345) & 0x7fffffff;
+          gap.writeInt16LE((noise % 7) - 3, i * 2);
+        }
+        await fh.write(gap);
+      }
+      const [from, to] = ranges[r]!;
+      for (let i = from; i < to; i += BLOCK) {
+        const end = Math.min(to, i + BLOCK);
+        const buf = Buffer.alloc((end - i) * 2);
+        for (let j = i; j < end; j++) buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, audio.samples[j]!)) * 32767), (j - i) * 2);
+        await fh.write(buf);
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Maps file times back to the recording: each word to the span holding its middle, clamped inside it; times never go backwards. */
+export function mapToSourceTime(words: readonly FileWord[], plan: DecodePlan, duration: number): RecognizedWord[] {
+  const out: RecognizedWord[] = [];
+  let last = 0;
+  for (const w of [...words].sort((a, b) => a.start - b.start)) {
+    const mid = (w.start + w.end) / 2;
+    let span = plan.spans[0]!;
+    for (const s of plan.spans) if (s.fileStart <= mid) span = s;
+    const shift = span.sourceStart - span.fileStart;
+    const start = Math.max(last, Math.min(span.sourceEnd, Math.max(span.sourceStart, w.start + shift)));
+    const end = Math.min(duration, Math.max(start, Math.min(span.sourceEnd, w.end + shift)));
+    out.push({ text: w.text, start: round3(start), end: round3(end), confidence: w.confidence });
+    last = end;
+  }
+  return out;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
