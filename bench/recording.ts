@@ -29,7 +29,7 @@ import { RESET_SETTINGS } from '../server/kernel/store/settings-repo.ts';
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { alignCapture } from '../simulator/devices/fidelity.ts';
 import { loadScriptAudio } from '../simulator/devices/script-audio.ts';
-import { parseWav } from '../simulator/synth/wav.ts';
+import { parseWav } from '../common/audio/wav.ts';
 import { machine, round } from './lib.ts';
 
 export interface RecordingBenchOptions {

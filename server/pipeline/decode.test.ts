@@ -12,7 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AudioDecoder, Resampler, resample, sniffContainer, wavDeclaredDuration } from './decode.ts';
+import { Resampler, resample } from '../../common/audio/resample.ts';
+import { sniffContainer, wavDeclaredDuration } from './decode-probe.ts';
+import { AudioDecoder } from './decode.ts';
 import { fft } from './diarize.ts';
 import { CancelledError, StageError, uncontrolled, type ImportExtension, type PcmAudio, type StageControl } from './types.ts';
 
@@ -27,7 +29,7 @@ function ffmpeg(...args: string[]): void {
   execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** The formats with an in-process decoder (server/pipeline/decode.ts IN_PROCESS_DECODERS); the rest are ffmpeg's. */
+/** The formats with an in-process decoder (server/pipeline/decode-in-process.ts IN_PROCESS_DECODERS); the rest are ffmpeg's. */
 const IN_PROCESS_FORMATS = new Set(['wav', 'mp3']);
 
 const FORMATS: { name: string; ext: ImportExtension; args: string[]; video?: boolean }[] = [

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { diarizationErrorRate } from '../../simulator/score/der.ts';
-import { parseWav } from '../../simulator/synth/wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 import { assignSpeakers, diarize, fft, MfccExtractor, yinPitch } from './diarize.ts';
 import { detectSpeech } from './vad.ts';
 import { CancelledError, uncontrolled, type DiarizationSettings, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';

@@ -27,7 +27,7 @@
  * method), 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
-import { Fft } from './enhance/fft.ts';
+import { Fft } from '../../common/audio/fft.ts';
 
 /** Speech regions are cut into blocks of about this length: the unit a speaker is assigned to. */
 const BLOCK_SECONDS = 0.25;
@@ -518,7 +518,7 @@ function melFilterbank(
 
 const ffts = new Map<number, Fft>();
 
-/** In-place complex FFT (the pipeline's one FFT, server/pipeline/enhance/fft.ts); the length must be a power of two. */
+/** In-place complex FFT (the project's one FFT, common/audio/fft.ts); the length must be a power of two. */
 export function fft(re: Float64Array, im: Float64Array): void {
   const n = re.length;
   if (n !== im.length || n === 0 || (n & (n - 1)) !== 0) throw new RangeError('fft length must be a power of two');

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { wavFromPcm16 } from '../audio/wav.ts';
+import { wavFromPcm16 } from '../../common/audio/wav.ts';
 import { testGateway } from '../testing/gateway.ts';
 import { enhanceSpeech } from './enhance/front-end.ts';
 import { OffThreadRunner, offThreadDiarizer, offThreadEnhancer } from './off-thread.ts';

@@ -180,7 +180,7 @@ export class OffThreadRunner {
 }
 
 /** The gateway's one runner (the real pipeline's stages share it). */
-export const offThread = new OffThreadRunner();
+const offThread = new OffThreadRunner();
 
 // ── The stages, as the pipeline calls them ─────────────────────────────────
 

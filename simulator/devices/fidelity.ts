@@ -3,7 +3,7 @@
  * best aligns the two (by FFT cross-correlation) and the normalised
  * correlation at that offset (1 = identical up to gain). Pure.
  */
-import { fft } from '../scenes/fft-convolve.ts';
+import { fft } from '../../common/audio/fft.ts';
 
 export interface Alignment {
   /** Samples by which `captured` lags `played` (positive: the capture is late). */

@@ -11,7 +11,7 @@ import { loadScript } from '../scripts/load-script.ts';
 import { renderScript, type MeetingTruth } from '../synth/render-script.ts';
 import type { ResolvedScene } from '../scenes/scene.ts';
 import type { VoiceSet } from '../synth/voices.ts';
-import { parseWav } from '../synth/wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 import { DEVICE_SAMPLE_RATE } from './timeline.ts';
 
 export interface ScriptAudio {

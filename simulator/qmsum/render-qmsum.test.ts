@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '../scripts/load-script.ts';
 import { lineWords } from '../scripts/meeting-script.ts';
-import { parseWav } from '../synth/wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 import { cleanQmsumText } from './qmsum-meeting.ts';
 import { renderQmsum } from './render-qmsum.ts';
 import type { RenderedQmsumMeeting } from './render-qmsum.ts';

@@ -8,7 +8,7 @@
  * Clips are kept per sample rate for the life of the process.
  */
 import { runTool } from '../run-tool.ts';
-import { parseWav } from '../synth/wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 
 export const BABBLE_SENTENCES: readonly string[] = [
   'Did you see the match on Sunday night, it went to extra time.',

@@ -4,58 +4,9 @@
  * samples) with a 0.7 s response (over ten thousand taps) would take hours;
  * by FFT it takes seconds. Blocks of the signal that are all zero (a speaker
  * who is silent there) are skipped, so per-speaker tracks cost about as much
- * as one mixed track.
+ * as one mixed track. The FFT is the project's one (common/audio/fft.ts).
  */
-
-/** In-place complex FFT of length a power of two; `inverse` scales by 1/n. */
-export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
-  const n = re.length;
-  if (n !== im.length || (n & (n - 1)) !== 0) throw new Error(`fft length ${n} is not a power of two`);
-  // Bit-reversal permutation.
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const tr = re[i]!;
-      re[i] = re[j]!;
-      re[j] = tr;
-      const ti = im[i]!;
-      im[i] = im[j]!;
-      im[j] = ti;
-    }
-  }
-  const sign = inverse ? 1 : -1;
-  for (let size = 2; size <= n; size <<= 1) {
-    const half = size >> 1;
-    const step = (sign * 2 * Math.PI) / size;
-    const wr = Math.cos(step);
-    const wi = Math.sin(step);
-    for (let start = 0; start < n; start += size) {
-      let cr = 1;
-      let ci = 0;
-      for (let k = 0; k < half; k++) {
-        const a = start + k;
-        const b = a + half;
-        const xr = re[b]! * cr - im[b]! * ci;
-        const xi = re[b]! * ci + im[b]! * cr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
-        const nr = cr * wr - ci * wi;
-        ci = cr * wi + ci * wr;
-        cr = nr;
-      }
-    }
-  }
-  if (inverse) {
-    for (let i = 0; i < n; i++) {
-      re[i] = re[i]! / n;
-      im[i] = im[i]! / n;
-    }
-  }
-}
+import { fft } from '../../common/audio/fft.ts';
 
 function nextPowerOfTwo(n: number): number {
   let p = 1;

@@ -7,8 +7,8 @@
  * output: 22050 Hz, mono, 16-bit for every non-mbrola voice.
  */
 import { runTool } from '../run-tool.ts';
-import { parseWav } from './wav.ts';
-import type { Pcm16 } from './wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
+import type { Pcm16 } from '../../common/audio/wav.ts';
 
 export interface SynthesisRequest {
   voice: string;

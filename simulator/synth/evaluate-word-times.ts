@@ -26,7 +26,7 @@ import { DEFAULT_RATE_WPM } from '../scripts/meeting-script.ts';
 import { DEFAULT_CACHE_DIR } from './render-script.ts';
 import { LINE_SAMPLE_RATE, NATURAL_RATE_WPM, VoiceCache, parseVoiceName } from './voices.ts';
 import type { VoiceChoice } from './voices.ts';
-import { encodeWav } from './wav.ts';
+import { encodeWav } from '../../common/audio/wav.ts';
 import { characterWeight, layOutWords, tokenizeLine } from './word-times.ts';
 
 const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runTool } from '../run-tool.ts';
 import type { WordTime } from './segment-times.ts';
-import { parseWav } from './wav.ts';
-import type { Pcm16 } from './wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
+import type { Pcm16 } from '../../common/audio/wav.ts';
 
 export interface FestivalRequest {
   /** A voice name as (voice.list) gives it, e.g. cmu_us_slt_arctic_hts. */

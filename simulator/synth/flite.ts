@@ -13,8 +13,8 @@ import path from 'node:path';
 import { runTool } from '../run-tool.ts';
 import { parseFliteSegments, parseFliteWordPhones, wordTimesFromSegments } from './segment-times.ts';
 import type { WordTime } from './segment-times.ts';
-import { parseWav } from './wav.ts';
-import type { Pcm16 } from './wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
+import type { Pcm16 } from '../../common/audio/wav.ts';
 
 /**
  * The diphone voices' default mean pitch in Hz (Flite's kal voices set

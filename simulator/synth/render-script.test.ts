@@ -10,7 +10,7 @@ import type { MeetingScript } from '../scripts/meeting-script.ts';
 import { renderScript } from './render-script.ts';
 import type { RenderedMeeting } from './render-script.ts';
 import { speechSpan } from './speech-activity.ts';
-import { parseWav } from './wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 
 let dir = '';
 let cacheDir = '';

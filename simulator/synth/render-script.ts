@@ -21,7 +21,7 @@ import type { SpeakerVoice, SynthesizedLine, VoiceChoice, VoiceSet, WordTiming }
 import { speechSpan } from './speech-activity.ts';
 import { SceneError, applyScene, needsSpeakerTracks, resolveScene } from '../scenes/scene.ts';
 import type { ResolvedScene, SceneSpec } from '../scenes/scene.ts';
-import { encodeWav } from './wav.ts';
+import { encodeWav } from '../../common/audio/wav.ts';
 
 /** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
 export const OUTPUT_SAMPLE_RATE = 16_000;

@@ -31,7 +31,7 @@ import { festivalSynthesize, festivalVersion } from './festival.ts';
 import { fliteFollowsPitchTarget, fliteSynthesize, fliteVersion } from './flite.ts';
 import type { WordTime } from './segment-times.ts';
 import { speechSpan } from './speech-activity.ts';
-import { encodeWav, parseWav } from './wav.ts';
+import { encodeWav, parseWav } from '../../common/audio/wav.ts';
 import { MEASURE_WORD_GAP, characterWeight, layOutWords, tokenizeLine, wordLengths } from './word-times.ts';
 import type { WordLengthSource } from './word-times.ts';
 

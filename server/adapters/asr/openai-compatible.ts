@@ -9,7 +9,7 @@
  * most ten minutes (OpenAI refuses files over 25 MB), one request at a time.
  * `callEndpoint` holds the error mapping the chat summarizer shares.
  */
-import { wavFromPcm16 } from '../../audio/wav.ts';
+import { wavFromPcm16 } from '../../../common/audio/wav.ts';
 import {
   CancelledError,
   PIPELINE_SAMPLE_RATE,
@@ -24,9 +24,9 @@ import {
 import { mapToSourceTime, planDecodeSpans, SPAN_GAP_SECONDS, type DecodePlan, type DecodeSpan, type FileWord } from './spans.ts';
 import { buildPrompt, spreadWords, UNKNOWN_CONFIDENCE, whisperLanguage } from './whisper-cpp.ts';
 
-export const DEFAULT_TRANSCRIBE_MODEL = 'whisper-1';
+const DEFAULT_TRANSCRIBE_MODEL = 'whisper-1';
 /** 10 minutes of 16-bit 16 kHz mono is 19.2 MB, under OpenAI's 25 MB limit. */
-export const MAX_CHUNK_SECONDS = 600;
+const MAX_CHUNK_SECONDS = 600;
 /** One chunk's request may take this long before it counts as failed (retryable). */
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
 
@@ -143,7 +143,7 @@ export function chunkPlan(plan: DecodePlan, maxSeconds: number): DecodePlan[] {
 }
 
 /** The chunk as a WAV file: its spans with a second of faint noise between them (as the pocketsphinx file). */
-export function chunkWav(audio: PcmAudio, chunk: DecodePlan): Buffer {
+function chunkWav(audio: PcmAudio, chunk: DecodePlan): Buffer {
   const rate = PIPELINE_SAMPLE_RATE;
   const pcm = Buffer.alloc(Math.round(chunk.fileDuration * rate) * 2 + 4);
   let noise = 1;

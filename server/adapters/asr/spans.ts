@@ -7,7 +7,7 @@
  * recognizer all decode such a plan.
  */
 import { open } from 'node:fs/promises';
-import { wavHeader } from '../../audio/wav.ts';
+import { wavHeader } from '../../../common/audio/wav.ts';
 import { PIPELINE_SAMPLE_RATE, type PcmAudio, type RecognizedWord, type SpeechRegion } from '../../pipeline/types.ts';
 
 /** A word with times in the decoded file. */

@@ -135,7 +135,7 @@ export class WhisperCppRecognizer implements Recognizer {
   }
 }
 
-export function buildWhisperArgs(a: {
+function buildWhisperArgs(a: {
   model: string;
   wav: string;
   outputPrefix: string;

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { readSse } from '../../testing/sse-client.ts';
-import { toneWav, wavFromPcm16 } from '../../audio/wav.ts';
+import { toneWav, wavFromPcm16 } from '../../../common/audio/wav.ts';
 import { testGateway, type TestGateway } from '../../testing/gateway.ts';
 import { loadScript } from '../../../simulator/scripts/load-script.ts';
 import { renderScript } from '../../../simulator/synth/render-script.ts';

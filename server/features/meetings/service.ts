@@ -16,7 +16,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync }
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
-import { toneWav } from '../../audio/wav.ts';
+import { toneWav } from '../../../common/audio/wav.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type {
   ExportDto,

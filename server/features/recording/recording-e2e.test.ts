@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readSse } from '../../testing/sse-client.ts';
-import { parseWav } from '../../../simulator/synth/wav.ts';
+import { parseWav } from '../../../common/audio/wav.ts';
 import { loadScriptAudio } from '../../../simulator/devices/script-audio.ts';
 import { alignCapture } from '../../../simulator/devices/fidelity.ts';
 import { wordErrorRate } from '../../../simulator/score/word-error-rate.ts';

@@ -10,13 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseWav } from '../../../simulator/synth/wav.ts';
+import { parseWav } from '../../../common/audio/wav.ts';
 import { applyScene, resolveScene } from '../../../simulator/scenes/scene.ts';
 import { uncontrolled, type PcmAudio } from '../types.ts';
 import { combineWithFrontEnd } from '../vad.ts';
 import { enhanceSpeech } from './front-end.ts';
 import { denoise } from './rnnoise.ts';
-import { downsample3, upsample3 } from './resample.ts';
+import { downsample3, upsample3 } from '../../../common/audio/resample.ts';
 import { dereverberate, solveHermitian } from './wpe.ts';
 
 const RATE = 16_000;

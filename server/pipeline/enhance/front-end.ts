@@ -42,7 +42,7 @@ export interface EnhancementSettings {
  * noise at 15 dB SNR reads about 22 dB, at 10 dB about 16 dB; the clean
  * renders read above 70 dB. 35 dB leaves a quiet real room alone.
  */
-export const AUTO_DENOISE_BELOW_DB = 35;
+const AUTO_DENOISE_BELOW_DB = 35;
 /**
  * Auto mode dereverberates a recording it did not denoise above this blind
  * RT60 estimate. Measured on the raw signal: real clean readings
@@ -50,14 +50,14 @@ export const AUTO_DENOISE_BELOW_DB = 35;
  * 0.13–0.18 s, a 0.4 s room (DRR 3 dB) 0.25–0.29 s, synthetic dry speech
  * 0.08–0.10 s. 0.22 s leaves an ordinary real recording alone (decision 037).
  */
-export const AUTO_DEREVERBERATE_ABOVE_SECONDS = 0.22;
+const AUTO_DEREVERBERATE_ABOVE_SECONDS = 0.22;
 /**
  * The same bar for the estimate taken after denoising (noise hides decays,
  * so the raw estimate is not usable then). Measured after RNNoise: dry
  * synthetic speech 0.08–0.10 s, a real reading in pink noise at 15 dB
  * 0.12 s, a 0.4 s room 0.15–0.18 s.
  */
-export const AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS = 0.13;
+const AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS = 0.13;
 
 export interface EnhancementOutcome {
   audio: PcmAudio;
@@ -134,9 +134,4 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
 
 function withProbability(audio: PcmAudio, probability: Float32Array | undefined): PcmAudio {
   return probability === undefined ? audio : { ...audio, speechProbability: probability };
-}
-
-/** The transcription path's enhancement stage, reading the vad section on every job. */
-export function createSpeechEnhancer(settings: () => EnhancementSettings): (audio: PcmAudio, control: StageControl) => Promise<PcmAudio> {
-  return async (audio, control) => (await enhanceSpeech(audio, settings(), control)).audio;
 }

@@ -8,7 +8,7 @@
  * the voice-activity comparison in decision 036 uses.
  */
 import { PIPELINE_SAMPLE_RATE, StageError, type PcmAudio, type StageControl } from '../types.ts';
-import { downsample3, RESAMPLE_FACTOR, upsample3 } from './resample.ts';
+import { downsample3, RESAMPLE_FACTOR, upsample3 } from '../../../common/audio/resample.ts';
 
 const FRAME = 480;
 const INT16_SCALE = 32768;

@@ -18,7 +18,8 @@
  * Decision: docs/decisions/036-speech-enhancement-front-end.md.
  */
 import { PIPELINE_SAMPLE_RATE, type PcmAudio, type StageControl } from '../types.ts';
-import { Fft, sqrtHann } from './fft.ts';
+import { Fft } from '../../../common/audio/fft.ts';
+import { sqrtHann } from '../../../common/audio/window.ts';
 
 export interface WpeOptions {
   /** STFT size and hop in samples (16 kHz). */
@@ -34,7 +35,7 @@ export interface WpeOptions {
   blockFrames: number;
 }
 
-export const DEFAULT_WPE_OPTIONS: WpeOptions = {
+const DEFAULT_WPE_OPTIONS: WpeOptions = {
   fftSize: 512,
   hop: 128,
   delay: 3,

@@ -1,11 +1,12 @@
 /**
- * A radix-2 complex FFT and the short-time Fourier transform the
- * dereverberation stage works in. Written here rather than taken from npm:
- * the stage needs one power-of-two size, split real/imaginary arrays and
- * nothing else, which is forty lines.
+ * The one FFT of the project: radix-2 complex, in place, on split
+ * real/imaginary arrays. The dereverberation stage (short-time transforms),
+ * the diarizer (MFCCs), the simulator's room convolution and its fidelity
+ * check all use it. Written here rather than taken from npm: they need a
+ * power-of-two size, split arrays and nothing else, which is forty lines.
  */
 
-/** In-place complex FFT of a power-of-two length, on split real/imaginary arrays. */
+/** In-place complex FFT of a power-of-two length, on split real/imaginary arrays; twiddles computed once per size. */
 export class Fft {
   readonly size: number;
   readonly #cos: Float64Array;
@@ -73,9 +74,16 @@ export class Fft {
   }
 }
 
-/** Periodic Hann window's square root: analysis and synthesis with it at hop size/4 sum to a constant. */
-export function sqrtHann(size: number): Float64Array {
-  const w = new Float64Array(size);
-  for (let i = 0; i < size; i++) w[i] = Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / size));
-  return w;
+const transforms = new Map<number, Fft>();
+
+/** In-place FFT of any power-of-two length (one Fft kept per size); `inverse` divides by the length. */
+export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
+  const n = re.length;
+  if (n !== im.length) throw new RangeError(`fft arrays differ in length: ${n} and ${im.length}`);
+  let transform = transforms.get(n);
+  if (transform === undefined) {
+    transform = new Fft(n);
+    transforms.set(n, transform);
+  }
+  transform.transform(re, im, inverse);
 }
