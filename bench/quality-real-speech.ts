@@ -28,6 +28,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseWav } from '../common/audio/wav.ts';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { enhanceSpeech, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
@@ -64,22 +65,10 @@ export const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
   cards: () => readTranscription(`${DATA}/cards`, 'cards.transcription'),
 };
 
-/** 16-bit mono 16 kHz WAV data as floats (the testdata files are all so). */
+/** 16-bit mono 16 kHz WAV data as floats (the testdata files are all so), read with the project's one WAV reader. */
 function readPcm16Wav(file: string): Float32Array {
-  const bytes = readFileSync(file);
-  let offset = 12;
-  while (offset + 8 <= bytes.length) {
-    const id = bytes.toString('ascii', offset, offset + 4);
-    const size = bytes.readUInt32LE(offset + 4);
-    if (id === 'data') {
-      const n = Math.floor(Math.min(size, bytes.length - offset - 8) / 2);
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = bytes.readInt16LE(offset + 8 + 2 * i) / 32768;
-      return out;
-    }
-    offset += 8 + size + (size % 2);
-  }
-  throw new Error(`${file}: no data chunk`);
+  const { samples } = parseWav(readFileSync(file));
+  return Float32Array.from(samples, (v) => v / 32768);
 }
 
 export function joinUtterances(utterances: readonly Utterance[]): { samples: Float32Array; words: string[] } {

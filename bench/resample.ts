@@ -97,7 +97,7 @@ async function run(engine: Engine, x: Float32Array, inRate: number): Promise<{ o
   return { out, wallSeconds: (performance.now() - t0) / 1000 };
 }
 
-export interface ResampleRow {
+interface ResampleRow {
   engine: Engine;
   inRate: number;
   inBandSnrDb: number;
@@ -105,7 +105,7 @@ export interface ResampleRow {
   wallSecondsPerMinute: number;
 }
 
-export async function measureResamplers(minutes: number, runs: number): Promise<ResampleRow[]> {
+async function measureResamplers(minutes: number, runs: number): Promise<ResampleRow[]> {
   const seconds = minutes * 60;
   const ideal = sweep(50, 6000, seconds, OUT_RATE);
   const rows: ResampleRow[] = [];
