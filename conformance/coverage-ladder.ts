@@ -19,7 +19,7 @@
  * machine has no sound hardware, so the reference lists none of its own), all
  * through the Control API, which the suite itself is then not given
  * (docs/decisions/077-conformance-premises-through-the-api.md). Prints a Markdown table (conformance/README.md
- * publishes it); --json FILE writes the counts (coverage-ladder.test.ts reads
+ * publishes it); --json FILE writes the counts (coverage-ladder.slow-test.ts reads
  * them from a run of its own).
  *
  *   node conformance/coverage-ladder.ts                      every rung: token, tokens-file, then each capability step

@@ -3,7 +3,7 @@
  * Renders the speech the conformance suite imports, once, into files that are
  * committed in conformance/audio/: `<name>.wav` (16 kHz mono 16-bit, what the
  * simulator's renderer writes) and `<name>.truth.json` (the words and turns
- * actually placed). The suite reads these files (harness/audio.ts) and never
+ * actually placed). The suite reads these files (conformance/harness/audio.ts) and never
  * synthesizes at run time, so an implementer's run needs Node alone: no
  * espeak-ng, no ffmpeg. This script does need both (the simulator's renderer);
  * run it after changing a script below or the renderer:

@@ -24,7 +24,7 @@ export type { Logger };
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** What the environment asks of the log (server/environment.ts validates both names at start). */
+/** What the environment asks of the log (server/startup/environment.ts validates both names at start). */
 export interface LogSettings {
   level: LogLevel;
   /** One line per request of the Automation API (off by default: it costs a write per request). */
