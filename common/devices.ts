@@ -36,7 +36,7 @@ export interface RealDeviceSource {
 }
 
 /** One virtual device as the recorder and the Control API reach it. */
-export interface VirtualDeviceHandle {
+interface VirtualDeviceHandle {
   /** How its audio reaches a recorder; null while it is being set up or after it failed. */
   readonly transport: 'pulse' | 'in-process' | null;
   /** The PulseAudio source a recorder reads (transport pulse), else null. */

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findTool, missingToolText } from '../../common/tools.ts';
 
-export type PulseMode = 'auto' | 'private';
+type PulseMode = 'auto' | 'private';
 
 export interface PulseServerOptions {
   /** auto (default): use a reachable server, else start a private one; private: always start one. */
