@@ -38,7 +38,7 @@ help:
 	@echo "make bench      benchmarks: reports/bench.md (+ bench.json, bench.html, charts/)"
 	@echo "make soak       20-minute soak of the gateway: reports/bench-soak-20min.json (make bench shows it)"
 	@echo "make typecheck  tsc --noEmit"
-	@echo "make lint       eslint, zero warnings"
+	@echo "make lint       eslint (zero warnings), the folder rules (dependency-cruiser), nothing unused (knip)"
 	@echo "make setup      install dependencies (npm ci) when package-lock.json changed"
 	@echo "make suite      the conformance suite's release artifacts in dist/suite/ (bundle, single executable, npm tarball)"
 	@echo "make suite-test build them and run each from an empty folder against the reference (minutes)"
@@ -102,6 +102,8 @@ typecheck: setup
 
 lint: setup
 	$(NPM) run lint
+	$(NPM) run lint:deps
+	$(NPM) run lint:unused
 
 clean:
 	rm -rf data

@@ -3,7 +3,6 @@
 // (docs/decisions/066-type-aware-lint-and-formatter.md says which options differ and why).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import boundaries from './eslint.import-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', 'dist/', 'conformance/dist/'] },
@@ -105,20 +104,5 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // The floor plan's import boundaries (server/README.md; eslint.import-boundaries.js).
-    files: ['server/**/*.ts', 'conformance/**/*.ts'],
-    plugins: { mas: boundaries },
-    rules: { 'mas/import-boundaries': 'error' },
-  },
-  {
-    // The conformance suite is a black box: it must never import the reference gateway.
-    files: ['conformance/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/server/**', '../server/*', '../../server/*'], message: 'conformance/ must not import from server/' }] },
-      ],
-    },
-  },
+  // The folder rules (which folder may import which) are dependency-cruiser's: .dependency-cruiser.js, `npm run lint:deps`.
 );

@@ -15,7 +15,7 @@
  * processes. On a 2-core machine the generator and the server each have about
  * one core, so the baseline figures are partly bounded by the generator.
  *
- * Targets (reported, never asserted here; bench/load-check.ts asserts the
+ * Targets (reported, never asserted here; bench/load.check.ts asserts the
  * outcomes): no answer the spec does not call for (no 5xx, no reset, every
  * request of this mix succeeds), every connection opened, no failure logged
  * by the gateway.
@@ -74,7 +74,7 @@ export const TINY: LoadConfig = {
   gateway_args: [],
 };
 
-/** The CI check (bench/load-check.ts): the real 1,000 connections, a few seconds, no baselines. */
+/** The CI check (bench/load.check.ts): the real 1,000 connections, a few seconds, no baselines. */
 export const CHECK: LoadConfig = {
   ...FULL,
   rounds: 1,

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 export const DEFAULT_QMSUM_SOURCE = '/work/.mirror/Yale-LILY+QMSum/repo';
 export const QMSUM_DOMAINS = ['product', 'academic', 'committee'] as const;
 export type QmsumDomain = (typeof QMSUM_DOMAINS)[number];
-export const QMSUM_SPLITS = ['train', 'val'] as const;
+const QMSUM_SPLITS = ['train', 'val'] as const;
 export type QmsumSplit = (typeof QMSUM_SPLITS)[number];
 
 const DOMAIN_FOLDERS: Record<QmsumDomain, string> = { product: 'Product', academic: 'Academic', committee: 'Committee' };
@@ -122,7 +122,7 @@ interface RawQmsum {
   meeting_transcripts?: { speaker?: string; content?: string }[];
 }
 
-export function parseMeeting(json: string, meeting: string, split: QmsumSplit, domain: QmsumDomain): QmsumMeeting {
+function parseMeeting(json: string, meeting: string, split: QmsumSplit, domain: QmsumDomain): QmsumMeeting {
   const raw = JSON.parse(json) as RawQmsum;
   const general = raw.general_query_list ?? [];
   const whole = general.find((q) => /summari[sz]e the whole meeting/i.test(q.query ?? '')) ?? general[0];

@@ -43,7 +43,7 @@ export function histogram(samplesMs: readonly number[], edges: readonly number[]
 
 // ── The request mix ────────────────────────────────────────────────────────
 
-export const CONFIG_SECTIONS = [
+const CONFIG_SECTIONS = [
   'vad',
   'diarization',
   'speaker-identification',

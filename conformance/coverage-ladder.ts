@@ -19,7 +19,7 @@
  * machine has no sound hardware, so the reference lists none of its own), all
  * through the Control API, which the suite itself is then not given
  * (docs/decisions/077-conformance-premises-through-the-api.md). Prints a Markdown table (conformance/README.md
- * publishes it); --json FILE writes the counts (coverage-ladder.test.ts reads
+ * publishes it); --json FILE writes the counts (coverage-ladder.slow-test.ts reads
  * them from a run of its own).
  *
  *   node conformance/coverage-ladder.ts                      every rung: token, tokens-file, then each capability step
@@ -35,12 +35,11 @@ import { parseArgs } from 'node:util';
 import { startReference } from './reference.ts';
 import type { Reference } from './reference.ts';
 
-export const RUNGS = ['token', 'tokens-file', 'everything'] as const;
 /**
  * Control API capabilities added in turn to the tokens-file run (cumulative),
  * in the order that unlocks the most first; the last step is every capability.
  */
-export const CAPABILITY_STEPS: readonly string[][] = [
+const CAPABILITY_STEPS: readonly string[][] = [
   ['meetings'],
   ['settings', 'restart'],
   ['webhook-approval'],
@@ -49,10 +48,10 @@ export const CAPABILITY_STEPS: readonly string[][] = [
   ['pairings', 'tokens', 'reset'],
 ];
 /** 'token', 'tokens-file', 'everything', or 'caps:meetings,settings,…' (the tokens file plus these capabilities). */
-export type Rung = (typeof RUNGS)[number] | `caps:${string}`;
+export type Rung = 'token' | 'tokens-file' | 'everything' | `caps:${string}`;
 
 /** The rungs of the capability ladder: caps:meetings, caps:meetings,settings,restart, … */
-export function capabilityRungs(): Rung[] {
+function capabilityRungs(): Rung[] {
   const out: Rung[] = [];
   let acc: string[] = [];
   for (const step of CAPABILITY_STEPS) {
@@ -67,7 +66,7 @@ export function capabilityRungs(): Rung[] {
  * origin, kind), two where a check needs two owners of one description.
  * `scopes: ['admin']` is minted as a token holding no scope.
  */
-export const TOKENS_FILE_SPECS: ReadonlyArray<{ scopes: string[]; origin?: string; kind?: string; count?: number }> = [
+const TOKENS_FILE_SPECS: ReadonlyArray<{ scopes: string[]; origin?: string; kind?: string; count?: number }> = [
   { scopes: ['read'], count: 2 },
   { scopes: ['record'] },
   { scopes: ['write'] },
@@ -94,7 +93,7 @@ export const TOKENS_FILE_SPECS: ReadonlyArray<{ scopes: string[]; origin?: strin
  * recording checks record from an input device GET /v1/devices lists
  * (harness/devices.ts). Silence: the checks grade the recorder, not the audio.
  */
-export const MICROPHONE = { name: 'Implementer Microphone', device_type: 'input', script: null } as const;
+const MICROPHONE = { name: 'Implementer Microphone', device_type: 'input', script: null } as const;
 
 export interface RungCount {
   rung: Rung;
@@ -224,7 +223,7 @@ export async function measure(
 }
 
 /** A column head: the rung, or for a capability step the capabilities it adds. */
-export function rungLabel(rung: Rung): string {
+function rungLabel(rung: Rung): string {
   if (!rung.startsWith('caps:')) return rung;
   const caps = rung.slice('caps:'.length).split(',');
   const steps = capabilityRungs();
@@ -236,7 +235,7 @@ export function rungLabel(rung: Rung): string {
     .join(' ');
 }
 
-export function markdownTable(rows: readonly RungCount[]): string {
+function markdownTable(rows: readonly RungCount[]): string {
   const areas = [...new Set(rows.flatMap((r) => Object.keys(r.byArea)))].sort();
   const head = `| area | checkable | ${rows.map((r) => rungLabel(r.rung)).join(' | ')} |`;
   const rule = `|---|---:|${rows.map(() => '---:').join('|')}|`;

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppDeps } from './app.ts';
 import { systemClock, type Clock } from './adapters/clock.ts';
-import { DeviceCatalog } from './adapters/devices.ts';
+import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/service.ts';
 import { sweepDataFolder } from './kernel/store/data-sweep.ts';
@@ -129,7 +129,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const pairing = new PairingService({ clock, tokens });
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
-  const devices = opts.devices ?? opts.makeDevices?.() ?? new DeviceCatalog();
+  const devices = opts.devices ?? opts.makeDevices?.() ?? new RealDeviceCatalog();
   const ownsDevices = opts.devices === undefined;
   let recording: RecordingService | null = null;
   const processor = new RecordingProcessor({

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp, logFailure, type AppDeps } from './app.ts';
-import { DeviceCatalog } from './adapters/devices.ts';
+import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { createControlApp, logControlFailure } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
 import { createDeps, dataPaths, deviceLog } from './deps.ts';
@@ -148,7 +148,7 @@ export class Gateway {
     const paths = dataPaths(opts.dataDir);
     prepareDataDir(opts.dataDir);
 
-    const devices = opts.makeDevices?.(deviceLog(logger)) ?? new DeviceCatalog();
+    const devices = opts.makeDevices?.(deviceLog(logger)) ?? new RealDeviceCatalog();
     const db = openStore(paths.database);
     let gateway: Gateway | null = null;
     // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.

@@ -5,11 +5,14 @@
  * ready-to-run curl line, and stops cleanly on SIGINT/SIGTERM. A start that
  * fails prints one line and exits 1; a bad option exits 2.
  *
- * The composition root: the one production file that imports simulator/,
- * to plug the simulator's virtual devices into the gateway's device backend
- * (server/adapters/devices.ts). The import-boundary lint keeps it the only one.
+ * The composition root: with the Control API, the one production file that
+ * imports simulator/, to plug the simulator's virtual devices (which implement
+ * the device ports of common/devices.ts) into the gateway, with this machine's
+ * real devices (ALSA's, server/adapters/devices.ts) listed before them.
+ * dependency-cruiser keeps it so (.dependency-cruiser.js).
  */
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
+import { alsaDevices } from './adapters/devices.ts';
 import { Gateway, GatewayStartError } from './gateway.ts';
 import { createLogger, logSettingsFrom } from './kernel/http/logger.ts';
 import { OptionsError, parseOptions, type StartOptions } from './startup/options.ts';
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
       enableApi: options.enableApi,
       lanPort: options.lanPort,
       limits: options.limits,
-      makeDevices: (log) => new VirtualDeviceCatalog({ log }),
+      makeDevices: (log) => new VirtualDeviceCatalog({ log, real: alsaDevices }),
     });
   } catch (err) {
     const message = err instanceof GatewayStartError || err instanceof Error ? err.message : String(err);

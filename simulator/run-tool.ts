@@ -19,7 +19,7 @@ export interface RunToolOptions {
 }
 
 /** Raised when a tool is missing or exits non-zero; the message names the command and quotes its stderr. */
-export class ToolError extends Error {
+class ToolError extends Error {
   readonly code: number | null;
   readonly stderr: string;
   constructor(message: string, code: number | null, stderr: string) {

@@ -19,7 +19,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { announce, serverArg } from '../lib.ts';
 
 export interface BareSqliteArg {
-  /** The gateway's database file (server/store/database.ts opens it in WAL mode, so a second reader is fine). */
+  /** The gateway's database file (server/kernel/store/database.ts opens it in WAL mode, so a second reader is fine). */
   database: string;
 }
 

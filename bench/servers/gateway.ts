@@ -1,7 +1,7 @@
 /**
  * The gateway for the benchmarks, built the way server/gateway.ts builds it
  * but without depending on it: openDatabase + createDeps + createApp on
- * node:http with the listener's connection limits (http/connection-limits.ts,
+ * node:http with the listener's connection limits (server/kernel/http/connection-limits.ts,
  * which run for every request too), 127.0.0.1, an ephemeral port. The API is switched on with the
  * Control API's reset settings and a read token is minted.
  *

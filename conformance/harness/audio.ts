@@ -1,5 +1,5 @@
 /**
- * The speech the suite imports: rendered once by conformance/audio/render.ts
+ * The speech the suite imports: rendered once by simulator/render-conformance-speech.ts
  * and shipped as files (conformance/audio/<name>.wav with <name>.truth.json),
  * so a run needs no synthesizer and no ffmpeg. Paths are relative to this
  * module, which finds the same files in a checkout and in the built package

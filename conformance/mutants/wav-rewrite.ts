@@ -9,7 +9,7 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 
-export interface WavFormat {
+interface WavFormat {
   channels: number;
   sampleRate: number;
 }

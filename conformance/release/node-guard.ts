@@ -10,7 +10,7 @@
 /** The oldest Node major the bundle supports. */
 export const MIN_NODE_MAJOR = 22;
 /** The lines it is tested on (conformance/release/release.slow-test.ts). */
-export const TESTED_NODE_MAJORS = [22, 24] as const;
+const TESTED_NODE_MAJORS = [22, 24] as const;
 
 /** The one line an unsupported Node gets, or null when `version` (process.versions.node, e.g. "20.19.5") is supported. */
 export function nodeRefusal(version: string): string | null {

@@ -22,12 +22,12 @@ const ICON: Record<string, string> = {
 };
 
 /** Text inside a table cell: no pipes or line breaks. */
-export function cell(text: string): string {
+function cell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
 }
 
 /** A fenced code block whose fence the content cannot close. */
-export function fence(text: string, lang = ''): string {
+function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const f = '`'.repeat(longest + 1);
   return `${f}${lang}\n${text}\n${f}`;

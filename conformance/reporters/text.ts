@@ -2,7 +2,7 @@
 import type { CheckResult, Failure, Observation } from '../runner/result.ts';
 
 /** Long values are cut in text reports (the JSON report keeps them whole). */
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all)`;
 }
 

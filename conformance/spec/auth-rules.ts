@@ -16,7 +16,7 @@ import type { Operation, OperationScope } from './operations.ts';
 export const SCOPE_NAMES = ['read', 'record', 'write', 'delete'] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export type Origin = 'loopback' | 'paired' | 'lan';
-export type Kind = 'standard' | 'first_party' | 'assistant';
+type Kind = 'standard' | 'first_party' | 'assistant';
 
 export interface TokenModel {
   /** The scope strings asked for when minting (may hold junk such as 'admin'). */
@@ -51,7 +51,7 @@ export function satisfies(required: OperationScope, held: readonly ScopeName[]):
   }
 }
 
-export function isRemote(origin: Origin): boolean {
+function isRemote(origin: Origin): boolean {
   return origin !== 'loopback';
 }
 

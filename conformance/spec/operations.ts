@@ -121,6 +121,3 @@ export function fillPath(path: string, params: Record<string, string>): string {
   });
 }
 
-export function describeOperation(o: Pick<Operation, 'method' | 'path'>): string {
-  return `${o.method} ${o.path}`;
-}

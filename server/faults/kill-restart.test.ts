@@ -10,7 +10,7 @@
  *   migration  a database at schema 1 being migrated (failpoint
  *              migration.before-commit holds each migration open)
  *
- * After every kill and restart the invariants of invariants.ts hold, the API
+ * After every kill and restart the invariants of testing/data-folder-invariants.ts hold, the API
  * answers, an import is accepted (the budget was released), everything the
  * gateway acknowledged with a 2xx before the kill is still there, no process
  * the killed gateway started is left running, and the webhook receiver never

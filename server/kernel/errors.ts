@@ -44,8 +44,8 @@ export const SUB_CODES = {
   import_budget_full: 'too_many_requests',
 } as const satisfies Record<string, keyof typeof ERROR_CODES>;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
-export type SubCode = keyof typeof SUB_CODES;
+type ErrorCode = keyof typeof ERROR_CODES;
+type SubCode = keyof typeof SUB_CODES;
 export type AnyErrorCode = ErrorCode | SubCode;
 
 export function statusOf(code: AnyErrorCode): number {

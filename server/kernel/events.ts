@@ -27,7 +27,7 @@ export const API_EVENT_NAMES = [
  * never subscribable), and summary.operation.ended: a regeneration operation
  * reached succeeded or failed, for its wait stream. A failed regeneration
  * sends no API event, so the wait needs one of its own; the name is not
- * subscribable, so webhooks never see it (delivery/event-catalog.ts).
+ * subscribable, so webhooks never see it (features/webhooks/event-catalog.ts).
  */
 export const EVENT_NAMES = [...API_EVENT_NAMES, 'webhook.test', 'summary.operation.ended'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -10,7 +10,7 @@
  * changed row shows up as a changed expectation, not as a surprise elsewhere.
  */
 
-export interface TransitionRow<S extends string, E extends string> {
+interface TransitionRow<S extends string, E extends string> {
   from: readonly S[];
   on: E;
   to: S;

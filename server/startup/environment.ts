@@ -89,7 +89,7 @@ const GATEWAY_VARIABLES = {
   MAS_SUMMARY_API_KEY: { help: 'its API key', schema: text },
   MAS_SUMMARY_MODEL: { help: 'its default model name', schema: text },
   MAS_SUMMARY_TIMEOUT_MS: { help: 'how long one summary request may take, ms', schema: positiveMs },
-  // The log (server/http/logger.ts, docs/decisions/064-structured-logs.md).
+  // The log (server/kernel/http/logger.ts, docs/decisions/064-structured-logs.md).
   MAS_LOG_LEVEL: {
     help: 'log level: fatal, error, warn, info (default), debug, trace or silent',
     schema: z

@@ -254,7 +254,7 @@ function parseControlHost(value: string, from: string): string {
   return host === 'localhost' ? '127.0.0.1' : host;
 }
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   if (host === 'localhost' || host === '::1') return true;
   return isIP(host) === 4 && host.startsWith('127.');
 }

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** A foreign name the test browser resolves to 127.0.0.1 (the DNS rebinding checks). */
 export const REBOUND_NAME = 'rebound.example';

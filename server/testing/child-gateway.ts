@@ -10,11 +10,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const NODE = join(REPO_ROOT, 'node_modules', '.bin', 'node');
 /** Long enough for a first start on a loaded 2-core machine. */
 const START_TIMEOUT_MS = 30_000;
-export const CONTROL_SECRET = 'faults-control-secret-0123456789';
+const CONTROL_SECRET = 'faults-control-secret-0123456789';
 
 export interface ChildGateway {
   child: ChildProcess;

@@ -17,7 +17,7 @@ import { simulatedDevices, testGateway, type TestGateway } from './gateway.ts';
 import type { TokenKind, TokenOrigin } from '../kernel/store/tokens-repo.ts';
 import type { Resolver } from '../features/webhooks/destination.ts';
 
-export const CONTROL_SECRET = 'control-secret-for-tests-0123456789';
+const CONTROL_SECRET = 'control-secret-for-tests-0123456789';
 export const CONTROL_AUTH = `Bearer ${CONTROL_SECRET}`;
 
 export interface WebhookTestApp {

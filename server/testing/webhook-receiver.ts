@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Received {
+interface Received {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
@@ -16,7 +16,7 @@ export interface Received {
 }
 
 /** What to do with a request: a status to answer, or 'hang' (never answer), or 'reset' (drop the connection). */
-export type Answer = number | 'hang' | 'reset' | ((res: ServerResponse) => void);
+type Answer = number | 'hang' | 'reset' | ((res: ServerResponse) => void);
 
 export interface Receiver {
   url: string;

@@ -21,7 +21,7 @@ import { seededRandom } from '../seeded-random.ts';
 import { renderScript } from '../synth/render-script.ts';
 
 export const BROKEN_KINDS = ['truncated', 'random-bytes', 'lying-header', 'empty', 'no-audio-track'] as const;
-export type BrokenKind = (typeof BROKEN_KINDS)[number];
+type BrokenKind = (typeof BROKEN_KINDS)[number];
 
 export interface BrokenFixture {
   file: string;

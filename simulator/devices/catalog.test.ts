@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { loadScriptAudio } from './script-audio.ts';
 import { VirtualDeviceCatalog } from './catalog.ts';
 import { alignCapture } from './fidelity.ts';
-import { PcmReader } from '../../server/adapters/pcm-reader.ts';
+import { PcmReader } from '../../common/audio/pcm-reader.ts';
 
 function alive(pid: number): boolean {
   try {

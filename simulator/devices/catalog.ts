@@ -15,21 +15,25 @@
  * the way a recorder learns that a USB microphone went away.
  *
  * Every device is listed with simulated: true and backend "simulator", on
- * whichever transport it runs. Decisions: docs/decisions/018-virtual-devices.md.
+ * whichever transport it runs, after the real devices of the source the
+ * composition root gives it (server/main.ts: ALSA's). The catalog implements
+ * the gateway's device ports (common/devices.ts) and imports nothing of the
+ * gateway. Decisions: docs/decisions/018-virtual-devices.md.
  */
-import {
+import type {
   DeviceCatalog,
-  type DeviceType,
-  type RealDeviceSource,
-  type SimulatedDevice as AnySimulatedDevice,
-  type VirtualDeviceBackend,
-} from '../../server/adapters/devices.ts';
+  DeviceInfo,
+  DeviceType,
+  RealDeviceSource,
+  SimulatedDevice as AnySimulatedDevice,
+  VirtualDeviceBackend,
+} from '../../common/devices.ts';
+import { findTool } from '../../common/tools.ts';
 import { openInProcessStream, InProcessClock, type InProcessStream } from './in-process.ts';
 import { PacatPlayer } from './pacat-player.ts';
 import { PulseServer, PulseUnavailableError, type PulseServerOptions } from './pulse-server.ts';
 import { loadScriptAudio } from './script-audio.ts';
 import type { ResolvedScene } from '../scenes/scene.ts';
-import { findTool } from '../../server/adapters/tools.ts';
 import { PlayTimeline } from './timeline.ts';
 
 /** A simulated device with the simulator's own scene type. */
@@ -47,7 +51,7 @@ export interface VirtualDeviceCatalogOptions {
    */
   backend?: VirtualBackend;
   pulse?: PulseServerOptions;
-  /** Real devices (ALSA) listed beside the virtual ones. */
+  /** Real devices listed before the virtual ones (the gateway passes ALSA's); none when absent. */
   real?: RealDeviceSource;
   /** Synthesizer cache for rendering scripts. */
   cacheDir?: string;
@@ -72,6 +76,8 @@ export class VirtualDevice {
   readonly name: string;
   readonly device_type: DeviceType;
   readonly script: string | null;
+  /** The device as it was plugged in, for the catalog's listing. */
+  readonly plugged: SimulatedDevice;
   /** The scene the script plays in; null: the script's own, else clean. */
   readonly scene: ResolvedScene | null;
   state: VirtualDeviceState = 'preparing';
@@ -94,6 +100,7 @@ export class VirtualDevice {
     this.device_type = d.device_type;
     this.script = d.script;
     this.scene = d.scene ?? null;
+    this.plugged = { ...d };
     let settle = () => {};
     this.ready = new Promise<void>((resolve) => (settle = resolve));
     this.#settle = settle;
@@ -145,8 +152,12 @@ export class VirtualDevice {
   }
 }
 
-export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implements VirtualDeviceBackend {
+/** No real devices: what a catalog lists when the composition root gives it no source. */
+const NO_REAL_DEVICES: RealDeviceSource = { list: () => [] };
+
+export class VirtualDeviceCatalog implements DeviceCatalog<ResolvedScene>, VirtualDeviceBackend {
   readonly #o: VirtualDeviceCatalogOptions;
+  readonly #real: RealDeviceSource;
   readonly #backend: VirtualBackend;
   readonly #devices = new Map<string, VirtualDevice>();
   readonly #lostListeners = new Set<(name: string, reason: string) => void>();
@@ -159,8 +170,8 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
   readonly #stoppedPlayers: PacatPlayer[] = [];
 
   constructor(opts: VirtualDeviceCatalogOptions = {}) {
-    super(opts.real);
     this.#o = opts;
+    this.#real = opts.real ?? NO_REAL_DEVICES;
     const fromEnv = process.env['MAS_VIRTUAL_DEVICES'];
     this.#backend = opts.backend ?? (fromEnv === 'pulse' || fromEnv === 'in-process' ? fromEnv : 'auto');
   }
@@ -172,38 +183,55 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
     return { backend: this.#backend, pulse, reason: this.#pulseFailure };
   }
 
-  override plug(device: SimulatedDevice): boolean {
+  list(): DeviceInfo[] {
+    const simulated = [...this.#devices.values()].map((d) => ({
+      name: d.name,
+      device_type: d.device_type,
+      simulated: true,
+      backend: 'simulator',
+    }));
+    return [...this.#real.list(), ...simulated];
+  }
+
+  listSimulated(): SimulatedDevice[] {
+    return [...this.#devices.values()].map((d) => ({ ...d.plugged }));
+  }
+
+  getSimulated(name: string): SimulatedDevice | null {
+    const vd = this.#devices.get(name);
+    return vd === undefined ? null : { ...vd.plugged };
+  }
+
+  /** Returns false when a simulated device of that name is already plugged in. */
+  plug(device: SimulatedDevice): boolean {
     if (this.#disposed) throw new Error('the device catalog has been disposed');
-    if (!super.plug(device)) return false;
+    if (this.#devices.has(device.name)) return false;
     const vd = new VirtualDevice(device);
     this.#devices.set(vd.name, vd);
     void this.#prepare(vd).finally(() => vd.settle());
     return true;
   }
 
-  override unplug(name: string): boolean {
+  unplug(name: string): boolean {
     const vd = this.#devices.get(name);
-    if (!super.unplug(name)) return false;
-    if (vd !== undefined) {
-      this.#devices.delete(name);
-      vd.gone = true;
-      this.#notifyLost(name, `the device "${name}" was unplugged`);
-      this.#teardown(vd);
-    }
+    if (vd === undefined) return false;
+    this.#devices.delete(name);
+    vd.gone = true;
+    this.#notifyLost(name, `the device "${name}" was unplugged`);
+    this.#teardown(vd);
     return true;
   }
 
-  override unplugAll(): void {
+  unplugAll(): void {
     for (const name of [...this.#devices.keys()]) this.unplug(name);
-    super.unplugAll();
   }
 
-  /** Makes a plugged device fail: its player and sink go, recorders using it are told. false when no such device. */
-  /** The gateway reaches the virtual devices through this (server/adapters/devices.ts). */
-  override virtualBackend(): VirtualDeviceBackend {
+  /** The gateway reaches the virtual devices through this (the VirtualDeviceBackend port of common/devices.ts). */
+  virtualBackend(): VirtualDeviceBackend {
     return this;
   }
 
+  /** Makes a plugged device fail: its player and sink go, recorders using it are told. false when no such device. */
   fail(name: string, message?: string): boolean {
     const vd = this.#devices.get(name);
     if (vd === undefined) return false;
@@ -252,7 +280,6 @@ export class VirtualDeviceCatalog extends DeviceCatalog<ResolvedScene> implement
       this.#teardown(vd);
     }
     this.#devices.clear();
-    super.unplugAll();
     this.#pulseServer?.stop();
     // A daemon still starting is stopped as soon as it is up.
     void this.#pulse?.then(

@@ -43,7 +43,7 @@ export function alignCapture(played: Int16Array, captured: Int16Array, maxLagSam
 }
 
 /** Normalised correlation of played[i] with captured[i + lag] over their overlap. */
-export function correlationAt(played: Int16Array, captured: Int16Array, lag: number): { correlation: number; overlap: number } {
+function correlationAt(played: Int16Array, captured: Int16Array, lag: number): { correlation: number; overlap: number } {
   const overlap = Math.max(0, Math.min(played.length, captured.length - lag));
   let dot = 0;
   let pa = 0;

@@ -19,7 +19,7 @@ import { DEVICE_SAMPLE_RATE, pcmBytes, samplesDue, type PlayTimeline } from './t
 
 const TICK_MS = 20;
 /** Samples kept queued ahead of wall time. */
-export const PLAYER_LEAD_MS = 1000;
+const PLAYER_LEAD_MS = 1000;
 const LEAD_SAMPLES = (DEVICE_SAMPLE_RATE * PLAYER_LEAD_MS) / 1000;
 /** pacat's stream buffer (its target latency). */
 const STREAM_LATENCY_MS = 500;

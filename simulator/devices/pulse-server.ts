@@ -18,9 +18,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findTool, missingToolText } from '../../server/adapters/tools.ts';
+import { findTool, missingToolText } from '../../common/tools.ts';
 
-export type PulseMode = 'auto' | 'private';
+type PulseMode = 'auto' | 'private';
 
 export interface PulseServerOptions {
   /** auto (default): use a reachable server, else start a private one; private: always start one. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PcmReader } from '../../server/adapters/pcm-reader.ts';
+import { PcmReader } from '../../common/audio/pcm-reader.ts';
 import { PlayTimeline, pcmBytes, samplesDue } from './timeline.ts';
 
 test('silence until cued, then the script once, then silence', () => {

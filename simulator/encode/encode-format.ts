@@ -84,7 +84,7 @@ export interface EncodedFile {
 }
 
 /** The ffmpeg arguments that turn `input` into `output` in `format`; exported so tests and the docs can show them. */
-export async function encodeArgs(
+async function encodeArgs(
   input: string,
   format: ImportFormat,
   output: string,

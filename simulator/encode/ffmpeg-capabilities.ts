@@ -8,7 +8,7 @@ import { runTool } from '../run-tool.ts';
 let encodersPromise: Promise<Set<string>> | undefined;
 
 /** Names of the encoders `ffmpeg -encoders` lists, e.g. "libx264", "aac". */
-export function ffmpegEncoders(): Promise<Set<string>> {
+function ffmpegEncoders(): Promise<Set<string>> {
   encodersPromise ??= runTool('ffmpeg', ['-hide_banner', '-encoders']).then(({ stdout }) => {
     const names = new Set<string>();
     // Rows look like " V....D libx264   libx264 H.264 ..."; the header ends at a "------" line.

@@ -5,7 +5,7 @@
  */
 import { runTool } from '../run-tool.ts';
 
-export interface ProbedStream {
+interface ProbedStream {
   type: string; // "audio", "video", ...
   codec: string;
   sampleRate?: number;
@@ -14,7 +14,7 @@ export interface ProbedStream {
   height?: number;
 }
 
-export interface ProbeResult {
+interface ProbeResult {
   /** ffmpeg's demuxer name(s), e.g. "mov,mp4,m4a,3gp,3g2,mj2". */
   container: string;
   /** Duration the container claims, in seconds, when it claims one. */

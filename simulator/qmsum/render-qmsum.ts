@@ -14,12 +14,12 @@ import type { QmsumCut, QmsumDomain } from './qmsum-meeting.ts';
 import type { LoadedQmsumMeeting, QmsumSplit } from './qmsum-source.ts';
 
 /** Who the words and summaries are from; fixtures/qmsum/README.md has the corpora and their licenses. */
-export const QMSUM_ATTRIBUTION =
+const QMSUM_ATTRIBUTION =
   'QMSum (Zhong et al., NAACL 2021; github.com/Yale-LILY/QMSum; MIT License, Copyright (c) 2021 Yale-LILY): ' +
   'transcripts of the AMI and ICSI meeting corpora and of parliamentary committees, with human summaries';
 
 /** The truth's `qmsum` field. */
-export interface QmsumTruth {
+interface QmsumTruth {
   meeting: string;
   split: QmsumSplit | null;
   domain: QmsumDomain;
@@ -43,7 +43,7 @@ export interface QmsumTruth {
   topics: { topic: string; relevant_text_span: string[][] }[];
 }
 
-export type QmsumMeetingTruth = MeetingTruth & { qmsum: QmsumTruth };
+type QmsumMeetingTruth = MeetingTruth & { qmsum: QmsumTruth };
 
 export interface RenderedQmsumMeeting extends RenderedMeeting {
   truth: QmsumMeetingTruth;

@@ -12,7 +12,7 @@ import { seededRandom, type SeededRandom } from '../seeded-random.ts';
 import { gaussian } from './room.ts';
 
 /** A frame counts as active when within this many dB of the loud frames (their 95th percentile). */
-export const ACTIVE_FLOOR_DB = 40;
+const ACTIVE_FLOOR_DB = 40;
 
 /** Mean square over active 10 ms frames (see ACTIVE_FLOOR_DB); 0 for silence. */
 export function activePower(x: Float32Array, sampleRate: number): number {
@@ -42,16 +42,6 @@ export function activePower(x: Float32Array, sampleRate: number): number {
 /** The SNR of `speech` over `noise` in dB, both measured by activePower. */
 export function measuredSnr(speech: Float32Array, noise: Float32Array, sampleRate: number): number {
   return 10 * Math.log10(activePower(speech, sampleRate) / activePower(noise, sampleRate));
-}
-
-/** `noise` scaled so that measuredSnr(speech, scaled) = snrDb, added into `speech` in place. */
-export function addAtSnr(speech: Float32Array, noise: Float32Array, snrDb: number, sampleRate: number): void {
-  const ps = activePower(speech, sampleRate);
-  const pn = activePower(noise, sampleRate);
-  if (ps === 0 || pn === 0) return;
-  const gain = Math.sqrt(ps / (pn * 10 ** (snrDb / 10)));
-  const n = Math.min(speech.length, noise.length);
-  for (let i = 0; i < n; i++) speech[i]! += gain * noise[i]!;
 }
 
 /** Stationary pink (1/f) noise: white noise through Paul Kellett's filter bank, flat within 0.05 dB per octave above 9 Hz. */

@@ -21,7 +21,6 @@ import { activePower, babbleNoise, hvacNoise, interruptionNoise, keyboardNoise, 
 import { reverberate } from './room.ts';
 
 export const NOISE_TYPES = ['pink', 'hvac', 'babble', 'keyboard'] as const;
-export type NoiseType = (typeof NOISE_TYPES)[number];
 
 const snrDb = z.number().min(-10).max(60);
 
@@ -68,8 +67,8 @@ export const sceneSchema = z.strictObject({
 });
 
 export type SceneSpec = z.input<typeof sceneSchema>;
-export type ChannelStage = z.output<typeof channelSchema>;
-export type NoiseSpec = z.output<typeof noiseSchema>;
+type ChannelStage = z.output<typeof channelSchema>;
+type NoiseSpec = z.output<typeof noiseSchema>;
 
 /** A scene with its preset applied and every default filled in: what the truth file records. */
 export interface ResolvedScene {
@@ -117,7 +116,7 @@ export const SCENE_PRESETS: Record<string, { description: string; scene: SceneSp
   },
 };
 
-export const DEFAULT_SCENE_SEED = 1;
+const DEFAULT_SCENE_SEED = 1;
 
 /** A scene that cannot be used: the message says which field and why. */
 export class SceneError extends Error {
@@ -146,17 +145,6 @@ export function resolveScene(input: string | SceneSpec | null | undefined, seed?
     channel: pick('channel') ?? [],
     seed: seed ?? own.seed ?? DEFAULT_SCENE_SEED,
   };
-}
-
-/** True when a scene leaves the mix as it is (the render's own path, byte for byte). */
-export function isCleanScene(scene: ResolvedScene): boolean {
-  return (
-    scene.room === null &&
-    Object.keys(scene.speakers).length === 0 &&
-    scene.noise.length === 0 &&
-    scene.interruptions === null &&
-    scene.channel.length === 0
-  );
 }
 
 /** True when each speaker must be rendered on a track of their own (room or placement). */
@@ -260,7 +248,7 @@ export async function addSceneNoise(
 }
 
 /** The channel stages in order. */
-export async function applyChannel(x: Float32Array, sampleRate: number, scene: ResolvedScene): Promise<Float32Array> {
+async function applyChannel(x: Float32Array, sampleRate: number, scene: ResolvedScene): Promise<Float32Array> {
   let out = x;
   for (const [k, stage] of scene.channel.entries()) {
     switch (stage.type) {

@@ -236,11 +236,6 @@ export function diarizationErrorRate(
   };
 }
 
-/** Transcript segments (speaker, start, end, ...) as hypothesis turns; other fields are ignored. */
-export function turnsFromSegments(segments: readonly { speaker: string; start: number; end: number }[]): DiarizationTurn[] {
-  return segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end }));
-}
-
 /** RTTM text ("SPEAKER file 1 start duration <NA> <NA> name <NA> <NA>" lines) as turns, for scoring against other tools. */
 export function parseRttm(text: string): DiarizationTurn[] {
   const turns: DiarizationTurn[] = [];

@@ -19,10 +19,10 @@
 import { normalizeWords } from './normalize-words.ts';
 
 /** The share of a key point's content words that must be in the summary for it to count as there. */
-export const APPEARS_FRACTION = 0.6;
+const APPEARS_FRACTION = 0.6;
 
 /** Function words that carry no content of a key point. */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
+const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a an the and or but if then so of to in on at by for with from as is are was were be been being it its this that these those ' +
     'we i you he she they them our your their my his her us me do does did not no yes can will would should could shall may might ' +
@@ -36,7 +36,7 @@ export interface KeyPoint {
   text: string;
 }
 
-export interface KeyPointHit {
+interface KeyPointHit {
   kind: string;
   text: string;
   appears: boolean;

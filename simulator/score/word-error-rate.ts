@@ -81,7 +81,7 @@ export function alignWords(ref: readonly string[], hyp: readonly string[]): Alig
 }
 
 /** Counts the edits of an alignment. */
-export function countEdits(steps: readonly AlignmentStep[], referenceWords: number): WordErrorRate {
+function countEdits(steps: readonly AlignmentStep[], referenceWords: number): WordErrorRate {
   let substitutions = 0;
   let deletions = 0;
   let insertions = 0;

@@ -18,9 +18,9 @@ import type { MeetingScript, ScriptLine, ScriptSpeaker } from './meeting-script.
 import { AGENDA, CLOSING, MOVES, QUESTIONS, SLOTS } from './phrase-bank.ts';
 import type { Move, SlotName } from './phrase-bank.ts';
 
-export const LONG_SESSION_SEED = 20_240_611;
+const LONG_SESSION_SEED = 20_240_611;
 /** Estimated speech to aim for: 32 minutes, so the real render clears 30 with room to spare. */
-export const LONG_SESSION_SPEECH_SECONDS = 32 * 60;
+const LONG_SESSION_SPEECH_SECONDS = 32 * 60;
 export const LONG_SESSION_FILE = path.join(MEETINGS_DIR, 'long-planning-session.json');
 
 const SPEAKERS: ScriptSpeaker[] = [
@@ -85,7 +85,7 @@ function nextMove(previous: Move | 'topic' | 'opening', rng: SeededRandom): Move
   return rng.pick<Move | 'topic'>(['status', 'concern', 'proposal', 'question', 'topic', 'topic']);
 }
 
-export function generateLongPlanningSession(seed = LONG_SESSION_SEED, targetSpeechSeconds = LONG_SESSION_SPEECH_SECONDS): MeetingScript {
+function generateLongPlanningSession(seed = LONG_SESSION_SEED, targetSpeechSeconds = LONG_SESSION_SPEECH_SECONDS): MeetingScript {
   const rng = seededRandom(seed);
   const rates = new Map(SPEAKERS.map((s) => [s.key, s.rate ?? 175]));
   const lines: ScriptLine[] = [];

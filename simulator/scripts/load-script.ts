@@ -14,7 +14,7 @@ export const MEETINGS_DIR = path.join(REPO_ROOT, 'fixtures', 'meetings');
  * A bare name ("two-person-call") means fixtures/meetings/<name>.json;
  * anything with a slash or a .json ending is a path (relative to the cwd).
  */
-export function resolveScriptPath(nameOrPath: string): string {
+function resolveScriptPath(nameOrPath: string): string {
   if (nameOrPath.includes('/') || nameOrPath.includes(path.sep) || nameOrPath.endsWith('.json')) {
     return path.resolve(nameOrPath);
   }

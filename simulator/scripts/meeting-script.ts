@@ -52,7 +52,7 @@ const lineSchema = z.strictObject({
 });
 
 /** What a summary of the meeting should say: ground truth for simulator/score/key-points.ts. */
-export const KEY_POINT_KINDS = ['decision', 'blocker', 'owner', 'date', 'action', 'topic'] as const;
+const KEY_POINT_KINDS = ['decision', 'blocker', 'owner', 'date', 'action', 'topic'] as const;
 const keyPointSchema = z.strictObject({
   kind: z.enum(KEY_POINT_KINDS),
   /** A short phrase a person taking notes would write, not a quote of the script. */
@@ -78,7 +78,7 @@ const biasSchema = z.strictObject({
     .refine((p) => lineWords(p).length <= 30, { message: 'an initial prompt is one sentence of at most 30 words' }),
 });
 
-export const meetingScriptSchema = z
+const meetingScriptSchema = z
   .strictObject({
     title: z.string().trim().min(1).max(200),
     language: z.literal('en'),

@@ -46,7 +46,7 @@ export function festivalVersion(): Promise<string> {
 let voicesPromise: Promise<string[]> | undefined;
 
 /** Installed Festival voices, from (voice.list). */
-export function festivalVoices(): Promise<string[]> {
+function festivalVoices(): Promise<string[]> {
   voicesPromise ??= (async () => {
     const work = await mkdtemp(path.join(tmpdir(), 'festival-voices-'));
     try {

@@ -64,7 +64,7 @@ export function fliteVersion(): Promise<string> {
 let voicesPromise: Promise<string[]> | undefined;
 
 /** The voices compiled into the installed flite (`flite -lv`). */
-export function fliteVoices(): Promise<string[]> {
+function fliteVoices(): Promise<string[]> {
   voicesPromise ??= runTool('flite', ['-lv']).then((r) =>
     r.stdout
       .toString('utf8')

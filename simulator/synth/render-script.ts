@@ -24,7 +24,7 @@ import type { ResolvedScene, SceneSpec } from '../scenes/scene.ts';
 import { encodeWav } from '../../common/audio/wav.ts';
 
 /** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
-export const OUTPUT_SAMPLE_RATE = 16_000;
+const OUTPUT_SAMPLE_RATE = 16_000;
 /** Silence before the first line and after the last, so no file starts or ends mid-word. */
 const LEAD_IN_SECONDS = 0.5;
 const TAIL_SECONDS = 0.5;
@@ -38,20 +38,20 @@ const VOICE_PROBE_TEXT = 'The quarterly budget review is on the roadmap.';
 
 export const DEFAULT_CACHE_DIR = process.env.SIMULATOR_CACHE_DIR ?? path.join(REPO_ROOT, '.tmp', 'simulator-cache');
 
-export interface TruthWord {
+interface TruthWord {
   text: string;
   start: number;
   end: number;
   speaker: string;
 }
 
-export interface TruthTurn {
+interface TruthTurn {
   speaker: string;
   start: number;
   end: number;
 }
 
-export interface TruthLine {
+interface TruthLine {
   speaker: string;
   text: string;
   start: number;

@@ -24,7 +24,7 @@ export interface WordTime {
 }
 
 /** The silence segment of the CMU phone sets that Flite and Festival use. */
-export const PAUSE = 'pau';
+const PAUSE = 'pau';
 
 /**
  * Parses Flite's -psdur output ("pau:0.220 hh:0.300 ay:0.494 ..."), one

@@ -38,8 +38,7 @@ import type { WordLengthSource } from './word-times.ts';
 /** The sample rate every line is delivered at, the rate of the rendered meeting. */
 export const LINE_SAMPLE_RATE = 16_000;
 
-export const ENGINES = ['flite', 'festival', 'espeak'] as const;
-export type EngineName = (typeof ENGINES)[number];
+export type EngineName = 'flite' | 'festival' | 'espeak';
 
 export const VOICE_SETS = ['natural', 'espeak'] as const;
 export type VoiceSet = (typeof VOICE_SETS)[number];
@@ -71,7 +70,7 @@ export interface SpeakerVoice extends VoiceChoice {
 /** How a line's word times were found: from the synthesizer itself, or estimated (espeak-ng, word-times.ts). */
 export type WordTiming = 'synthesizer' | WordLengthSource;
 
-export interface LineWord {
+interface LineWord {
   text: string;
   /** Seconds from the start of the line's samples. */
   start: number;
@@ -240,7 +239,7 @@ export function scriptVoices(script: MeetingScript, voiceSet: VoiceSet = 'natura
 /** Bumped when what this module does to an engine's output changes, so cached lines are made again. */
 const LINE_FORMAT = 2;
 
-export function engineVersion(engine: EngineName): Promise<string> {
+function engineVersion(engine: EngineName): Promise<string> {
   switch (engine) {
     case 'flite':
       return fliteVersion();
@@ -422,9 +421,4 @@ export class VoiceCache {
     await rename(tmp, `${base}.json`);
     return line;
   }
-}
-
-/** One line in one voice, through the cache in `cacheDir`. */
-export function synthesizeLine(choice: VoiceChoice, text: string, cacheDir: string): Promise<SynthesizedLine> {
-  return new VoiceCache(cacheDir).line(choice, text);
 }

@@ -15,8 +15,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { DeviceType, VirtualDeviceBackend } from '../../adapters/devices.ts';
-import { PcmReader } from '../../adapters/pcm-reader.ts';
-import { findTool, missingToolText } from '../../adapters/tools.ts';
+import { PcmReader } from '../../../common/audio/pcm-reader.ts';
+import { findTool, missingToolText } from '../../../common/tools.ts';
 
 export type CaptureTransport = 'pulse' | 'in-process' | 'alsa';
 

@@ -98,7 +98,7 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
   };
 }
 
-/** What a request carries for the body readers (json-body.ts, import-upload.ts). */
+/** What a request carries for the body readers (json-body.ts, features/jobs/imports/upload.ts). */
 export interface RequestLimits {
   bodyTimeoutMs: number;
   uploadIdleMs: number;

@@ -82,7 +82,7 @@ export function canonicalOrigin(text: string): string | null {
 }
 
 /** The origin a page served by this very listener has: the connection's scheme + Host. Null without a usable Host. */
-export function listenerOrigin(req: IncomingMessage): string | null {
+function listenerOrigin(req: IncomingMessage): string | null {
   const host = single(req.headers.host);
   if (host === undefined || hostName(host) === null) return null;
   const scheme = (req.socket as Partial<TLSSocket>).encrypted === true ? 'https:' : 'http:';

@@ -20,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
 import { requestLimitsOf } from './connection-limits.ts';
 
-export const JSON_BODY_LIMIT = 1024 * 1024;
+const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Past the cap a refused body is still read and thrown away, up to this many

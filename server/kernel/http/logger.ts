@@ -24,7 +24,7 @@ export type { Logger };
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** What the environment asks of the log (server/environment.ts validates both names at start). */
+/** What the environment asks of the log (server/startup/environment.ts validates both names at start). */
 export interface LogSettings {
   level: LogLevel;
   /** One line per request of the Automation API (off by default: it costs a write per request). */
@@ -45,7 +45,7 @@ export function logSettingsFrom(env: Readonly<Record<string, string | undefined>
  * Fields censored wherever they appear at the top of a log object or one level
  * down: credentials in request headers, tokens and secrets by their API names.
  */
-export const REDACTED_FIELDS = [
+const REDACTED_FIELDS = [
   'authorization',
   'cookie',
   'token',
@@ -66,7 +66,7 @@ const REDACT_PATHS = [
 export const REDACTED = '[redacted]';
 
 /** An error as a log field: its type, message and stack (which repeats the message), nothing else it carries. */
-export function errorFields(err: unknown): { type: string; message: string; stack?: string; code?: string } {
+function errorFields(err: unknown): { type: string; message: string; stack?: string; code?: string } {
   if (!(err instanceof Error)) return { type: typeof err, message: String(err) };
   const code = (err as { code?: unknown }).code;
   return {

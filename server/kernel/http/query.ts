@@ -8,7 +8,7 @@
  */
 import { ApiError } from '../errors.ts';
 
-export type RawQueryValue = string | string[] | undefined | Record<string, unknown>;
+type RawQueryValue = string | string[] | undefined | Record<string, unknown>;
 
 export interface QueryParam<T> {
   required: boolean;

@@ -10,7 +10,7 @@
  */
 import type { Response } from 'express';
 
-export const WAIT_CAP_MS = 3_600_000;
+const WAIT_CAP_MS = 3_600_000;
 const HEARTBEAT_MS = 15_000;
 
 export interface WaitStream {

@@ -10,7 +10,8 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { failpoint } from '../failpoints.ts';
-import { MIGRATIONS, type Migration } from './migrations.ts';
+import type { Migration } from './migration.ts';
+import { MIGRATIONS } from './migrations.ts';
 import { prepareDatabaseFile, tightenDatabaseFiles } from './owner-only.ts';
 
 export type Database = DatabaseSync;

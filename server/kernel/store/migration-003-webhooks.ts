@@ -7,12 +7,12 @@
  *   deleting a webhook deletes its log.
  * - The signing secret is stored as given, since every delivery must sign
  *   with it; the database file is readable by the owner only.
- * - The log keeps the newest 100 entries per webhook (webhooks-repo.ts trims
+ * - The log keeps the newest 100 entries per webhook (features/webhooks/repo.ts trims
  *   it on every insert).
  *
- * Pairing requests are not stored: they live in memory (pairing-service.ts).
+ * Pairing requests are not stored: they live in memory (features/pairing/service.ts).
  */
-import type { Migration } from './migrations.ts';
+import type { Migration } from './migration.ts';
 
 export const MIGRATION_003_WEBHOOKS: Migration = {
   version: 3,

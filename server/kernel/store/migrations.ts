@@ -6,12 +6,7 @@
  * Append new migrations at the end; never edit one that has shipped.
  */
 import { MIGRATION_003_WEBHOOKS } from './migration-003-webhooks.ts';
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migration.ts';
 
 export const MIGRATIONS: readonly Migration[] = [
   {

@@ -58,7 +58,7 @@ function hashToken(raw: string): string {
  * Tokens): unknown names parse to nothing; an assistant token's baseline adds
  * read and record; a paired device never holds delete.
  */
-export function effectiveScopes(requested: readonly unknown[], origin: TokenOrigin, kind: TokenKind): Scope[] {
+function effectiveScopes(requested: readonly unknown[], origin: TokenOrigin, kind: TokenKind): Scope[] {
   const wanted: unknown[] = [...requested];
   if (kind === 'assistant') wanted.push('read', 'record');
   const parsed = parseScopes(wanted);

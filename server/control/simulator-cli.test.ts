@@ -1,11 +1,13 @@
 /**
  * `simulator/cli.ts devices …` against a gateway's Control API: the same
- * routes (and the same VirtualDeviceCatalog) the conformance suite uses.
+ * routes (and the same VirtualDeviceCatalog) the conformance suite uses. It
+ * sits here, not beside the simulator's CLI, because it starts a gateway, and
+ * simulator/ imports nothing of server/ (.dependency-cruiser.js).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { main } from '../cli.ts';
-import { CONTROL_SECRET, recordingHarness } from '../../server/testing/recording-harness.ts';
+import { main } from '../../simulator/cli.ts';
+import { CONTROL_SECRET, recordingHarness } from '../testing/recording-harness.ts';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];

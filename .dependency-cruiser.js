@@ -1,0 +1,125 @@
+// The folder rules of the repository (server/README.md, ARCHITECTURE.md,
+// common/README.md), checked by dependency-cruiser over every import:
+// `npm run lint:deps` fails on a cycle or on an import that crosses them, and
+// server/dependency-rules.test.ts shows each rule firing on a deliberate one.
+// Decision: docs/decisions/090-structure-checked-by-dependency-cruiser-and-knip.md.
+//
+// Type-only imports count (tsPreCompilationDeps): a cycle through `import type`
+// is still a cycle for whoever reads the code, and a feature reaching another
+// feature's internals for a type still depends on them.
+
+/** Tests and test helpers may cross the production boundaries to build what they test. */
+const TESTS = '(\\.test\\.ts|\\.slow-test\\.ts|\\.check\\.ts)$|^server/testing/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment: 'An import cycle (type imports included): one of the two files belongs in a third, or one side takes a type module.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that names no file or package: a stale path.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'feature-through-index',
+      comment:
+        "A feature (server/features/<name>/) uses another feature only through that feature's index.ts, never its internals (server/README.md).",
+      severity: 'error',
+      from: { path: '^server/features/([^/]+)/', pathNot: TESTS },
+      to: { path: '^server/features/', pathNot: ['^server/features/$1/', '^server/features/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'feature-imports-shared-layers',
+      comment:
+        'A feature imports the kernel, the adapters, the pipeline, server/audio/ and its own files; of the composition root only types from app.ts and operations.ts.',
+      severity: 'error',
+      from: { path: '^server/features/', pathNot: TESTS },
+      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|audio|features)/', '^server/(app|operations)\\.ts$'] },
+    },
+    {
+      name: 'feature-takes-types-from-root',
+      comment:
+        'A feature takes only types from server/app.ts and server/operations.ts; the one value import is the manifest (features/system/openapi.ts reads the assembled table, since /openapi.json describes every row).',
+      severity: 'error',
+      from: { path: '^server/features/', pathNot: [TESTS, '^server/features/system/openapi\\.ts$'] },
+      to: { path: '^server/(app|operations)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'manifest-reads-only-the-table',
+      comment: 'The manifest may read the assembled table (operations.ts) as a value, and app.ts only for types.',
+      severity: 'error',
+      from: { path: '^server/features/system/openapi\\.ts$' },
+      to: { path: '^server/app\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'kernel-imports-kernel-and-adapters',
+      comment: 'The kernel imports only the kernel and the adapters (server/README.md).',
+      severity: 'error',
+      from: { path: '^server/kernel/', pathNot: TESTS },
+      to: { path: '^server/', pathNot: '^server/(kernel|adapters)/' },
+    },
+    {
+      name: 'pipeline-and-adapters-import-no-feature',
+      comment:
+        "The pipeline and the adapters import no feature (types from a feature's index.ts only), no Control API file and no composition-root file.",
+      severity: 'error',
+      from: { path: '^server/(pipeline|adapters)/', pathNot: TESTS },
+      to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'], pathNot: '^server/features/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'pipeline-and-adapters-take-only-types-from-features',
+      comment: "The transcription function reads the configuration and shapes segments: types from a feature's index.ts, nothing more.",
+      severity: 'error',
+      from: { path: '^server/(pipeline|adapters)/', pathNot: TESTS },
+      to: { path: '^server/features/[^/]+/index\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'server-imports-simulator-only-from-root-and-control',
+      comment:
+        'server/ imports simulator/ only from the composition root (server/main.ts plugs the virtual devices in) and the Control API (server/control/: CONTROL.md drives the simulator); tests and server/testing/ may.',
+      severity: 'error',
+      from: { path: '^server/', pathNot: [TESTS, '^server/main\\.ts$', '^server/control/'] },
+      to: { path: '^simulator/' },
+    },
+    {
+      name: 'simulator-does-not-import-server',
+      comment:
+        'The simulator implements the ports of common/devices.ts and never imports the gateway: the gateway plugs the simulator in, not the other way round.',
+      severity: 'error',
+      from: { path: '^simulator/' },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'conformance-is-a-black-box',
+      comment:
+        'conformance/ is shipped alone and tests any gateway from outside: it never imports server/, simulator/, common/ or any other folder of the repository.',
+      severity: 'error',
+      from: { path: '^conformance/' },
+      to: { path: '^(server|simulator|common|bench|cli|client)/' },
+    },
+    {
+      name: 'common-is-a-leaf',
+      comment: 'common/ imports only Node, npm packages and common/ itself (common/README.md).',
+      severity: 'error',
+      from: { path: '^common/' },
+      to: { path: '^(server|simulator|conformance|bench|cli|client)/' },
+    },
+  ],
+  options: {
+    // Every folder's imports are judged, none of node_modules' own.
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|conformance/dist|reports|data|\\.tmp)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

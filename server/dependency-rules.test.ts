@@ -1,0 +1,111 @@
+/**
+ * The folder rules of .dependency-cruiser.js fire on deliberate crossings and
+ * stay quiet on the allowed imports: a small tree of files laid out like the
+ * repository (server/features/…, simulator/, conformance/, common/) is written
+ * to a temporary folder and cruised with the project's own configuration, and
+ * the violations found must be exactly the crossings planted in it.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CONFIG = path.join(ROOT, '.dependency-cruiser.js');
+// The package exports no bin path; its command is the file npm links as node_modules/.bin/depcruise.
+const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
+
+/** The planted tree: file → its source. Every import names a file of the tree, so only the rules can object. */
+const TREE: Record<string, string> = {
+  'server/kernel/errors.ts': 'export const ApiError = 1;\n',
+  'server/adapters/devices.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
+  'server/app.ts': 'export const createApp = 1;\nexport type Handler = number;\n',
+  'server/operations.ts': 'export const OPERATIONS = [];\n',
+  'server/deps.ts':
+    "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const createDeps = VirtualDeviceCatalog;\nexport type DepsOptions = number;\n",
+  'server/main.ts': "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
+  'server/main-fixture.test.ts':
+    "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
+  'server/control/app.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
+  'server/features/jobs/service.ts': 'export const JobsService = 1;\n',
+  'server/features/jobs/index.ts': "export { JobsService } from './service.ts';\n",
+  'server/features/jobs/imports/budget.ts':
+    "import { ApiError } from '../../../kernel/errors.ts';\nimport { JobsService } from '../service.ts';\nexport const x = [ApiError, JobsService];\n",
+  'server/features/meetings/internal.ts': "import { JobsService } from '../jobs/service.ts';\nexport const x = JobsService;\n",
+  'server/features/meetings/through-index.ts': "import { JobsService } from '../jobs/index.ts';\nexport const x = JobsService;\n",
+  'server/features/search/type-from-app.ts': "import type { Handler } from '../../app.ts';\nexport type X = Handler;\n",
+  'server/features/search/value-from-app.ts': "import { createApp } from '../../app.ts';\nexport const x = createApp;\n",
+  'server/features/search/type-from-deps.ts': "import type { DepsOptions } from '../../deps.ts';\nexport type X = DepsOptions;\n",
+  'server/features/system/openapi.ts': "import { OPERATIONS } from '../../operations.ts';\nexport const x = OPERATIONS;\n",
+  'server/features/recording/simulator.ts':
+    "import { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
+  'server/kernel/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
+  'server/pipeline/types-from-index.ts':
+    "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
+  'server/pipeline/value-from-index.ts': "import { JobsService } from '../features/jobs/index.ts';\nexport const x = JobsService;\n",
+  'server/pipeline/internal.ts': "import type { JobsService } from '../features/jobs/service.ts';\nexport type X = typeof JobsService;\n",
+  'server/pipeline/cycle-a.ts': "import type { B } from './cycle-b.ts';\nexport type A = B | 1;\n",
+  'server/pipeline/cycle-b.ts': "import type { A } from './cycle-a.ts';\nexport type B = A | 2;\n",
+  'server/pipeline/stale.ts': "import { gone } from './no-such-file.ts';\nexport const x = gone;\n",
+  'simulator/scenes/scene.ts': 'export const scene = 1;\n',
+  'simulator/devices/catalog.ts':
+    "import type { DeviceCatalog } from '../../common/devices.ts';\nexport const VirtualDeviceCatalog = 1;\nexport type X = DeviceCatalog;\n",
+  'simulator/devices/gateway.ts': "import { ApiError } from '../../server/kernel/errors.ts';\nexport const x = ApiError;\n",
+  'conformance/checks/server.ts': "import { ApiError } from '../../server/kernel/errors.ts';\nexport const x = ApiError;\n",
+  'conformance/checks/simulator.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
+  'conformance/checks/common.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
+  'common/devices.ts': 'export interface DeviceCatalog { list(): string[] }\n',
+  'common/gateway.ts': "import { ApiError } from '../server/kernel/errors.ts';\nexport const x = ApiError;\n",
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }),
+};
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+test('the dependency rules refuse each planted crossing and nothing else', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mas-dependency-rules-'));
+  try {
+    for (const [file, text] of Object.entries(TREE)) {
+      await mkdir(path.join(dir, path.dirname(file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    }
+    // depcruise exits non-zero when it finds violations; the JSON report is on stdout either way.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [DEPCRUISE, `--config=${CONFIG}`, '--output-type=json', 'server', 'simulator', 'conformance', 'common'],
+      { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((err: unknown) => err as { stdout: string });
+    const report = JSON.parse(stdout) as { summary: { violations: Violation[] } };
+    const found = report.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    assert.deepEqual(
+      found,
+      [
+        'common-is-a-leaf: common/gateway.ts → server/kernel/errors.ts',
+        'conformance-is-a-black-box: conformance/checks/common.ts → common/devices.ts',
+        'conformance-is-a-black-box: conformance/checks/server.ts → server/kernel/errors.ts',
+        'conformance-is-a-black-box: conformance/checks/simulator.ts → simulator/scenes/scene.ts',
+        'feature-imports-shared-layers: server/features/search/type-from-deps.ts → server/deps.ts',
+        'feature-takes-types-from-root: server/features/search/value-from-app.ts → server/app.ts',
+        'feature-through-index: server/features/meetings/internal.ts → server/features/jobs/service.ts',
+        'kernel-imports-kernel-and-adapters: server/kernel/feature.ts → server/features/jobs/index.ts',
+        // A cycle is reported once, at the import that closes it; it is made of type imports only, and still counts.
+        'no-cycle: server/pipeline/cycle-a.ts → server/pipeline/cycle-b.ts',
+        'not-to-unresolvable: server/pipeline/stale.ts → ./no-such-file.ts',
+        'pipeline-and-adapters-import-no-feature: server/pipeline/internal.ts → server/features/jobs/service.ts',
+        'pipeline-and-adapters-take-only-types-from-features: server/pipeline/value-from-index.ts → server/features/jobs/index.ts',
+        'server-imports-simulator-only-from-root-and-control: server/deps.ts → simulator/devices/catalog.ts',
+        'server-imports-simulator-only-from-root-and-control: server/features/recording/simulator.ts → simulator/devices/catalog.ts',
+        'simulator-does-not-import-server: simulator/devices/gateway.ts → server/kernel/errors.ts',
+      ].sort(),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
