@@ -27,6 +27,7 @@ const config: KnipConfig = {
         // Run by hand, as their headers and the decisions say: measurements and renderers of committed data.
         'bench/conformance-speed.ts',
         'bench/qmsum-render.ts',
+        'bench/resample.ts',
         'bench/quality-real-speech.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',

@@ -28,7 +28,7 @@ export interface BiasWord {
 }
 
 /** The favoured words (dictionary keys) and how strongly: what the adapted model is built from. */
-export interface LmBiasRequest {
+interface LmBiasRequest {
   words: readonly string[];
   boost: number;
   floor: number;
