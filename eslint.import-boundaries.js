@@ -6,11 +6,12 @@
 // judges where the import lands, not how its path is spelt:
 //   - a feature (server/features/<name>/) imports the kernel, the adapters, the
 //     pipeline and its own files; another feature only through that feature's
-//     index.ts; the composition root's app.ts and operations.ts only for types
-//     (the handler and operation id types); nothing else of server/;
+//     index.ts; server/http-types.ts and operations.ts only for types (the
+//     handler and operation id types); nothing else of server/ (not app.ts,
+//     not deps.ts: a feature never sees the composition root, decision 084);
 //   - the kernel (server/kernel/) imports the kernel and the adapters only;
-//   - the pipeline and the adapters import no feature (types from a feature's
-//     index.ts only) and no composition-root file;
+//   - the pipeline and the adapters import no feature and no composition-root
+//     file (the caller hands the pipeline its settings);
 //   - no file of server/ imports simulator/, except the composition root
 //     (server/main.ts) and the Control API (server/control/, CONTROL.md: the
 //     simulator's devices and scenes are what it drives); tests and
@@ -33,7 +34,7 @@ function isTest(file) {
 /** Files every feature may use as values: shared layers. */
 const SHARED_PREFIXES = ['server/kernel/', 'server/adapters/', 'server/pipeline/', 'server/audio/'];
 /** Composition-root files a feature may import types from (never values). */
-const TYPE_ONLY_FROM_ROOT = new Set(['server/app.ts', 'server/operations.ts']);
+const TYPE_ONLY_FROM_ROOT = new Set(['server/http-types.ts', 'server/operations.ts']);
 /**
  * The one value import of the assembled table by a feature: the manifest of
  * the whole API (GET /openapi.json) is built from every row.
@@ -64,7 +65,7 @@ export function boundaryViolation(from, to, typeOnly) {
         : `a feature uses another feature only through its index.ts (server/features/${other}/index.ts), never its internals`;
     if (SHARED_PREFIXES.some((p) => to.startsWith(p))) return null;
     if (TYPE_ONLY_FROM_ROOT.has(to) && (typeOnly || (from === MANIFEST.from && to === MANIFEST.to))) return null;
-    return 'a feature imports the kernel, the adapters, the pipeline and its own files (types only from server/app.ts and server/operations.ts)';
+    return 'a feature imports the kernel, the adapters, the pipeline and its own files (types only from server/http-types.ts and server/operations.ts)';
   }
   if (from.startsWith('server/kernel/')) {
     if (to.startsWith('server/') && !to.startsWith('server/kernel/') && !to.startsWith('server/adapters/'))
@@ -72,11 +73,9 @@ export function boundaryViolation(from, to, typeOnly) {
     return null;
   }
   if (from.startsWith('server/pipeline/') || from.startsWith('server/adapters/')) {
-    // The transcription function reads the configuration and shapes segments: types from a feature's index.ts, nothing more.
-    const other = featureOf(to);
-    if (other !== null && to === `server/features/${other}/index.ts` && typeOnly) return null;
-    if (other !== null || to.startsWith('server/control/') || /^server\/[^/]+\.ts$/.test(to))
-      return 'the pipeline and the adapters import no feature (types from its index.ts only) and no composition-root file';
+    // The transcription is handed its settings by its caller (features/config reads them): no feature is needed here.
+    if (featureOf(to) !== null || to.startsWith('server/control/') || /^server\/[^/]+\.ts$/.test(to))
+      return 'the pipeline and the adapters import no feature and no composition-root file';
   }
   return null;
 }

@@ -53,11 +53,11 @@ test("a feature importing another feature's internals is refused; through its in
   );
 });
 
-test('a feature takes only types from the composition root', async () => {
+test('a feature takes only the handler types from server/, never the composition root', async () => {
   assert.deepEqual(
     await crossings(
       'server/features/search/boundary-fixture.ts',
-      "import type { Handler } from '../../app.ts';\nexport type X = Handler;\n",
+      "import type { Handler } from '../../http-types.ts';\nexport type X = Handler;\n",
     ),
     [],
   );
@@ -66,6 +66,11 @@ test('a feature takes only types from the composition root', async () => {
     "import { createApp } from '../../app.ts';\nexport const x = createApp;\n",
   );
   assert.equal(value.length, 1);
+  const appTypes = await crossings(
+    'server/features/search/boundary-fixture.ts',
+    "import type { ApiDeps } from '../../app.ts';\nexport type X = ApiDeps;\n",
+  );
+  assert.equal(appTypes.length, 1, 'app.ts is the router: a feature does not see what it holds');
   const deps = await crossings(
     'server/features/search/boundary-fixture.ts',
     "import type { DepsOptions } from '../../deps.ts';\nexport type X = DepsOptions;\n",

@@ -5,9 +5,12 @@
  * ready-to-run curl line, and stops cleanly on SIGINT/SIGTERM. A start that
  * fails prints one line and exits 1; a bad option exits 2.
  *
- * The composition root: the one production file that imports simulator/,
- * to plug the simulator's virtual devices into the gateway's device backend
- * (server/adapters/devices.ts). The import-boundary lint keeps it the only one.
+ * Where the simulator is plugged in: it imports simulator/ to put the
+ * simulator's virtual devices behind the gateway's device backend
+ * (server/adapters/devices.ts). The only other production importer of
+ * simulator/ is the Control API (server/control/, whose device routes place
+ * the simulator's scenes); the import-boundary lint allows those two and no
+ * other. The services themselves are built by the composition root, deps.ts.
  */
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { Gateway, GatewayStartError } from './gateway.ts';
