@@ -47,13 +47,13 @@ export function createApp(deps: ApiDeps): express.Express {
   // One middleware in front of everything, for every request: Express runs
   // each middleware and each route as a layer of its own, and that walk was a
   // large share of a cheap call (docs/decisions/065-request-path.md).
+  // The one table (TABLE, below) finds the row; each row's handler and its feature's services are paired once, here.
   const handlers = wireHandlers(deps.features);
-  const routes = new RouteTable(
-    ROWS.map((row) => {
-      const wired = handlers[row.entry.operationId as OperationId];
-      return { ...row, entry: route(row.entry, wired.handler, wired.deps) };
-    }),
-  );
+  const routes = new Map<Operation, Route>();
+  for (const op of OPERATIONS as readonly Operation[]) {
+    const wired = handlers[op.operationId as OperationId];
+    routes.set(op, route(op, wired.handler, wired.deps));
+  }
   const auth = deps.auth;
   if (deps.accessLog !== null) app.use(accessLog(deps.accessLog, routeTemplate));
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -86,14 +86,16 @@ export function createApp(deps: ApiDeps): express.Express {
       res.status(204).end();
       return;
     }
-    let found: RouteMatch<Route> | null;
+    let found: RouteMatch<Operation> | null;
     try {
-      found = routes.match(req.method, req.path);
+      found = TABLE.match(req.method, req.path);
     } catch (err) {
       next(err); // a path parameter that is not valid percent-encoding
       return;
     }
-    if (found === null) {
+    // Every row of TABLE has its Route (the loop above); found and routed go together.
+    const entry = found === null ? undefined : routes.get(found.entry);
+    if (found === null || entry === undefined) {
       next(); // the fallback below: 404, or 405 with Allow
       return;
     }
@@ -103,7 +105,7 @@ export function createApp(deps: ApiDeps): express.Express {
     // capture (features/recording/recording-e2e.test.ts: the played script
     // began before the captured WAV did); the mechanism is not understood
     // yet, and one microtask per request is cheap next to Express's layers.
-    const { entry, params } = found;
+    const { params } = found;
     Promise.resolve()
       .then(() => serve(entry, params, deps, auth, req, res))
       .catch(next);
@@ -227,8 +229,7 @@ function checkReply(op: Operation, status: number, json: unknown): void {
  * The table's rows in one lookup: the router serves them, OPTIONS and 405
  * list the methods of a path, and the logs name a request by its template.
  */
-const ROWS = (OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: op }));
-const TABLE = new RouteTable(ROWS);
+const TABLE = new RouteTable((OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: op })));
 
 function allowedMethods(path: string): string[] {
   const methods = new Set(TABLE.methodsOf(path));
