@@ -39,25 +39,25 @@ export default {
     {
       name: 'feature-imports-shared-layers',
       comment:
-        'A feature imports the kernel, the adapters, the pipeline, server/audio/ and its own files; of the composition root only types from app.ts and operations.ts.',
+        'A feature imports the kernel, the adapters, the pipeline and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',
       severity: 'error',
       from: { path: '^server/features/', pathNot: TESTS },
-      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|audio|features)/', '^server/(app|operations)\\.ts$'] },
+      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|features)/', '^server/(http-types|operations)\\.ts$'] },
     },
     {
       name: 'feature-takes-types-from-root',
       comment:
-        'A feature takes only types from server/app.ts and server/operations.ts; the one value import is the manifest (features/system/openapi.ts reads the assembled table, since /openapi.json describes every row).',
+        'A feature takes only types from server/http-types.ts and server/operations.ts; the one value import is the manifest (features/system/openapi.ts reads the assembled table, since /openapi.json describes every row).',
       severity: 'error',
       from: { path: '^server/features/', pathNot: [TESTS, '^server/features/system/openapi\\.ts$'] },
-      to: { path: '^server/(app|operations)\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^server/(http-types|operations)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'manifest-reads-only-the-table',
-      comment: 'The manifest may read the assembled table (operations.ts) as a value, and app.ts only for types.',
+      comment: 'The manifest may read the assembled table (operations.ts) as a value, and http-types.ts only for types.',
       severity: 'error',
       from: { path: '^server/features/system/openapi\\.ts$' },
-      to: { path: '^server/app\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^server/http-types\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'kernel-imports-kernel-and-adapters',
@@ -69,17 +69,10 @@ export default {
     {
       name: 'pipeline-and-adapters-import-no-feature',
       comment:
-        "The pipeline and the adapters import no feature (types from a feature's index.ts only), no Control API file and no composition-root file.",
+        'The pipeline and the adapters import no feature, no Control API file and no composition-root file: the caller hands the pipeline its settings (decision 084).',
       severity: 'error',
       from: { path: '^server/(pipeline|adapters)/', pathNot: TESTS },
-      to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'], pathNot: '^server/features/[^/]+/index\\.ts$' },
-    },
-    {
-      name: 'pipeline-and-adapters-take-only-types-from-features',
-      comment: "The transcription function reads the configuration and shapes segments: types from a feature's index.ts, nothing more.",
-      severity: 'error',
-      from: { path: '^server/(pipeline|adapters)/', pathNot: TESTS },
-      to: { path: '^server/features/[^/]+/index\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'] },
     },
     {
       name: 'server-imports-simulator-only-from-root-and-control',

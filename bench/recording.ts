@@ -70,9 +70,13 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-recording-'));
   const db = openDatabase(':memory:');
   const devices = new VirtualDeviceCatalog({ backend: 'pulse', pulse: { mode: 'private' } });
-  const deps = createDeps({ db, dataDir, devices });
+  const deps = createDeps({
+    db,
+    dataDir,
+    devices,
+    logError: (err) => log(`[bench] unexpected: ${err instanceof Error ? err.message : String(err)}`),
+  });
   deps.settings.update(RESET_SETTINGS);
-  deps.logError = (err) => log(`[bench] unexpected: ${err instanceof Error ? err.message : String(err)}`);
   deps.start();
   try {
     const script = await loadScriptAudio(scriptName);

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { authorize, type AuthDeps, type Caller } from './kernel/auth.ts';
+import { authorize, type AuthDeps } from './kernel/auth.ts';
 import { ApiError, sendError, toApiError } from './kernel/errors.ts';
 import { hostOriginRefusal } from './kernel/http/host-origin.ts';
 import type { QueryParam } from './kernel/http/query.ts';
@@ -18,102 +18,26 @@ import { RouteTable, type RouteMatch } from './kernel/http/route-table.ts';
 import { fallbackLogger, type Logger } from './kernel/http/logger.ts';
 import { accessLog, requestFields } from './kernel/http/request-log.ts';
 import { readJsonBody } from './kernel/http/json-body.ts';
-import { OPERATIONS, pathMatcher, type Operation, type OperationId } from './operations.ts';
-import type { BodyOf, HasCaller, ParamsOf, QueryOf, ReplyOf } from './kernel/operation-types.ts';
-import type { HealthCounters } from './kernel/health-counters.ts';
-import type { SettingsRepo } from './kernel/store/settings-repo.ts';
-import type { TokensRepo } from './kernel/store/tokens-repo.ts';
-import type { Clock } from './adapters/clock.ts';
-import type { MeetingsService } from './features/meetings/service.ts';
-import type { SearchService } from './features/search/service.ts';
-import type { ConfigService } from './features/config/service.ts';
-import type { DeviceCatalog } from './adapters/devices.ts';
-import type { ModelCatalog } from './adapters/models.ts';
-import type { EventBus } from './kernel/events.ts';
-import type { JobsService } from './features/jobs/service.ts';
-import type { SummaryService } from './features/summaries/service.ts';
-import type { ImportBudget } from './features/jobs/imports/budget.ts';
-import type { WebhooksService } from './features/webhooks/service.ts';
-import type { PairingService } from './features/pairing/service.ts';
-import type { RecordingService } from './features/recording/service.ts';
-import { HANDLERS } from './handlers.ts';
+import { OPERATIONS, type Operation, type OperationId } from './operations.ts';
+import type { Handler, HandlerContext, Reply } from './http-types.ts';
+import { wireHandlers, type FeatureDeps } from './handlers.ts';
 import { formatIssues } from './kernel/http/validation.ts';
 
-export interface AppDeps {
-  version: string;
-  clock: Clock;
-  counters: HealthCounters;
-  settings: SettingsRepo;
-  tokens: TokensRepo;
-  meetings: MeetingsService;
-  search: SearchService;
-  config: ConfigService;
-  devices: DeviceCatalog;
-  models: ModelCatalog;
-  bus: EventBus;
-  jobs: JobsService;
-  summaries: SummaryService;
-  /** Webhooks: registration, approval, delivery (features/webhooks/service.ts). */
-  webhooks: WebhooksService;
-  /** Pairing requests, in memory (features/pairing/service.ts). */
-  pairing: PairingService;
-  /** Live recording (features/recording/service.ts). */
-  recording: RecordingService;
-  importBudget: ImportBudget;
-  /** Where import uploads are written as they arrive. */
-  uploadsDir: string;
-  /** Throws 422 invalid_request for an import provider or model this build cannot use. */
-  checkRecognizer(provider: string | undefined, model: string | undefined): void;
-  /** Starts the job worker (after recovering jobs a stop interrupted). */
-  start(): void;
-  /** Stops the job worker and the summary runs, before the store closes (restart, quit). */
-  shutdown(): void;
+/** What the Automation API's app is made of; the composition root (deps.ts) builds it. */
+export interface ApiDeps {
+  /** Each feature's services, handed to that feature's handlers only. */
+  features: FeatureDeps;
+  /** What the gates read on every request: settings, tokens, counters. */
+  auth: AuthDeps;
   /** Tests turn this on: every JSON reply is checked against its schema in the operations table. */
-  validateResponses?: boolean;
+  validateResponses: boolean;
   /** Where unexpected failures are reported (never to the client). */
-  logError?: (err: unknown, req?: Request) => void;
-  /** With a logger here, one access line per request (MAS_ACCESS_LOG; http/request-log.ts). Off: nothing runs per request. */
-  accessLog?: Logger;
+  readonly logError: (err: unknown, req?: IncomingMessage) => void;
+  /** With a logger here, one access line per request (MAS_ACCESS_LOG; http/request-log.ts). Null: nothing runs per request. */
+  readonly accessLog: Logger | null;
 }
 
-export interface HandlerContext {
-  op: Operation;
-  caller: Caller | null;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-  deps: AppDeps;
-  req: Request;
-  /** For the handlers that stream (SSE waits); every other handler returns a Reply. */
-  res: Response;
-}
-
-export type Reply =
-  | { status: number; json: unknown; headers?: Record<string, string> }
-  | { status: number; text: string; contentType: string; headers?: Record<string, string> }
-  /** The handler wrote the response itself (an SSE stream), or there is nobody left to answer. */
-  | { streamed: true };
-
-export type Handler = (ctx: HandlerContext) => Reply | Promise<Reply>;
-
-/** The row of an operationId in the operations table. */
-export type RowOf<Id extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: Id }>;
-
-/** What a handler receives: the context with params, query and body typed by its row. */
-export type ContextFor<Id extends OperationId> = Omit<HandlerContext, 'caller' | 'params' | 'query' | 'body'> & {
-  caller: HasCaller<RowOf<Id>> extends true ? Caller : Caller | null;
-  params: ParamsOf<RowOf<Id>>;
-  query: QueryOf<RowOf<Id>>;
-  body: BodyOf<RowOf<Id>>;
-};
-
-/** A handler typed by its row: no cast of params, query or body, and replies its row documents. */
-export type HandlerFor<Id extends OperationId> = (ctx: ContextFor<Id>) => ReplyOf<RowOf<Id>> | Promise<ReplyOf<RowOf<Id>>>;
-
-/** The handlers of a group of rows; `satisfies HandlersFor<...>` types each one by its row. */
-export type HandlersFor<Id extends OperationId> = { [K in Id]: HandlerFor<K> };
-
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(deps: ApiDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -123,17 +47,15 @@ export function createApp(deps: AppDeps): express.Express {
   // One middleware in front of everything, for every request: Express runs
   // each middleware and each route as a layer of its own, and that walk was a
   // large share of a cheap call (docs/decisions/065-request-path.md).
-  const routes = new RouteTable(
-    // The one place the typed handlers meet the untyped request: serve() parses
-    // params, query and body by this same row, which is what HandlerFor promises.
-    (OPERATIONS as readonly Operation[]).map((op) => ({
-      method: op.method,
-      path: op.path,
-      entry: route(op, HANDLERS[op.operationId as OperationId] as Handler),
-    })),
-  );
-  const auth: AuthDeps = { settings: () => deps.settings.get(), tokens: deps.tokens, counters: deps.counters };
-  if (deps.accessLog !== undefined) app.use(accessLog(deps.accessLog, routeTemplate));
+  // The one table (TABLE, below) finds the row; each row's handler and its feature's services are paired once, here.
+  const handlers = wireHandlers(deps.features);
+  const routes = new Map<Operation, Route>();
+  for (const op of OPERATIONS as readonly Operation[]) {
+    const wired = handlers[op.operationId as OperationId];
+    routes.set(op, route(op, wired.handler, wired.deps));
+  }
+  const auth = deps.auth;
+  if (deps.accessLog !== null) app.use(accessLog(deps.accessLog, routeTemplate));
   app.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
@@ -164,24 +86,26 @@ export function createApp(deps: AppDeps): express.Express {
       res.status(204).end();
       return;
     }
-    let found: RouteMatch<Route> | null;
+    let found: RouteMatch<Operation> | null;
     try {
-      found = routes.match(req.method, req.path);
+      found = TABLE.match(req.method, req.path);
     } catch (err) {
       next(err); // a path parameter that is not valid percent-encoding
       return;
     }
-    if (found === null) {
+    // Every row of TABLE has its Route (the loop above); found and routed go together.
+    const entry = found === null ? undefined : routes.get(found.entry);
+    if (found === null || entry === undefined) {
       next(); // the fallback below: 404, or 405 with Allow
       return;
     }
     req.params = found.params;
     // Served from a microtask rather than inside the request event. Served
     // inside it, the live-recording end-to-end test lost the start of its
-    // capture (server/recording/recording-e2e.test.ts: the played script
+    // capture (features/recording/recording-e2e.test.ts: the played script
     // began before the captured WAV did); the mechanism is not understood
     // yet, and one microtask per request is cheap next to Express's layers.
-    const { entry, params } = found;
+    const { params } = found;
     Promise.resolve()
       .then(() => serve(entry, params, deps, auth, req, res))
       .catch(next);
@@ -199,7 +123,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const apiError = toApiError(err);
-    if (apiError.code === 'internal') (deps.logError ?? defaultLogError)(err, req);
+    if (apiError.code === 'internal') deps.logError(err, req);
     sendError(res, apiError);
   });
 
@@ -210,12 +134,14 @@ export function createApp(deps: AppDeps): express.Express {
 interface Route {
   op: Operation;
   handler: Handler;
+  /** The services of the row's feature, handed to its handler. */
+  deps: unknown;
   /** The row's query parameters; empty for most rows, which then never parse the query string. */
   query: readonly [string, QueryParam<unknown>][];
 }
 
-function route(op: Operation, handler: Handler): Route {
-  return { op, handler, query: Object.entries(op.query ?? {}) };
+function route(op: Operation, handler: Handler, deps: unknown): Route {
+  return { op, handler, deps, query: Object.entries(op.query ?? {}) };
 }
 
 /**
@@ -226,7 +152,7 @@ function route(op: Operation, handler: Handler): Route {
 function serve(
   route: Route,
   params: Record<string, string>,
-  deps: AppDeps,
+  deps: ApiDeps,
   auth: AuthDeps,
   req: Request,
   res: Response,
@@ -240,11 +166,12 @@ function serve(
     for (const [name, param] of route.query) query[name] = param.parse(name, rawQuery[name]);
   }
 
-  if (op.body !== undefined) return serveWithBody(route, { op, caller, params, query, body: undefined, deps, req, res });
-  return finish(op, handler({ op, caller, params, query, body: undefined, deps, req, res }), deps, res);
+  const ctx: HandlerContext = { op, caller, params, query, body: undefined, deps: route.deps, req, res };
+  if (op.body !== undefined) return serveWithBody(route, ctx, deps);
+  return finish(op, handler(ctx), deps, res);
 }
 
-async function serveWithBody(route: Route, ctx: HandlerContext): Promise<void> {
+async function serveWithBody(route: Route, ctx: HandlerContext, deps: ApiDeps): Promise<void> {
   const spec = route.op.body!;
   let body = await readJsonBody(ctx.req);
   if (body === undefined && spec.required) {
@@ -256,10 +183,10 @@ async function serveWithBody(route: Route, ctx: HandlerContext): Promise<void> {
     body = parsed.data;
   }
   ctx.body = body;
-  await finish(route.op, route.handler(ctx), ctx.deps, ctx.res);
+  await finish(route.op, route.handler(ctx), deps, ctx.res);
 }
 
-function finish(op: Operation, reply: Reply | Promise<Reply>, deps: AppDeps, res: Response): Promise<void> | undefined {
+function finish(op: Operation, reply: Reply | Promise<Reply>, deps: ApiDeps, res: Response): Promise<void> | undefined {
   if (reply instanceof Promise) {
     return reply.then((r) => {
       if (!('streamed' in r)) send(op, r, deps, res);
@@ -273,14 +200,14 @@ function finish(op: Operation, reply: Reply | Promise<Reply>, deps: AppDeps, res
  * Writes a reply with res.end rather than res.send: res.send would apply
  * conditional-GET rules (If-None-Match → 304) that this API does not offer.
  */
-function send(op: Operation, reply: Exclude<Reply, { streamed: true }>, deps: AppDeps, res: Response): void {
+function send(op: Operation, reply: Exclude<Reply, { streamed: true }>, deps: ApiDeps, res: Response): void {
   if (reply.headers !== undefined) for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
   let text: string;
   if ('text' in reply) {
     text = reply.text;
     res.setHeader('Content-Type', reply.contentType);
   } else {
-    if (deps.validateResponses === true) checkReply(op, reply.status, reply.json);
+    if (deps.validateResponses) checkReply(op, reply.status, reply.json);
     text = JSON.stringify(reply.json);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
   }
@@ -298,11 +225,14 @@ function checkReply(op: Operation, status: number, json: unknown): void {
   if (!checked.success) throw new Error(`${op.operationId} reply breaks its schema: ${formatIssues(checked.error.issues)}`);
 }
 
-const MATCHERS = (OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method.toUpperCase(), re: pathMatcher(op.path) }));
+/**
+ * The table's rows in one lookup: the router serves them, OPTIONS and 405
+ * list the methods of a path, and the logs name a request by its template.
+ */
+const TABLE = new RouteTable((OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: op })));
 
 function allowedMethods(path: string): string[] {
-  const methods = new Set<string>();
-  for (const m of MATCHERS) if (m.re.test(path)) methods.add(m.method);
+  const methods = new Set(TABLE.methodsOf(path));
   if (methods.has('GET')) methods.add('HEAD');
   if (methods.size > 0) methods.add('OPTIONS');
   return [...methods];
@@ -312,7 +242,8 @@ function clipPath(path: string): string {
   return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
-function defaultLogError(err: unknown, req?: Request): void {
+/** Where the app reports unexpected failures when its owner names no logger: standard error. */
+export function defaultLogError(err: unknown, req?: IncomingMessage): void {
   logFailure(fallbackLogger(), err, req);
 }
 
@@ -322,14 +253,12 @@ export function logFailure(logger: Logger, err: unknown, req?: IncomingMessage):
   else logger.error({ listener: 'api', ...requestFields(req, routeTemplate(req)), err }, 'request failed');
 }
 
-const TEMPLATES = new RouteTable((OPERATIONS as readonly Operation[]).map((op) => ({ method: op.method, path: op.path, entry: op.path })));
-
 /** The route template that serves a request (/v1/meetings/{id}), or null: what logs name in place of the raw path. */
-export function routeTemplate(req: IncomingMessage): string | null {
+function routeTemplate(req: IncomingMessage): string | null {
   const url = req.url ?? '';
   const q = url.indexOf('?');
   try {
-    return TEMPLATES.match(req.method ?? '', q < 0 ? url : url.slice(0, q))?.entry ?? null;
+    return TABLE.match(req.method ?? '', q < 0 ? url : url.slice(0, q))?.entry.path ?? null;
   } catch {
     return null; // a path parameter that is not valid percent-encoding
   }

@@ -23,7 +23,8 @@ const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', '
 const TREE: Record<string, string> = {
   'server/kernel/errors.ts': 'export const ApiError = 1;\n',
   'server/adapters/devices.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
-  'server/app.ts': 'export const createApp = 1;\nexport type Handler = number;\n',
+  'server/app.ts': 'export const createApp = 1;\nexport type ApiDeps = number;\n',
+  'server/http-types.ts': 'export type Handler = number;\nexport const HANDLER_KINDS = [];\n',
   'server/operations.ts': 'export const OPERATIONS = [];\n',
   'server/deps.ts':
     "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const createDeps = VirtualDeviceCatalog;\nexport type DepsOptions = number;\n",
@@ -37,7 +38,9 @@ const TREE: Record<string, string> = {
     "import { ApiError } from '../../../kernel/errors.ts';\nimport { JobsService } from '../service.ts';\nexport const x = [ApiError, JobsService];\n",
   'server/features/meetings/internal.ts': "import { JobsService } from '../jobs/service.ts';\nexport const x = JobsService;\n",
   'server/features/meetings/through-index.ts': "import { JobsService } from '../jobs/index.ts';\nexport const x = JobsService;\n",
-  'server/features/search/type-from-app.ts': "import type { Handler } from '../../app.ts';\nexport type X = Handler;\n",
+  'server/features/search/type-from-http-types.ts': "import type { Handler } from '../../http-types.ts';\nexport type X = Handler;\n",
+  'server/features/search/value-from-http-types.ts': "import { HANDLER_KINDS } from '../../http-types.ts';\nexport const x = HANDLER_KINDS;\n",
+  'server/features/search/type-from-app.ts': "import type { ApiDeps } from '../../app.ts';\nexport type X = ApiDeps;\n",
   'server/features/search/value-from-app.ts': "import { createApp } from '../../app.ts';\nexport const x = createApp;\n",
   'server/features/search/type-from-deps.ts': "import type { DepsOptions } from '../../deps.ts';\nexport type X = DepsOptions;\n",
   'server/features/system/openapi.ts': "import { OPERATIONS } from '../../operations.ts';\nexport const x = OPERATIONS;\n",
@@ -92,14 +95,19 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'conformance-is-a-black-box: conformance/checks/server.ts → server/kernel/errors.ts',
         'conformance-is-a-black-box: conformance/checks/simulator.ts → simulator/scenes/scene.ts',
         'feature-imports-shared-layers: server/features/search/type-from-deps.ts → server/deps.ts',
-        'feature-takes-types-from-root: server/features/search/value-from-app.ts → server/app.ts',
+        // A feature never sees the composition root, not even its types (decision 084); the handler types are http-types.ts's.
+        'feature-imports-shared-layers: server/features/search/type-from-app.ts → server/app.ts',
+        'feature-imports-shared-layers: server/features/search/value-from-app.ts → server/app.ts',
+        'feature-takes-types-from-root: server/features/search/value-from-http-types.ts → server/http-types.ts',
         'feature-through-index: server/features/meetings/internal.ts → server/features/jobs/service.ts',
         'kernel-imports-kernel-and-adapters: server/kernel/feature.ts → server/features/jobs/index.ts',
         // A cycle is reported once, at the import that closes it; it is made of type imports only, and still counts.
         'no-cycle: server/pipeline/cycle-a.ts → server/pipeline/cycle-b.ts',
         'not-to-unresolvable: server/pipeline/stale.ts → ./no-such-file.ts',
         'pipeline-and-adapters-import-no-feature: server/pipeline/internal.ts → server/features/jobs/service.ts',
-        'pipeline-and-adapters-take-only-types-from-features: server/pipeline/value-from-index.ts → server/features/jobs/index.ts',
+        // The pipeline is handed its settings: not even a feature's types (decision 084).
+        'pipeline-and-adapters-import-no-feature: server/pipeline/types-from-index.ts → server/features/jobs/index.ts',
+        'pipeline-and-adapters-import-no-feature: server/pipeline/value-from-index.ts → server/features/jobs/index.ts',
         'server-imports-simulator-only-from-root-and-control: server/deps.ts → simulator/devices/catalog.ts',
         'server-imports-simulator-only-from-root-and-control: server/features/recording/simulator.ts → simulator/devices/catalog.ts',
         'simulator-does-not-import-server: simulator/devices/gateway.ts → server/kernel/errors.ts',

@@ -1,15 +1,18 @@
 /**
- * Builds everything createApp needs from an open database and the data
- * folder. gateway.ts calls it at start and at every restart; tests call it
- * with an in-memory database.
+ * The composition root: builds every service once, from an open database
+ * and the data folder, in dependency order, each from what it needs; then
+ * hands each feature's handlers their own services (FeatureDeps,
+ * server/handlers.ts). gateway.ts calls it at start and at every restart;
+ * tests call it with an in-memory database. Decision 084.
  *
  * The audio pipeline's real parts are the default; a test may replace any of
  * them (`pipeline`) to drive the job machinery deterministically. The real
  * path is exercised end to end by the import tests.
  */
 import { mkdirSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import type { AppDeps } from './app.ts';
+import { defaultLogError, type ApiDeps } from './app.ts';
 import { systemClock, type Clock } from './adapters/clock.ts';
 import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
@@ -19,12 +22,11 @@ import { DEFAULT_IMPORT_LIMITS, ImportBudget, type ImportLimits } from './featur
 import { JobsService } from './features/jobs/service.ts';
 import { MeetingsService } from './features/meetings/service.ts';
 import { SearchService } from './features/search/service.ts';
-import { SummaryService, type SummarizerCatalog } from './features/summaries/service.ts';
-import { ApiError } from './kernel/errors.ts';
+import { SummaryService } from './features/summaries/service.ts';
 import { EventBus } from './kernel/events.ts';
 import { HealthCounters } from './kernel/health-counters.ts';
-import { createJobRunners, type PipelineDeps } from './features/jobs/runners.ts';
-import { realPipeline } from './real-pipeline.ts';
+import { createJobRunners } from './features/jobs/runners.ts';
+import { realPipeline, type PipelineParts } from './real-pipeline.ts';
 import type { Database } from './kernel/store/database.ts';
 import { JobsRepo } from './features/jobs/repo.ts';
 import { SettingsRepo } from './kernel/store/settings-repo.ts';
@@ -32,10 +34,43 @@ import { TokensRepo } from './kernel/store/tokens-repo.ts';
 import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/service.ts';
 import { PairingService } from './features/pairing/service.ts';
 import type { CaptureOptions } from './features/recording/capture.ts';
-import { RecordingProcessor } from './features/recording/processor.ts';
 import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
+
+/**
+ * What the composition root builds: the Automation API's parts (ApiDeps:
+ * each feature's services, the gates, the failure log), the services
+ * themselves for the gateway, the Control API and tests, and the lifecycle.
+ */
+export interface AppDeps extends ApiDeps {
+  version: string;
+  clock: Clock;
+  counters: HealthCounters;
+  settings: SettingsRepo;
+  tokens: TokensRepo;
+  meetings: MeetingsService;
+  search: SearchService;
+  config: ConfigService;
+  devices: DeviceCatalog;
+  models: ModelCatalog;
+  bus: EventBus;
+  jobs: JobsService;
+  summaries: SummaryService;
+  /** Webhooks: registration, approval, delivery (features/webhooks/service.ts). */
+  webhooks: WebhooksService;
+  /** Pairing requests, in memory (features/pairing/service.ts). */
+  pairing: PairingService;
+  /** Live recording (features/recording/service.ts). */
+  recording: RecordingService;
+  importBudget: ImportBudget;
+  /** Where import uploads are written as they arrive. */
+  uploadsDir: string;
+  /** Recovers what a stop interrupted, starts the workers and the deliveries, sweeps the data folder. */
+  start(): void;
+  /** Stops the job worker and the summary runs, before the store closes (restart, quit). */
+  shutdown(): void;
+}
 
 /** Where things live inside the data folder. */
 export function dataPaths(dataDir: string) {
@@ -47,13 +82,6 @@ export function dataPaths(dataDir: string) {
     controlSecret: join(dataDir, 'control-secret'),
   };
 }
-
-/** The parts of the pipeline a test may replace. */
-export type PipelineParts = Pick<PipelineDeps, 'decoder' | 'enhance' | 'detectSpeech' | 'diarize' | 'assignSpeakers' | 'recognizerFor'> & {
-  summarizers: SummarizerCatalog;
-  /** Throws an Error naming the problem for a provider or model that cannot be used. */
-  checkRecognizer(provider: string | undefined, model: string | undefined): void;
-};
 
 export interface DepsOptions {
   db: Database;
@@ -76,6 +104,10 @@ export interface DepsOptions {
   webhooks?: WebhookDeliveryOverrides;
   /** Where the recorder looks for its capture tools (tests: a PATH without parec). */
   recordingCapture?: CaptureOptions;
+  /** Where unexpected failures are reported, with the request when there is one (default: standard error). */
+  logError?: (err: unknown, req?: IncomingMessage) => void;
+  /** One access line per API request to this logger (MAS_ACCESS_LOG); none by default. */
+  accessLog?: Logger;
 }
 
 export function createDeps(opts: DepsOptions): AppDeps {
@@ -83,39 +115,34 @@ export function createDeps(opts: DepsOptions): AppDeps {
   mkdirSync(paths.recordings, { recursive: true, mode: 0o700 });
   mkdirSync(paths.uploads, { recursive: true, mode: 0o700 });
   const clock = opts.clock ?? systemClock;
+  const logError = opts.logError ?? defaultLogError;
+  // Failures inside jobs, summaries, deliveries and listeners have no request to name.
+  const logBackgroundError = (err: unknown) => logError(err, undefined);
+
+  // The store's own parts and the bus: everything below stands on them.
   const counters = new HealthCounters();
-  // Unexpected failures inside jobs and summaries; createApp's owner replaces logError.
-  const deps: AppDeps = {} as AppDeps;
-  const logError = (err: unknown) => deps.logError?.(err, undefined);
-  const bus = new EventBus(clock, logError);
-  const config = new ConfigService({ db: opts.db, clock });
-  const meetings = new MeetingsService({ db: opts.db, clock, recordingsDir: paths.recordings });
-  const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env, config }), ...opts.pipeline };
-  const summaries = new SummaryService({
-    db: opts.db,
-    bus,
-    clock,
-    meetings,
-    summarizers: parts.summarizers,
-    defaults: { template_id: 'daily_standup', model: 'extractive', model_name: null },
-    logError,
-  });
-  const jobsRepo = new JobsRepo(opts.db);
-  let jobs: JobsService | null = null;
-  const runners = createJobRunners({
-    ...parts,
-    config,
-    meetings,
-    summaries,
-    bus,
-    uploadPath: (job) => jobs!.uploadPath(job),
-    now: () => clock.now(),
-  });
-  jobs = new JobsService({ repo: jobsRepo, bus, clock, uploadsDir: paths.uploads, runners, logError });
-  const jobsService = jobs;
-  meetings.onBeforeDelete((id) => jobsService.releaseMeeting(id));
   const settings = new SettingsRepo(opts.db);
   const tokens = new TokensRepo(opts.db);
+  const bus = new EventBus(clock, logBackgroundError);
+
+  // The resources, each after what it uses.
+  const config = new ConfigService({ db: opts.db, clock });
+  const meetings = new MeetingsService({ db: opts.db, clock, bus, recordingsDir: paths.recordings });
+  const search = new SearchService({ db: opts.db });
+  const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
+  const summaries = new SummaryService({ db: opts.db, bus, clock, meetings, summarizers: parts.summarizers, logError: logBackgroundError });
+  // What a transcription, an import's or a recording's, runs with and stores into.
+  const transcription = { parts, settings: () => config.transcriptionSettings(), meetings, summaries };
+  const jobsRepo = new JobsRepo(opts.db);
+  const jobs = new JobsService({
+    repo: jobsRepo,
+    bus,
+    clock,
+    uploadsDir: paths.uploads,
+    runners: createJobRunners({ ...transcription, now: () => clock.now() }),
+    logError: logBackgroundError,
+  });
+  meetings.onBeforeDelete((id) => jobs.releaseMeeting(id));
   // The 'Local webhook targets' allowlist is read here, at startup and at each restart, never live.
   const webhooks = new WebhooksService({
     db: opts.db,
@@ -124,68 +151,75 @@ export function createDeps(opts: DepsOptions): AppDeps {
     counters,
     settings,
     allowlist: settings.get().local_webhook_targets,
-    logError,
+    logError: logBackgroundError,
     ...opts.webhooks,
   });
   const pairing = new PairingService({ clock, tokens });
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
   const devices = opts.devices ?? opts.makeDevices?.() ?? new RealDeviceCatalog();
   const ownsDevices = opts.devices === undefined;
-  let recording: RecordingService | null = null;
-  const processor = new RecordingProcessor({
-    parts,
-    config,
-    meetings,
-    summaries,
-    bus,
-    onSettled: (id) => recording?.settled(id),
-    logError,
-  });
-  recording = new RecordingService({
+  const recording = new RecordingService({
     devices,
     virtual: devices.virtualBackend(),
     meetings,
     bus,
     clock,
     recordingsDir: paths.recordings,
-    processor,
+    transcription,
     settings: () => settings.get(),
     ...(opts.recordingCapture !== undefined ? { capture: opts.recordingCapture } : {}),
-    logError,
+    logError: logBackgroundError,
   });
-  const recordingService = recording;
+  const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
+  const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
 
-  Object.assign(deps, {
+  return {
+    // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
+    features: {
+      system: { version: SERVER_VERSION, counters, settings, devices, models },
+      search: { search },
+      meetings: { meetings },
+      summaries: { summaries, bus },
+      jobs: {
+        jobs,
+        meetings,
+        bus,
+        importBudget,
+        uploadsDir: paths.uploads,
+        checkRecognizer: (provider, model) => parts.checkRecognizer(provider, model),
+      },
+      config: { config, settings },
+      webhooks: { webhooks },
+      pairing: { pairing },
+      recording: { recording, bus },
+    },
+    auth: { settings: () => settings.get(), tokens, counters },
+    validateResponses: opts.validateResponses ?? false,
+    logError,
+    accessLog: opts.accessLog ?? null,
     version: SERVER_VERSION,
     clock,
     counters,
     settings,
     tokens,
     meetings,
-    search: new SearchService({ db: opts.db }),
+    search,
     config,
     devices,
-    models: new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models }),
+    models,
     bus,
-    jobs: jobsService,
+    jobs,
     summaries,
     webhooks,
     pairing,
-    recording: recordingService,
-    importBudget: new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS),
+    recording,
+    importBudget,
     uploadsDir: paths.uploads,
-    checkRecognizer(provider: string | undefined, model: string | undefined) {
-      try {
-        parts.checkRecognizer(provider, model);
-      } catch (err) {
-        throw new ApiError('invalid_request', err instanceof Error ? err.message : 'unknown provider or model');
-      }
-    },
     start() {
       summaries.recover();
-      jobsService.recover();
+      jobs.recover();
       webhooks.start();
-      recordingService.recover();
+      recording.recover();
       // Last: what the steps above still own is referenced or kept by now.
       sweepDataFolder({
         uploadsDir: paths.uploads,
@@ -196,15 +230,13 @@ export function createDeps(opts: DepsOptions): AppDeps {
       });
     },
     shutdown() {
-      recordingService.shutdown(); // capture stops, the audio file is completed
+      recording.shutdown(); // capture stops, the audio file is completed
       if (ownsDevices) devices.virtualBackend()?.dispose();
-      jobsService.stop();
+      jobs.stop();
       summaries.stop();
       webhooks.stop(); // undelivered events are dropped, never replayed
     },
-    validateResponses: opts.validateResponses ?? false,
-  } satisfies Omit<AppDeps, 'logError'>);
-  return deps;
+  };
 }
 
 /** The simulated devices' notices ("[devices] PulseAudio is not available …") as warnings of the gateway's log. */

@@ -16,11 +16,11 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { createApp, logFailure, type AppDeps } from './app.ts';
+import { createApp, logFailure } from './app.ts';
 import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { createControlApp, logControlFailure } from './control/app.ts';
 import { loadOrCreateSecret } from './control/secret.ts';
-import { createDeps, dataPaths, deviceLog } from './deps.ts';
+import { createDeps, dataPaths, deviceLog, type AppDeps } from './deps.ts';
 import { ApiError, sendError } from './kernel/errors.ts';
 import { handleClientError } from './kernel/http/client-error.ts';
 import { fallbackLogger, type Logger } from './kernel/http/logger.ts';
@@ -341,16 +341,15 @@ export class Gateway {
 }
 
 function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, logger: Logger): AppDeps {
-  const deps = createDeps({
+  return createDeps({
     db,
     dataDir: opts.dataDir,
     devices,
     validateResponses: opts.validateResponses ?? false,
     ...(opts.pocketsphinxRoots === undefined ? {} : { pocketsphinxRoots: opts.pocketsphinxRoots }),
+    logError: (err, req) => logFailure(logger, err, req),
+    ...(opts.accessLog === true ? { accessLog: logger } : {}),
   });
-  deps.logError = (err, req) => logFailure(logger, err, req);
-  if (opts.accessLog === true) deps.accessLog = logger;
-  return deps;
 }
 
 function prepareDataDir(dir: string): void {

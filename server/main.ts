@@ -5,11 +5,14 @@
  * ready-to-run curl line, and stops cleanly on SIGINT/SIGTERM. A start that
  * fails prints one line and exits 1; a bad option exits 2.
  *
- * The composition root: with the Control API, the one production file that
- * imports simulator/, to plug the simulator's virtual devices (which implement
- * the device ports of common/devices.ts) into the gateway, with this machine's
- * real devices (ALSA's, server/adapters/devices.ts) listed before them.
- * dependency-cruiser keeps it so (.dependency-cruiser.js).
+ * Where the simulator is plugged in: it imports simulator/ to put the
+ * simulator's virtual devices (which implement the device ports of
+ * common/devices.ts) behind the gateway, with this machine's real devices
+ * (ALSA's, server/adapters/devices.ts) listed before them. The only other
+ * production importer of simulator/ is the Control API (server/control/,
+ * whose device routes place the simulator's scenes); dependency-cruiser
+ * allows those two and no other (.dependency-cruiser.js). The services
+ * themselves are built by the composition root, deps.ts.
  */
 import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { alsaDevices } from './adapters/devices.ts';

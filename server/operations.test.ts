@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPERATIONS, type Operation } from './operations.ts';
-import { HANDLERS } from './handlers.ts';
-import type { ContextFor, HandlerFor } from './app.ts';
+import { wireHandlers } from './handlers.ts';
+import type { ContextFor, HandlerFor, HandlersFor } from './http-types.ts';
+import type { JobsDeps } from './features/jobs/handlers.ts';
+import type { MeetingsDeps } from './features/meetings/handlers.ts';
 import { ALL_SCOPES, testGateway } from './testing/gateway.ts';
 
 const API_MD = readFileSync(new URL('../docs/spec/API.md', import.meta.url), 'utf8');
@@ -29,23 +31,84 @@ function specEndpoints(): Map<string, string> {
 test('every table row has a handler, and there is no handler without a row', () => {
   const ids = ops.map((o) => o.operationId);
   assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
-  assert.deepEqual(Object.keys(HANDLERS).sort(), [...ids].sort());
+  const gw = testGateway();
+  try {
+    assert.deepEqual(Object.keys(wireHandlers(gw.deps.features)).sort(), [...ids].sort());
+  } finally {
+    gw.close();
+  }
 });
+
+test("a handler reaches its feature's services and nothing else: what its feature did not declare does not compile", () => {
+  // Each @ts-expect-error below fails `npm run typecheck` if the line compiles.
+  const jobs: Pick<HandlersFor<'getJob', JobsDeps>, 'getJob'> = {
+    getJob: (ctx) => {
+      // @ts-expect-error the jobs feature did not ask for the webhooks service
+      // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the compile-time check is the statement itself
+      ctx.deps.webhooks;
+      // @ts-expect-error it asked for meetings.exists only, not the rest of the meetings service
+      // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the compile-time check is the statement itself
+      ctx.deps.meetings.delete;
+      return { status: 200, json: jobDtoStandIn() };
+    },
+  };
+  const meetings: HandlerFor<'getMeeting', MeetingsDeps> = (ctx) => {
+    // @ts-expect-error the meetings feature did not ask for the jobs service
+    // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the compile-time check is the statement itself
+    ctx.deps.jobs;
+    return { status: 200, json: ctx.deps.meetings.get(ctx.params.id) };
+  };
+  // The router hands each handler its own feature's object: at run time, too, there is nothing else in reach.
+  const gw = testGateway();
+  try {
+    const wired = wireHandlers(gw.deps.features);
+    assert.deepEqual(Object.keys(wired.getJob.deps as object).sort(), [
+      'bus',
+      'checkRecognizer',
+      'importBudget',
+      'jobs',
+      'meetings',
+      'uploadsDir',
+    ]);
+    assert.deepEqual(Object.keys(wired.getMeeting.deps as object), ['meetings']);
+  } finally {
+    gw.close();
+  }
+  for (const f of [jobs.getJob, meetings]) assert.equal(typeof f, 'function');
+});
+
+/** A JobDto for the type checks above (never called). */
+function jobDtoStandIn() {
+  return {
+    id: 'job_1',
+    kind: 'import' as const,
+    state: 'queued' as const,
+    stage: 'waiting' as const,
+    progress: 0,
+    meeting_id: null,
+    is_retryable: false,
+    error: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    finished_at: null,
+    attempts: 1,
+  };
+}
 
 test('handlers are typed by their row: what a row does not declare does not compile', () => {
   // Each @ts-expect-error below fails `npm run typecheck` if the line compiles.
-  const typed: HandlerFor<'listMeetings'> = (ctx) => {
+  const typed: HandlerFor<'listMeetings', unknown> = (ctx) => {
     const limit: number = ctx.query.limit; // clampedInt parses to a number
     // @ts-expect-error listMeetings declares no path parameter
     // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the compile-time check is the statement itself
     ctx.params.id;
     return { status: 200, json: { meetings: [], total: 0, limit, offset: 0 } };
   };
-  const body = (ctx: ContextFor<'renameMeeting'>): string => ctx.body.title; // the body schema's output
+  const body = (ctx: ContextFor<'renameMeeting', unknown>): string => ctx.body.title; // the body schema's output
   // @ts-expect-error a status the row does not document
-  const created: HandlerFor<'listMeetings'> = () => ({ status: 201, json: { meetings: [], total: 0, limit: 1, offset: 0 } });
+  const created: HandlerFor<'listMeetings', unknown> = () => ({ status: 201, json: { meetings: [], total: 0, limit: 1, offset: 0 } });
   // @ts-expect-error a reply missing a field of the response schema
-  const short: HandlerFor<'getJob'> = () => ({ status: 200, json: { id: 'job_1' } });
+  const short: HandlerFor<'getJob', unknown> = () => ({ status: 200, json: { id: 'job_1' } });
   for (const f of [typed, body, created, short]) assert.equal(typeof f, 'function');
 });
 

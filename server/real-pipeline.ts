@@ -5,7 +5,6 @@
  * diarizer and the summarizers. The front end and the diarizer run on a
  * worker thread (off-thread.ts).
  */
-import type { PipelineParts } from './deps.ts';
 import { createRecognizers } from './adapters/asr/registry.ts';
 import { createSummarizers } from './adapters/summarize/registry.ts';
 import { isTemplateId, TEMPLATE_IDS } from './adapters/summarize/templates.ts';
@@ -13,17 +12,25 @@ import { AudioDecoder } from './pipeline/decode.ts';
 import { assignSpeakers } from './pipeline/diarize.ts';
 import { biasTrieModelOffThread, offThreadDiarizer, offThreadEnhancer } from './pipeline/off-thread.ts';
 import { detectSpeech } from './pipeline/vad.ts';
-import type { ConfigService } from './features/config/service.ts';
+import type { SummarizerCatalog } from './features/summaries/service.ts';
+import type { TranscriptionParts } from './pipeline/transcribe.ts';
 
-export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv; config: ConfigService }): PipelineParts {
+/** The parts of the pipeline the gateway runs; a test may replace any of them (deps.ts, `pipeline`). */
+export interface PipelineParts extends TranscriptionParts {
+  summarizers: SummarizerCatalog;
+  /** Throws an Error naming the problem for a provider or model that cannot be used. */
+  checkRecognizer(provider: string | undefined, model: string | undefined): void;
+}
+
+export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv }): PipelineParts {
   // pocketsphinx's adapted language models are built on the worker thread too (decision 087).
   const recognizers = createRecognizers({ dataDir: opts.dataDir, env: opts.env, buildBiasedModel: biasTrieModelOffThread });
   const summarizers = createSummarizers(opts.env);
   return {
     decoder: new AudioDecoder(),
-    // The speech-enhancement front end, as the vad section sets it (decision 036),
+    // The speech-enhancement front end, as the vad section the transcription is given sets it (decision 036),
     // and the diarizer run on the worker thread, so HTTP is served meanwhile (decision 035).
-    enhance: offThreadEnhancer(() => opts.config.effective('vad')),
+    enhance: offThreadEnhancer(),
     detectSpeech,
     diarize: offThreadDiarizer(),
     assignSpeakers,

@@ -23,9 +23,13 @@ export interface GatewayUploadArg {
 
 const arg = serverArg<GatewayUploadArg>();
 const db = openDatabase(dataPaths(arg.dataDir).database);
-const deps = createDeps({ db, dataDir: arg.dataDir, pocketsphinxRoots: [] });
+const deps = createDeps({
+  db,
+  dataDir: arg.dataDir,
+  pocketsphinxRoots: [],
+  logError: (err) => process.stderr.write(`[bench gateway] ${err instanceof Error ? err.message : String(err)}\n`),
+});
 deps.settings.update(RESET_SETTINGS);
-deps.logError = (err) => process.stderr.write(`[bench gateway] ${err instanceof Error ? err.message : String(err)}\n`);
 const token = deps.tokens.create({ name: 'bench', scopes: ['read', 'write'] }, new Date()).token;
 
 // As server/gateway.ts: node's defaults otherwise (requestTimeout 300 s for the whole body).

@@ -45,8 +45,8 @@ const deps = createDeps({
   dataDir: arg.dataDir,
   pocketsphinxRoots: [],
   ...(arg.queueLimit !== undefined ? { webhooks: { queueLimit: arg.queueLimit } } : {}),
+  logError: (err) => process.stderr.write(`[bench webhook gateway] ${err instanceof Error ? err.message : String(err)}\n`),
 });
-deps.logError = (err) => process.stderr.write(`[bench webhook gateway] ${err instanceof Error ? err.message : String(err)}\n`);
 deps.start();
 const token = deps.tokens.create({ name: 'bench', scopes: ['read'] }, new Date()).token;
 

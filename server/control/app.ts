@@ -11,7 +11,14 @@
  */
 import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AppDeps } from '../app.ts';
+import type { Clock } from '../adapters/clock.ts';
+import type { DeviceCatalog } from '../adapters/devices.ts';
+import type { JobsService } from '../features/jobs/service.ts';
+import type { MeetingsService } from '../features/meetings/service.ts';
+import type { RecordingService } from '../features/recording/service.ts';
+import type { HealthCounters } from '../kernel/health-counters.ts';
+import type { SettingsRepo } from '../kernel/store/settings-repo.ts';
+import type { TokensRepo } from '../kernel/store/tokens-repo.ts';
 import { bearerToken } from '../kernel/auth.ts';
 import { json, readBody } from './http.ts';
 import { ApiError, sendError, toApiError } from '../kernel/errors.ts';
@@ -29,18 +36,33 @@ import {
 } from './schemas.ts';
 import { jobDto } from '../features/jobs/service.ts';
 import { secretMatches } from './secret.ts';
-import { registerRecordingControl } from './recording.ts';
-import { registerWebhookControlRoutes } from './webhooks.ts';
-import { registerPairingControlRoutes } from './pairings.ts';
+import { registerRecordingControl, type RecordingControlDeps } from './recording.ts';
+import { registerWebhookControlRoutes, type WebhookControlDeps } from './webhooks.ts';
+import { registerPairingControlRoutes, type PairingControlDeps } from './pairings.ts';
 import { registerSettingsPage } from './settings-page/index.ts';
 import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
 import { requestFields } from '../kernel/http/request-log.ts';
 
+/** What the routes of this file use: reset, settings, tokens, fixtures, simulated devices. */
+interface CoreControlDeps {
+  recording: Pick<RecordingService, 'reset'>;
+  jobs: Pick<JobsService, 'deleteAll' | 'createFixture' | 'finishFixture'>;
+  meetings: Pick<MeetingsService, 'deleteAll' | 'create' | 'exists'>;
+  tokens: Pick<TokensRepo, 'deleteAll' | 'create' | 'get' | 'setEnabled' | 'delete' | 'list'>;
+  counters: Pick<HealthCounters, 'reset'>;
+  devices: Pick<DeviceCatalog, 'unplugAll' | 'listSimulated' | 'plug' | 'unplug'>;
+  settings: Pick<SettingsRepo, 'get' | 'update'>;
+  clock: Clock;
+}
+
+/** Every service the Control API reaches, each route file's declared needs together (the composition root's AppDeps has them). */
+export type ControlServices = CoreControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
+
 export interface ControlDeps {
   /** The control secret every request must present. */
   secret: string;
-  /** The application's current dependencies; gateway.ts rebuilds them at every restart. */
-  deps: () => AppDeps;
+  /** The application's current services; gateway.ts rebuilds them at every restart. */
+  deps: () => ControlServices;
   /**
    * Restarts the application with the same data (CONTROL.md, Restart). Called
    * synchronously right after the 204 has been handed to the socket, so the
@@ -61,7 +83,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   app.set('query parser', 'simple');
 
   // The settings page and the browser guard, ahead of the secret check (docs/decisions/020-settings-page.md).
-  registerSettingsPage(app, ctl);
+  registerSettingsPage(app, { secret: ctl.secret, tokens: () => ctl.deps().tokens });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -220,10 +242,9 @@ export function createControlApp(ctl: ControlDeps): express.Express {
     res.status(204).end();
   });
 
-  registerWebhookControlRoutes(r, ctl);
-  registerPairingControlRoutes(r, ctl);
-
-  registerRecordingControl(r, ctl);
+  registerWebhookControlRoutes(r, ctl.deps);
+  registerPairingControlRoutes(r, ctl.deps);
+  registerRecordingControl(r, ctl.deps);
   app.use(r);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

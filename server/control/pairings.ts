@@ -11,25 +11,30 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import { controlPairingView } from '../features/pairing/service.ts';
-import type { ControlDeps } from './app.ts';
+import { controlPairingView, type PairingService } from '../features/pairing/service.ts';
 import { json, readBody } from './http.ts';
+
+/** What the pairing routes use, and nothing else. */
+export interface PairingControlDeps {
+  pairing: Pick<PairingService, 'list' | 'approve' | 'reject'>;
+}
 
 const ApprovePairingBody = z.strictObject({ scopes: z.array(z.string().max(64)).max(64).optional() });
 const EmptyBody = z.strictObject({});
 
-export function registerPairingControlRoutes(router: Router, ctl: ControlDeps): void {
+/** `deps` gives the current services (they are rebuilt at every restart). */
+export function registerPairingControlRoutes(router: Router, deps: () => PairingControlDeps): void {
   router.get('/control/pairings', (_req, res) => {
-    json(res, 200, { pairings: ctl.deps().pairing.list().map(controlPairingView) });
+    json(res, 200, { pairings: deps().pairing.list().map(controlPairingView) });
   });
 
   router.post('/control/pairings/:id/approve', async (req, res) => {
     const body = await readBody(req, ApprovePairingBody, false);
-    json(res, 200, controlPairingView(ctl.deps().pairing.approve(req.params.id, body?.scopes)));
+    json(res, 200, controlPairingView(deps().pairing.approve(req.params.id, body?.scopes)));
   });
 
   router.post('/control/pairings/:id/reject', async (req, res) => {
     await readBody(req, EmptyBody, false);
-    json(res, 200, controlPairingView(ctl.deps().pairing.reject(req.params.id)));
+    json(res, 200, controlPairingView(deps().pairing.reject(req.params.id)));
   });
 }

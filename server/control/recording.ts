@@ -12,36 +12,43 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { AppDeps } from '../app.ts';
 import { json, readBody } from './http.ts';
 import { ApiError } from '../kernel/errors.ts';
-import type { VirtualDeviceBackend } from '../adapters/devices.ts';
+import type { DeviceCatalog, VirtualDeviceBackend } from '../adapters/devices.ts';
+import type { RecordingService } from '../features/recording/service.ts';
+
+/** What the recorder's and the simulated devices' routes use, and nothing else. */
+export interface RecordingControlDeps {
+  recording: Pick<RecordingService, 'fault'>;
+  devices: Pick<DeviceCatalog, 'virtualBackend'>;
+}
 
 const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
 const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
 
-export function registerRecordingControl(r: Router, ctl: { deps: () => AppDeps }): void {
+/** `deps` gives the current services (they are rebuilt at every restart). */
+export function registerRecordingControl(r: Router, deps: () => RecordingControlDeps): void {
   r.post('/control/recording/fault', async (req, res) => {
     const body = await readBody(req, FaultBody, true);
-    json(res, 200, ctl.deps().recording.fault(body.error));
+    json(res, 200, deps().recording.fault(body.error));
   });
 
   r.get('/control/devices/:name', (req, res) => {
-    const vd = virtualCatalog(ctl.deps()).virtual(req.params['name']);
+    const vd = virtualCatalog(deps()).virtual(req.params['name']);
     if (vd === null) throw new ApiError('not_found', 'no simulated device with this name');
     json(res, 200, vd.view());
   });
 
   r.post('/control/devices/:name/fail', async (req, res) => {
     const body = await readBody(req, FailDeviceBody, false);
-    const catalog = virtualCatalog(ctl.deps());
+    const catalog = virtualCatalog(deps());
     const name = req.params['name'];
     if (!catalog.fail(name, body?.error)) throw new ApiError('not_found', 'no simulated device with this name');
     json(res, 200, catalog.virtual(name)!.view()); // fail() found it, and a failed device stays plugged in
   });
 }
 
-function virtualCatalog(deps: AppDeps): VirtualDeviceBackend {
+function virtualCatalog(deps: RecordingControlDeps): VirtualDeviceBackend {
   const backend = deps.devices.virtualBackend();
   if (backend === null) throw new ApiError('not_found', 'this build has no simulated devices');
   return backend;

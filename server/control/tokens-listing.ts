@@ -10,8 +10,7 @@
  * in the reply that created it (POST /control/tokens, or the device's first
  * poll after a pairing was approved).
  */
-import type { TokenRecord } from '../kernel/store/tokens-repo.ts';
-import type { ControlDeps } from './app.ts';
+import type { TokenRecord, TokensRepo } from '../kernel/store/tokens-repo.ts';
 
 /** A token as the settings list it: exactly the record's public fields, in this order. */
 function controlTokenView(record: TokenRecord) {
@@ -27,6 +26,6 @@ function controlTokenView(record: TokenRecord) {
 }
 
 /** The body of GET /control/tokens. */
-export function listTokens(ctl: ControlDeps): { tokens: ReturnType<typeof controlTokenView>[] } {
-  return { tokens: ctl.deps().tokens.list().map(controlTokenView) };
+export function listTokens(tokens: Pick<TokensRepo, 'list'>): { tokens: ReturnType<typeof controlTokenView>[] } {
+  return { tokens: tokens.list().map(controlTokenView) };
 }

@@ -12,20 +12,25 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import { controlWebhookView } from '../features/webhooks/service.ts';
+import { controlWebhookView, type WebhooksService } from '../features/webhooks/service.ts';
 import { ApiError } from '../kernel/errors.ts';
-import type { ControlDeps } from './app.ts';
 import { json, readBody } from './http.ts';
+
+/** What the webhook routes use, and nothing else. */
+export interface WebhookControlDeps {
+  webhooks: Pick<WebhooksService, 'listAll' | 'get' | 'repo' | 'setApproval'>;
+}
 
 const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
 
-export function registerWebhookControlRoutes(router: Router, ctl: ControlDeps): void {
+/** `deps` gives the current services (they are rebuilt at every restart). */
+export function registerWebhookControlRoutes(router: Router, deps: () => WebhookControlDeps): void {
   router.get('/control/webhooks', (_req, res) => {
-    json(res, 200, { webhooks: ctl.deps().webhooks.listAll().map(controlWebhookView) });
+    json(res, 200, { webhooks: deps().webhooks.listAll().map(controlWebhookView) });
   });
 
   router.get('/control/webhooks/:id/deliveries', (req, res) => {
-    const webhooks = ctl.deps().webhooks;
+    const webhooks = deps().webhooks;
     const hook = webhooks.get(req.params.id);
     if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
     json(res, 200, { webhook_id: hook.id, deliveries: webhooks.repo.deliveries(hook.id) });
@@ -33,6 +38,6 @@ export function registerWebhookControlRoutes(router: Router, ctl: ControlDeps): 
 
   router.post('/control/webhooks/:id/approval', async (req, res) => {
     const body = await readBody(req, ApprovalBody, true);
-    json(res, 200, controlWebhookView(ctl.deps().webhooks.setApproval(req.params.id, body.state)));
+    json(res, 200, controlWebhookView(deps().webhooks.setApproval(req.params.id, body.state)));
   });
 }

@@ -54,17 +54,8 @@ export const REPLACE = { readOnly: false, idempotent: true, destructive: false }
 export const OVERWRITE = { readOnly: false, idempotent: true, destructive: true } as const;
 export const CREATE = { readOnly: false, idempotent: false, destructive: false } as const;
 
-/** A matcher for a template, used to tell "unknown path" from "known path, other method". */
-export function pathMatcher(template: string): RegExp {
-  const pattern = template
-    .split(/\{[a-z_]+\}/)
-    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${pattern}/?$`);
-}
-
 // ── Types inferred from a row ───────────────────────────────────────────────
-// A handler is typed by its own row (app.ts, HandlerFor): the path parameters
+// A handler is typed by its own row (http-types.ts, HandlerFor): the path parameters
 // it declares, the values its query descriptors parse to, the output of its
 // body schema and the input of its response schemas. The router parses every
 // request by the same row, so what the types promise is what arrives.

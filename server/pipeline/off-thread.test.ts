@@ -43,13 +43,13 @@ test('the front end on the worker gives what it gives in place, with progress', 
     const here = await enhanceSpeech(audio, settings, uncontrolled());
     const progress: number[] = [];
     const control: StageControl = { ...uncontrolled(), progress: (f) => progress.push(f) };
-    const there = await offThreadEnhancer(() => settings, runner)(audio, control);
+    const there = await offThreadEnhancer(runner)(audio, settings, control);
     assert.deepEqual(there.samples, here.audio.samples);
     assert.deepEqual(there.speechProbability, here.audio.speechProbability);
     assert.equal(there.durationSeconds, audio.durationSeconds);
     assert.ok(progress.length > 0 && progress.at(-1)! > 0.9, 'progress reached the caller');
     // Off: no trip to the worker, the same audio object back.
-    assert.equal(await offThreadEnhancer(() => ({ ...settings, enhancement: 'off' }), runner)(audio, uncontrolled()), audio);
+    assert.equal(await offThreadEnhancer(runner)(audio, { ...settings, enhancement: 'off' }, uncontrolled()), audio);
   } finally {
     await runner.close();
   }
@@ -92,8 +92,8 @@ test('cancelling ends a running stage with CancelledError, and the next task run
       },
     };
     const settings = { enhancement: 'on' as const, denoise: true, dereverberation: true };
-    await assert.rejects(offThreadEnhancer(() => settings, runner)(pcm(noisyBursts(30)), control), CancelledError);
-    const after = await offThreadEnhancer(() => settings, runner)(pcm(noisyBursts(1)), uncontrolled());
+    await assert.rejects(offThreadEnhancer(runner)(pcm(noisyBursts(30)), settings, control), CancelledError);
+    const after = await offThreadEnhancer(runner)(pcm(noisyBursts(1)), settings, uncontrolled());
     assert.equal(after.samples.length, PIPELINE_SAMPLE_RATE);
   } finally {
     await runner.close();

@@ -21,7 +21,6 @@
  * worker fails the task with a retryable StageError; the gateway goes on.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import type { EnhancementSettings } from './enhance/front-end.ts';
 import type { Enhancer, TranscriptionParts } from './transcribe.ts';
 import { CancelledError, StageError, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
 
@@ -191,10 +190,9 @@ function audioPayload(audio: PcmAudio): { samples: Float32Array; speechProbabili
     : { samples: audio.samples, speechProbability: audio.speechProbability };
 }
 
-/** The front end (enhance/front-end.ts) on the worker, reading the vad section on every job. */
-export function offThreadEnhancer(settings: () => EnhancementSettings, runner: OffThreadRunner = offThread): Enhancer {
-  return async (audio, control) => {
-    const s = settings();
+/** The front end (enhance/front-end.ts) on the worker, with the switches of the vad section the transcription was given. */
+export function offThreadEnhancer(runner: OffThreadRunner = offThread): Enhancer {
+  return async (audio, s, control) => {
     // Nothing to do: no trip to the worker (and no copy of the audio).
     if (s.enhancement === 'off' || audio.samples.length === 0 || (!s.denoise && !s.dereverberation)) return audio;
     const out = await runner.run<

@@ -1,15 +1,23 @@
 /**
  * The one transcription path with stand-in stages: their order, the progress
  * ranges they report into, the optional enhancement stage, the typed config
- * each stage receives, and audio without speech as a result rather than an
- * error.
+ * each stage receives (read by the caller, ConfigService.transcriptionSettings(),
+ * and handed over with the request), and audio without speech as a result
+ * rather than an error.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigService, type ConfigCaller } from '../features/config/service.ts';
 import { openDatabase } from '../kernel/store/database.ts';
 import { systemClock } from '../adapters/clock.ts';
-import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGES, type TranscriptionParts, type TranscriptionStage } from './transcribe.ts';
+import {
+  transcribe,
+  TRANSCRIPTION_END,
+  TRANSCRIPTION_STAGES,
+  type TranscriptionParts,
+  type TranscriptionSettings,
+  type TranscriptionStage,
+} from './transcribe.ts';
 import {
   uncontrolled,
   type PcmAudio,
@@ -21,11 +29,15 @@ import {
 
 const AUDIO: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(16_000), durationSeconds: 1 };
 
+/** The settings a caller reads from a configuration nobody changed. */
+function defaultSettings(): TranscriptionSettings {
+  return new ConfigService({ db: openDatabase(':memory:'), clock: systemClock }).transcriptionSettings();
+}
+
 function parts(overrides: Partial<TranscriptionParts> = {}, log: string[] = []) {
   const config = new ConfigService({ db: openDatabase(':memory:'), clock: systemClock });
   const seen: { vad?: VadSettings; diarization?: DiarizationSettings; recognition?: RecognitionOptions } = {};
   const p: TranscriptionParts = {
-    config,
     decoder: {
       decode: (_file, _ext, control) => {
         log.push('decode');
@@ -68,7 +80,9 @@ test('the stages run in order, each reporting inside its range, ending at TRANSC
   const stages: TranscriptionStage[] = [];
   const progress: number[] = [];
   const control = { ...uncontrolled(), progress: (f: number) => progress.push(f) };
-  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, control, (s) => stages.push(s));
+  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, control, (s) =>
+    stages.push(s),
+  );
   assert.deepEqual(stages, ['decoding', 'detecting_speech', 'transcribing', 'diarizing'], 'no enhancement stage without an enhancer');
   assert.deepEqual(log, ['decode', 'vad', 'recognize', 'diarize']);
   assert.ok(
@@ -99,7 +113,7 @@ test('an enhancer runs between decoding and voice activity; voice activity reads
         diarizerAudio = audio;
         return Promise.resolve([{ speaker: 'S1', start: 0, end: 1 }]);
       },
-      enhance: (audio, control) => {
+      enhance: (audio, _settings, control) => {
         log.push('enhance');
         assert.equal(audio, AUDIO);
         control.progress(0.5);
@@ -115,8 +129,11 @@ test('an enhancer runs between decoding and voice activity; voice activity reads
   );
   const progress: number[] = [];
   const stages: TranscriptionStage[] = [];
-  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en' }, { ...uncontrolled(), progress: (f) => progress.push(f) }, (s) =>
-    stages.push(s),
+  await transcribe(
+    p,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { ...uncontrolled(), progress: (f) => progress.push(f) },
+    (s) => stages.push(s),
   );
   assert.deepEqual(log.slice(0, 3), ['decode', 'enhance', 'vad']);
   assert.equal(vadAudio, enhanced);
@@ -133,7 +150,12 @@ test('typed config: the sections in force reach the stages; a job speaker count 
   config.replace('custom-words', { words: ['Priya', 'roadmap'] }, caller, false);
   config.replace('initial-prompt', { enabled: true, prompt: 'A call about billing.' }, caller, false);
   config.replace('diarization', { max_speakers: 4 }, caller, false);
-  await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', speakerCount: 2 }, uncontrolled(), () => undefined);
+  await transcribe(
+    p,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: config.transcriptionSettings(), speakerCount: 2 },
+    uncontrolled(),
+    () => undefined,
+  );
   assert.equal(seen.vad?.threshold, 0.7);
   assert.equal(seen.vad?.min_speech_ms, 250);
   assert.deepEqual(seen.recognition?.customWords, ['Priya', 'roadmap']);
@@ -145,7 +167,12 @@ test('typed config: the sections in force reach the stages; a job speaker count 
 test('no speech is a result, not an error: no regions skips recognition; no words skips diarization', async () => {
   const log: string[] = [];
   const { parts: silent } = parts({ detectSpeech: () => [] }, log);
-  const quiet = await transcribe(silent, { file: 'x.wav', ext: 'wav', language: 'en' }, uncontrolled(), () => undefined);
+  const quiet = await transcribe(
+    silent,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    uncontrolled(),
+    () => undefined,
+  );
   assert.equal(quiet.speechFound, false);
   assert.deepEqual(quiet.segments, []);
   assert.deepEqual(log, ['decode']);
@@ -157,7 +184,12 @@ test('no speech is a result, not an error: no regions skips recognition; no word
     },
     log2,
   );
-  const none = await transcribe(wordless, { file: 'x.wav', ext: 'wav', language: 'en' }, uncontrolled(), () => undefined);
+  const none = await transcribe(
+    wordless,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    uncontrolled(),
+    () => undefined,
+  );
   assert.equal(none.speechFound, false);
   assert.ok(!log2.includes('diarize'));
 });
@@ -166,7 +198,12 @@ test('given words (a diarization job), recognition is skipped and only speakers 
   const log: string[] = [];
   const { parts: p } = parts({}, log);
   const words = [{ text: 'kept', start: 0.2, end: 0.5, confidence: 1 }];
-  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', words }, uncontrolled(), () => undefined);
+  const result = await transcribe(
+    p,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings(), words },
+    uncontrolled(),
+    () => undefined,
+  );
   assert.deepEqual(log, ['decode', 'vad', 'diarize']);
   assert.deepEqual(result.words, words);
 });

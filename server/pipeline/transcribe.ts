@@ -17,9 +17,13 @@
  * `speechFound: false` with no words, and the caller decides (an import keeps
  * the meeting and its recording; a retranscription keeps the old transcript).
  * Bytes that cannot be decoded still throw the decoder's StageError.
+ *
+ * The settings come with the request (TranscriptionSettings): the caller
+ * reads the configuration once, before the run, so the pipeline imports no
+ * feature and a PUT /v1/config during a run does not change it half-way
+ * (docs/decisions/085-one-post-transcription-path.md).
  */
-import type { ConfigService } from '../features/config/index.ts';
-import type { SeedSegment } from '../features/meetings/index.ts';
+import type { EnhancementSettings } from './enhance/front-end.ts';
 import type {
   Decoder,
   DiarizationSettings,
@@ -38,7 +42,7 @@ import type {
  * reduction, dereverberation). It returns audio in the pipeline format of
  * the same length, so word times stay those of the recording.
  */
-export type Enhancer = (audio: PcmAudio, control: StageControl) => Promise<PcmAudio>;
+export type Enhancer = (audio: PcmAudio, settings: EnhancementSettings, control: StageControl) => Promise<PcmAudio>;
 
 /** The parts the transcription runs; the gateway passes the real ones, unit tests their own. */
 export interface TranscriptionParts {
@@ -49,7 +53,26 @@ export interface TranscriptionParts {
   recognizerFor(provider: string | undefined, model: string | undefined): Recognizer;
   diarize(audio: PcmAudio, regions: readonly SpeechRegion[], settings: DiarizationSettings, control: StageControl): Promise<SpeakerTurn[]>;
   assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[];
-  config: ConfigService;
+}
+
+/** The configuration a transcription runs with, read by the caller before it starts (features/config: transcriptionSettings()). */
+export interface TranscriptionSettings {
+  /** The vad section: voice activity, and the enhancement front end's switches. */
+  vad: VadSettings & EnhancementSettings;
+  diarization: DiarizationSettings;
+  /** The custom-words section's words, empty while it is off. */
+  customWords: readonly string[];
+  /** The initial-prompt section's prompt, empty while it is off. */
+  initialPrompt: string;
+}
+
+/** A transcript segment as the transcription makes it (features/meetings stores it as given). */
+export interface TranscribedSegment {
+  speaker: string;
+  start: number;
+  end: number;
+  text: string;
+  words: { text: string; start: number; end: number; confidence: number }[];
 }
 
 /** The stages, in order (job and recording stages include them). */
@@ -70,6 +93,7 @@ export interface TranscriptionRequest {
   file: string;
   ext: ImportExtension;
   language: string;
+  settings: TranscriptionSettings;
   /** Recognizer provider and model (import parameters); undefined for the defaults. */
   provider?: string | undefined;
   model?: string | undefined;
@@ -89,7 +113,7 @@ export interface Transcription {
   words: RecognizedWord[];
   /** Speaker key of each word. */
   speakers: string[];
-  segments: SeedSegment[];
+  segments: TranscribedSegment[];
 }
 
 /** Splits a range of the overall progress into a stage's own 0..1. */
@@ -120,13 +144,13 @@ export async function transcribe(
 
   if (parts.enhance !== undefined) {
     const stage = enter('enhancing');
-    audio = await parts.enhance(audio, stage);
+    audio = await parts.enhance(audio, request.settings.vad, stage);
     stage.progress(1);
     await control.checkpoint();
   }
 
   const vad = enter('detecting_speech');
-  const regions = parts.detectSpeech(audio, parts.config.effective('vad'));
+  const regions = parts.detectSpeech(audio, request.settings.vad);
   vad.progress(1);
   await control.checkpoint();
 
@@ -137,16 +161,14 @@ export async function transcribe(
     words = [];
   } else {
     const recognition = enter('transcribing');
-    const customWords = parts.config.effective('custom-words');
-    const prompt = parts.config.effective('initial-prompt');
     const recognizer = parts.recognizerFor(request.provider, request.model);
     words = await recognizer.transcribe(
       audio,
       regions,
       {
         language: request.language,
-        customWords: customWords.enabled ? customWords.words : [],
-        initialPrompt: prompt.enabled ? prompt.prompt : '',
+        customWords: request.settings.customWords,
+        initialPrompt: request.settings.initialPrompt,
         ...(request.model !== undefined ? { model: request.model } : {}),
       },
       recognition,
@@ -157,7 +179,7 @@ export async function transcribe(
   if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
 
   const diarization = enter('diarizing');
-  const settings: DiarizationSettings = { ...parts.config.effective('diarization') };
+  const settings: DiarizationSettings = { ...request.settings.diarization };
   if (request.speakerCount !== undefined) settings.speaker_count = request.speakerCount;
   const turns = await parts.diarize(decoded, regions, settings, diarization);
   const speakers = parts.assignSpeakers(words, turns);
@@ -172,9 +194,9 @@ const SEGMENT_GAP_SECONDS = 1.0;
 const SEGMENT_MAX_SECONDS = 30;
 
 /** Groups recognized words into transcript segments by speaker and pauses. */
-export function buildSegments(words: readonly RecognizedWord[], speakers: readonly string[]): SeedSegment[] {
-  const segments: SeedSegment[] = [];
-  let current: SeedSegment | null = null;
+function buildSegments(words: readonly RecognizedWord[], speakers: readonly string[]): TranscribedSegment[] {
+  const segments: TranscribedSegment[] = [];
+  let current: TranscribedSegment | null = null;
   words.forEach((w, i) => {
     const speaker = speakers[i] ?? 'S1';
     const startsNew =
@@ -189,7 +211,7 @@ export function buildSegments(words: readonly RecognizedWord[], speakers: readon
       current.end = w.end;
       current.text += ` ${w.text}`;
     }
-    current!.words!.push({ text: w.text, start: w.start, end: w.end, confidence: w.confidence });
+    current!.words.push({ text: w.text, start: w.start, end: w.end, confidence: w.confidence });
   });
   return segments;
 }

@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { createApp, type AppDeps } from '../app.ts';
-import { createDeps, type PipelineParts } from '../deps.ts';
+import { createApp } from '../app.ts';
+import { createDeps, type AppDeps } from '../deps.ts';
+import type { PipelineParts } from '../real-pipeline.ts';
 import type { ImportLimits } from '../features/jobs/imports/budget.ts';
 import { openDatabase, type Database } from '../kernel/store/database.ts';
 import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
@@ -48,10 +49,13 @@ export interface TestGatewayOptions {
 export function testGateway(opts: TestGatewayOptions = {}): TestGateway {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
   const db = openDatabase(':memory:');
+  // Unexpected failures are collected, so a test can show what broke behind a 500.
+  const errors: unknown[] = [];
   const deps = createDeps({
     db,
     dataDir,
     validateResponses: true,
+    logError: (err) => errors.push(err),
     makeDevices: () => simulatedDevices(),
     pocketsphinxRoots: opts.pocketsphinxRoots ?? [],
     ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
@@ -59,9 +63,6 @@ export function testGateway(opts: TestGatewayOptions = {}): TestGateway {
   });
   // Tests start from the state the Control API's reset gives: API on, licensed.
   deps.settings.update(RESET_SETTINGS);
-  // Unexpected failures are collected, so a test can show what broke behind a 500.
-  const errors: unknown[] = [];
-  deps.logError = (err) => errors.push(err);
   const app = createApp(deps);
   deps.start();
   const token: TestGateway['token'] = (scopes, o = {}) =>

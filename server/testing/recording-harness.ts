@@ -12,9 +12,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type AppDeps } from '../app.ts';
+import { createApp } from '../app.ts';
 import { createControlApp } from '../control/app.ts';
-import { createDeps, type PipelineParts } from '../deps.ts';
+import { createDeps, type AppDeps } from '../deps.ts';
+import type { PipelineParts } from '../real-pipeline.ts';
 import { openDatabase } from '../kernel/store/database.ts';
 import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
 import type { TokenOrigin } from '../kernel/store/tokens-repo.ts';
@@ -56,18 +57,18 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-recording-test-'));
   const db = openDatabase(':memory:');
   const devices = new VirtualDeviceCatalog({ backend: opts.backend ?? 'pulse', pulse: { mode: 'private' } });
+  const errors: unknown[] = [];
   const deps = createDeps({
     db,
     dataDir,
     devices,
     validateResponses: true,
+    logError: (err) => errors.push(err),
     ...(opts.pocketsphinxRoots !== undefined ? { pocketsphinxRoots: opts.pocketsphinxRoots } : {}),
     ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
     ...(opts.capture !== undefined ? { recordingCapture: opts.capture } : {}),
   });
   deps.settings.update(RESET_SETTINGS);
-  const errors: unknown[] = [];
-  deps.logError = (err) => errors.push(err);
   const app = createApp(deps);
   deps.start();
   const controlApp = createControlApp({

@@ -6,7 +6,7 @@
  * Each stage can be held at a gate: it loops on control.checkpoint() until
  * the test opens the gate, so pause, resume and cancel meet a running stage.
  */
-import type { PipelineParts } from '../deps.ts';
+import type { PipelineParts } from '../real-pipeline.ts';
 import { PIPELINE_SAMPLE_RATE, type RecognizedWord, type StageControl, type StageError, type Summarizer } from '../pipeline/types.ts';
 
 export class Gate {

@@ -9,9 +9,9 @@
  * Imported by *.test.ts only.
  */
 import type { Express } from 'express';
-import { createApp, type AppDeps } from '../app.ts';
+import { createApp } from '../app.ts';
 import { createControlApp } from '../control/app.ts';
-import { createDeps } from '../deps.ts';
+import { createDeps, type AppDeps } from '../deps.ts';
 import type { WebhookDeliveryOverrides } from '../features/webhooks/service.ts';
 import { simulatedDevices, testGateway, type TestGateway } from './gateway.ts';
 import type { TokenKind, TokenOrigin } from '../kernel/store/tokens-repo.ts';
@@ -62,8 +62,8 @@ export function webhookTestApp(opts: { webhooks?: WebhookDeliveryOverrides; allo
         pocketsphinxRoots: [],
         webhooks: overrides,
         makeDevices: () => simulatedDevices(),
+        logError: (err) => gw.errors.push(err),
       });
-      deps.logError = (err) => gw.errors.push(err);
       deps.start();
       harness.deps = deps;
       harness.app = createApp(deps);

@@ -20,7 +20,7 @@
 import { readFileSync } from 'node:fs';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { bearerToken } from '../../kernel/auth.ts';
-import type { ControlDeps } from '../app.ts';
+import type { TokensRepo } from '../../kernel/store/tokens-repo.ts';
 import { secretMatches } from '../secret.ts';
 import { listTokens } from '../tokens-listing.ts';
 import { browserGuard } from './guard.ts';
@@ -66,7 +66,13 @@ const ASSETS: Readonly<Record<string, Asset>> = {
 };
 
 /** Installs the browser guard, the page and GET /control/tokens on the control app, ahead of its secret check. */
-export function registerSettingsPage(app: Express, ctl: ControlDeps): void {
+/** What the page's routes use: the control secret and the current tokens (rebuilt at every restart). */
+export interface SettingsPageDeps {
+  secret: string;
+  tokens: () => Pick<TokensRepo, 'list'>;
+}
+
+export function registerSettingsPage(app: Express, ctl: SettingsPageDeps): void {
   app.use(browserGuard((path) => path === SETTINGS_PAGE_PATH || path === `${SETTINGS_PAGE_PATH}/`));
 
   for (const [path, file] of Object.entries(ASSETS)) {
@@ -98,6 +104,6 @@ export function registerSettingsPage(app: Express, ctl: ControlDeps): void {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
-    res.end(JSON.stringify(listTokens(ctl)));
+    res.end(JSON.stringify(listTokens(ctl.tokens())));
   });
 }

@@ -12,6 +12,7 @@ import { formatIssues } from '../../kernel/http/validation.ts';
 import { satisfies, type Scope } from '../../kernel/scopes.ts';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Database } from '../../kernel/store/database.ts';
+import type { TranscriptionSettings } from '../../pipeline/transcribe.ts';
 import {
   CONFIG_SECTIONS,
   effectiveConfig,
@@ -79,6 +80,22 @@ export class ConfigService {
   /** What the pipeline reads: the section in force, defaults filled in, typed by the section's schema. */
   effective<N extends ConfigSectionName>(name: N): EffectiveSection<N> {
     return typedEffectiveConfig(name, this.#stored(name));
+  }
+
+  /**
+   * The sections a transcription runs with, read once as it starts (imports,
+   * retranscriptions, diarizations, recordings): the pipeline is handed them
+   * and never reads the configuration itself.
+   */
+  transcriptionSettings(): TranscriptionSettings {
+    const customWords = this.effective('custom-words');
+    const prompt = this.effective('initial-prompt');
+    return {
+      vad: this.effective('vad'),
+      diarization: this.effective('diarization'),
+      customWords: customWords.enabled ? customWords.words : [],
+      initialPrompt: prompt.enabled ? prompt.prompt : '',
+    };
   }
 
   #stored(name: ConfigSectionName): Record<string, unknown> | null {

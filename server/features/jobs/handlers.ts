@@ -2,14 +2,31 @@
  * Handlers of every route under /v1/jobs. Decisions on the gaps (response
  * bodies, sub-code conditions, the wait's event) are in docs/decisions/012-jobs.md.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
 import { ApiError } from '../../kernel/errors.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import { waitOnBus } from '../../kernel/sse-wait.ts';
+import type { MeetingsService } from '../meetings/index.ts';
+import type { ImportBudget } from './imports/budget.ts';
 import { ClientGoneError, receiveUpload } from './imports/upload.ts';
 import { isTerminal } from './states.ts';
-import { jobDto, newJobId } from './service.ts';
+import { jobDto, newJobId, type JobsService } from './service.ts';
 import { IMPORT_EXTENSIONS, type ImportExtension } from '../../pipeline/types.ts';
 import type { JobRecord } from './repo.ts';
+
+/** The services the jobs routes use, and nothing else (the composition root, server/deps.ts, builds them). */
+export interface JobsDeps {
+  jobs: JobsService;
+  /** A diarization names a meeting that must exist. */
+  meetings: Pick<MeetingsService, 'exists'>;
+  /** The job wait listens to it. */
+  bus: EventBus;
+  importBudget: ImportBudget;
+  /** Where import uploads are written as they arrive. */
+  uploadsDir: string;
+  /** Throws an Error naming the problem for a recognizer provider or model this build cannot use. */
+  checkRecognizer(provider: string | undefined, model: string | undefined): void;
+}
 
 /** Media types that say the body is something other than the file itself. */
 const NOT_A_FILE = /^(application\/(json|x-www-form-urlencoded|[a-z0-9.+-]+\+json)|multipart\/|text\/)/i;
@@ -50,7 +67,11 @@ export const jobHandlers = {
     }
     const ext = importExtension(query.filename);
     const { provider, model, title, language } = query;
-    deps.checkRecognizer(provider, model); // 422 for an unknown provider or model, before any byte is stored
+    try {
+      deps.checkRecognizer(provider, model); // 422 for an unknown provider or model, before any byte is stored
+    } catch (err) {
+      throw new ApiError('invalid_request', err instanceof Error ? err.message : 'unknown provider or model');
+    }
     const jobId = newJobId();
     let upload;
     try {
@@ -102,7 +123,8 @@ export const jobHandlers = {
     });
   },
 } satisfies HandlersFor<
-  'listJobs' | 'getJob' | 'submitDiarization' | 'importAudio' | 'cancelJob' | 'pauseJob' | 'resumeJob' | 'retryJob' | 'waitJob'
+  'listJobs' | 'getJob' | 'submitDiarization' | 'importAudio' | 'cancelJob' | 'pauseJob' | 'resumeJob' | 'retryJob' | 'waitJob',
+  JobsDeps
 >;
 
 function eventOf(job: JobRecord): string {

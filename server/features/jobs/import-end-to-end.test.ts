@@ -4,8 +4,10 @@
  * HTTP, decoded, recognized by pocketsphinx, diarized and summarized; broken
  * files end failed and leave nothing behind.
  *
- * Scores are printed (WER, speaker attribution); the assertions hold what is
- * robust on synthetic speech, the figures go in the benchmark report.
+ * Scores are printed (WER, speaker attribution). The two-person call is held
+ * to bounds over the figures measured on it, with a margin for what the
+ * machine's load may change; the formats test asserts a transcript and a
+ * summary only (the tiny script is too short to score).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,8 +95,13 @@ test('a two-person call: transcript and speakers scored against the ground truth
     console.log(
       `two-person-call: WER ${wer.wer.toFixed(3)}, speaker attribution ${speakers.accuracy.toFixed(3)} over ${speakers.aligned_words} words, clusters ${new Set(hypothesis.map((w) => w.cluster)).size}`,
     );
-    assert.ok(wer.wer < 1, 'the recognizer finds some of the words');
-    assert.ok(speakers.aligned_words > 0);
+    // Measured 2026-11-27 (node --test --test-name-pattern="two-person call" on this file):
+    // WER 0.141, speaker attribution 0.995 over 201 words, 2 clusters. The live recording of
+    // the same script scores alike (features/recording/recording-e2e.test.ts).
+    assert.ok(wer.wer < 0.25, `WER ${wer.wer} (measured 0.141)`);
+    assert.ok(speakers.accuracy > 0.9, `speaker attribution ${speakers.accuracy} (measured 0.995)`);
+    assert.ok(speakers.aligned_words >= 150, `aligned words ${speakers.aligned_words} (measured 201 of 198 reference words)`);
+    assert.equal(new Set(hypothesis.map((w) => w.cluster)).size, 2, 'two speakers found for two');
   });
 });
 

@@ -3,7 +3,7 @@
  *
  * One job runs at a time (the recognizer and the diarizer each want a whole
  * core of this two-core class of machine; uploads still stream in parallel).
- * Every state change goes through job-states.ts and publishes its event on
+ * Every state change goes through states.ts and publishes its event on
  * the bus, so a wait stream and a webhook see the same history.
  *
  * Pause and cancel are real: a running stage calls `checkpoint()` between
@@ -23,19 +23,28 @@ import type { JobParams, JobRecord, JobsRepo } from './repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './states.ts';
 import { redactPaths } from '../../kernel/redact.ts';
 
-/** What a kind of job does. It reports stages through `stage()` and returns the meeting it produced or changed. */
 /**
- * One job kind's work. `linkMeeting` records the meeting the work made on the job as soon as it is
- * saved, so that a stop between saving it and finishing (summarizing) leaves a job that names its
- * meeting, and recover() can settle that job as succeeded instead of offering a retry that would
- * import the same file twice (docs/decisions/024-faults.md).
+ * One job kind's work. It reports its stage and progress through `run` and
+ * returns the meeting it produced or changed.
  */
-export type JobWork = (
-  job: JobRecord,
-  control: StageControl,
-  stage: (stage: JobStage) => void,
-  linkMeeting: (meetingId: string) => void,
-) => Promise<{ meetingId: string }>;
+export type JobWork = (job: JobRecord, run: JobRun) => Promise<{ meetingId: string }>;
+
+/** What the worker hands a job's work. */
+export interface JobRun {
+  control: StageControl;
+  stage: (stage: JobStage) => void;
+  /** The job's upload (an import), or null when it has none or it is gone. */
+  upload: string | null;
+  /**
+   * Records the meeting the work made on the job as soon as it is saved, so
+   * that a stop between saving it and finishing (summarizing) leaves a job
+   * that names its meeting, and recover() can settle that job as succeeded
+   * instead of offering a retry that would import the same file twice
+   * (docs/decisions/024-faults.md). The upload moved into the meeting as its
+   * recording, so the job no longer names it.
+   */
+  meetingSaved: (meetingId: string) => void;
+}
 
 export type JobRunners = Record<JobKind, JobWork>;
 
@@ -287,7 +296,7 @@ export class JobsService {
    * At startup: jobs that were in flight when the application stopped cannot
    * continue where they were (their process is gone), so they fail as
    * interrupted and may be retried; queued jobs run again. An import whose
-   * meeting was already saved (linkMeeting) made what it was asked for: it
+   * meeting was already saved (JobRun.meetingSaved) made what it was asked for: it
    * succeeds, naming the meeting (whose summary can be regenerated).
    */
   recover(): void {
@@ -369,10 +378,10 @@ export class JobsService {
       if (current !== null && !isTerminal(current.state)) this.#o.repo.update(job.id, { stage: s }, this.#now());
     };
     try {
-      const linkMeeting = (meetingId: string) => {
-        if (!this.#stopped) this.#o.repo.update(job.id, { meeting_id: meetingId }, this.#now());
+      const meetingSaved = (meetingId: string) => {
+        if (!this.#stopped) this.#o.repo.update(job.id, { meeting_id: meetingId, source_file: null }, this.#now());
       };
-      const { meetingId } = await this.#o.runners[job.kind](job, control, setStage, linkMeeting);
+      const { meetingId } = await this.#o.runners[job.kind](job, { control, stage: setStage, upload: this.uploadPath(job), meetingSaved });
       if (this.#stopped) return; // the store is closing; recover() settles the job at the next start
       const current = this.#o.repo.get(job.id);
       if (current === null || isTerminal(current.state)) return;

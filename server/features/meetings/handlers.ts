@@ -4,8 +4,9 @@
  * and shapes the reply; the shapes are decided in
  * docs/decisions/004-meeting-transcript-summary-shapes.md.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
 import type { OperationId } from '../../operations.ts';
+import type { MeetingsService } from './service.ts';
 import { contentDisposition, EXPORT_CONTENT_TYPES, renderExport } from './export.ts';
 
 type MeetingOperationId = Extract<
@@ -20,6 +21,11 @@ type MeetingOperationId = Extract<
   | 'setSpeakerLabels'
   | 'exportMeeting'
 >;
+
+/** The services the meetings routes use, and nothing else (built by server/deps.ts). */
+export interface MeetingsDeps {
+  meetings: MeetingsService;
+}
 
 /** The meeting id of the path (every row but the list declares it). */
 function meetingId(ctx: { params: { readonly id: string } }): string {
@@ -77,4 +83,4 @@ export const meetingHandlers = {
       headers: { 'Content-Disposition': contentDisposition(data.meeting.title, format) },
     };
   },
-} satisfies HandlersFor<MeetingOperationId>;
+} satisfies HandlersFor<MeetingOperationId, MeetingsDeps>;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { MeetingsService, type MeetingSeed } from './service.ts';
 import { openDatabase, type Database } from '../../kernel/store/database.ts';
 import { MeetingsRepo } from './repo.ts';
+import { EventBus } from '../../kernel/events.ts';
 
 let db: Database;
 let root: string;
@@ -36,7 +37,8 @@ beforeEach(() => {
   recordings = join(root, 'recordings');
   mkdirSync(recordings);
   now = new Date('2026-12-01T12:00:00.000Z');
-  service = new MeetingsService({ db, clock: { now: () => now }, recordingsDir: recordings });
+  const clock = { now: () => now };
+  service = new MeetingsService({ db, clock, bus: new EventBus(clock), recordingsDir: recordings });
 });
 
 afterEach(() => {

@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
 import { toneWav } from '../../../common/audio/wav.ts';
 import { ApiError } from '../../kernel/errors.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import type {
   ExportDto,
   MeetingDto,
@@ -62,6 +63,8 @@ export interface MeetingSeed {
   /** A real recording to move in as the meeting's file (imports, recordings); wins over `audio`. */
   recording?: { path: string; ext: string };
   duration_seconds?: number | null;
+  /** The segments are a transcription's (an import): transcript.updated is announced. Fixtures and a recording's empty start are not. */
+  transcribed?: boolean;
 }
 
 export type SeedSegment = MeetingSeed['segments'][number];
@@ -76,13 +79,15 @@ export class MeetingsService {
   readonly #db: Database;
   readonly #repo: MeetingsRepo;
   readonly #clock: Clock;
+  readonly #bus: EventBus;
   readonly #recordingsDir: string;
   readonly #beforeDelete: ((id: string) => void)[] = [];
 
-  constructor(opts: { db: Database; clock: Clock; recordingsDir: string }) {
+  constructor(opts: { db: Database; clock: Clock; bus: EventBus; recordingsDir: string }) {
     this.#db = opts.db;
     this.#repo = new MeetingsRepo(opts.db);
     this.#clock = opts.clock;
+    this.#bus = opts.bus;
     this.#recordingsDir = resolve(opts.recordingsDir);
   }
 
@@ -251,8 +256,9 @@ export class MeetingsService {
     }
     const finalPath = recordingFile === null ? null : join(this.#recordingsDir, recordingFile);
 
+    let meeting: MeetingDtoT;
     try {
-      return transaction(this.#db, () => {
+      meeting = transaction(this.#db, () => {
         this.#repo.insert({
           id,
           title: seed.title,
@@ -299,20 +305,25 @@ export class MeetingsService {
       if (finalPath !== null && seed.recording === undefined) rmSync(finalPath, { force: true });
       throw err;
     }
+    if (seed.transcribed === true) this.#bus.publish('transcript.updated', { kind: 'meeting', id });
+    return meeting;
   }
 
   /**
-   * Replaces a meeting's transcript (diarization, retranscription): all
-   * segments in one transaction, inserted last-first as create() does.
+   * Replaces a meeting's transcript (a recording's, a retranscription, a
+   * diarization): all segments in one transaction, inserted last-first as
+   * create() does, then transcript.updated.
    */
   replaceTranscript(id: string, segments: readonly SeedSegment[]): TranscriptDto {
-    return transaction(this.#db, () => {
+    const transcript = transaction(this.#db, () => {
       const row = this.#require(id);
       this.#repo.deleteSegments(id);
       this.#insertSegments(id, segments);
       this.#repo.touch(id, this.#now());
       return this.#transcript({ ...row });
     });
+    this.#bus.publish('transcript.updated', { kind: 'meeting', id });
+    return transcript;
   }
 
   /** File names in the recordings folder that some meeting refers to. */

@@ -3,8 +3,17 @@
  * server/features/recording/service.ts; decisions on the gaps (status
  * codes, sub-codes, the wait's rules) are in docs/decisions/017-recording.md.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import { waitOnBus, type WaitOutcome } from '../../kernel/sse-wait.ts';
+import type { RecordingService } from './service.ts';
+
+/** The services the recording routes use, and nothing else (built by server/deps.ts). */
+export interface RecordingDeps {
+  recording: RecordingService;
+  /** The recording wait listens to it. */
+  bus: EventBus;
+}
 
 export const recordingHandlers = {
   getRecording: ({ deps }) => ({ status: 200, json: deps.recording.view() }),
@@ -52,4 +61,7 @@ export const recordingHandlers = {
       },
     });
   },
-} satisfies HandlersFor<'getRecording' | 'startRecording' | 'stopRecording' | 'pauseRecording' | 'resumeRecording' | 'waitRecording'>;
+} satisfies HandlersFor<
+  'getRecording' | 'startRecording' | 'stopRecording' | 'pauseRecording' | 'resumeRecording' | 'waitRecording',
+  RecordingDeps
+>;

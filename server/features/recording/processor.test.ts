@@ -28,24 +28,25 @@ test('a recording without speech: processing succeeds, empty transcript, the no-
     let recognized = false;
     const settled: string[] = [];
     const processor = new RecordingProcessor({
-      parts: {
-        decoder: new AudioDecoder(),
-        detectSpeech: () => [],
-        recognizerFor: () => ({
-          name: 'never',
-          available: () => Promise.resolve(true),
-          transcribe: () => {
-            recognized = true;
-            return Promise.resolve([]);
-          },
-        }),
-        diarize: () => Promise.resolve([]),
-        assignSpeakers: () => [],
+      transcription: {
+        meetings,
+        summaries,
+        settings: () => config.transcriptionSettings(),
+        parts: {
+          decoder: new AudioDecoder(),
+          detectSpeech: () => [],
+          recognizerFor: () => ({
+            name: 'never',
+            available: () => Promise.resolve(true),
+            transcribe: () => {
+              recognized = true;
+              return Promise.resolve([]);
+            },
+          }),
+          diarize: () => Promise.resolve([]),
+          assignSpeakers: () => [],
+        },
       },
-      config,
-      meetings,
-      summaries,
-      bus,
       onSettled: (id) => settled.push(id),
     });
     processor.enqueue(meeting.id);

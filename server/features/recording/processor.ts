@@ -1,9 +1,10 @@
 /**
  * What happens to a stopped recording: its WAV goes through the same
- * transcription as an import (server/pipeline/transcribe.ts), the transcript
- * replaces the meeting's empty one (transcript.updated), and the automatic
- * summary follows (summary.completed). A recording without speech keeps its
- * empty transcript and gets a summary saying so (decision 031).
+ * transcription as an import (server/pipeline/transcribe.ts) and is stored
+ * the same way (summaries/store-transcription.ts): the transcript replaces
+ * the meeting's empty one (transcript.updated), and the automatic summary
+ * follows (summary.completed). A recording without speech keeps its empty
+ * transcript and gets a summary saying so (decision 031).
  *
  * This is not a job: API.md's job kinds are import, retranscription and
  * diarization only. The recorder runs it itself, one recording at a time in
@@ -11,12 +12,9 @@
  * (`processing`). Decisions: docs/decisions/017-recording.md.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { ConfigService } from '../config/index.ts';
-import type { MeetingsService } from '../meetings/index.ts';
-import type { SummaryService } from '../summaries/index.ts';
+import { storeTranscription, type StoreTranscriptionDeps } from '../summaries/index.ts';
 import { ApiError } from '../../kernel/errors.ts';
-import type { EventBus } from '../../kernel/events.ts';
-import { transcribe, TRANSCRIPTION_END, TRANSCRIPTION_STAGE_NAMES, type TranscriptionParts } from '../../pipeline/transcribe.ts';
+import { transcribe, TRANSCRIPTION_STAGE_NAMES, type TranscriptionParts, type TranscriptionSettings } from '../../pipeline/transcribe.ts';
 import { CancelledError, StageError, type StageControl } from '../../pipeline/types.ts';
 import { redactPaths } from '../../kernel/redact.ts';
 
@@ -33,14 +31,15 @@ export interface ProcessingView {
   error: string | null;
 }
 
-export type ProcessorParts = Omit<TranscriptionParts, 'config'>;
+/** What a recording's transcription uses: the pipeline's parts, the settings in force, where the result goes. */
+export interface RecordingTranscriptionDeps extends StoreTranscriptionDeps {
+  parts: TranscriptionParts;
+  /** Read as each recording's processing starts (features/config: transcriptionSettings()). */
+  settings(): TranscriptionSettings;
+}
 
 export interface RecordingProcessorOptions {
-  parts: ProcessorParts;
-  config: ConfigService;
-  meetings: MeetingsService;
-  summaries: SummaryService;
-  bus: EventBus;
+  transcription: RecordingTranscriptionDeps;
   /** Called when a recording's processing has ended for good (succeeded or failed), not when it was stopped. */
   onSettled: (meetingId: string) => void;
   logError?: (err: unknown) => void;
@@ -142,24 +141,21 @@ export class RecordingProcessor {
   }
 
   async #transcribe(view: ProcessingView, control: StageControl): Promise<void> {
-    const { parts, config, meetings } = this.#o;
+    const deps = this.#o.transcription;
     const id = view.meeting_id;
-    const file = meetings.recordingPath(id);
+    const file = deps.meetings.recordingPath(id);
     if (file === null) throw new StageError('the meeting has no recording file', { retryable: false });
-    const language = meetings.get(id).language ?? 'en';
-
-    const result = await transcribe({ ...parts, config }, { file, ext: 'wav', language }, control, (stage) => {
-      view.stage = stage;
-    });
-
-    view.stage = 'saving';
-    meetings.replaceTranscript(id, result.segments);
-    control.progress(TRANSCRIPTION_END + (1 - TRANSCRIPTION_END) / 2);
-    this.#o.bus.publish('transcript.updated', { kind: 'meeting', id });
-
-    view.stage = 'summarizing';
-    if (result.speechFound) await this.#o.summaries.generateAutomatically(id);
-    else this.#o.summaries.recordNoSpeech(id);
+    const language = deps.meetings.get(id).language ?? 'en';
+    const stage = (name: ProcessingStage) => {
+      view.stage = name;
+    };
+    const result = await transcribe(deps.parts, { file, ext: 'wav', language, settings: deps.settings() }, control, stage);
+    await storeTranscription(
+      deps,
+      result,
+      { meetingId: id, noSpeech: 'store-empty', summarize: true },
+      { stage, progress: (fraction) => control.progress(fraction) },
+    );
     control.progress(1);
   }
 

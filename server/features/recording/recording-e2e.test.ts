@@ -8,10 +8,10 @@
  * against the script's ground truth with simulator/score.
  *
  * The capture itself is held to a strict bound (the WAV is the script, sample
- * for sample, up to a constant offset). The transcript bounds are loose on
- * purpose: pocketsphinx is weak on espeak voices, and scores the same on the
- * rendered file imported directly. Figures are printed and reported in
- * docs/decisions/017-recording.md.
+ * for sample, up to a constant offset). The transcript is held to bounds over
+ * the figures measured on this path, with a margin for the capture offset and
+ * the machine's load; it scores alike on the rendered file imported directly
+ * (features/jobs/import-end-to-end.test.ts). Figures are printed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,12 +121,13 @@ test('two-person call: plug, record over HTTP, stop, transcript and summary scor
         `WER ${wer.wer.toFixed(3)} (${wer.reference_words} reference words, ${hypothesis.length} recognized); ` +
         `speaker accuracy ${speakers.accuracy.toFixed(3)} over ${speakers.aligned_words} aligned words, ${clusters} clusters; stop → summary ${processingSeconds.toFixed(1)} s`,
     );
-    // Measured on this path: WER 0.869 (the same as importing the rendered file itself: the
-    // recognizer, not the capture, sets it), speaker accuracy 0.915, 3 clusters, 165 words.
-    assert.ok(hypothesis.length >= 100, `words recognized: ${hypothesis.length}`);
-    assert.ok(wer.wer < 0.95, `WER ${wer.wer}`);
-    assert.ok(clusters >= 2, `speakers found: ${clusters}`);
-    assert.ok(speakers.accuracy > 0.75, `speaker accuracy ${speakers.accuracy}`);
+    // Measured on this path 2026-11-27 (node --test on this file): WER 0.162 (198 reference words,
+    // 200 recognized), speaker accuracy 0.995, 2 clusters; importing the rendered file itself
+    // measured WER 0.141: the recognizer, not the capture, sets it.
+    assert.ok(hypothesis.length >= 150, `words recognized: ${hypothesis.length} (measured 200)`);
+    assert.ok(wer.wer < 0.25, `WER ${wer.wer} (measured 0.162)`);
+    assert.equal(clusters, 2, `speakers found: ${clusters} for two (measured 2)`);
+    assert.ok(speakers.accuracy > 0.9, `speaker accuracy ${speakers.accuracy} (measured 0.995)`);
 
     assert.deepEqual(
       events.filter((e) => e.startsWith('recording.')),

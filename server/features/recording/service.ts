@@ -13,7 +13,7 @@
  *               → the same ending, with last_error set: the audio captured
  *                 so far stays the meeting's recording and is transcribed.
  *
- * Every state change goes through recording-states.ts. The audio is written
+ * Every state change goes through states.ts. The audio is written
  * to disk as it arrives (wav-writer.ts). Decisions: docs/decisions/017-recording.md.
  */
 import { randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ import {
   type CaptureTransport,
 } from './capture.ts';
 import { Mixer } from './mixer.ts';
-import type { ProcessingView, RecordingProcessor } from './processor.ts';
+import { RecordingProcessor, type ProcessingView, type RecordingTranscriptionDeps } from './processor.ts';
 import { apiOutcome, transition, type ApiAction, type RecordingAction, type RecordingState } from './states.ts';
 import { RECORDING_SAMPLE_RATE, WavWriter } from './wav-writer.ts';
 
@@ -109,7 +109,8 @@ export interface RecordingServiceOptions {
   clock: Clock;
   /** The meetings' recordings folder: capture files and pending markers live there too (dot-files). */
   recordingsDir: string;
-  processor: RecordingProcessor;
+  /** What a stopped recording's transcription uses (processor.ts). */
+  transcription: RecordingTranscriptionDeps;
   settings: () => Settings;
   capture?: CaptureOptions;
   logError?: (err: unknown) => void;
@@ -121,6 +122,8 @@ export const PENDING_PREFIX = '.pending-';
 export class RecordingService {
   readonly #o: RecordingServiceOptions;
   readonly #capture: CaptureBackends;
+  /** Transcribes stopped recordings, one at a time; tells this service when one is settled for good. */
+  readonly #processor: RecordingProcessor;
   #state: RecordingState = 'idle';
   #session: Session | null = null;
   /** The session that ended last: what GET shows while idle. */
@@ -135,6 +138,11 @@ export class RecordingService {
   constructor(opts: RecordingServiceOptions) {
     this.#o = opts;
     this.#capture = new CaptureBackends(opts.virtual, opts.capture);
+    this.#processor = new RecordingProcessor({
+      transcription: opts.transcription,
+      onSettled: (id) => this.#settled(id),
+      ...(opts.logError !== undefined ? { logError: opts.logError } : {}),
+    });
     this.#unsubscribe = opts.virtual?.onLost((name, reason) => this.#deviceLost(name, reason)) ?? (() => undefined);
     opts.meetings.onBeforeDelete((id) => this.#meetingDeleted(id));
   }
@@ -175,13 +183,13 @@ export class RecordingService {
         })) ?? [],
       captured_seconds: s?.writer === null || s === null ? 0 : Math.round((s.writer.samples / RECORDING_SAMPLE_RATE) * 1000) / 1000,
       last_meeting_id: this.#lastMeetingId,
-      processing: this.#lastMeetingId === null ? null : this.#o.processor.view(this.#lastMeetingId),
+      processing: this.#lastMeetingId === null ? null : this.#processor.view(this.#lastMeetingId),
     };
   }
 
   /** Resolves once no recording is waiting to be transcribed (tests, benchmarks). */
   processingIdle(): Promise<void> {
-    return this.#o.processor.idle();
+    return this.#processor.idle();
   }
 
   /** Process ids of the capture processes open now (tests). */
@@ -279,7 +287,7 @@ export class RecordingService {
   /** Control API reset: capture stopped, its file and processing dropped, idle with no last_error. */
   reset(): void {
     const session = this.#session;
-    this.#o.processor.clear();
+    this.#processor.clear();
     if (session !== null) {
       this.#teardown(session);
       rmSync(session.file, { force: true });
@@ -303,7 +311,7 @@ export class RecordingService {
   shutdown(): void {
     this.#shutDown = true;
     this.#unsubscribe();
-    this.#o.processor.stop();
+    this.#processor.stop();
     const session = this.#session;
     if (session !== null) {
       this.#teardown(session);
@@ -324,7 +332,7 @@ export class RecordingService {
         const meetingId = name.slice(PENDING_PREFIX.length);
         if (this.#o.meetings.exists(meetingId) && !this.#o.meetings.hasTranscript(meetingId)) {
           this.#lastMeetingId = meetingId;
-          this.#o.processor.enqueue(meetingId);
+          this.#processor.enqueue(meetingId);
         } else {
           rmSync(join(this.#o.recordingsDir, name), { force: true });
         }
@@ -333,7 +341,7 @@ export class RecordingService {
   }
 
   /** The processor is done with a meeting (for good). */
-  settled(meetingId: string): void {
+  #settled(meetingId: string): void {
     rmSync(this.#pendingMarker(meetingId), { force: true });
   }
 
@@ -441,7 +449,7 @@ export class RecordingService {
   }
 
   #meetingDeleted(meetingId: string): void {
-    this.#o.processor.forget(meetingId);
+    this.#processor.forget(meetingId);
     const session = this.#session;
     if (session === null || session.meetingId !== meetingId) return;
     session.discarded = true;
@@ -476,7 +484,7 @@ export class RecordingService {
     const meetingId = session.meetingId;
     if (meetingId !== null && !session.discarded && this.#o.meetings.exists(meetingId)) {
       this.#lastMeetingId = meetingId;
-      this.#o.processor.enqueue(meetingId);
+      this.#processor.enqueue(meetingId);
     } else {
       if (meetingId !== null) rmSync(this.#pendingMarker(meetingId), { force: true });
       if (meetingId === null) rmSync(session.file, { force: true });

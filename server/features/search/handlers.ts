@@ -3,7 +3,13 @@
  * missing or blank q (400 bad_request) and clamped limit; the rules of the
  * search itself are in docs/decisions/006-search.md.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
+import type { SearchService } from './service.ts';
+
+/** The services the search route uses, and nothing else (built by server/deps.ts). */
+export interface SearchDeps {
+  search: SearchService;
+}
 
 export const searchHandlers = {
   searchMeetings(ctx) {
@@ -11,4 +17,4 @@ export const searchHandlers = {
     const results = ctx.deps.search.search(q, { limit, offset });
     return { status: 200, json: { results } };
   },
-} satisfies HandlersFor<'searchMeetings'>;
+} satisfies HandlersFor<'searchMeetings', SearchDeps>;

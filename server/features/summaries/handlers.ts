@@ -1,8 +1,17 @@
 /**
  * Summary regeneration: start an operation, read its status, wait for it.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import { waitOnBus } from '../../kernel/sse-wait.ts';
+import type { SummaryService } from './service.ts';
+
+/** The services the summary routes use, and nothing else (built by server/deps.ts). */
+export interface SummariesDeps {
+  summaries: SummaryService;
+  /** The operation wait listens to it. */
+  bus: EventBus;
+}
 
 function ids(ctx: { params: { readonly id: string; readonly operation_id: string } }): { meetingId: string; operationId: string } {
   return { meetingId: ctx.params.id, operationId: ctx.params.operation_id };
@@ -38,4 +47,4 @@ export const summaryHandlers = {
       },
     });
   },
-} satisfies HandlersFor<'regenerateSummary' | 'getSummaryOperation' | 'waitSummaryOperation'>;
+} satisfies HandlersFor<'regenerateSummary' | 'getSummaryOperation' | 'waitSummaryOperation', SummariesDeps>;

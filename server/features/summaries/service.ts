@@ -65,6 +65,14 @@ export interface SummaryDefaults {
   model_name: string | null;
 }
 
+/**
+ * What a summary is made with when the request names nothing: the automatic
+ * summary after an import or a recording, and a regeneration without
+ * template_id or model (API.md, RegenerateSummaryRequest: the application
+ * default template).
+ */
+const SUMMARY_DEFAULTS: Readonly<SummaryDefaults> = { template_id: 'daily_standup', model: 'extractive', model_name: null };
+
 export interface SummarizerCatalog {
   /** The summarizer for a model; throws an Error whose message says why for an unknown one. */
   byModel(model: string | undefined, modelName: string | undefined): Summarizer;
@@ -123,7 +131,8 @@ export class SummaryService {
     clock: Clock;
     meetings: MeetingsService;
     summarizers: SummarizerCatalog;
-    defaults: SummaryDefaults;
+    /** SUMMARY_DEFAULTS unless a test says otherwise. */
+    defaults?: SummaryDefaults;
     logError?: (err: unknown) => void;
   }) {
     this.#db = opts.db;
@@ -131,7 +140,7 @@ export class SummaryService {
     this.#clock = opts.clock;
     this.#meetings = opts.meetings;
     this.#summarizers = opts.summarizers;
-    this.#defaults = opts.defaults;
+    this.#defaults = opts.defaults ?? SUMMARY_DEFAULTS;
     this.#logError = opts.logError ?? (() => undefined);
   }
 
@@ -195,16 +204,20 @@ export class SummaryService {
   /**
    * The automatic summary of a meeting whose audio held no speech: it says
    * so, in place of a failure (decision 031). summary.completed follows, as
-   * for any automatic summary.
+   * for any automatic summary. An import's meeting already holds it (saved
+   * with the meeting, store-transcription.ts): it is kept as it is and
+   * announced.
    */
   recordNoSpeech(meetingId: string): void {
     if (!this.#meetings.exists(meetingId)) return;
-    this.#meetings.storeSummary(meetingId, {
-      status: 'ready',
-      result: { text: NO_SPEECH_SUMMARY, sections: [], template_id: null, model: null, source: 'generated' },
-      regeneration_failed: false,
-      error: null,
-    });
+    if (this.#meetings.summary(meetingId).result?.text !== NO_SPEECH_SUMMARY) {
+      this.#meetings.storeSummary(meetingId, {
+        status: 'ready',
+        result: { text: NO_SPEECH_SUMMARY, sections: [], template_id: null, model: null, source: 'generated' },
+        regeneration_failed: false,
+        error: null,
+      });
+    }
     this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, {});
   }
 

@@ -1,8 +1,22 @@
 /**
  * Health, identity, the OpenAPI manifest, devices and models.
  */
-import type { HandlersFor } from '../../app.ts';
+import type { DeviceCatalog } from '../../adapters/devices.ts';
+import type { ModelCatalog } from '../../adapters/models.ts';
+import type { HealthCounters } from '../../kernel/health-counters.ts';
+import type { SettingsRepo } from '../../kernel/store/settings-repo.ts';
+import type { HandlersFor } from '../../http-types.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+
+/** The services the system routes use, and nothing else (built by server/deps.ts). */
+export interface SystemDeps {
+  version: string;
+  counters: Pick<HealthCounters, 'eventsDropped' | 'deliveriesFailed' | 'failOpenTotal'>;
+  /** whoami reads the license. */
+  settings: Pick<SettingsRepo, 'get'>;
+  devices: Pick<DeviceCatalog, 'list'>;
+  models: Pick<ModelCatalog, 'list'>;
+}
 
 /** The manifest depends only on the build, so it is made once per process. */
 let manifest: Record<string, unknown> | null = null;
@@ -43,4 +57,4 @@ export const systemHandlers = {
   listDevices: ({ deps }) => ({ status: 200, json: { devices: deps.devices.list() } }),
 
   listModels: ({ deps }) => ({ status: 200, json: { models: deps.models.list() } }),
-} satisfies HandlersFor<'getHealth' | 'getWhoami' | 'getOpenApi' | 'listDevices' | 'listModels'>;
+} satisfies HandlersFor<'getHealth' | 'getWhoami' | 'getOpenApi' | 'listDevices' | 'listModels', SystemDeps>;

@@ -2,13 +2,18 @@
  * Handlers of every route under /v1/webhooks. The rules and their order are
  * in server/features/webhooks/service.ts; decisions in docs/decisions/014-webhooks.md.
  */
-import type { AppDeps, HandlersFor } from '../../app.ts';
+import type { HandlersFor } from '../../http-types.ts';
 import type { Caller } from '../../kernel/auth.ts';
 import type { TokenRecord } from '../../kernel/store/tokens-repo.ts';
-import { createdWebhookDto, webhookDto } from './service.ts';
+import { createdWebhookDto, webhookDto, type WebhooksService } from './service.ts';
+
+/** The services the webhook routes use, and nothing else (built by server/deps.ts). */
+export interface WebhooksDeps {
+  webhooks: WebhooksService;
+}
 
 /** Every webhook route: the feature switch first, then the caller's token (the row's scope guarantees one). */
-function enabledCaller(ctx: { deps: AppDeps; caller: Caller }): TokenRecord {
+function enabledCaller(ctx: { deps: WebhooksDeps; caller: Caller }): TokenRecord {
   ctx.deps.webhooks.assertEnabled();
   return ctx.caller.token;
 }
@@ -56,4 +61,7 @@ export const webhookHandlers = {
       json: { webhook_id: hook.id, event: 'webhook.test', event_id, delivery_id, approval_state: hook.approval_state },
     };
   },
-} satisfies HandlersFor<'createWebhook' | 'listWebhooks' | 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries' | 'testWebhook'>;
+} satisfies HandlersFor<
+  'createWebhook' | 'listWebhooks' | 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries' | 'testWebhook',
+  WebhooksDeps
+>;

@@ -47,8 +47,11 @@ test('the access log: off by default; on, one line per request by route template
   try {
     const token = gw.token(['read']);
     const quiet = capture();
-    gw.deps.logError = (err, req) => logFailure(quiet.logger, err, req);
-    await request(createApp(gw.deps)).get('/v1/whoami').set('Authorization', `Bearer ${token}`).expect(200);
+    const logError = (err: unknown, req?: IncomingMessage) => logFailure(quiet.logger, err, req);
+    await request(createApp({ ...gw.deps, logError }))
+      .get('/v1/whoami')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
     assert.deepEqual(quiet.lines, [], 'no access line without the access log');
 
     const log = capture();
@@ -90,7 +93,11 @@ test('an unexpected failure is logged at level error with the request id, route 
         throw new Error('the store broke');
       },
     });
-    const app = createApp({ ...gw.deps, meetings, logError: (err, req) => logFailure(log.logger, err, req) });
+    const app = createApp({
+      ...gw.deps,
+      features: { ...gw.deps.features, meetings: { meetings } },
+      logError: (err, req) => logFailure(log.logger, err, req),
+    });
     const res = await request(app)
       .get('/v1/meetings?limit=5')
       .set('Authorization', `Bearer ${token}`)

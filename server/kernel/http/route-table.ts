@@ -78,6 +78,19 @@ export class RouteTable<T> {
     }
     return null;
   }
+
+  /** The upper-case methods with a row whose template matches this path (OPTIONS and 405 list them); HEAD is the caller's to add. */
+  methodsOf(path: string): string[] {
+    const methods: string[] = [];
+    for (const [method, list] of this.#byMethod) if (list.some((c) => matches(c, path))) methods.push(method);
+    return methods;
+  }
+}
+
+function matches<T>(c: Compiled<T>, path: string): boolean {
+  if (c.literal !== null)
+    return path === c.literal || (path.length === c.literal.length + 1 && path.endsWith('/') && path.startsWith(c.literal));
+  return c.re!.test(path);
 }
 
 function compile<T>(template: string, entry: T): Compiled<T> {
