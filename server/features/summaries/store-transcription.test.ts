@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testGateway } from '../../testing/gateway.ts';
-import { toneWav } from '../../audio/wav.ts';
+import { toneWav } from '../../../common/audio/wav.ts';
 import { NO_SPEECH_SUMMARY } from './service.ts';
 import { storeTranscription } from './store-transcription.ts';
 
