@@ -65,35 +65,6 @@ const config: KnipConfig = {
     'server/adapters/summarize/notes.ts': ['exports', 'types'], // findDecisions, findActions, actionIn, findOpenQuestions, type NoteKind
     'server/adapters/summarize/openai-chat.ts': ['exports'], // shapeToTemplate
     'server/adapters/summarize/templates.ts': ['types'], // type NotesPart, type TemplateSection
-    // Composition root and features (server/app.ts, operations.ts, features/*, kernel/events.ts, pipeline/transcribe.ts): being rewired.
-    'server/app.ts': ['exports', 'types'], // routeTemplate, type HandlerContext, type Reply, type Handler, type RowOf
-    'server/features/jobs/states.ts': ['exports'], // TERMINAL_STATES, JOB_ACTIONS
-    'server/features/webhooks/service.ts': ['exports', 'types'], // APPROVAL_EVENTS, type ApprovalEvent
-    'server/pipeline/off-thread.ts': ['exports'], // offThread
-    'server/pipeline/transcribe.ts': ['exports'], // buildSegments
-    'server/features/pairing/service.ts': ['exports', 'types'], // PAIRING_EVENTS, pollUrl, type PairingEvent
-    'server/kernel/events.ts': ['exports'], // EVENT_NAMES
-    'server/features/summaries/service.ts': ['exports'], // OPERATION_EVENTS
-    'server/features/recording/states.ts': ['exports'], // RECORDING_ACTIONS
-    'server/features/recording/wav-writer.ts': ['exports'], // wavHeader
-    'server/features/webhooks/signature.ts': ['exports'], // signatureHex
-    'server/features/jobs/runners.ts': ['exports'], // buildSegments
-    'server/features/system/schemas.ts': ['exports'], // Device, Model
-    'server/features/recording/schemas.ts': ['exports'], // RecordingDevice, RecordingProcessing
-    'server/operations.ts': ['types'], // type HttpMethod, type PathParam, type ResponseSpec
-    'server/features/meetings/service.ts': ['types'], // type WordDto, type MeetingSource
-    'server/features/recording/processor.ts': ['types'], // type ProcessingStage, type ProcessingState, type ProcessorParts
-    'server/features/webhooks/dispatcher.ts': ['types'], // type Envelope
-    'server/features/recording/operations.ts': ['types'], // type WaitUntil
-    'server/kernel/operation-types.ts': ['types'], // type HttpMethod, type ResponseSpec
-    'server/features/recording/service.ts': ['types'], // type DeviceRole, type RecordingDeviceView
-    // Recognizers and the audio front end (server/adapters/asr/, server/pipeline/enhance/): being split.
-    'server/adapters/asr/pocketsphinx.ts': ['exports'], // VOCABULARY_BIAS_MODES, LM_BIAS_BOOST, LM_BIAS_FLOOR, loadDictionary
-    'server/pipeline/enhance/front-end.ts': ['exports'], // AUTO_DENOISE_BELOW_DB, AUTO_DEREVERBERATE_ABOVE_SECONDS, AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS, createSpeechEnhancer
-    'server/adapters/asr/openai-compatible.ts': ['exports'], // DEFAULT_TRANSCRIBE_MODEL, MAX_CHUNK_SECONDS, chunkWav
-    'server/adapters/asr/whisper-cpp.ts': ['exports'], // buildWhisperArgs
-    'server/adapters/asr/registry.ts': ['exports'], // PROVIDERS
-    'server/pipeline/enhance/wpe.ts': ['exports'], // DEFAULT_WPE_OPTIONS
     // The conformance harness and runner, cli/program.ts, bench/pipeline.ts: being split (their import cycles too).
     'conformance/runner/registry.ts': ['exports'], // CHECKS_DIR, idFromFile
     'conformance/runner/result.ts': ['exports', 'types'], // worst, clauseContribution, type ClauseStatus

@@ -39,7 +39,8 @@ const TREE: Record<string, string> = {
   'server/features/meetings/internal.ts': "import { JobsService } from '../jobs/service.ts';\nexport const x = JobsService;\n",
   'server/features/meetings/through-index.ts': "import { JobsService } from '../jobs/index.ts';\nexport const x = JobsService;\n",
   'server/features/search/type-from-http-types.ts': "import type { Handler } from '../../http-types.ts';\nexport type X = Handler;\n",
-  'server/features/search/value-from-http-types.ts': "import { HANDLER_KINDS } from '../../http-types.ts';\nexport const x = HANDLER_KINDS;\n",
+  'server/features/search/value-from-http-types.ts':
+    "import { HANDLER_KINDS } from '../../http-types.ts';\nexport const x = HANDLER_KINDS;\n",
   'server/features/search/type-from-app.ts': "import type { ApiDeps } from '../../app.ts';\nexport type X = ApiDeps;\n",
   'server/features/search/value-from-app.ts': "import { createApp } from '../../app.ts';\nexport const x = createApp;\n",
   'server/features/search/type-from-deps.ts': "import type { DepsOptions } from '../../deps.ts';\nexport type X = DepsOptions;\n",

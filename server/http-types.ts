@@ -38,7 +38,7 @@ export type Reply =
 export type Handler<Deps = unknown> = (ctx: HandlerContext<Deps>) => Reply | Promise<Reply>;
 
 /** The row of an operationId in the operations table. */
-export type RowOf<Id extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: Id }>;
+type RowOf<Id extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: Id }>;
 
 /** What a handler receives: the context with params, query and body typed by its row, and its feature's services. */
 export type ContextFor<Id extends OperationId, Deps> = Omit<HandlerContext<Deps>, 'caller' | 'params' | 'query' | 'body'> & {

@@ -34,4 +34,4 @@ export const OPERATIONS = [
 
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
 
-export type { HttpMethod, Operation, PathParam, ResponseSpec } from './kernel/operation-types.ts';
+export type { Operation } from './kernel/operation-types.ts';

@@ -56,7 +56,7 @@ interface CoreControlDeps {
 }
 
 /** Every service the Control API reaches, each route file's declared needs together (the composition root's AppDeps has them). */
-export type ControlServices = CoreControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
+type ControlServices = CoreControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
 
 export interface ControlDeps {
   /** The control secret every request must present. */

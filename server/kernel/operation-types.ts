@@ -6,9 +6,9 @@ import type { z } from 'zod';
 import type { QueryParam } from './http/query.ts';
 import type { RequiredScope } from './scopes.ts';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   /** JSON body schema; omitted for responses with no JSON body. */
   schema?: z.ZodType;

@@ -67,7 +67,7 @@ export interface TranscriptionSettings {
 }
 
 /** A transcript segment as the transcription makes it (features/meetings stores it as given). */
-export interface TranscribedSegment {
+interface TranscribedSegment {
   speaker: string;
   start: number;
   end: number;

@@ -88,8 +88,7 @@ export interface PocketSphinxOptions {
   extraArgs?: readonly string[];
 }
 
-export const VOCABULARY_BIAS_MODES = ['lm', 'kws', 'lm+kws', 'off'] as const;
-export type VocabularyBiasMode = (typeof VOCABULARY_BIAS_MODES)[number];
+export type VocabularyBiasMode = 'lm' | 'kws' | 'lm+kws' | 'off';
 
 // ── Models ───────────────────────────────────────────────────────────────
 

@@ -24,7 +24,7 @@ import type { BiasedModelBuilder } from './pocketsphinx-lm-cache.ts';
 import { DEFAULT_POCKETSPHINX_MODEL_ROOT, listPocketSphinxModels, PocketSphinxRecognizer } from './pocketsphinx.ts';
 import { WhisperCppRecognizer } from './whisper-cpp.ts';
 
-export const PROVIDERS = ['pocketsphinx', 'whisper.cpp', 'openai-compatible'] as const;
+const PROVIDERS = ['pocketsphinx', 'whisper.cpp', 'openai-compatible'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 const ALIASES: Record<string, Provider> = {

@@ -10,13 +10,13 @@ import { TRANSCRIPTION_STAGE_NAMES } from '../../pipeline/transcribe.ts';
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'pausing', 'paused', 'resuming', 'cancelling'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
+const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
 
 export const JOB_KINDS = ['import', 'retranscription', 'diarization'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** What can happen to a job (the events of its machine). */
-export const JOB_ACTIONS = [
+const JOB_ACTIONS = [
   'start', // the worker picks the job up
   'succeed', // the work finished
   'fail', // the work raised an error

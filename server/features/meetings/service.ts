@@ -34,14 +34,14 @@ import { MeetingsRepo, type MeetingRow, type SummaryRow } from './repo.ts';
 
 export type MeetingDtoT = z.infer<typeof MeetingDto>;
 export type SegmentDto = z.infer<typeof Segment>;
-export type WordDto = z.infer<typeof Word>;
+type WordDto = z.infer<typeof Word>;
 export type TranscriptDto = z.infer<typeof TranscriptResponse>;
 export type SummaryDtoT = z.infer<typeof SummaryDto>;
 export type SummaryResultDto = z.infer<typeof SummaryResult>;
 export type SpeakerLabelsDto = z.infer<typeof SpeakerLabelsResponse>;
 export type ExportData = z.infer<typeof ExportDto>;
 
-export type MeetingSource = MeetingDtoT['source'];
+type MeetingSource = MeetingDtoT['source'];
 export type SummaryStatus = SummaryDtoT['status'];
 
 /** What the Control API's POST /control/meetings (and tests) seed a meeting from. */

@@ -34,12 +34,11 @@ import { defineStateMachine, transition } from '../../kernel/state-machine.ts';
 export const PAIRING_STATES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type PairingState = (typeof PAIRING_STATES)[number];
 
-export const PAIRING_EVENTS = [
+const PAIRING_EVENTS = [
   'approve', // the application approved it (Control API)
   'reject', // the application rejected it (Control API)
   'expire', // nobody answered before expires_at
 ] as const;
-export type PairingEvent = (typeof PAIRING_EVENTS)[number];
 
 /** Only a pending request moves; every end is final (answering an ended one is 409 conflict). */
 export const PAIRING_MACHINE = defineStateMachine({
@@ -105,7 +104,7 @@ function statusFields(record: PairingRecord) {
   };
 }
 
-export function pollUrl(id: string): string {
+function pollUrl(id: string): string {
   return `/v1/pair/${id}`;
 }
 

@@ -9,7 +9,7 @@ import { READ, type Operation } from '../../kernel/operation-types.ts';
 import { RecordingStateDto, StartRecordingRequest } from './schemas.ts';
 
 const WAIT_UNTIL = ['started', 'stopped'] as const;
-export type WaitUntil = (typeof WAIT_UNTIL)[number];
+type WaitUntil = (typeof WAIT_UNTIL)[number];
 
 /** `until` of the recording wait: required, started or stopped; anything else is 422 before the stream opens. */
 const untilParam: QueryParam<WaitUntil> = {

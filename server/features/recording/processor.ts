@@ -19,8 +19,8 @@ import { CancelledError, StageError, type StageControl } from '../../pipeline/ty
 import { redactPaths } from '../../kernel/redact.ts';
 
 export const PROCESSING_STAGES = ['queued', ...TRANSCRIPTION_STAGE_NAMES, 'saving', 'summarizing', 'done'] as const;
-export type ProcessingStage = (typeof PROCESSING_STAGES)[number];
-export type ProcessingState = 'queued' | 'running' | 'succeeded' | 'failed';
+type ProcessingStage = (typeof PROCESSING_STAGES)[number];
+type ProcessingState = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface ProcessingView {
   meeting_id: string;

@@ -25,7 +25,7 @@ export const StartRecordingRequest = z
   })
   .meta({ id: 'StartRecordingRequest' });
 
-export const RecordingDevice = z
+const RecordingDevice = z
   .object({
     name: z.string(),
     role: z.enum(['mic', 'system']),
@@ -35,7 +35,7 @@ export const RecordingDevice = z
   })
   .meta({ id: 'RecordingDevice' });
 
-export const RecordingProcessing = z
+const RecordingProcessing = z
   .object({
     meeting_id: z.string(),
     state: z.enum(['queued', 'running', 'succeeded', 'failed']),

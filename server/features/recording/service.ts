@@ -39,7 +39,7 @@ import { RecordingProcessor, type ProcessingView, type RecordingTranscriptionDep
 import { apiOutcome, transition, type ApiAction, type RecordingAction, type RecordingState } from './states.ts';
 import { RECORDING_SAMPLE_RATE, WavWriter } from './wav-writer.ts';
 
-export type DeviceRole = 'mic' | 'system';
+type DeviceRole = 'mic' | 'system';
 
 export interface StartRequest {
   meeting_name?: string | null;
@@ -48,7 +48,7 @@ export interface StartRequest {
   consent_attested?: boolean;
 }
 
-export interface RecordingDeviceView {
+interface RecordingDeviceView {
   name: string;
   role: DeviceRole;
   device_type: 'input' | 'output';

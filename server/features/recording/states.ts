@@ -10,7 +10,7 @@ import { defineStateMachine, transition as nextState } from '../../kernel/state-
 export const RECORDING_STATES = ['idle', 'starting', 'recording', 'paused', 'stopping'] as const;
 export type RecordingState = (typeof RECORDING_STATES)[number];
 
-export const RECORDING_ACTIONS = [
+const RECORDING_ACTIONS = [
   'start', // POST /v1/recording/start accepted
   'capture_up', // every device delivers audio: the recording has started
   'pause', // POST /v1/recording/pause

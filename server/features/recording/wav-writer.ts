@@ -13,8 +13,6 @@ import { wavHeader } from '../../../common/audio/wav.ts';
 export const RECORDING_SAMPLE_RATE = 16_000;
 const HEADER_BYTES = 44;
 
-export { wavHeader };
-
 export class WavWriter {
   #fd: number | null;
   #samples = 0;

@@ -18,7 +18,7 @@ import { defineStateMachine, transition } from '../../kernel/state-machine.ts';
 export const OPERATION_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type OperationState = (typeof OPERATION_STATES)[number];
 
-export const OPERATION_EVENTS = [
+const OPERATION_EVENTS = [
   'start', // the run began
   'succeed', // the summary was stored
   'fail', // the summarizer failed

@@ -28,7 +28,7 @@ export const WhoamiResponse = z
   })
   .meta({ id: 'WhoamiResponse' });
 
-export const Device = z
+const Device = z
   .object({
     name: z.string(),
     device_type: z.enum(['input', 'output']),
@@ -39,7 +39,7 @@ export const Device = z
 
 export const DeviceListResponse = z.object({ devices: z.array(Device) }).meta({ id: 'DeviceListResponse' });
 
-export const Model = z
+const Model = z
   .object({
     name: z.string(),
     size_mb: z.number().nonnegative(),

@@ -67,7 +67,7 @@ export interface DispatcherOptions {
 }
 
 /** The body of a delivery: the bus event plus this delivery's id (API.md, Events). */
-export interface Envelope {
+interface Envelope {
   schema_version: number;
   event_id: string;
   event: string;

@@ -39,8 +39,8 @@ import { SERVER_VERSION } from '../../kernel/version.ts';
  * (here the Control API) allow or deny it. Nothing leaves denied: asking is
  * a 409 conflict. Asking for the state a webhook is already in is a no-op.
  */
-export const APPROVAL_EVENTS = ['allow', 'deny'] as const;
-export type ApprovalEvent = (typeof APPROVAL_EVENTS)[number];
+const APPROVAL_EVENTS = ['allow', 'deny'] as const;
+type ApprovalEvent = (typeof APPROVAL_EVENTS)[number];
 
 export const APPROVAL_MACHINE = defineStateMachine({
   name: 'webhook approval',

@@ -32,7 +32,7 @@ function bytesOf(value: string | Uint8Array): Buffer {
 }
 
 /** The lowercase hex HMAC-SHA256 of `${timestamp}.${rawBody}`. */
-export function signatureHex(secret: string, timestamp: number | string, rawBody: string | Uint8Array): string {
+function signatureHex(secret: string, timestamp: number | string, rawBody: string | Uint8Array): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(Buffer.from(`${String(timestamp)}.`, 'utf8'))
     .update(bytesOf(rawBody))
