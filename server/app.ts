@@ -2,7 +2,7 @@
  * createApp(deps): the Express application of the Automation API, without a
  * listener (supertest drives it directly; gateway.ts puts it on a socket).
  *
- * The router is built from the operations table (http/route-table.ts): for
+ * The router is built from the operations table (kernel/http/route-table.ts): for
  * every row, one chain of authorize → parse path, query and body → handler →
  * reply. Anything that is not a row (an unknown path, a known path with
  * another method) ends in the fallback, and every failure ends in the one
@@ -33,7 +33,7 @@ export interface ApiDeps {
   validateResponses: boolean;
   /** Where unexpected failures are reported (never to the client). */
   readonly logError: (err: unknown, req?: IncomingMessage) => void;
-  /** With a logger here, one access line per request (MAS_ACCESS_LOG; http/request-log.ts). Null: nothing runs per request. */
+  /** With a logger here, one access line per request (MAS_ACCESS_LOG; kernel/http/request-log.ts). Null: nothing runs per request. */
   readonly accessLog: Logger | null;
 }
 

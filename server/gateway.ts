@@ -52,7 +52,7 @@ export interface GatewayOptions {
   validateResponses?: boolean;
   /** Tests: where to look for pocketsphinx models (the default looks in the system folders). */
   pocketsphinxRoots?: readonly string[];
-  /** Where the gateway logs (failures, listener problems, device notices); standard error at level info by default (http/logger.ts). */
+  /** Where the gateway logs (failures, listener problems, device notices); standard error at level info by default (kernel/http/logger.ts). */
   logger?: Logger;
   /** One access line per API request in that log (MAS_ACCESS_LOG); off by default. */
   accessLog?: boolean;
