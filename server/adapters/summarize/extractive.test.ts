@@ -7,6 +7,7 @@ import {
   EmptyTranscriptError,
   ExtractiveSummarizer,
   isQuestion,
+  shortName,
   splitSentences,
   summarizeExtractively,
   textRank,
@@ -232,5 +233,33 @@ describe('ExtractiveSummarizer', () => {
     const out = summarizeExtractively(input('meeting_notes', segments));
     assert.ok(performance.now() - started < 20_000);
     assert.equal(out.sections.length, 5);
+  });
+
+  it("names the README call's decision, owners and dates, and says each thing once", () => {
+    const script = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/two-person-call.json', import.meta.url), 'utf8')) as {
+      speakers: { key: string; name: string }[];
+      lines: { speaker: string; text: string }[];
+    };
+    const names = new Map(script.speakers.map((sp) => [sp.key, sp.name]));
+    const segments = script.lines.map((l, i) => seg(l.speaker, l.text, i, names.get(l.speaker) ?? null));
+    const out = summarizeExtractively(input('meeting_notes', segments));
+    const [overview, decisions, actions, blockers, questions] = out.sections.map((s) => s.text);
+    assert.match(decisions!, /final review on Thursday\. \(agreed by Alice Moreau\) Date: 2026-11-26\./, out.text);
+    assert.match(actions!, /Owner: Priya\. Task: the billing service; she thinks the fix takes about two days\. \(said by Alice Moreau\)/);
+    assert.match(actions!, /Owner: Alice Moreau\. Task: book the servers today\. Due: 2026-11-23\. \(said by Ben Okafor\)/);
+    assert.match(actions!, /Owner: Alice Moreau\. Task: update the roadmap and send the notes to the team\./);
+    assert.match(actions!, /Owner: Ben Okafor\. Task: tell them we share a plan at the end of the month\. Due: 2026-11-30\./);
+    assert.match(blockers!, /One is a blocker\. Invoices show the wrong currency/);
+    assert.match(questions!, /the customer asked whether the mobile app is on the roadmap/);
+    // The overview does not repeat what another section says.
+    assert.equal(out.text.match(/wrong currency/g)?.length, 1, out.text);
+    assert.match(overview!, /release plan before Friday/);
+  });
+
+  it('names a speaker without the parenthesis of a long label', () => {
+    assert.equal(shortName('The Chair (Hon. Anthony Rota (Nipissing, Lib.))'), 'The Chair');
+    assert.equal(shortName('Hon. Bill Blair (Minister of Public Safety)'), 'Hon. Bill Blair');
+    assert.equal(shortName('Alice Moreau'), 'Alice Moreau');
+    assert.equal(shortName('(unknown)'), '(unknown)');
   });
 });

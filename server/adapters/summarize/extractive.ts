@@ -89,6 +89,10 @@ export function summarizeExtractively(input: SummaryInput): SummaryOutput {
 const PARTS_SHARE = 0.2;
 /** Each of those sections may use this many words of its items whatever the budget. */
 const MIN_SECTION_WORDS = 12;
+/** Cosine similarity above which an overview line would repeat an item of another section. */
+const OVERVIEW_REPEAT_SIMILARITY = 0.5;
+/** The share of the notes' words each section filled by cue words may use (a long meeting's one-on-one stays in length). */
+const CUE_SECTION_SHARE = 0.15;
 /** Below this many words of transcript (≈ 7 minutes) the small sections are not limited by words. */
 const SHORT_MEETING_WORDS = 1000;
 
@@ -118,7 +122,10 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
       spent += n;
     }
     picked.sort((a, b) => a.sentence - b.sentence);
-    for (const i of picked) used.add(i.sentence);
+    for (const i of picked) {
+      used.add(i.sentence);
+      if (i.alsoSentence !== undefined) used.add(i.alsoSentence);
+    }
     // The room counts the items' own words; the budget counts whole lines (labels and names too).
     wordsLeft -= picked.reduce((n, i) => n + countWords(renderItem(i)), 0);
     lines.set(title, picked.map(renderItem));
@@ -131,28 +138,37 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
       ? Infinity
       : Math.max(MIN_SECTION_WORDS, (PARTS_SHARE * notes.wordBudget) / Math.max(1, bySmallPartsFirst.length));
   for (const section of bySmallPartsFirst) takeItems(section.title, notes[section.notes!], section.max, partsRoom, false);
+  const vectors = tfidfVectors(notes.sentences);
+  // The overview does not say again what a decision, task, blocker or question already says in other words.
+  const repeatsAnItem = (s: Sentence) => [...used].some((u) => cosine(vectors[u]!, vectors[s.index]!) > OVERVIEW_REPEAT_SIMILARITY);
+  // Sections still filled by cue words (stand-up updates, one-on-one feedback and goals) keep
+  // their share of the budget, so the overview does not take it all and the notes stay in length.
+  const cueSections = template.sections.filter((s) => s.notes === undefined && s.cues.length > 0);
+  const cueRoom =
+    notes.transcriptWords < SHORT_MEETING_WORDS ? Infinity : Math.max(MIN_SECTION_WORDS, CUE_SECTION_SHARE * notes.wordBudget);
+  const cueReserve = Number.isFinite(cueRoom) ? cueRoom * cueSections.length : 0;
   for (const section of template.sections.filter((s) => s.notes === 'topics')) {
-    const vectors = tfidfVectors(notes.sentences);
     const topics = findTopics(
-      notes.sentences.filter((s) => !used.has(s.index)),
+      notes.sentences.filter((s) => !used.has(s.index) && !repeatsAnItem(s)),
       vectors,
       notes.rank,
-      Math.max(45, wordsLeft),
+      Math.max(45, wordsLeft - cueReserve),
     );
     takeItems(section.title, topics, topics.length, Infinity, true);
   }
-  const cueSections = template.sections.filter((s) => s.notes === undefined && s.cues.length > 0);
   if (cueSections.length > 0) {
     const cueTemplate = { ...template, sections: cueSections };
-    const vectors = tfidfVectors(notes.sentences);
     const fresh = notes.sentences.filter((s) => !used.has(s.index));
     for (const section of pickSections(cueTemplate, fresh, vectors, notes.rank)) {
-      lines.set(
-        section.title,
-        section.sentences.map((s) =>
-          renderItem({ kind: 'topic', start: s.start, speaker: s.speaker, text: s.text, sentence: s.index, rank: 0 }),
-        ),
-      );
+      const items = section.sentences.map((s): NoteItem => ({
+        kind: 'topic',
+        start: s.start,
+        speaker: s.speaker,
+        text: s.text,
+        sentence: s.index,
+        rank: notes.rank[s.index] ?? 0,
+      }));
+      takeItems(section.title, items, items.length, cueRoom, true);
     }
   }
   return template.sections.map((s) => {
@@ -164,13 +180,40 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
 /** One line of a section: "- (05:40) Alice: …", with owner, due date and who agreed where there are. */
 export function renderItem(item: NoteItem): string {
   const at = `(${clockTime(item.start)})`;
+  const speaker = shortName(item.speaker);
   if (item.kind === 'action') {
-    const said = item.owner !== undefined && !item.owner.startsWith(item.speaker) ? ` (said by ${item.speaker})` : '';
+    const team = ' (with the team)';
+    const owner =
+      item.owner === undefined
+        ? speaker
+        : item.owner.endsWith(team)
+          ? `${shortName(item.owner.slice(0, -team.length))}${team}`
+          : shortName(item.owner);
+    const said = item.owner !== undefined && !item.owner.startsWith(item.speaker) ? ` (said by ${speaker})` : '';
     const due = item.due === undefined ? '' : ` Due: ${item.due}.`;
-    return `- ${at} Owner: ${item.owner ?? item.speaker}. Task: ${item.text}.${due}${said}`;
+    return `- ${at} Owner: ${owner}. Task: ${item.text}.${due}${said}`;
   }
-  const agreed = item.agreedBy !== undefined && item.agreedBy.length > 0 ? ` (agreed by ${item.agreedBy.join(', ')})` : '';
-  return `- ${at} ${item.speaker}: ${item.text}${agreed}`;
+  const agreed = item.agreedBy !== undefined && item.agreedBy.length > 0 ? ` (agreed by ${item.agreedBy.map(shortName).join(', ')})` : '';
+  const date = item.kind === 'decision' && item.due !== undefined ? ` Date: ${item.due}.` : '';
+  return `- ${at} ${speaker}: ${item.text}${agreed}${date}`;
+}
+
+/**
+ * A speaker as notes name them: the label without what a trailing
+ * parenthesis adds ("Hon. Bill Blair (Minister of Public Safety)" → "Hon.
+ * Bill Blair", "The Chair (Hon. Anthony Rota (Nipissing, Lib.))" → "The
+ * Chair"), so a line is about what was said; a label that is only a
+ * parenthesis stays whole.
+ */
+export function shortName(label: string): string {
+  let s = label.trim();
+  // A trailing group with one level of nesting inside, as the committee transcripts write them.
+  for (let i = 0; i < 2 && /\)\s*$/.test(s); i++) {
+    const stripped = s.replace(/\s*\((?:[^()]|\([^()]*\))*\)\s*$/, '').trim();
+    if (stripped === '' || stripped === s) break;
+    s = stripped;
+  }
+  return s;
 }
 
 /** m:ss under an hour, h:mm:ss from one hour: the time of an item in the meeting. */

@@ -283,3 +283,54 @@ describe('cleaning spoken text', () => {
     assert.equal(cleanSpoken('what kind of battery do we need'), 'What kind of battery do we need.');
   });
 });
+
+describe('every extractor refuses what it must not take', () => {
+  it('decisions: a future that is no decision yet, and a decision of someone outside the meeting', () => {
+    const n = notes([
+      ['Ann', 'We will decide on the colour of the case next week.'],
+      ['Bob', 'Now that Bell Canada has decided to partner with Ericsson, prices will move.'],
+      ['Cid', 'The committee agreed to hear the witnesses on Monday.'],
+    ]);
+    assert.deepEqual(texts(n.decisions), ['The committee agreed to hear the witnesses on Monday.']);
+  });
+
+  it('action items: a question nobody takes, and a cue followed by no task ("we will, but …")', () => {
+    const n = notes([
+      ['Ann', 'Will I have to send the whole report again?'],
+      ['Bob', 'We will, but we are ready for the questions from the members.'],
+      ['Cid', 'I will and we are committed to keeping the families safe.'],
+    ]);
+    assert.deepEqual(n.actions, []);
+  });
+
+  it('blockers: reported speech and a future that is only a reassurance', () => {
+    const n = notes([
+      ['Ann', 'She said there was a problem with the build on Monday.'],
+      ['Bob', 'I will not worry about the supplier, everything is on track now.'],
+    ]);
+    assert.deepEqual(texts(n.blockers), []);
+  });
+
+  it('open questions: a negated one, a question of someone else reported as answered, "my ears are open"', () => {
+    const n = notes([
+      ['Ann', 'The price of the premium model is not an open question any more.'],
+      ['Bob', 'He asked about the battery and we told him it lasts two years.'],
+      ['Cid', 'I can assure the member that my eyes are open and my ears are open.'],
+    ]);
+    assert.deepEqual(texts(n.questions), []);
+  });
+
+  it('the opening skips housekeeping for what the meeting is about, and states the purpose first', () => {
+    const n = notes([
+      ['Chair', 'Before speaking, please wait until I recognize you by name.'],
+      ['Chair', 'Please remember to leave your microphone on mute when you are not speaking.'],
+      ['Chair', 'This meeting is about the funding of rural schools and the teachers they need.'],
+      ...Array.from({ length: 40 }, (_, i): Line => [
+        i % 2 === 0 ? 'Member' : 'Minister',
+        `Rural schools need funding for teachers, and the funding of schools was raised again, point ${i}.`,
+      ]),
+    ]);
+    assert.equal(n.topics[0]!.text, 'This meeting is about the funding of rural schools and the teachers they need.');
+    assert.ok(!n.topics.some((t) => /microphone|recognize you/.test(t.text)), texts(n.topics).join('\n'));
+  });
+});

@@ -14,9 +14,10 @@
  * - blockers and risks: "blocked", "waiting on", "risk", "the problem is" …;
  * - open questions: said to be open ("we still need to figure out …", "not
  *   decided yet"), or asked and answered with "I don't know";
- * - topics: the transcript cut into as many stretches as the length allows,
- *   each represented by its most central sentence (TextRank, restricted to
- *   the stretch), in the order they came up.
+ * - topics: the opening (the most salient of the meeting's first sentences,
+ *   a statement of its purpose first), then the rest cut into as many
+ *   stretches as the length allows, each represented by its most central
+ *   sentence, in the order they came up.
  *
  * Negated cues ("no blockers", "we haven't decided"), questions, reported
  * speech ("she said they would …") and a future that is no commitment ("it
@@ -39,12 +40,14 @@ export interface NoteItem {
   text: string;
   /** Action items: who does it. */
   owner?: string;
-  /** Action items: the due date, YYYY-MM-DD, normalized against the meeting's date. */
+  /** Action items: the due date; decisions: the day they name. YYYY-MM-DD, normalized against the meeting's date. */
   due?: string;
   /** Decisions: who agreed to someone else's proposal. */
   agreedBy?: string[];
   /** Index of the sentence it comes from (ties, order, duplicates). */
   sentence: number;
+  /** The next sentence, when the item quotes it too ("One is a blocker. Invoices show …"): no other section repeats it. */
+  alsoSentence?: number;
   /** How strongly the sentence stands for the meeting (0..1). */
   rank: number;
 }
@@ -149,11 +152,21 @@ const DECISION_CUES = [
     String.raw`(?:we|i|they|everyone|everybody|the team|the group|finance|management)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chosen|chose|opted|approved|concluded)`,
   ),
   cue(String.raw`(?:it|that|this)(?:'s| is| was| has been) (?:decided|agreed|settled|approved|final)`),
-  cue(String.raw`(?:decided|agreed|approved|settled) (?:on|to|that|it)`),
+  // The bare verb ("… agreed on the rubber case") only when the meeting decides: see DECIDER_BEFORE.
+  cue(String.raw`(?<bare>decided|agreed|approved|settled) (?:on|to|that|it)`),
   cue(String.raw`(?:we|i)(?:'ll| will| are going to|'re going to| should) (?:go|stick) with`),
   cue(String.raw`let's (?:go with|stick with|use|keep|do|make|choose|take)|let us (?:go with|stick with|use|keep|choose)`),
   cue(String.raw`the decision (?:is|was)|(?:our|the) (?:final )?(?:choice|conclusion) (?:is|was)|we fix that first`),
 ];
+
+/**
+ * Who may stand before a bare "decided to / agreed on": the meeting itself
+ * (we, I, all of us, the team) or nobody (a sentence that opens with it,
+ * "Agreed on the rubber case."). "Bell Canada has decided to partner with
+ * Ericsson" is news about someone else's decision, not one of this meeting.
+ */
+const DECIDER_BEFORE =
+  /(?:^|(?<![\p{L}'’])(?:we|i|us|all|everyone|everybody|team|group|committee|so|and|then|ok|okay))(?:['’]ve| have| had| has| all| just| finally| now| already)*\s*$/iu;
 
 /** A short reply that agrees: "Agreed.", "Sounds good.", "Yes, let's do that." */
 const AGREEMENT =
@@ -190,7 +203,9 @@ const NOT_A_TASK = new Set(
   (
     'be been being have has had see know think guess say mean probably maybe perhaps never not also just ' +
     'try want like love hate need get find feel seem look wait go come happen depend remember forget ' +
-    'agree disagree assume hope wonder believe imagine suppose bet admit'
+    'agree disagree assume hope wonder believe imagine suppose bet admit ' +
+    // A conjunction or article after the cue: "we will, but we're ready" has no task in it.
+    'and but or so because if when then that than the a an to of in on at for with as'
   ).split(' '),
 );
 /** Subjects that are no owner: "It will rain", "That will take a while". */
@@ -206,7 +221,7 @@ const BLOCKER_CUES = [
 
 const OPEN_CUES = [
   cue(
-    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:is|are|remains?) (?:still )?(?:open|unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided`,
+    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:question|issue|point|matter|it|that|this) (?:is|remains?) (?:still )?(?:open|unclear|undecided)|(?:is|are|remains?) (?:still )?(?:unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided`,
   ),
 ];
 
@@ -218,6 +233,20 @@ const TRANSCRIPT_WORDS_PER_NOTE_WORD = 30;
 const MAX_WORDS = 170;
 /** The share of the overview's words given to the opening: meetings state their purpose first. */
 const OPENING_SHARE = 0.5;
+/** The same pattern without the global flag, for `.test` (a global RegExp keeps its lastIndex between calls). */
+function nonGlobal(re: RegExp): RegExp {
+  return new RegExp(re.source, re.flags.replace('g', ''));
+}
+/** Cosine similarity above which an overview line repeats one already taken. */
+const DUPLICATE_SIMILARITY = 0.7;
+/** A sentence saying what the meeting is for: "this meeting is about …", "the purpose of today's meeting", "we're here to …". */
+const PURPOSE = nonGlobal(
+  cue(
+    String.raw`(?:this|today's|the) meeting is (?:about|for|to)|purpose of (?:this|the|today's|our) meeting|(?:we are|we're) here to|(?:the|our|today's) agenda|kick-off meeting`,
+  ),
+);
+/** The opening is chosen among this many times the sentences its words would hold (tuned on QMSum train, decision 082). */
+const OPENING_WINDOW = 3;
 /** How much the meeting's recurring content words count in picking an overview line (tuned on QMSum train). */
 const SALIENCE_WEIGHT = 2;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
@@ -238,7 +267,7 @@ export function extractNotes(input: SummaryInput, opts: NotesOptions = {}): Meet
   const reference = meetingReference(opts.meetingDate);
 
   const taken = new Set<number>();
-  const decisions = findDecisions(sentences, rank);
+  const decisions = findDecisions(sentences, rank, reference);
   for (const d of decisions) taken.add(d.sentence);
   // A decision may give a task too ("Finance approved it, so you can book the servers"): both are kept.
   const actions = findActions(sentences, rank, speakers, reference);
@@ -259,12 +288,31 @@ function substantial(s: Sentence, minWords = 4): boolean {
   return !s.question && words(s.text).length >= minWords && s.terms.length >= 2;
 }
 
-export function findDecisions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
+export function findDecisions(sentences: readonly Sentence[], rank: readonly number[], reference = new Date()): NoteItem[] {
+  const found = decisionsIn(sentences, rank);
+  // A decision that names a day ("the final review on Thursday") carries it as a date, like a task's due date.
+  return found.map((d) => {
+    const due = dueDate(d.text, new Date(reference.getTime() + d.start * 1000));
+    return due === undefined ? d : { ...d, due };
+  });
+}
+
+function decisionsIn(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
   const out: NoteItem[] = [];
   for (const s of sentences) {
     if (s.question) continue;
     const agreedBy = agreersAfter(sentences, s);
     const hit = firstCue(s.text, DECISION_CUES);
+    if (
+      hit?.groups.bare !== undefined &&
+      !DECIDER_BEFORE.test(
+        s.text
+          .slice(0, hit.index)
+          .replace(/[,.;:]/g, '')
+          .trim(),
+      )
+    )
+      continue;
     if (hit !== undefined && words(s.text).length >= 3) {
       out.push(item('decision', s, rank, agreedBy.length > 0 ? { agreedBy } : {}));
       continue;
@@ -465,7 +513,13 @@ function findByCue(kind: NoteKind, sentences: readonly Sentence[], rank: readonl
     }
     const next = sentences[s.index + 1];
     if (next !== undefined && next.speaker === s.speaker && !next.question && substantial(next, 4))
-      out.push(item(kind, s, rank, { text: `${s.text} ${next.text}`, rank: Math.max(rank[s.index] ?? 0, rank[next.index] ?? 0) }));
+      out.push(
+        item(kind, s, rank, {
+          text: `${s.text} ${next.text}`,
+          alsoSentence: next.index,
+          rank: Math.max(rank[s.index] ?? 0, rank[next.index] ?? 0),
+        }),
+      );
   }
   return out;
 }
@@ -517,12 +571,23 @@ export function findTopics(
   };
   const out: NoteItem[] = [];
   let used = 0;
-  // The opening first: a meeting says what it is about at its start.
-  for (const s of usable) {
+  // The opening first: a meeting says what it is about near its start, but its
+  // very first lines are often greetings and housekeeping ("this will be a
+  // hybrid meeting"). Of the first OPENING_WINDOW times as many sentences as
+  // the opening's words would hold, the most salient ones, in their order.
+  let fill = 0;
+  for (let filled = 0; fill < usable.length && filled < OPENING_SHARE * budget; fill++) filled += words(usable[fill]!.text).length;
+  const openingPool = usable.slice(0, Math.max(3, OPENING_WINDOW * fill));
+  // A sentence that states the purpose ("this meeting is about …") comes first whatever its words.
+  const openingScore = (s: Sentence) => (PURPOSE.test(s.text) ? 10 : 0) + (rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
+  const opening: Sentence[] = [];
+  for (const s of [...openingPool].sort((a, b) => openingScore(b) - openingScore(a) || a.index - b.index)) {
     if (used >= OPENING_SHARE * budget) break;
-    out.push(item('topic', s, rank));
+    if (opening.some((o) => cosine(vectors[o.index]!, vectors[s.index]!) > DUPLICATE_SIMILARITY)) continue;
+    opening.push(s);
     used += words(s.text).length;
   }
+  for (const s of opening.sort((a, b) => a.index - b.index)) out.push(item('topic', s, rank));
   const rest = usable.slice(out.length === 0 ? 0 : usable.findIndex((s) => s.index === out.at(-1)!.sentence) + 1);
   const count = Math.max(1, Math.min(rest.length, Math.round((budget - used) / WORDS_PER_TOPIC)));
   for (let b = 0; b < count && used < budget; b++) {
@@ -530,19 +595,22 @@ export function findTopics(
     if (block.length === 0) continue;
     const centroid = new Map<string, number>();
     for (const s of block) for (const [t, w] of vectors[s.index]!) centroid.set(t, (centroid.get(t) ?? 0) + w);
-    const score = (s: Sentence) => {
-      const n = words(s.text).length;
-      const lengthFit = n < 8 ? n / 8 : n > 35 ? 35 / n : 1;
-      return (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit;
-    };
+    const score = (s: Sentence) =>
+      (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
     let best = block[0]!;
     for (const s of block) if (score(s) > score(best)) best = s;
-    if (out.some((o) => o.sentence === best.index || cosine(vectors[o.sentence]!, vectors[best.index]!) > 0.7)) continue;
+    if (out.some((o) => o.sentence === best.index || cosine(vectors[o.sentence]!, vectors[best.index]!) > DUPLICATE_SIMILARITY)) continue;
     if (used + words(best.text).length > budget * 1.15 && out.length > 0) continue;
     out.push(item('topic', best, rank));
     used += words(best.text).length;
   }
   return out.sort((a, b) => a.sentence - b.sentence);
+}
+
+/** Neither a fragment nor a rambling run: a line of 8 to 35 words counts fully, others less. */
+function lengthFit(s: Sentence): number {
+  const n = words(s.text).length;
+  return n < 8 ? n / 8 : n > 35 ? 35 / n : 1;
 }
 
 function meetingReference(date: string | null | undefined): Date {

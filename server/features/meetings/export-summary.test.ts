@@ -64,7 +64,10 @@ describe('exports of a generated summary', () => {
     assert.doesNotMatch(summary, /Overview:|Decisions:/, 'the plain-text rendering (text) is not repeated');
     assert.doesNotMatch(summary, /\\$/m, 'no line ends with a backslash');
     assert.doesNotMatch(summary, /\\-/, 'no escaped dash');
-    assert.match(summary, /^- \(00:30\) Ben: That still leaves time for a final review on Thursday\. \(agreed by Alice\)$/m);
+    assert.match(
+      summary,
+      /^- \(00:30\) Ben: That still leaves time for a final review on Thursday\. \(agreed by Alice\) Date: 2026-11-26\.$/m,
+    );
     assert.match(
       summary,
       /^- \(00:40\) Owner: Alice\. Task: update the roadmap and send the notes to the team - by Friday\. Due: 2026-11-27\.$/m,
@@ -78,7 +81,10 @@ describe('exports of a generated summary', () => {
       [...summary.matchAll(/<h3>([^<]*)<\/h3>/g)].map((m) => m[1]),
       ['Overview', 'Decisions', 'Action items', 'Blockers and risks', 'Open questions'],
     );
-    assert.match(summary, /<li>\(00:30\) Ben: That still leaves time for a final review on Thursday\. \(agreed by Alice\)<\/li>/);
+    assert.match(
+      summary,
+      /<li>\(00:30\) Ben: That still leaves time for a final review on Thursday\. \(agreed by Alice\) Date: 2026-11-26\.<\/li>/,
+    );
     assert.equal(summary.match(/final review on Thursday/g)?.length, 1);
     assert.doesNotMatch(summary, /<br>|\\/);
   });
