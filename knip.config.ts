@@ -59,12 +59,6 @@ const config: KnipConfig = {
    * the names it reports; each goes when its file is reworked (and knip keeps any new finding out).
    */
   ignoreIssues: {
-    // Summaries (server/adapters/summarize/, bench/summary*): exports kept for the summarizer being reworked.
-    'bench/rouge.ts': ['exports'], // rougeL
-    'server/adapters/summarize/extractive.ts': ['exports'], // renderItem
-    'server/adapters/summarize/notes.ts': ['exports', 'types'], // findDecisions, findActions, actionIn, findOpenQuestions, type NoteKind
-    'server/adapters/summarize/openai-chat.ts': ['exports'], // shapeToTemplate
-    'server/adapters/summarize/templates.ts': ['types'], // type NotesPart, type TemplateSection
     // The conformance harness and runner, cli/program.ts, bench/pipeline.ts: being split (their import cycles too).
     'conformance/runner/registry.ts': ['exports'], // CHECKS_DIR, idFromFile
     'conformance/runner/result.ts': ['exports', 'types'], // worst, clauseContribution, type ClauseStatus

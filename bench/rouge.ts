@@ -53,7 +53,7 @@ export function lcsLength(a: readonly string[], b: readonly string[]): number {
   return prev[b.length]!;
 }
 
-export function rougeL(candidate: readonly string[], reference: readonly string[]): number {
+function rougeL(candidate: readonly string[], reference: readonly string[]): number {
   return f1(lcsLength(candidate, reference), candidate.length, reference.length);
 }
 

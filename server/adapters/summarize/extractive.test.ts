@@ -2,17 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CancelledError, StageError, uncontrolled, type SummaryInput } from '../../pipeline/types.ts';
 import { readFileSync } from 'node:fs';
-import {
-  contentTerms,
-  EmptyTranscriptError,
-  ExtractiveSummarizer,
-  isQuestion,
-  shortName,
-  splitSentences,
-  summarizeExtractively,
-  textRank,
-  tfidfVectors,
-} from './extractive.ts';
+import { EmptyTranscriptError, ExtractiveSummarizer, shortName, summarizeExtractively } from './extractive.ts';
+import { contentTerms, isQuestion, splitSentences, textRank, tfidfVectors } from './sentences.ts';
 import { DEFAULT_TEMPLATE_ID, isTemplateId, TEMPLATE_IDS, TEMPLATES } from './templates.ts';
 
 const seg = (speaker: string, text: string, i: number, speaker_name: string | null = null) => ({

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SummaryInput } from '../../pipeline/types.ts';
-import { cleanSpoken, dueDate, extractNotes, wordBudget, type MeetingNotes } from './notes.ts';
+import { dueDate } from './dates.ts';
+import { cleanSpoken, extractNotes, wordBudget, type MeetingNotes } from './notes.ts';
 
 type Line = [speaker: string, text: string];
 

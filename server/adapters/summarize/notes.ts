@@ -25,11 +25,11 @@
  * case, no punctuation) works the same: cues are matched case-insensitively
  * on words, sentences are the splitter's pieces of at most 30 words.
  */
-import * as chrono from 'chrono-node';
 import type { SummaryInput } from '../../pipeline/types.ts';
-import { cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './extractive.ts';
+import { dueDate, meetingReference } from './dates.ts';
+import { cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
 
-export type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
+type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
 
 export interface NoteItem {
   kind: NoteKind;
@@ -288,7 +288,7 @@ function substantial(s: Sentence, minWords = 4): boolean {
   return !s.question && words(s.text).length >= minWords && s.terms.length >= 2;
 }
 
-export function findDecisions(sentences: readonly Sentence[], rank: readonly number[], reference = new Date()): NoteItem[] {
+function findDecisions(sentences: readonly Sentence[], rank: readonly number[], reference = new Date()): NoteItem[] {
   const found = decisionsIn(sentences, rank);
   // A decision that names a day ("the final review on Thursday") carries it as a date, like a task's due date.
   return found.map((d) => {
@@ -351,12 +351,7 @@ function agreersAfter(sentences: readonly Sentence[], s: Sentence): string[] {
   return out;
 }
 
-export function findActions(
-  sentences: readonly Sentence[],
-  rank: readonly number[],
-  speakers: readonly string[],
-  reference: Date,
-): NoteItem[] {
+function findActions(sentences: readonly Sentence[], rank: readonly number[], speakers: readonly string[], reference: Date): NoteItem[] {
   const out: NoteItem[] = [];
   for (const s of sentences) {
     const action = actionIn(s, sentences, speakers);
@@ -368,11 +363,7 @@ export function findActions(
 }
 
 /** The owner and task of a sentence that gives one, else undefined. */
-export function actionIn(
-  s: Sentence,
-  sentences: readonly Sentence[],
-  speakers: readonly string[],
-): { owner: string; task: string } | undefined {
+function actionIn(s: Sentence, sentences: readonly Sentence[], speakers: readonly string[]): { owner: string; task: string } | undefined {
   const text = s.text;
   if (!s.question) {
     const commit = firstCue(text, COMMITMENT_CUES);
@@ -475,30 +466,6 @@ function addressee(s: Sentence, sentences: readonly Sentence[], speakers: readon
   return sentences.slice(s.index + 1, s.index + 4).find((x) => x.speaker !== s.speaker)?.speaker;
 }
 
-const DURATION_ONLY =
-  /^(?:about |around |roughly |some )?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|\d+) (?:minutes?|hours?|days?|weeks?|months?|years?)$/i;
-
-/**
- * The due date a task's sentence names, as YYYY-MM-DD: chrono-node reads
- * "by Friday", "on Thursday", "today", "end of the month", "next week"
- * forward from `reference` (the meeting's date plus the passage's offset). A
- * date before the meeting, and a bare duration ("takes about two days"),
- * are no due date.
- */
-export function dueDate(text: string, reference: Date): string | undefined {
-  for (const r of chrono.en.parse(text, reference, { forwardDate: true })) {
-    if (DURATION_ONLY.test(r.text.trim())) continue;
-    const y = r.start.get('year');
-    const mo = r.start.get('month');
-    const d = r.start.get('day');
-    if (y === null || mo === null || d === null) continue;
-    const iso = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-    if (iso < reference.toISOString().slice(0, 10)) continue;
-    return iso;
-  }
-  return undefined;
-}
-
 /**
  * Sentences with one of the cues. A short one ("One is a blocker.") takes the
  * next sentence of the same speaker along, which says what it is about.
@@ -524,7 +491,7 @@ function findByCue(kind: NoteKind, sentences: readonly Sentence[], rank: readonl
   return out;
 }
 
-export function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
+function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number[]): NoteItem[] {
   const out: NoteItem[] = [];
   for (const s of sentences) {
     if (!s.question && substantial(s, 5) && (firstCue(s.text, OPEN_CUES) !== undefined || REPORTED_QUESTION.test(s.text))) {
@@ -611,9 +578,4 @@ export function findTopics(
 function lengthFit(s: Sentence): number {
   const n = words(s.text).length;
   return n < 8 ? n / 8 : n > 35 ? 35 / n : 1;
-}
-
-function meetingReference(date: string | null | undefined): Date {
-  const d = date === null || date === undefined ? new Date() : new Date(date);
-  return Number.isNaN(d.getTime()) ? new Date() : d;
 }

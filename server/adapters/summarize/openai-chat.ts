@@ -145,7 +145,7 @@ export function parseSections(content: string): { title: string; text: string }[
  * section left out, list bullets ("*", "•", "1.") as "- ". Sections the model
  * added are kept after them.
  */
-export function shapeToTemplate(
+function shapeToTemplate(
   template: SummaryTemplate,
   sections: readonly { title: string; text: string }[],
 ): { title: string; text: string }[] {

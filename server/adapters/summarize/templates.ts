@@ -9,9 +9,9 @@
 import type { MeetingNotes } from './notes.ts';
 
 /** Which part of the meeting notes fills a section. */
-export type NotesPart = keyof Pick<MeetingNotes, 'topics' | 'decisions' | 'actions' | 'blockers' | 'questions'>;
+type NotesPart = keyof Pick<MeetingNotes, 'topics' | 'decisions' | 'actions' | 'blockers' | 'questions'>;
 
-export interface TemplateSection {
+interface TemplateSection {
   title: string;
   /** What belongs here, in words: the instruction a language model gets. */
   describe: string;
