@@ -12,6 +12,7 @@ import {
   summaryText,
   table,
   targetsFor,
+  withSpeakerVoices,
   type Cell,
 } from './quality.ts';
 import { machine, type BenchReport } from './lib.ts';
@@ -23,6 +24,23 @@ test('the quality options pass through run.ts: --scripts, --scenes, --voices, --
   assert.deepEqual(args.options, { scripts: 'two-person-call', scenes: 'clean,office', long: 'true' });
   assert.throws(() => parseArgs(['--bogus']), /quality: --scripts/);
   assert.deepEqual(optionFlags(args.options), ['--scripts', 'two-person-call', '--scenes', 'clean,office', '--long']);
+});
+
+test('--speaker-voices names each speaker a voice and a pitch shift, in order', async () => {
+  const args = parseArgs(['--only', 'quality', '--speaker-voices=flite:kal16,flite:rms/+3']);
+  assert.deepEqual(qualityConfig({ tiny: false, options: args.options }).speaker_voices, ['flite:kal16', 'flite:rms/+3']);
+  const script = await loadScript('two-person-call');
+  const named = withSpeakerVoices(script, ['flite:kal16', 'flite:rms/+3']);
+  assert.deepEqual(
+    named.speakers.map((s) => [s.key, s.voice, s.pitch_shift]),
+    [
+      [script.speakers[0]!.key, 'flite:kal16', 0],
+      [script.speakers[1]!.key, 'flite:rms', 3],
+    ],
+  );
+  assert.equal(withSpeakerVoices(script, null), script);
+  assert.throws(() => withSpeakerVoices(script, ['flite:kal16']), /1 voices for 2 speakers/);
+  assert.throws(() => withSpeakerVoices(script, ['flite:kal16', 'flite:rms/up']), /no number of semitones/);
 });
 
 test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long session only with --long; a subset by option', async () => {

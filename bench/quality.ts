@@ -43,6 +43,8 @@
  *   npm run bench -- --only quality --scripts two-person-call --scenes clean,office
  *   npm run bench -- --only quality --voices espeak --long
  *   npm run bench -- --only quality --scripts two-person-call --scenes noise-only --enhancement off,on,auto
+ *   npm run bench -- --only quality --scripts six-person-incident-review --scenes clean \
+ *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +89,8 @@ export interface QualityConfig {
   seed: number;
   /** Seconds a job may take before the cell is given up. */
   job_timeout_s: number;
+  /** Voices named for the scripts' speakers in order (--speaker-voices), over the voice set's assignment; null: none. */
+  speaker_voices: string[] | null;
 }
 
 export const DEFAULT_SCRIPTS = ['two-person-call', 'three-person-design-review', 'four-person-standup', 'six-person-incident-review'];
@@ -111,6 +115,7 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
     long: o['long'] === 'true',
     seed: QUALITY_SEED,
     job_timeout_s: 3600,
+    speaker_voices: list(o['speaker-voices']) ?? null,
   };
   for (const mode of config.enhancement)
     if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode))
@@ -118,6 +123,26 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
   for (const scene of config.scenes)
     if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   return config;
+}
+
+/**
+ * Names each speaker's voice, in order, from entries "engine:voice" or
+ * "engine:voice/semitones" (flite:rms/+3): how a meeting with chosen voices
+ * is rendered from a fixture script without a copy of it (decision 092).
+ */
+export function withSpeakerVoices(script: MeetingScript, voices: readonly string[] | null): MeetingScript {
+  if (voices === null) return script;
+  if (voices.length !== script.speakers.length)
+    throw new Error(`--speaker-voices: ${voices.length} voices for ${script.speakers.length} speakers`);
+  return {
+    ...script,
+    speakers: script.speakers.map((speaker, i) => {
+      const [voice = '', shift] = voices[i]!.split('/');
+      const pitch_shift = shift === undefined ? 0 : Number(shift);
+      if (!Number.isFinite(pitch_shift)) throw new Error(`--speaker-voices: "${voices[i]}" has no number of semitones after "/"`);
+      return { ...speaker, voice, pitch_shift };
+    }),
+  };
 }
 
 export interface CellFigures {
@@ -306,7 +331,7 @@ export function matrix(config: QualityConfig): Job[] {
 }
 
 async function runCell(gw: GatewayChild, job: Job, work: string, config: QualityConfig, log: (line: string) => void): Promise<Cell> {
-  const script = await loadScript(job.script);
+  const script = withSpeakerVoices(await loadScript(job.script), config.speaker_voices);
   const base = {
     script: job.script,
     speakers: script.speakers.length,
