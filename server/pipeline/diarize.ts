@@ -19,12 +19,15 @@
  *      max_speakers). Then a Viterbi resegmentation assigns every block to
  *      the speaker whose full-covariance Gaussians explain it best, with a
  *      penalty per change of speaker; the same test runs again on its
- *      result, and a cluster with under 2 s of voice or no stretch of 1.5 s
- *      of its own (windows that straddled two voices) joins its nearest.
+ *      result (a pair whose pitch gives no sign of two voices needs a higher
+ *      bar there: the resegmentation chose that partition itself), and a
+ *      cluster with under 2 s of voice or no stretch of 1.5 s of its own
+ *      (windows that straddled two voices) joins its nearest.
  *   4. Runs of a label become turns; turns under 0.5 s join a neighbour;
  *      speakers are named S1, S2, … by first appearance.
  * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
- * method), 010-decode-vad-diarization.md (the first one).
+ * method), 092-diarization-pitchless-splits.md (the higher bar after the
+ * resegmentation), 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 import { Fft } from './enhance/fft.ts';
@@ -663,8 +666,11 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
     });
   };
   const target = opts.fixed;
-  /** The pair of clusters to merge next, or null when every cluster is a speaker of its own. */
-  const nextMerge = (labels: Int32Array): [number, number] | null => {
+  /**
+   * The pair of clusters to merge next, or null when every cluster is a speaker of its own.
+   * `resegmented`: the labels come from the Viterbi resegmentation (see PITCHLESS_SPLIT_MARGIN).
+   */
+  const nextMerge = (labels: Int32Array, resegmented: boolean): [number, number] | null => {
     // Label ids may have gaps (a window cluster can win no block): work on the present ones.
     const ids = [...new Set(labels.filter((l) => l >= 0))].sort((a, b) => a - b);
     const k = ids.length;
@@ -673,6 +679,10 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
     const clusters = ids.map((id) => all[id]!);
     const pair = weakestPair(clusters);
     if (target !== null || k > opts.max || pair.score < opts.splitScore) return [ids[pair.a]!, ids[pair.b]!];
+    if (resegmented) {
+      const pitchless = weakestPitchlessPair(clusters);
+      if (pitchless !== null && pitchless.score < opts.splitScore + PITCHLESS_SPLIT_MARGIN) return [ids[pitchless.a]!, ids[pitchless.b]!];
+    }
     // A speaker says something of their own: a cluster with too little voice, or only fragments
     // (windows that straddled two voices, turn onsets), joins the cluster it is least distinct from.
     const runs = longestRuns(blocks, labels, ids[k - 1]! + 1);
@@ -689,7 +699,7 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
   // nearest-centroid passes settle the windows, until every pair is told apart.
   for (;;) {
     await opts.control.checkpoint();
-    const merge = nextMerge(votedLabels(windowLabels));
+    const merge = nextMerge(votedLabels(windowLabels), false);
     if (merge === null) break;
     const [into, from] = merge;
     windowLabels = refine(
@@ -703,7 +713,7 @@ async function clusterBlocks(blocks: readonly Block[], windows: readonly Window[
   let labels = resegment(blocks, votedLabels(windowLabels), keepCount);
   for (;;) {
     await opts.control.checkpoint();
-    const merge = nextMerge(labels);
+    const merge = nextMerge(labels, true);
     if (merge === null) break;
     const [into, from] = merge;
     labels = resegment(
@@ -801,6 +811,16 @@ function refine(points: readonly Float64Array[], start: Int32Array): Int32Array 
 const PITCH_SPLIT_WEIGHT = 0.5;
 /** Fewer voiced frames than this in a cluster and its pitch is not compared. */
 const MIN_PITCH_FRAMES = 20;
+/**
+ * After the resegmentation, a pair whose pitch gives no sign of two voices
+ * needs this much more than the bar to stay two. The Viterbi pass chose the
+ * partition that its own two models explain best, so the cepstral ratio of
+ * its result is inflated: one voice cut by what is being said (the same
+ * pitch on both sides, cepstral part about 0.5) scored 0.40–0.50 on
+ * six-voice Flite meetings, above the bar 0.40, while different people
+ * without a pitch difference scored 0.61 and more (decision 092).
+ */
+const PITCHLESS_SPLIT_MARGIN = 0.15;
 
 /** Each cluster's summed frame statistics. */
 function clusterStats(labels: Int32Array, k: number, stats: readonly FrameStats[]): FrameStats[] {
@@ -823,21 +843,27 @@ function clusterStats(labels: Int32Array, k: number, stats: readonly FrameStats[
  * of the features changes it.
  */
 function splitScore(A: FrameStats, B: FrameStats): number {
+  const { cepstra, pitch } = splitEvidence(A, B);
+  return cepstra + (pitch === null ? 0 : PITCH_SPLIT_WEIGHT * pitch);
+}
+
+/**
+ * The two halves of the split score, unweighted: the cepstral ratio and the
+ * log-F0 ratio (null when either cluster has too few voiced frames to compare).
+ */
+function splitEvidence(A: FrameStats, B: FrameStats): { cepstra: number; pitch: number | null } {
   const both = emptyStats();
   addStats(both, A);
   addStats(both, B);
   const params = CEPSTRA + (CEPSTRA * (CEPSTRA + 1)) / 2;
-  let score =
+  const cepstra =
     0.5 * (logDetCovariance(both) - (A.n / both.n) * logDetCovariance(A) - (B.n / both.n) * logDetCovariance(B)) -
     (0.5 * params * Math.log(Math.max(2, both.n))) / Math.max(1, both.n);
-  if (A.pn >= MIN_PITCH_FRAMES && B.pn >= MIN_PITCH_FRAMES) {
-    const pitchScore =
-      0.5 *
-        (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
-      Math.log(both.pn) / both.pn;
-    score += PITCH_SPLIT_WEIGHT * pitchScore;
-  }
-  return score;
+  if (A.pn < MIN_PITCH_FRAMES || B.pn < MIN_PITCH_FRAMES) return { cepstra, pitch: null };
+  const pitch =
+    0.5 * (Math.log(pitchVariance(both)) - (A.pn / both.pn) * Math.log(pitchVariance(A)) - (B.pn / both.pn) * Math.log(pitchVariance(B))) -
+    Math.log(both.pn) / both.pn;
+  return { cepstra, pitch };
 }
 
 function pitchVariance(x: FrameStats): number {
@@ -851,6 +877,24 @@ function weakestPair(clusters: readonly FrameStats[]): { a: number; b: number; s
     for (let b = a + 1; b < clusters.length; b++) {
       const score = splitScore(clusters[a]!, clusters[b]!);
       if (score < best.score) best = { a, b, score };
+    }
+  }
+  return best;
+}
+
+/**
+ * The least distinct pair among those whose pitch gives no sign of two voices
+ * (its ratio, penalty included, is at most 0, or there is too little voiced
+ * speech to compare), or null when there is none.
+ */
+function weakestPitchlessPair(clusters: readonly FrameStats[]): { a: number; b: number; score: number } | null {
+  let best: { a: number; b: number; score: number } | null = null;
+  for (let a = 0; a < clusters.length; a++) {
+    for (let b = a + 1; b < clusters.length; b++) {
+      const { cepstra, pitch } = splitEvidence(clusters[a]!, clusters[b]!);
+      if (pitch !== null && pitch > 0) continue;
+      const score = cepstra + (pitch === null ? 0 : PITCH_SPLIT_WEIGHT * pitch);
+      if (best === null || score < best.score) best = { a, b, score };
     }
   }
   return best;
