@@ -114,6 +114,7 @@ test('the report shows every cell, marks each target, and says why a cell did no
   const figures = {
     wer_no_bias: 0.2,
     wer_bias: 0.07,
+    wer_stock: 0.15,
     attribution: 0.99,
     der: 0.12,
     speaker_count_error: 1,
@@ -152,7 +153,10 @@ test('the report shows every cell, marks each target, and says why a cell did no
     targets: {},
   };
   const md = markdown(report);
-  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
+  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \| 15\.0 % \|/);
+  // A report from before the stock column shows a dash there.
+  const { wer_stock: _, ...older } = ok;
+  assert.match(markdown({ ...report, benchmarks: { cells: [older as Cell] } }), /\| 7\.0 % ✓ \| – \|/);
   assert.match(md, /\| hard \| auto \| – \| – \|.*the import ended failed \|/);
   assert.match(md, /missed: 2, e\.g\. two-person-call\/clean\/auto: blocker "b"/);
   assert.match(table(report), /NOT MET/);
@@ -164,9 +168,13 @@ test("a stopped chunk's log lines become cells with their targets marked", async
   const cells = cellsFromLog(
     'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER ' +
       '0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF ' +
-      '3.081 (front end 0.274)\n',
+      '3.081 (front end 0.274)\nquality two-person-call / natural / clean / front end auto: WER 0.141 → 0.121 with bias, ' +
+      'attribution 0.995, DER 0.000, speakers 2/2, key points 7/10, RTF 0.240 (front end 0.000), stock whole-file WER 0.130\n',
   );
-  assert.equal(cells.length, 1);
+  assert.equal(cells.length, 2);
+  assert.equal(cells[0]!.wer_stock, null, 'a log line from before the stock column');
+  assert.equal(cells[1]!.wer_stock, 0.13);
+  cells.pop();
   assert.equal(cells[0]!.wer_bias, 0.313);
   assert.equal(cells[0]!.key_points_found, 0.4);
   assert.equal(cells[0]!.targets.wer_bias?.met, true);
