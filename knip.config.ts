@@ -29,6 +29,7 @@ const config: KnipConfig = {
         'bench/qmsum-render.ts',
         'bench/resample.ts',
         'bench/quality-real-speech.ts',
+        'bench/quality-diarizer.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

@@ -21,7 +21,7 @@ import { machine, round, type BenchReport, type Target } from './lib.ts';
 import { aggregate, renderHtml, renderMarkdown, writeCharts } from './run.ts';
 
 const LOG_LINE =
-  /^quality (\S+) \/ (\S+) \/ (\S+) \/ front end (\S+): WER ([\d.]+) → ([\d.]+) with bias, attribution ([\d.]+|–), DER ([\d.]+), speakers (\d+)\/(\d+), key points (\d+)\/(\d+), RTF ([\d.]+) \(front end ([\d.]+)\)$/;
+  /^quality (\S+) \/ (\S+) \/ (\S+) \/ front end (\S+): WER ([\d.]+) → ([\d.]+) with bias, attribution ([\d.]+|–), DER ([\d.]+), speakers (\d+)\/(\d+), key points (\d+)\/(\d+), RTF ([\d.]+) \(front end ([\d.]+)\)(?:, stock whole-file WER ([\d.]+|–))?$/;
 
 /** The cells of a quality run's log (its finished cells' lines). */
 export function cellsFromLog(text: string): Cell[] {
@@ -45,6 +45,7 @@ export function cellsFromLog(text: string): Cell[] {
         key_points: [],
         wer_no_bias: n(5),
         wer_bias: n(6),
+        wer_stock: m[15] === undefined || m[15] === '–' ? null : n(15),
         attribution: m[7] === '–' ? null : n(7),
         der: n(8),
         speaker_count_error: found - n(10),

@@ -12,6 +12,7 @@ import {
   summaryText,
   table,
   targetsFor,
+  withSpeakerVoices,
   type Cell,
 } from './quality.ts';
 import { machine, type BenchReport } from './lib.ts';
@@ -23,6 +24,23 @@ test('the quality options pass through run.ts: --scripts, --scenes, --voices, --
   assert.deepEqual(args.options, { scripts: 'two-person-call', scenes: 'clean,office', long: 'true' });
   assert.throws(() => parseArgs(['--bogus']), /quality: --scripts/);
   assert.deepEqual(optionFlags(args.options), ['--scripts', 'two-person-call', '--scenes', 'clean,office', '--long']);
+});
+
+test('--speaker-voices names each speaker a voice and a pitch shift, in order', async () => {
+  const args = parseArgs(['--only', 'quality', '--speaker-voices=flite:kal16,flite:rms/+3']);
+  assert.deepEqual(qualityConfig({ tiny: false, options: args.options }).speaker_voices, ['flite:kal16', 'flite:rms/+3']);
+  const script = await loadScript('two-person-call');
+  const named = withSpeakerVoices(script, ['flite:kal16', 'flite:rms/+3']);
+  assert.deepEqual(
+    named.speakers.map((s) => [s.key, s.voice, s.pitch_shift]),
+    [
+      [script.speakers[0]!.key, 'flite:kal16', 0],
+      [script.speakers[1]!.key, 'flite:rms', 3],
+    ],
+  );
+  assert.equal(withSpeakerVoices(script, null), script);
+  assert.throws(() => withSpeakerVoices(script, ['flite:kal16']), /1 voices for 2 speakers/);
+  assert.throws(() => withSpeakerVoices(script, ['flite:kal16', 'flite:rms/up']), /no number of semitones/);
 });
 
 test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long session only with --long; a subset by option', async () => {
@@ -96,6 +114,7 @@ test('the report shows every cell, marks each target, and says why a cell did no
   const figures = {
     wer_no_bias: 0.2,
     wer_bias: 0.07,
+    wer_stock: 0.15,
     attribution: 0.99,
     der: 0.12,
     speaker_count_error: 1,
@@ -134,7 +153,10 @@ test('the report shows every cell, marks each target, and says why a cell did no
     targets: {},
   };
   const md = markdown(report);
-  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \|/);
+  assert.match(md, /\| two-person-call \| 2 \| natural \| clean \| auto \| \*\*20\.0 % ✗\*\* \| 7\.0 % ✓ \| 15\.0 % \|/);
+  // A report from before the stock column shows a dash there.
+  const { wer_stock: _, ...older } = ok;
+  assert.match(markdown({ ...report, benchmarks: { cells: [older as Cell] } }), /\| 7\.0 % ✓ \| – \|/);
   assert.match(md, /\| hard \| auto \| – \| – \|.*the import ended failed \|/);
   assert.match(md, /missed: 2, e\.g\. two-person-call\/clean\/auto: blocker "b"/);
   assert.match(table(report), /NOT MET/);
@@ -146,9 +168,13 @@ test("a stopped chunk's log lines become cells with their targets marked", async
   const cells = cellsFromLog(
     'quality: 2 cells\nquality two-person-call / natural / noise-only / front end auto: WER ' +
       '0.399 → 0.313 with bias, attribution 1.000, DER 0.000, speakers 2/2, key points 4/10, RTF ' +
-      '3.081 (front end 0.274)\n',
+      '3.081 (front end 0.274)\nquality two-person-call / natural / clean / front end auto: WER 0.141 → 0.121 with bias, ' +
+      'attribution 0.995, DER 0.000, speakers 2/2, key points 7/10, RTF 0.240 (front end 0.000), stock whole-file WER 0.130\n',
   );
-  assert.equal(cells.length, 1);
+  assert.equal(cells.length, 2);
+  assert.equal(cells[0]!.wer_stock, null, 'a log line from before the stock column');
+  assert.equal(cells[1]!.wer_stock, 0.13);
+  cells.pop();
   assert.equal(cells[0]!.wer_bias, 0.313);
   assert.equal(cells[0]!.key_points_found, 0.4);
   assert.equal(cells[0]!.targets.wer_bias?.met, true);

@@ -23,6 +23,11 @@
  *
  * Figures per cell:
  *   wer_no_bias, wer_bias     word error rate (simulator/score/word-error-rate.ts)
+ *   wer_stock                 the same scorer on stock whole-file decoding of the same WAV:
+ *                             `pocketsphinx_continuous -infile <wav>` with the Debian model and
+ *                             no options, its hypothesis lines joined; the pipeline's WER
+ *                             without bias against it shows what the pipeline loses or gains
+ *                             (decision 093)
  *   attribution               share of recognized words given the right speaker
  *                             (simulator/score/speaker-attribution.ts), biased run
  *   der                       diarization error rate, 0.25 s collar, overlap scored
@@ -43,10 +48,14 @@
  *   npm run bench -- --only quality --scripts two-person-call --scenes clean,office
  *   npm run bench -- --only quality --voices espeak --long
  *   npm run bench -- --only quality --scripts two-person-call --scenes noise-only --enhancement off,on,auto
+ *   npm run bench -- --only quality --scripts six-person-incident-review --scenes clean \
+ *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
 import { diarizationErrorRate } from '../simulator/score/der.ts';
@@ -87,6 +96,8 @@ export interface QualityConfig {
   seed: number;
   /** Seconds a job may take before the cell is given up. */
   job_timeout_s: number;
+  /** Voices named for the scripts' speakers in order (--speaker-voices), over the voice set's assignment; null: none. */
+  speaker_voices: string[] | null;
 }
 
 export const DEFAULT_SCRIPTS = ['two-person-call', 'three-person-design-review', 'four-person-standup', 'six-person-incident-review'];
@@ -111,6 +122,7 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
     long: o['long'] === 'true',
     seed: QUALITY_SEED,
     job_timeout_s: 3600,
+    speaker_voices: list(o['speaker-voices']) ?? null,
   };
   for (const mode of config.enhancement)
     if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode))
@@ -120,9 +132,30 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
   return config;
 }
 
+/**
+ * Names each speaker's voice, in order, from entries "engine:voice" or
+ * "engine:voice/semitones" (flite:rms/+3): how a meeting with chosen voices
+ * is rendered from a fixture script without a copy of it (decision 092).
+ */
+export function withSpeakerVoices(script: MeetingScript, voices: readonly string[] | null): MeetingScript {
+  if (voices === null) return script;
+  if (voices.length !== script.speakers.length)
+    throw new Error(`--speaker-voices: ${voices.length} voices for ${script.speakers.length} speakers`);
+  return {
+    ...script,
+    speakers: script.speakers.map((speaker, i) => {
+      const [voice = '', shift] = voices[i]!.split('/');
+      const pitch_shift = shift === undefined ? 0 : Number(shift);
+      if (!Number.isFinite(pitch_shift)) throw new Error(`--speaker-voices: "${voices[i]}" has no number of semitones after "/"`);
+      return { ...speaker, voice, pitch_shift };
+    }),
+  };
+}
+
 export interface CellFigures {
   wer_no_bias: number | null;
   wer_bias: number | null;
+  wer_stock: number | null;
   attribution: number | null;
   der: number | null;
   speaker_count_error: number | null;
@@ -270,6 +303,21 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
   return { seconds, enhancingSeconds, segments: transcript.segments, summary: summaryText(summary.result) };
 }
 
+const execFileAsync = promisify(execFile);
+
+/**
+ * Stock whole-file decoding: the 16 kHz 16-bit mono WAV through
+ * pocketsphinx_continuous with nothing but -infile (the Debian package's
+ * compiled-in en-us model, language model and dictionary; no voice activity,
+ * regions or bias of the pipeline), one hypothesis line per utterance it
+ * finds on stdout (its log goes to stderr). The words, joined.
+ */
+export async function stockWholeFileWords(wav: string): Promise<string> {
+  // -infile=<path> would not parse (pocketsphinx reads "-name value"); the path is mkdtemp's, so absolute.
+  const { stdout } = await execFileAsync('pocketsphinx_continuous', ['-infile', wav], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout.replace(/\n/g, ' ');
+}
+
 function hypothesisWords(segments: readonly Segment[]): { text: string; start: number; end: number; cluster: string }[] {
   return segments.flatMap((s) => (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })));
 }
@@ -306,7 +354,7 @@ export function matrix(config: QualityConfig): Job[] {
 }
 
 async function runCell(gw: GatewayChild, job: Job, work: string, config: QualityConfig, log: (line: string) => void): Promise<Cell> {
-  const script = await loadScript(job.script);
+  const script = withSpeakerVoices(await loadScript(job.script), config.speaker_voices);
   const base = {
     script: job.script,
     speakers: script.speakers.length,
@@ -322,6 +370,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
     key_points: [],
     wer_no_bias: null,
     wer_bias: null,
+    wer_stock: null,
     attribution: null,
     der: null,
     speaker_count_error: null,
@@ -351,6 +400,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
     await setBias(gw, script.bias);
     const biased = await importWav(gw, wav, `${job.script}-${job.scene}-bias`, config.job_timeout_s);
 
+    const stock = await stockWholeFileWords(wav);
     const words = hypothesisWords(biased.segments);
     const attribution = speakerAttribution(words, truth.words);
     const der = diarizationErrorRate(
@@ -379,6 +429,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
         ).wer,
         4,
       ),
+      wer_stock: round(wordErrorRate(reference, stock).wer, 4),
       attribution: words.length === 0 ? null : round(attribution.accuracy, 4),
       der: round(der.der, 4),
       speaker_count_error: speakersFound - script.speakers.length,
@@ -389,7 +440,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
       front_end_rtf: round(Math.max(plain.enhancingSeconds, biased.enhancingSeconds) / truth.duration, 3),
     };
     log(
-      `quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)} (front end ${fmt(cell.front_end_rtf, 3)})`,
+      `quality ${job.script} / ${job.voice_set} / ${job.scene} / front end ${job.enhancement}: WER ${fmt(cell.wer_no_bias, 3)} → ${fmt(cell.wer_bias, 3)} with bias, attribution ${fmt(cell.attribution, 3)}, DER ${fmt(cell.der, 3)}, speakers ${speakersFound}/${script.speakers.length}, key points ${kp.appeared}/${kp.total}, RTF ${fmt(cell.rtf, 3)} (front end ${fmt(cell.front_end_rtf, 3)}), stock whole-file WER ${fmt(cell.wer_stock, 3)}`,
     );
     return markAll(cell);
   } catch (err) {
@@ -438,6 +489,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
 const COLUMNS: { key: keyof CellFigures; label: string; digits: number; percent?: boolean }[] = [
   { key: 'wer_no_bias', label: 'WER', digits: 1, percent: true },
   { key: 'wer_bias', label: 'WER bias', digits: 1, percent: true },
+  { key: 'wer_stock', label: 'WER stock', digits: 1, percent: true },
   { key: 'attribution', label: 'attribution', digits: 1, percent: true },
   { key: 'der', label: 'DER', digits: 1, percent: true },
   { key: 'speaker_count_error', label: 'count err', digits: 0 },
@@ -452,7 +504,8 @@ function cellsOf(report: BenchReport): Cell[] {
 }
 
 function show(c: Cell, col: (typeof COLUMNS)[number], markdown: boolean): string {
-  const v = c[col.key];
+  // Reports from before a column existed lack it.
+  const v = c[col.key] ?? null;
   const text =
     v === null
       ? '–'
@@ -511,6 +564,7 @@ export function charts(report: BenchReport): Chart[] {
         series: [
           { name: 'without bias', values: cells.map((c) => c.wer_no_bias) },
           { name: 'with bias', values: cells.map((c) => c.wer_bias) },
+          { name: 'stock whole-file', values: cells.map((c) => c.wer_stock ?? null) },
         ],
         width: Math.max(720, cells.length * 60),
         height: 400,

@@ -76,6 +76,7 @@ const PASS_THROUGH = [
   'scenes',
   'voices',
   'enhancement',
+  'speaker-voices',
   'http-seconds',
   'qmsum',
   'splits',
@@ -114,6 +115,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       scenes: { type: 'string' },
       voices: { type: 'string' },
       enhancement: { type: 'string' },
+      'speaker-voices': { type: 'string' },
       long: { type: 'boolean' },
       // Passed on to the core benchmark (bench/core.ts).
       'http-seconds': { type: 'string' },
@@ -124,7 +126,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       api: { type: 'string' },
       transcripts: { type: 'string' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --long; core: --http-seconds; ' +
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --long; core: --http-seconds; ' +
       'summary-quality: --qmsum, --splits, --limit, --api, --transcripts)',
   );
   if (flags.only !== undefined)

@@ -1,0 +1,111 @@
+/**
+ * The diarizer alone on the quality matrix's meetings: each cell rendered as
+ * the quality benchmark renders it (bench/quality.ts: the scene's seed, the
+ * voice set), then the gateway's path without the recognizer: decode →
+ * front end (the vad section's defaults, auto) → voice activity → diarize
+ * (the diarization section's defaults, the decoded signal as decision 069
+ * has it). Scored against the truth: DER with the 0.25 s collar on the turns
+ * themselves, speakers found, and the attribution of the truth's own words
+ * through assignSpeakers (so it measures the diarizer, not the recognizer's
+ * word times). A few seconds a cell where the quality cell takes minutes:
+ * what a change to the diarizer is checked on before the gateway's cells
+ * are run (decision 092).
+ *
+ *   node bench/quality-diarizer.ts                                 the default matrix's scripts × scenes, espeak clean
+ *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean,path/to/script.json@office@natural
+ *   node bench/quality-diarizer.ts --threshold 0.6                 another clustering_threshold
+ *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean \
+ *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3   voices named (bench/quality.ts)
+ *
+ * A cell is script@scene[@voice set]; a script is a fixture name or a path.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
+import { AudioDecoder } from '../server/pipeline/decode.ts';
+import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
+import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
+import { uncontrolled } from '../server/pipeline/types.ts';
+import { detectSpeech } from '../server/pipeline/vad.ts';
+import { diarizationErrorRate } from '../simulator/score/der.ts';
+import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
+import { loadScript } from '../simulator/scripts/load-script.ts';
+import { renderScript } from '../simulator/synth/render-script.ts';
+import type { VoiceSet } from '../simulator/synth/voices.ts';
+import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED, withSpeakerVoices } from './quality.ts';
+
+export interface DiarizerCell {
+  script: string;
+  scene: string;
+  voice_set: string;
+  der: number;
+  speakers_found: number;
+  speakers: number;
+  attribution: number;
+}
+
+/** The default cells: every default script in every default scene with natural voices, and each in the clean scene with espeak-ng. */
+export function defaultDiarizerCells(): string[] {
+  return [
+    ...DEFAULT_SCRIPTS.flatMap((s) => DEFAULT_SCENES.map((scene) => `${s}@${scene}`)),
+    ...DEFAULT_SCRIPTS.map((s) => `${s}@clean@espeak`),
+  ];
+}
+
+export async function diarizerCell(
+  cell: string,
+  work: string,
+  clusteringThreshold: number,
+  speakerVoices: readonly string[] | null = null,
+): Promise<DiarizerCell> {
+  const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
+  const script = withSpeakerVoices(await loadScript(scriptName), speakerVoices);
+  const wav = join(work, `${basename(scriptName, '.json')}.${voiceSet}.${scene}.wav`);
+  const { truth } = await renderScript(script, wav, { voiceSet: voiceSet as VoiceSet, scene, seed: QUALITY_SEED });
+  const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
+  const vad = CONFIG_SECTIONS.vad.defaults;
+  const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
+  const regions = detectSpeech(enhanced, vad);
+  const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
+  const turns = await diarize(decoded, regions, settings, uncontrolled());
+  const labels = assignSpeakers(truth.words, turns);
+  const attribution = speakerAttribution(
+    truth.words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: labels[i]! })),
+    truth.words,
+  );
+  return {
+    script: scriptName,
+    scene,
+    voice_set: voiceSet,
+    der: diarizationErrorRate(truth.turns, turns).der,
+    speakers_found: new Set(turns.map((t) => t.speaker)).size,
+    speakers: script.speakers.length,
+    attribution: attribution.accuracy,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { cells: { type: 'string' }, threshold: { type: 'string' }, 'speaker-voices': { type: 'string' } },
+  });
+  const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
+  const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
+  const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
+  const results: DiarizerCell[] = [];
+  try {
+    for (const cell of cells) {
+      const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null);
+      results.push(r);
+      console.log(
+        `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} DER ${(100 * r.der).toFixed(2).padStart(6)} %  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify({ clustering_threshold: threshold, cells: results }));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
