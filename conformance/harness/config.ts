@@ -1,5 +1,5 @@
 /** Helpers for the config checks: read a section, pick a field that is safe to flip. */
-import type { BoundClient } from './context.ts';
+import type { BoundClient } from './context-types.ts';
 
 /** The config object of a section, or null when it cannot be read. */
 export async function readSection(api: BoundClient, section: string): Promise<Record<string, unknown> | null> {

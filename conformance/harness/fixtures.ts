@@ -12,7 +12,7 @@ import { seededRandom } from '../../simulator/seeded-random.ts';
 import type { SeededRandom } from '../../simulator/seeded-random.ts';
 import { embeddedFile } from '../shipped.ts';
 import { importMeeting } from './api-fixtures.ts';
-import type { CheckContext } from './context.ts';
+import type { FixtureHost } from './context-types.ts';
 import type { SeedMeeting, SeedSegment } from './control.ts';
 
 export interface SeededMeeting {
@@ -52,11 +52,11 @@ export function segmentsFromScript(script: MeetingScript): SeedSegment[] {
 }
 
 export class Fixtures {
-  readonly #ctx: CheckContext;
+  readonly #ctx: FixtureHost;
   readonly rng: SeededRandom;
   #words = new Set<string>();
 
-  constructor(ctx: CheckContext) {
+  constructor(ctx: FixtureHost) {
     this.#ctx = ctx;
     this.rng = seededRandom(ctx.seed);
   }

@@ -4,7 +4,9 @@
  * startup, so a restart follows), register a webhook to an endpoint, approve
  * it through the Control API, and read deliveries back as envelopes.
  */
-import type { BoundClient, CheckContext } from './context.ts';
+import { DELIVERY_REASONS } from '../spec/constants.ts';
+import type { CheckContext } from './context.ts';
+import type { BoundClient } from './context-types.ts';
 import type { Delivery } from './exchange.ts';
 import type { HttpResult } from './http.ts';
 import type { Endpoint, Reply } from './receiver.ts';
@@ -105,12 +107,9 @@ export async function hookTo(
   return r;
 }
 
-/** The delivery-log reason codes (API.md, Webhooks > Delivery). */
-export const REASONS = ['delivery_failed', 'handler_error', 'third_party_rejected', 'denied', 'exhausted'] as const;
-
 /** Every reason code that occurs in a delivery log answer (its entry shape is a gap, so by value). */
 export function reasonsIn(body: unknown): string[] {
-  return REASONS.filter((r) => containsValue(body, r));
+  return DELIVERY_REASONS.filter((r) => containsValue(body, r));
 }
 
 function containsValue(value: unknown, needle: string): boolean {

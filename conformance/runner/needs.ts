@@ -3,9 +3,10 @@
  * options (a missing token, Control API capability, receiver, --slow …), so
  * it is SKIPPED with the missing need named instead of run.
  */
-import type { Check, ControlCapability, Need } from '../harness/check.ts';
+import type { Check } from '../harness/check.ts';
+import type { ControlCapability, Need } from '../harness/check-types.ts';
 import { CONTROL_CAPABILITIES } from '../harness/check.ts';
-import type { Environment } from '../harness/context.ts';
+import type { Environment } from '../harness/context-types.ts';
 
 /** Why a check cannot run here, or null. */
 export function missingNeed(need: Need, env: Environment): string | null {

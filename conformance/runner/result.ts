@@ -4,7 +4,7 @@
  */
 import type { Clause } from '../catalog.ts';
 import { isCheckable } from '../catalog.ts';
-import type { Level, Need } from '../harness/check.ts';
+import type { Level, Need } from '../harness/check-types.ts';
 import type { Delivery, Exchange } from '../harness/exchange.ts';
 import type { CleanupSummary } from '../harness/ledger.ts';
 

@@ -297,7 +297,7 @@ async function prepareSharedRun(session: Session, pool: readonly Check[], resett
   const control = session.env.control;
   if (control === null) return;
   const ctx = new CheckContext(
-    { id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '', run: async () => undefined },
+    { id: 'setup/shared-run', clauses: [], level: 'requirement', needs: [], description: '', requirement: '' },
     session.env,
   );
   session.setCurrent(ctx);

@@ -4,7 +4,7 @@
  * /v1/whoami (scopes, origin, kind) unless the file says so itself.
  */
 import type { TokenKind, TokenOrigin } from '../harness/control.ts';
-import type { Environment } from '../harness/context.ts';
+import type { Environment } from '../harness/context-types.ts';
 import type { HttpClient } from '../harness/http.ts';
 import type { Secrets } from '../harness/secrets.ts';
 import { TokensFileError, readTokensFile } from '../harness/token-pool.ts';

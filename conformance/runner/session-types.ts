@@ -4,7 +4,8 @@
  * modules and the reporters share them without importing one another.
  */
 import type { Check } from '../harness/check.ts';
-import type { CheckContext, Environment } from '../harness/context.ts';
+import type { CheckContext } from '../harness/context.ts';
+import type { Environment } from '../harness/context-types.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import type { CleanupSummary, RunLedger } from '../harness/ledger.ts';
 import type { Secrets } from '../harness/secrets.ts';

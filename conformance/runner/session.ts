@@ -3,7 +3,8 @@
  * tokens the run holds (session-tokens.ts), whether webhooks are switched
  * on, and the webhook receiver (started the first time a check needs it).
  */
-import type { CheckContext, Environment } from '../harness/context.ts';
+import type { CheckContext } from '../harness/context.ts';
+import type { Environment } from '../harness/context-types.ts';
 import { ControlDriver } from '../harness/control.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { ExchangeAudit } from '../harness/exchange-audit.ts';
