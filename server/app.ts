@@ -38,6 +38,7 @@ import type { PairingService } from './features/pairing/service.ts';
 import type { RecordingService } from './features/recording/service.ts';
 import { HANDLERS } from './handlers.ts';
 import { formatIssues } from './kernel/http/validation.ts';
+import { clip } from '../common/clip.ts';
 
 export interface AppDeps {
   version: string;
@@ -157,7 +158,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (req.method === 'OPTIONS') {
       const allowed = allowedMethods(req.path);
       if (allowed.length === 0) {
-        next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+        next(new ApiError('not_found', `no route ${req.method} ${clip(req.path, 80)}`));
         return;
       }
       res.setHeader('Allow', allowed.join(', '));
@@ -190,11 +191,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const allowed = allowedMethods(req.path);
     if (allowed.length === 0) {
-      next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+      next(new ApiError('not_found', `no route ${req.method} ${clip(req.path, 80)}`));
       return;
     }
     res.setHeader('Allow', allowed.join(', '));
-    next(new ApiError('not_found', `${clipPath(req.path)} does not support ${req.method}; it supports ${allowed.join(', ')}`));
+    next(new ApiError('not_found', `${clip(req.path, 80)} does not support ${req.method}; it supports ${allowed.join(', ')}`));
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -306,10 +307,6 @@ function allowedMethods(path: string): string[] {
   if (methods.has('GET')) methods.add('HEAD');
   if (methods.size > 0) methods.add('OPTIONS');
   return [...methods];
-}
-
-function clipPath(path: string): string {
-  return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
 function defaultLogError(err: unknown, req?: Request): void {
