@@ -46,7 +46,7 @@ export interface BarChartOptions {
 }
 
 /** Colour-blind-friendly palette (Okabe–Ito). */
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
 
 const FONT = 'font-family="sans-serif"';
 const MARGIN = { top: 40, right: 20, bottom: 58, left: 70 };

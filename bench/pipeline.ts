@@ -73,7 +73,7 @@ async function part<T>(
   }
 }
 
-export async function benchPipeline(opts: BenchRunOptions): Promise<BenchReport> {
+async function benchPipeline(opts: BenchRunOptions): Promise<BenchReport> {
   const cfg = opts.tiny ? TINY : FULL;
   const log = opts.log;
   const timings: Record<string, number> = {};

@@ -61,7 +61,7 @@ import { httpCall, startGatewayChild, type GatewayChild } from './gateway-child.
 import { fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
 
 /** The scene seed of every cell: one fixed room per scene, so runs compare. */
-export const QUALITY_SEED = 1;
+const QUALITY_SEED = 1;
 
 /**
  * The renderer's voice sets (simulator/synth/voices.ts): name → what to pass
@@ -220,7 +220,7 @@ async function api<T>(gw: GatewayChild, method: string, path: string, body?: unk
 }
 
 /** The user's bias on or off, as a user sets it: the two config sections, whole. */
-export async function setBias(gw: GatewayChild, bias: MeetingScript['bias'] | null): Promise<void> {
+async function setBias(gw: GatewayChild, bias: MeetingScript['bias'] | null): Promise<void> {
   await api(gw, 'PUT', '/v1/config/custom-words', bias ? { enabled: true, words: bias.custom_words } : { enabled: false, words: [] });
   await api(gw, 'PUT', '/v1/config/initial-prompt', bias ? { enabled: true, prompt: bias.initial_prompt } : { enabled: false, prompt: '' });
 }

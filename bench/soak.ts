@@ -346,7 +346,7 @@ export const run = (opts: BenchRunOptions): Promise<BenchReport> => benchSoak(op
 
 // ── node bench/soak.ts --minutes N ─────────────────────────────────────────
 
-export function soakReportFile(outDir: string, minutes: number): string {
+function soakReportFile(outDir: string, minutes: number): string {
   return join(outDir, `bench-soak-${String(minutes).replace('.', '_')}min.json`);
 }
 

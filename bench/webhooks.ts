@@ -259,7 +259,7 @@ interface ThroughputFigures {
   seconds: Rounds;
 }
 
-export async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport> {
+async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport> {
   const cfg = opts.tiny ? TINY : FULL;
   const log = opts.log;
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-webhooks-'));

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:8420';
+const DEFAULT_BASE_URL = 'http://127.0.0.1:8420';
 
 export interface ConfigFile {
   token?: string;
@@ -24,13 +24,13 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   const base =
     env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : path.join(os.homedir(), '.config');
   return path.join(base, 'mas', 'config.json');
 }
 
-export function readConfigFile(file: string): ConfigFile {
+function readConfigFile(file: string): ConfigFile {
   if (!existsSync(file)) return {};
   let parsed: unknown;
   try {

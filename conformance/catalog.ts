@@ -19,7 +19,7 @@ export interface Clause {
 }
 
 /** Clauses a black-box suite can observe (everything but `internal`). */
-export const CHECKABLE_OBSERVE: readonly Observe[] = ['http', 'control', 'receiver', 'slow'];
+const CHECKABLE_OBSERVE: readonly Observe[] = ['http', 'control', 'receiver', 'slow'];
 
 export const CLAUSES_FILE = new URL('./clauses.json', import.meta.url);
 
@@ -57,9 +57,4 @@ export function isCheckable(c: Clause): boolean {
  */
 export function specChoice(c: Clause): string | null {
   return c.alternatives?.find((a) => a.includes('(spec uses this)')) ?? null;
-}
-
-/** The area of a clause id: its first dotted segment. */
-export function clauseArea(id: string): string {
-  return id.split('.')[0] ?? id;
 }

@@ -40,7 +40,7 @@ export const RUNGS = ['token', 'tokens-file', 'everything'] as const;
  * Control API capabilities added in turn to the tokens-file run (cumulative),
  * in the order that unlocks the most first; the last step is every capability.
  */
-export const CAPABILITY_STEPS: readonly string[][] = [
+const CAPABILITY_STEPS: readonly string[][] = [
   ['meetings'],
   ['settings', 'restart'],
   ['webhook-approval'],
@@ -52,7 +52,7 @@ export const CAPABILITY_STEPS: readonly string[][] = [
 export type Rung = (typeof RUNGS)[number] | `caps:${string}`;
 
 /** The rungs of the capability ladder: caps:meetings, caps:meetings,settings,restart, … */
-export function capabilityRungs(): Rung[] {
+function capabilityRungs(): Rung[] {
   const out: Rung[] = [];
   let acc: string[] = [];
   for (const step of CAPABILITY_STEPS) {
@@ -224,7 +224,7 @@ export async function measure(
 }
 
 /** A column head: the rung, or for a capability step the capabilities it adds. */
-export function rungLabel(rung: Rung): string {
+function rungLabel(rung: Rung): string {
   if (!rung.startsWith('caps:')) return rung;
   const caps = rung.slice('caps:'.length).split(',');
   const steps = capabilityRungs();
@@ -236,7 +236,7 @@ export function rungLabel(rung: Rung): string {
     .join(' ');
 }
 
-export function markdownTable(rows: readonly RungCount[]): string {
+function markdownTable(rows: readonly RungCount[]): string {
   const areas = [...new Set(rows.flatMap((r) => Object.keys(r.byArea)))].sort();
   const head = `| area | checkable | ${rows.map((r) => rungLabel(r.rung)).join(' | ')} |`;
   const rule = `|---|---:|${rows.map(() => '---:').join('|')}|`;

@@ -15,7 +15,7 @@ import type { CheckResult, Coverage, Outcome } from './runner/result.ts';
 export class UsageError extends Error {}
 
 /** The outcomes --fail-on can turn into a failed run (FAIL and ERROR always fail it). */
-export const FAIL_ON = ['skipped', 'flaky', 'non_strict', 'informational'] as const;
+const FAIL_ON = ['skipped', 'flaky', 'non_strict', 'informational'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 const OUTCOME_OF: Record<FailOn, Outcome> = {
   skipped: 'SKIPPED',
@@ -76,7 +76,7 @@ export function gateReasons(
 // ------------------------------------------------------------------ config file
 
 /** Looked for in the working folder when --config is not given. */
-export const CONFIG_FILE = 'mas-conformance.config.json';
+const CONFIG_FILE = 'mas-conformance.config.json';
 
 type OptionSpec = Readonly<Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>;
 

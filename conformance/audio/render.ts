@@ -19,7 +19,7 @@ import { loadScript } from '../../simulator/scripts/load-script.ts';
 import { renderScript } from '../../simulator/synth/render-script.ts';
 
 /** The meeting scripts (fixtures/meetings/<name>.json) whose rendering the suite ships. */
-export const SHIPPED_SPEECH = ['tiny'] as const;
+const SHIPPED_SPEECH = ['tiny'] as const;
 
 const HERE = import.meta.dirname;
 

@@ -16,7 +16,7 @@ import { getJob, importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav, U
 /** How long an import of a few seconds of speech may take before the premise is given up. */
 export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
 /** How long to wait for the automatic summary of the new meeting (so later summary calls do not race it). */
-export const AUTO_SUMMARY_WAIT_MS = 30_000;
+const AUTO_SUMMARY_WAIT_MS = 30_000;
 
 /**
  * The text of a summary's result as GET …/summary shows it (its shape is
@@ -51,7 +51,7 @@ export async function transcriptWord(ctx: FixtureHost, token: string, meetingId:
 }
 
 /** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
-export function silentWav(seconds: number): Uint8Array {
+function silentWav(seconds: number): Uint8Array {
   return pcmWav(new Int16Array(Math.round(seconds * 16_000)));
 }
 
@@ -149,7 +149,7 @@ function wavSamples(bytes: Uint8Array): Int16Array | null {
  * the target transcribing for a while, which is how a check without the
  * Control API's 'jobs' capability gets a job that is running.
  */
-export async function longSpeechWav(times: number): Promise<Uint8Array> {
+async function longSpeechWav(times: number): Promise<Uint8Array> {
   const samples = wavSamples(await speechWav());
   if (samples === null) throw new Error('the shipped speech is not a PCM WAV');
   const out = new Int16Array(samples.length * times);
@@ -158,7 +158,7 @@ export async function longSpeechWav(times: number): Promise<Uint8Array> {
 }
 
 /** How many times the shipped speech is repeated for a running import (about 40 s of audio). */
-export const RUNNING_IMPORT_REPEATS = 8;
+const RUNNING_IMPORT_REPEATS = 8;
 
 /**
  * A job that is running right now, made through the API: an import of the
@@ -214,7 +214,7 @@ export async function failedImport(api: BoundClient): Promise<{ id: string } | {
 }
 
 /** How long the imports of titled meetings may take in all before the premise is given up. */
-export const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
+const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
 
 /**
  * Meetings with these titles, made through the API for a check that needs
@@ -302,7 +302,7 @@ export function sharedLongMeeting(ctx: FixtureHost, api: BoundClient): Promise<s
 }
 
 /** How many real diarizations a check submits before giving up on pausing one while it runs. */
-export const PAUSE_ATTEMPTS = 5;
+const PAUSE_ATTEMPTS = 5;
 
 /**
  * A real diarization paused while it runs, for targets without the Control

@@ -36,7 +36,7 @@ export class PropertyMismatch extends Error {
 }
 
 /** The seed of one property: stable for a given run seed, check and property name. */
-export function propertySeed(runSeed: number, checkId: string, name: string): number {
+function propertySeed(runSeed: number, checkId: string, name: string): number {
   return (fnv1a(`${checkId}#${name}`) ^ runSeed) | 0;
 }
 

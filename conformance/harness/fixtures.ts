@@ -23,7 +23,7 @@ export interface SeededMeeting {
 const LETTERS = 'bcdfghjklmnpqrstvwxz';
 
 /** Segments laid out as the simulator's renderer would, with estimated line lengths and word times. */
-export function segmentsFromScript(script: MeetingScript): SeedSegment[] {
+function segmentsFromScript(script: MeetingScript): SeedSegment[] {
   const segments: SeedSegment[] = [];
   let lastEnd = 0;
   let previousEnd = 0;

@@ -15,7 +15,7 @@
 import { JOB_TERMINAL_STATES } from '../spec/constants.ts';
 import type { HttpResult } from './http.ts';
 
-export const LEDGER_KINDS = ['settings', 'meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
+const LEDGER_KINDS = ['settings', 'meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** present: on the target as far as the run knows; the others say what removed it, or why it stays. */

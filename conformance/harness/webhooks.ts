@@ -19,7 +19,7 @@ import { verifySignature } from './signature.ts';
  * no one, so it is public by every special-purpose registry, needs no DNS, belongs to nobody and is routed
  * nowhere. --public-webhook-url sets another (docs/decisions/075-conformance-leaves-the-target-as-found.md).
  */
-export const DEFAULT_PUBLIC_WEBHOOK_URL = 'https://[2d00::1]/mas-conformance-webhook';
+const DEFAULT_PUBLIC_WEBHOOK_URL = 'https://[2d00::1]/mas-conformance-webhook';
 
 /** The run's public webhook address (--public-webhook-url, else the default above). */
 export function publicWebhookUrl(ctx: CheckContext): string {
@@ -55,7 +55,7 @@ export async function registerWebhook(
 }
 
 /** A webhook registered to a fresh allowlisted endpoint and approved: ready to receive. */
-export async function approvedWebhook(
+async function approvedWebhook(
   ctx: CheckContext,
   api: BoundClient,
   name: string,

@@ -41,7 +41,7 @@ function countOutcomes(results: readonly CheckResult[]): Record<string, number> 
   return counts;
 }
 
-export async function runVariant(
+async function runVariant(
   target: { baseUrl: string; controlUrl: string; controlSecret: string },
   variant: Variant,
   options: { seed: number; runs: number; jobs: number; checks: readonly string[] },

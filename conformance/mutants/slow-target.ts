@@ -17,7 +17,7 @@ import { jsonOf, withJson } from './proxy.ts';
 import { JOB_TERMINAL_STATES } from '../spec/constants.ts';
 
 /** How much slower the variant is. */
-export const SLOWDOWN = 10;
+const SLOWDOWN = 10;
 /** How often a known job's real state is sampled (the timeline's resolution, in the reference's time). */
 const SAMPLE_MS = 40;
 /** A job is followed at most this long (then shown as it is). */

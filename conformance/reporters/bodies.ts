@@ -11,7 +11,7 @@ import { withBodyFile } from '../harness/curl.ts';
 import type { Failure, RunReport } from '../runner/result.ts';
 
 /** Where the body of a check's exchange goes, under a JSON report's folder. */
-export function bodyPath(dir: string, checkId: string, seq: number): string {
+function bodyPath(dir: string, checkId: string, seq: number): string {
   return join(dir, 'bodies', `${checkId}-${seq}.bin`);
 }
 

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import type { CheckResult, Coverage } from '../runner/result.ts';
 
 /** Escapes the message part of a workflow command (GitHub's rules: % CR LF). */
-export function escapeData(text: string): string {
+function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
 /** Escapes a property value (file, title) of a workflow command: also : and ,. */
-export function escapeProperty(text: string): string {
+function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 

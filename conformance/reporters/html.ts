@@ -12,7 +12,7 @@ import type { Delivery, Exchange } from '../harness/exchange.ts';
 import type { CheckResult, Failure, RunReport } from '../runner/result.ts';
 import { OUTCOMES, clauseRows, countOutcomes, coverage } from '../runner/result.ts';
 
-export function esc(text: string): string {
+function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 

@@ -11,7 +11,7 @@ import type { Clause } from '../catalog.ts';
 import type { CheckResult, ClauseRow, Coverage, Outcome, RunMeta, RunReport } from '../runner/result.ts';
 import { clauseRows, countOutcomes, coverage, isFailing } from '../runner/result.ts';
 
-export const REPORT_FORMAT = 'mas-conformance-report/1';
+const REPORT_FORMAT = 'mas-conformance-report/1';
 
 export interface IndexEntry {
   id: string;
@@ -46,7 +46,7 @@ export function detailPath(id: string): string {
   return `checks/${id}.json`;
 }
 
-export function buildIndex(report: RunReport, catalog: readonly Clause[]): IndexFile {
+function buildIndex(report: RunReport, catalog: readonly Clause[]): IndexFile {
   const rows = clauseRows(catalog, report);
   const outcomes = countOutcomes(report.results);
   return {

@@ -12,7 +12,7 @@ import { clauseRows, coverage } from '../runner/result.ts';
 import { failureText, observationText, resultText } from './text.ts';
 
 /** Text safe inside XML: escaped, and without characters XML 1.0 cannot hold. */
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   return text
     .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/&/g, '&amp;')

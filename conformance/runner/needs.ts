@@ -9,7 +9,7 @@ import { CONTROL_CAPABILITIES } from '../harness/check.ts';
 import type { Environment } from '../harness/context-types.ts';
 
 /** Why a check cannot run here, or null. */
-export function missingNeed(need: Need, env: Environment): string | null {
+function missingNeed(need: Need, env: Environment): string | null {
   switch (need) {
     case 'token':
       return env.control?.has('tokens') === true || env.userToken !== null || (env.tokenPool ?? null) !== null

@@ -23,7 +23,7 @@ import { isFailing } from './result.ts';
 import { controlHttpClient } from './session.ts';
 import type { ProgressEvent, RunOptions, Session } from './session-types.ts';
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
 function outcomeOf(check: Check, attempt: Attempt): Outcome {
   if (attempt.error !== undefined) return 'ERROR';
@@ -131,7 +131,7 @@ function resultOf(check: Check, attempt: Attempt): CheckResult {
   };
 }
 
-export function skippedResult(check: Check, reason: string): CheckResult {
+function skippedResult(check: Check, reason: string): CheckResult {
   return resultOf(check, {
     outcome: 'SKIPPED',
     startedAt: new Date().toISOString(),

@@ -22,7 +22,7 @@ import { poolTokens, whoamiOfToken } from './session-tokens.ts';
 import type { ProgressEvent, RunOptions, Session } from './session-types.ts';
 import { SetupError } from './setup-error.ts';
 
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   try {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     return host === 'localhost' || host === '::1' || /^127\./.test(host);

@@ -50,7 +50,7 @@ export function satisfies(required: OperationScope, held: readonly Scope[]): boo
   }
 }
 
-export function isRemote(origin: Origin): boolean {
+function isRemote(origin: Origin): boolean {
   return origin !== 'loopback';
 }
 

@@ -120,7 +120,3 @@ export function fillPath(path: string, params: Record<string, string>): string {
     return encodeURIComponent(v);
   });
 }
-
-export function describeOperation(o: Pick<Operation, 'method' | 'path'>): string {
-  return `${o.method} ${o.path}`;
-}
