@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** The non-slow reference run with --jobs 4 before the recorder checks joined the pool, on an idle 2-core machine (seconds). */
-export const BASELINE_SECONDS = 85;
+const BASELINE_SECONDS = 85;
 
 export interface CheckTime {
   id: string;
@@ -86,7 +86,7 @@ function timed(label: string, cwd: string, args: string[], reportDir: string): P
   });
 }
 
-export const EARLIER = 'earlier schedule (--jobs 4 --recorder-alone)';
+const EARLIER = 'earlier schedule (--jobs 4 --recorder-alone)';
 
 export function markdown(runs: readonly SpeedRun[]): string {
   const earlier = runs.find((r) => r.label === EARLIER);

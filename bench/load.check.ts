@@ -20,7 +20,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { benchLoad, CHECK as LOAD_CHECK } from './load.ts';
-import { benchSoak, soakConfig, type SoakFigures } from './soak.ts';
+import { soakConfig } from './soak-config.ts';
+import type { SoakFigures } from './soak-types.ts';
+import { benchSoak } from './soak.ts';
 import { benchWaits, CHECK as WAITS_CHECK, type WaitsFigures } from './sse-waits.ts';
 import type { DriveResult } from './traffic.ts';
 

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CUSTOM_WORDS, customWordsFor, TINY } from './pipeline.ts';
+import { TINY } from './pipeline-config.ts';
+import { CUSTOM_WORDS, customWordsFor } from './pipeline-recognition.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 
 const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));

@@ -60,7 +60,7 @@ function readTranscription(dir: string, name: string): Utterance[] {
     .map((m) => ({ file: `${dir}/${m[2]!.split('/').pop()!}.wav`, words: m[1]!.split(/\s+/).filter(Boolean) }));
 }
 
-export const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
+const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
   librivox: () => readTranscription(`${DATA}/librivox`, 'transcription'),
   cards: () => readTranscription(`${DATA}/cards`, 'cards.transcription'),
 };
@@ -71,7 +71,7 @@ function readPcm16Wav(file: string): Float32Array {
   return Float32Array.from(samples, (v) => v / 32768);
 }
 
-export function joinUtterances(utterances: readonly Utterance[]): { samples: Float32Array; words: string[] } {
+function joinUtterances(utterances: readonly Utterance[]): { samples: Float32Array; words: string[] } {
   const parts = utterances.map((u) => readPcm16Wav(u.file));
   const samples = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

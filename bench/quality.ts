@@ -253,7 +253,7 @@ async function api<T>(gw: GatewayChild, method: string, path: string, body?: unk
 }
 
 /** The user's bias on or off, as a user sets it: the two config sections, whole. */
-export async function setBias(gw: GatewayChild, bias: MeetingScript['bias'] | null): Promise<void> {
+async function setBias(gw: GatewayChild, bias: MeetingScript['bias'] | null): Promise<void> {
   await api(gw, 'PUT', '/v1/config/custom-words', bias ? { enabled: true, words: bias.custom_words } : { enabled: false, words: [] });
   await api(gw, 'PUT', '/v1/config/initial-prompt', bias ? { enabled: true, prompt: bias.initial_prompt } : { enabled: false, prompt: '' });
 }

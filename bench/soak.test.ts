@@ -8,7 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { prng } from './corpus.ts';
-import { signatureOk, slope, slopeLimits, soakConfig, theilSen } from './soak.ts';
+import { soakConfig } from './soak-config.ts';
+import { signatureOk } from './soak-fixtures.ts';
+import { slope, slopeLimits, theilSen } from './soak-stats.ts';
 import { histogram, HISTOGRAM_EDGES_MS, MIX_WEIGHTS, mixOp, parseOneEvent } from './traffic.ts';
 
 test('slopes: least squares and Theil–Sen agree on a line; Theil–Sen shrugs off one outlier', () => {

@@ -36,266 +36,27 @@
  *                connections closed: after the warm-up and at the end; the
  *                end count is within a small slack of the first
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lineChart } from './charts.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import {
-  fmt,
-  formatRows,
-  machine,
-  readFlags,
-  round,
-  target,
-  type BenchReport,
-  type BenchRunOptions,
-  type Chart,
-  type Target,
-} from './lib.ts';
+import { fmt, machine, readFlags, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { waitRound, wrongness } from './sse-waits.ts';
 import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
+import { FULL, TINY, soakConfig, type SoakConfig } from './soak-config.ts';
+import { startReceiver, tinyMeetingFile } from './soak-fixtures.ts';
+import { slope, slopeLimits, theilSen } from './soak-stats.ts';
+import type { Counts, SoakFigures, SoakSample } from './soak-types.ts';
+import { table } from './soak-report.ts';
+
+export { charts, markdown, table } from './soak-report.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-export interface SoakConfig {
-  minutes: number;
-  /** The warm-up: this share of the run, at least warmup_min_s. */
-  warmup_fraction: number;
-  warmup_min_s: number;
-  sample_every_s: number;
-  meetings: number;
-  segments_per_meeting: number;
-  read_connections: number;
-  read_rate_per_s: number;
-  waits_every_s: number;
-  waits: number;
-  wait_jobs: number;
-  timeout_waits: number;
-  import_every_s: number;
-  /**
-   * Thresholds of "flat": the slope limit over the second half is
-   * max_*_slope_mb_per_min + *_step_allowance_mb / (minutes in the second
-   * half). A trend (a leak) grows with time and fails a long soak; a single
-   * step (the allocator taking another arena, a cache filling once) is
-   * allowed for, which matters in a 2-minute run where one 4 MiB step alone
-   * reads as 4 MiB/min.
-   */
-  max_rss_slope_mb_per_min: number;
-  rss_step_allowance_mb: number;
-  max_heap_slope_mb_per_min: number;
-  heap_step_allowance_mb: number;
-  /** Descriptors at the end (quiet) over those after the warm-up (quiet). */
-  fd_slack: number;
-  gateway_args: string[];
-}
-
-export function soakConfig(minutes: number): SoakConfig {
-  return {
-    minutes,
-    warmup_fraction: 0.2,
-    warmup_min_s: Math.min(30, minutes * 60 * 0.25),
-    sample_every_s: minutes >= 10 ? 5 : minutes >= 1 ? 2 : 1,
-    meetings: 200,
-    segments_per_meeting: 30,
-    read_connections: 8,
-    read_rate_per_s: 150,
-    waits_every_s: 5,
-    waits: 200,
-    wait_jobs: 4,
-    timeout_waits: 10,
-    import_every_s: minutes >= 1 ? 20 : 5,
-    max_rss_slope_mb_per_min: 2,
-    rss_step_allowance_mb: 8,
-    max_heap_slope_mb_per_min: 0.5,
-    heap_step_allowance_mb: 2,
-    fd_slack: 5,
-    gateway_args: [],
-  };
-}
-
-export const FULL = soakConfig(2.5);
-export const TINY = soakConfig(0.4);
-
-// ── The speech file, rendered once ─────────────────────────────────────────
-
-const CACHE_DIR = join(REPO, '.tmp', 'bench');
-
-/** The simulator's "tiny" meeting encoded to m4a, cached in .tmp/bench/ (rendered with espeak-ng, encoded with ffmpeg). */
-export async function tinyMeetingFile(): Promise<string> {
-  const out = join(CACHE_DIR, 'tiny.m4a');
-  if (existsSync(out) && statSync(out).size > 1000) return out;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const { loadScript } = await import('../simulator/scripts/load-script.ts');
-  const { renderScript } = await import('../simulator/synth/render-script.ts');
-  const { encodeFormat } = await import('../simulator/encode/encode-format.ts');
-  const wav = join(CACHE_DIR, 'tiny.wav');
-  await renderScript(await loadScript('tiny'), wav);
-  await encodeFormat(wav, 'm4a', out);
-  return out;
-}
-
-// ── The webhook receiver ───────────────────────────────────────────────────
-
-interface Receiver {
-  target: string;
-  url: string;
-  setSecret(secret: string): void;
-  /** Unique event ids received with a valid signature. */
-  events: Set<string>;
-  deliveries: number;
-  badSignatures: number;
-  close(): Promise<void>;
-}
-
-/** Checks X-Service-Signature as API.md describes: HMAC-SHA256 over "{timestamp}.{raw body}", lowercase hex, constant-time compare. */
-export function signatureOk(secret: string, timestamp: string | undefined, header: string | undefined, raw: Buffer): boolean {
-  if (timestamp === undefined || header === undefined || !header.startsWith('sha256=')) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex'));
-  const given = Buffer.from(header.slice(7));
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-async function startReceiver(): Promise<Receiver> {
-  let secret = '';
-  const r = {
-    events: new Set<string>(),
-    deliveries: 0,
-    badSignatures: 0,
-  };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      r.deliveries += 1;
-      if (
-        !signatureOk(
-          secret,
-          req.headers['x-service-timestamp'] as string | undefined,
-          req.headers['x-service-signature'] as string | undefined,
-          raw,
-        )
-      )
-        r.badSignatures += 1;
-      else {
-        try {
-          r.events.add(String((JSON.parse(raw.toString('utf8')) as { event_id?: unknown }).event_id));
-        } catch {
-          r.badSignatures += 1;
-        }
-      }
-      res.statusCode = 200;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const port = (server.address() as AddressInfo).port;
-  return Object.assign(r, {
-    target: `127.0.0.1:${port}`,
-    url: `http://127.0.0.1:${port}/hook`,
-    setSecret: (s: string) => {
-      secret = s;
-    },
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
-  });
-}
-
 // ── The soak ───────────────────────────────────────────────────────────────
 
-export interface SoakSample {
-  /** Seconds since the work started. */
-  t_s: number;
-  phase: 'warmup' | 'main';
-  rss_mb: number;
-  heap_used_mb: number;
-  external_mb: number;
-  fds: number | null;
-  eld_p50_ms: number;
-  eld_p99_ms: number;
-  eld_max_ms: number;
-}
-
-interface Counts {
-  reads: number;
-  reads_unexpected: number;
-  reads_by_status: Record<string, number>;
-  /** Reads retried once after the keep-alive race (bench/traffic.ts); not errors. */
-  reads_keepalive_retries: number;
-  read_examples: string[];
-  wait_rounds: number;
-  waits: number;
-  waits_right: number;
-  timeout_waits: number;
-  timeout_waits_right: number;
-  wait_examples: string[];
-  imports: number;
-  imports_succeeded: number;
-  imports_refused_budget: number;
-  import_failures: string[];
-  job_events_expected: number;
-  activity_errors: string[];
-}
-
-export interface SoakFigures {
-  minutes: number;
-  duration_s: number;
-  warmup_s: number;
-  samples: SoakSample[];
-  fds_quiet: { after_warmup: number | null; end: number | null };
-  slopes_second_half: {
-    rss_mb_per_min: number | null;
-    heap_mb_per_min: number | null;
-    rss_theil_sen_mb_per_min: number | null;
-    heap_theil_sen_mb_per_min: number | null;
-  };
-  eld_ms: { p50_median: number | null; p99_max: number | null; max: number | null };
-  counts: Counts;
-  webhooks: { expected_events: number; received_events: number; deliveries: number; bad_signatures: number };
-  logged_failures: number;
-  logged_failure_examples: string[];
-  unexpected_total: number;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-
-/** Least-squares slope of y over x; null for fewer than 3 points. */
-export function slope(points: readonly (readonly [number, number])[]): number | null {
-  if (points.length < 3) return null;
-  const n = points.length;
-  const mx = points.reduce((s, [x]) => s + x, 0) / n;
-  const my = points.reduce((s, [, y]) => s + y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  }
-  return den === 0 ? null : num / den;
-}
-
-/** Theil–Sen slope (the median of pairwise slopes): one GC outlier cannot tilt it. */
-export function theilSen(points: readonly (readonly [number, number])[]): number | null {
-  if (points.length < 3) return null;
-  const s: number[] = [];
-  for (let i = 0; i < points.length; i++)
-    for (let j = i + 1; j < points.length; j++) {
-      const dx = points[j]![0] - points[i]![0];
-      if (dx !== 0) s.push((points[j]![1] - points[i]![1]) / dx);
-    }
-  if (s.length === 0) return null;
-  s.sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 /** Descriptors with nothing in flight: sampled until two readings in a row agree (connections take a moment to close). */
 async function quietFds(gw: GatewayChild): Promise<number | null> {
@@ -574,15 +335,6 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
   };
 }
 
-/** The slope limits (MiB/min) of a run: the trend threshold plus the one-step allowance spread over the second half. */
-export function slopeLimits(cfg: SoakConfig): { rss: number; heap: number } {
-  const halfMin = cfg.minutes / 2;
-  return {
-    rss: round(cfg.max_rss_slope_mb_per_min + cfg.rss_step_allowance_mb / halfMin, 2),
-    heap: round(cfg.max_heap_slope_mb_per_min + cfg.heap_step_allowance_mb / halfMin, 2),
-  };
-}
-
 function ratioOfSamples(samples: readonly SoakSample[], k: 'rss_mb' | 'heap_used_mb'): number | null {
   const main = samples.filter((s) => s.phase === 'main');
   if (main.length < 6) return null;
@@ -592,133 +344,9 @@ function ratioOfSamples(samples: readonly SoakSample[], k: 'rss_mb' | 'heap_used
 
 export const run = (opts: BenchRunOptions): Promise<BenchReport> => benchSoak(opts.tiny ? TINY : FULL, opts.log);
 
-function figuresOf(report: BenchReport): SoakFigures | undefined {
-  return report.benchmarks['soak'] as SoakFigures | undefined;
-}
-
-export function table(report: BenchReport): string {
-  const f = figuresOf(report);
-  if (f === undefined) return 'no figures';
-  const c = f.counts;
-  const rows = [
-    ['figure', 'value'],
-    ['duration (warm-up)', `${fmt(f.duration_s, 0)} s (${fmt(f.warmup_s, 0)} s)`],
-    ['reads (unexpected)', `${c.reads} (${c.reads_unexpected}) ${JSON.stringify(c.reads_by_status)}`],
-    ['waits right / all', `${c.waits_right} / ${c.waits} in ${c.wait_rounds} rounds`],
-    ['timeout waits right / all', `${c.timeout_waits_right} / ${c.timeout_waits}`],
-    ['imports succeeded / all (429)', `${c.imports_succeeded} / ${c.imports} (${c.imports_refused_budget})`],
-    [
-      'webhook events received / expected',
-      `${f.webhooks.received_events} / ${f.webhooks.expected_events} (${f.webhooks.deliveries} deliveries, ${f.webhooks.bad_signatures} bad signatures)`,
-    ],
-    [
-      'RSS slope, 2nd half (MiB/min)',
-      `${fmt(f.slopes_second_half.rss_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.rss_theil_sen_mb_per_min, 3)})`,
-    ],
-    [
-      'heap slope, 2nd half (MiB/min)',
-      `${fmt(f.slopes_second_half.heap_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.heap_theil_sen_mb_per_min, 3)})`,
-    ],
-    ['descriptors, quiet: after warm-up → end', `${f.fds_quiet.after_warmup} → ${f.fds_quiet.end}`],
-    [
-      'event-loop delay: median p50 / max p99 / max',
-      `${fmt(f.eld_ms.p50_median, 2)} / ${fmt(f.eld_ms.p99_max, 1)} / ${fmt(f.eld_ms.max, 1)} ms`,
-    ],
-    ['unexpected, all kinds', String(f.unexpected_total)],
-  ];
-  const lines = [formatRows(rows), ''];
-  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples])
-    lines.push(`! ${e}`);
-  for (const [name, value] of Object.entries(report.ratios)) lines.push(`${name}: ${fmt(value, 3)}`);
-  for (const [name, t] of Object.entries(report.targets))
-    lines.push(`target ${name} ${t.target}: ${fmt(t.value, 3)} → ${t.met ? 'met' : 'NOT met'}`);
-  return lines.join('\n');
-}
-
-export function markdown(report: BenchReport): string {
-  const f = figuresOf(report);
-  if (f === undefined) return 'no figures';
-  const c = f.counts;
-  const first = f.samples.find((s) => s.phase === 'main');
-  const last = f.samples[f.samples.length - 1];
-  const out = [
-    `${f.minutes} minutes of mixed work (${fmt(f.warmup_s, 0)} s warm-up), ${f.samples.length} samples of the gateway process, each after a full GC.`,
-    '',
-    '| work | count | right | notes |',
-    '|---|---:|---:|---|',
-    `| reads (request mix, paced) | ${c.reads} | ${c.reads - c.reads_unexpected} | ${Object.entries(c.reads_by_status)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join(', ')}; ${c.reads_keepalive_retries} retried after the keep-alive race |`,
-    `| SSE waits on held jobs | ${c.waits} | ${c.waits_right} | ${c.wait_rounds} rounds |`,
-    `| SSE waits ending in timeout | ${c.timeout_waits} | ${c.timeout_waits_right} | timeout=1 |`,
-    `| imports of a synthetic meeting (m4a) | ${c.imports} | ${c.imports_succeeded} | ${c.imports_refused_budget} refused with 429 import_budget_full |`,
-    `| webhook job events (signed) | ${f.webhooks.expected_events} | ${f.webhooks.received_events} | ${f.webhooks.deliveries} deliveries, ${f.webhooks.bad_signatures} bad signatures |`,
-    '',
-    '| gateway process | after warm-up | end | second-half slope (MiB/min) |',
-    '|---|---:|---:|---:|',
-    `| RSS MiB (post-GC) | ${fmt(first?.rss_mb, 1)} | ${fmt(last?.rss_mb, 1)} | ${fmt(f.slopes_second_half.rss_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.rss_theil_sen_mb_per_min, 3)}) |`,
-    `| heap used MiB (post-GC) | ${fmt(first?.heap_used_mb, 1)} | ${fmt(last?.heap_used_mb, 1)} | ${fmt(f.slopes_second_half.heap_mb_per_min, 3)} (Theil–Sen ${fmt(f.slopes_second_half.heap_theil_sen_mb_per_min, 3)}) |`,
-    `| open descriptors, nothing in flight | ${f.fds_quiet.after_warmup ?? '–'} | ${f.fds_quiet.end ?? '–'} | |`,
-    `| event-loop delay ms: median of p50s / worst p99 / max | ${fmt(f.eld_ms.p50_median, 2)} | ${fmt(f.eld_ms.p99_max, 1)} | max ${fmt(f.eld_ms.max, 1)} |`,
-  ];
-  for (const e of [...c.read_examples, ...c.wait_examples, ...c.import_failures, ...c.activity_errors, ...f.logged_failure_examples])
-    out.push(`- unexpected: ${e.replace(/\|/g, '\\|')}`);
-  return out.join('\n');
-}
-
-export function charts(report: BenchReport): Chart[] {
-  const f = figuresOf(report);
-  if (f === undefined) return [];
-  const m = (s: SoakSample): number => s.t_s / 60;
-  const markers = [{ x: f.warmup_s / 60, label: 'warm-up ends' }];
-  return [
-    {
-      name: 'memory',
-      title: `Gateway memory over the ${f.minutes}-minute soak (post-GC)`,
-      svg: lineChart({
-        title: `Gateway memory over ${f.minutes} minutes (post-GC)`,
-        xLabel: 'minutes',
-        yLabel: 'MiB',
-        series: [
-          { name: 'RSS', points: f.samples.map((s) => [m(s), s.rss_mb]) },
-          { name: 'heap used', points: f.samples.map((s) => [m(s), s.heap_used_mb]) },
-          { name: 'external', points: f.samples.map((s) => [m(s), s.external_mb]) },
-        ],
-        markers,
-      }),
-    },
-    {
-      name: 'fds',
-      title: `Gateway open descriptors over the ${f.minutes}-minute soak (with work in flight)`,
-      svg: lineChart({
-        title: `Open descriptors over ${f.minutes} minutes`,
-        xLabel: 'minutes',
-        yLabel: 'descriptors',
-        series: [{ name: 'fds', points: f.samples.map((s) => [m(s), s.fds ?? Number.NaN]) }],
-        markers,
-      }),
-    },
-    {
-      name: 'event-loop-delay',
-      title: `Gateway event-loop delay over the ${f.minutes}-minute soak`,
-      svg: lineChart({
-        title: `Event-loop delay over ${f.minutes} minutes (per sample interval)`,
-        xLabel: 'minutes',
-        yLabel: 'ms',
-        series: [
-          { name: 'p50', points: f.samples.map((s) => [m(s), s.eld_p50_ms]) },
-          { name: 'p99', points: f.samples.map((s) => [m(s), s.eld_p99_ms]) },
-          { name: 'max', points: f.samples.map((s) => [m(s), s.eld_max_ms]) },
-        ],
-        markers,
-      }),
-    },
-  ];
-}
-
 // ── node bench/soak.ts --minutes N ─────────────────────────────────────────
 
-export function soakReportFile(outDir: string, minutes: number): string {
+function soakReportFile(outDir: string, minutes: number): string {
   return join(outDir, `bench-soak-${String(minutes).replace('.', '_')}min.json`);
 }
 

@@ -20,7 +20,9 @@ import { mergeReports } from './runner/merge.ts';
 import { loadChecks } from './runner/registry.ts';
 import type { RunReport } from './runner/result.ts';
 import { clauseRows, coverage, isFailing } from './runner/result.ts';
-import { SetupError, brokenResult, openSession, orderChecks, runChecks } from './runner/run.ts';
+import { brokenResult, orderChecks, runChecks } from './runner/run.ts';
+import { openSession } from './runner/session.ts';
+import { SetupError } from './runner/setup-error.ts';
 import { describeSelector, parseSelectors, select } from './runner/select.ts';
 import { inShard, parseShard } from './runner/shard.ts';
 import { redactReport } from './runner/redact.ts';
@@ -48,7 +50,7 @@ import { dropRequestBodies, writeRequestBodies } from './reporters/bodies.ts';
  * --help: the common options on one screen (at most 24 lines); the rest is
  * --help-all (usage). Both name the command the suite was started with.
  */
-export function shortUsage(prefix: string = invocation()): string {
+function shortUsage(prefix: string = invocation()): string {
   return `Usage: ${prefix} --base-url URL [options]
 Runs the Meeting Automation Service conformance suite against a target.
 
@@ -74,7 +76,7 @@ Merge shard reports: ${prefix} merge DIR... --json OUT
 }
 
 /** The one-line hint after a usage error. */
-export function usageHint(prefix: string = invocation()): string {
+function usageHint(prefix: string = invocation()): string {
   return `run with --help for usage: ${prefix} --help`;
 }
 
@@ -208,7 +210,7 @@ const OPTIONS = {
 } as const;
 
 /** A writer that redacts the operator's secrets from everything printed. */
-export function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
+function redactingWriter(out: NodeJS.WriteStream, secrets: Secrets): Writer {
   return {
     write: (text: string) => out.write(secrets.redact(text)),
     ...(out.isTTY === undefined ? {} : { isTTY: out.isTTY }),

@@ -16,7 +16,7 @@ import { localServer, testCheck, testEnv } from './harness/testing.ts';
 import { startReference } from './reference.ts';
 import { redactResult } from './runner/redact.ts';
 import { runAttempt } from './runner/run.ts';
-import type { Session } from './runner/run.ts';
+import type { Session } from './runner/session-types.ts';
 
 const CLI = join(import.meta.dirname, 'cli.ts');
 

@@ -22,6 +22,7 @@ import { OPERATIONS, type Operation, type OperationId } from './operations.ts';
 import type { Handler, HandlerContext, Reply } from './http-types.ts';
 import { wireHandlers, type FeatureDeps } from './handlers.ts';
 import { formatIssues } from './kernel/http/validation.ts';
+import { clip } from '../common/clip.ts';
 
 /** What the Automation API's app is made of; the composition root (deps.ts) builds it. */
 export interface ApiDeps {
@@ -79,7 +80,7 @@ export function createApp(deps: ApiDeps): express.Express {
     if (req.method === 'OPTIONS') {
       const allowed = allowedMethods(req.path);
       if (allowed.length === 0) {
-        next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+        next(new ApiError('not_found', `no route ${req.method} ${clip(req.path, 80)}`));
         return;
       }
       res.setHeader('Allow', allowed.join(', '));
@@ -114,11 +115,11 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const allowed = allowedMethods(req.path);
     if (allowed.length === 0) {
-      next(new ApiError('not_found', `no route ${req.method} ${clipPath(req.path)}`));
+      next(new ApiError('not_found', `no route ${req.method} ${clip(req.path, 80)}`));
       return;
     }
     res.setHeader('Allow', allowed.join(', '));
-    next(new ApiError('not_found', `${clipPath(req.path)} does not support ${req.method}; it supports ${allowed.join(', ')}`));
+    next(new ApiError('not_found', `${clip(req.path, 80)} does not support ${req.method}; it supports ${allowed.join(', ')}`));
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -236,10 +237,6 @@ function allowedMethods(path: string): string[] {
   if (methods.has('GET')) methods.add('HEAD');
   if (methods.size > 0) methods.add('OPTIONS');
   return [...methods];
-}
-
-function clipPath(path: string): string {
-  return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
 /** Where the app reports unexpected failures when its owner names no logger: standard error. */

@@ -7,7 +7,7 @@
  * 'meetings': it uses the meeting's id and title only, never the seeded
  * transcript or summary text, which an import does not control.
  */
-import type { BoundClient, CheckContext } from './context.ts';
+import type { BoundClient, FixtureHost } from './context-types.ts';
 import type { SeedMeeting } from './control.ts';
 import { speechTruth } from './audio.ts';
 import type { HttpResult } from './http.ts';
@@ -16,7 +16,7 @@ import { getJob, importBytes, isTerminal, jobIdOf, pollJob, pcmWav, speechWav, U
 /** How long an import of a few seconds of speech may take before the premise is given up. */
 export const IMPORT_MEETING_TIMEOUT_MS = 120_000;
 /** How long to wait for the automatic summary of the new meeting (so later summary calls do not race it). */
-export const AUTO_SUMMARY_WAIT_MS = 30_000;
+const AUTO_SUMMARY_WAIT_MS = 30_000;
 
 /**
  * The text of a summary's result as GET …/summary shows it (its shape is
@@ -40,7 +40,7 @@ async function truthSegments(): Promise<SeedMeeting['segments']> {
  * longest word of the first segment): what a check on a meeting made by import
  * looks for in a rendered export, since it did not choose the transcript.
  */
-export async function transcriptWord(ctx: CheckContext, token: string, meetingId: string): Promise<string | null> {
+export async function transcriptWord(ctx: FixtureHost, token: string, meetingId: string): Promise<string | null> {
   const t = await ctx.as(token).get(`/v1/meetings/${meetingId}/transcript`, { label: 'a word of the transcript, to find in the export' });
   const text = (t.body as { segments?: Array<{ text?: unknown }> } | undefined)?.segments?.find(
     (s) => typeof s.text === 'string' && s.text.trim() !== '',
@@ -51,7 +51,7 @@ export async function transcriptWord(ctx: CheckContext, token: string, meetingId
 }
 
 /** A WAV of `seconds` of digital silence, 16 kHz mono 16-bit: built here, no tool needed. */
-export function silentWav(seconds: number): Uint8Array {
+function silentWav(seconds: number): Uint8Array {
   return pcmWav(new Int16Array(Math.round(seconds * 16_000)));
 }
 
@@ -61,7 +61,7 @@ export function silentWav(seconds: number): Uint8Array {
  * silence, or a transcript that is not empty): then there is none to be had
  * through the API.
  */
-export async function importSilentMeeting(ctx: CheckContext, title: string): Promise<{ id: string } | { missing: string }> {
+export async function importSilentMeeting(ctx: FixtureHost, title: string): Promise<{ id: string } | { missing: string }> {
   const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
   const res = await importBytes(
     api,
@@ -87,7 +87,7 @@ export async function importSilentMeeting(ctx: CheckContext, title: string): Pro
  * SKIPPED, naming why, when the import does not produce a meeting: the check's
  * premise does not hold, which jobs/import-speech grades on its own.
  */
-export async function importMeeting(ctx: CheckContext, title: string): Promise<{ id: string; seed: SeedMeeting }> {
+export async function importMeeting(ctx: FixtureHost, title: string): Promise<{ id: string; seed: SeedMeeting }> {
   const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
   let bytes: Uint8Array;
   try {
@@ -149,7 +149,7 @@ function wavSamples(bytes: Uint8Array): Int16Array | null {
  * the target transcribing for a while, which is how a check without the
  * Control API's 'jobs' capability gets a job that is running.
  */
-export async function longSpeechWav(times: number): Promise<Uint8Array> {
+async function longSpeechWav(times: number): Promise<Uint8Array> {
   const samples = wavSamples(await speechWav());
   if (samples === null) throw new Error('the shipped speech is not a PCM WAV');
   const out = new Int16Array(samples.length * times);
@@ -158,7 +158,7 @@ export async function longSpeechWav(times: number): Promise<Uint8Array> {
 }
 
 /** How many times the shipped speech is repeated for a running import (about 40 s of audio). */
-export const RUNNING_IMPORT_REPEATS = 8;
+const RUNNING_IMPORT_REPEATS = 8;
 
 /**
  * A job that is running right now, made through the API: an import of the
@@ -166,7 +166,7 @@ export const RUNNING_IMPORT_REPEATS = 8;
  * caller cancels it when done. SKIPPED, naming why, when the import is refused
  * or ends before it is seen running: the check's premise does not hold.
  */
-export async function runningImport(ctx: CheckContext, api: BoundClient): Promise<string> {
+export async function runningImport(ctx: FixtureHost, api: BoundClient): Promise<string> {
   let bytes: Uint8Array;
   try {
     bytes = await longSpeechWav(RUNNING_IMPORT_REPEATS);
@@ -214,7 +214,7 @@ export async function failedImport(api: BoundClient): Promise<{ id: string } | {
 }
 
 /** How long the imports of titled meetings may take in all before the premise is given up. */
-export const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
+const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
 
 /**
  * Meetings with these titles, made through the API for a check that needs
@@ -224,7 +224,7 @@ export const TITLED_MEETINGS_TIMEOUT_MS = 240_000;
  * budget); the jobs are then awaited together. SKIPPED, naming why, when an
  * import does not produce a meeting. Ids in the order of `titles`.
  */
-export async function importTitledMeetings(ctx: CheckContext, titles: readonly string[]): Promise<string[]> {
+export async function importTitledMeetings(ctx: FixtureHost, titles: readonly string[]): Promise<string[]> {
   const api = ctx.as(await ctx.fixtureToken(['read', 'write']));
   const bytes = silentWav(1);
   const jobs: string[] = [];
@@ -265,7 +265,7 @@ export const LONG_IMPORT_TIMEOUT_MS = 240_000;
  * 40 s), made by importing it and waiting for the job. SKIPPED, naming why,
  * when the import does not produce a meeting.
  */
-export async function importLongMeeting(ctx: CheckContext, api: BoundClient): Promise<string> {
+export async function importLongMeeting(ctx: FixtureHost, api: BoundClient): Promise<string> {
   const res = await importBytes(
     api,
     await longSpeechWav(RUNNING_IMPORT_REPEATS),
@@ -292,7 +292,7 @@ export async function importLongMeeting(ctx: CheckContext, api: BoundClient): Pr
  * the target a long transcription. A failed import is not kept: the next
  * check tries again (and is SKIPPED with its own reason).
  */
-export function sharedLongMeeting(ctx: CheckContext, api: BoundClient): Promise<string> {
+export function sharedLongMeeting(ctx: FixtureHost, api: BoundClient): Promise<string> {
   const env = ctx.env;
   env.sharedLongMeeting ??= importLongMeeting(ctx, api).catch((err: unknown) => {
     env.sharedLongMeeting = undefined;
@@ -302,7 +302,7 @@ export function sharedLongMeeting(ctx: CheckContext, api: BoundClient): Promise<
 }
 
 /** How many real diarizations a check submits before giving up on pausing one while it runs. */
-export const PAUSE_ATTEMPTS = 5;
+const PAUSE_ATTEMPTS = 5;
 
 /**
  * A real diarization paused while it runs, for targets without the Control
@@ -315,7 +315,7 @@ export const PAUSE_ATTEMPTS = 5;
  * grades: a refusal while the job still runs is the target's.
  */
 export async function pauseRealDiarization(
-  ctx: CheckContext,
+  ctx: FixtureHost,
   api: BoundClient,
   meetingId: string,
 ): Promise<{ id: string; pause: HttpResult }> {

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { TokenModel } from '../spec/auth-rules.ts';
 
-export const REQUESTABLE_SCOPES = ['read', 'record', 'write', 'delete', 'admin', 'READ', 'all'] as const;
+const REQUESTABLE_SCOPES = ['read', 'record', 'write', 'delete', 'admin', 'READ', 'all'] as const;
 
 /** A token as the Control API mints it: requested scope strings (junk included), origin, kind. */
 export const tokenArbitrary: fc.Arbitrary<TokenModel> = fc.record({
@@ -20,7 +20,7 @@ export function plainText(options: { minLength?: number; maxLength?: number } = 
 }
 
 /** Characters for which UTF-16 units, code points and graphemes count the same. */
-export const BMP_SIMPLE = Array.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 éüßøñçÅ会議計画дийλω');
+const BMP_SIMPLE = Array.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 éüßøñçÅ会議計画дийλω');
 
 /** A string of exactly n characters from BMP_SIMPLE, not starting or ending with a space. */
 export function simpleString(n: number): fc.Arbitrary<string> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { readShippedFile, shippedFilePath } from '../shipped.ts';
 
 /** Where the shipped speech lives (one level up from harness/, in both layouts). */
-export const AUDIO_DIR = path.join(import.meta.dirname, '..', 'audio');
+const AUDIO_DIR = path.join(import.meta.dirname, '..', 'audio');
 
 export interface SpeechTruth {
   title: string;

@@ -1,5 +1,5 @@
 /** Helpers for the config checks: read a section, pick a field that is safe to flip. */
-import type { BoundClient } from './context.ts';
+import type { BoundClient } from './context-types.ts';
 
 /** The config object of a section, or null when it cannot be read. */
 export async function readSection(api: BoundClient, section: string): Promise<Record<string, unknown> | null> {
@@ -11,9 +11,9 @@ export async function readSection(api: BoundClient, section: string): Promise<Re
 }
 
 /** A field that arms recording; never flipped by the generic config checks. */
-export const ARMING = /auto[_-]?record|arm/i;
+const ARMING = /auto[_-]?record|arm/i;
 
-export function togglableField(config: Record<string, unknown>): string | null {
+function togglableField(config: Record<string, unknown>): string | null {
   return Object.entries(config).find(([k, v]) => typeof v === 'boolean' && !ARMING.test(k))?.[0] ?? null;
 }
 
@@ -31,7 +31,7 @@ export async function* togglableSections(
 }
 
 /** The field of meeting-detection that arms auto-record, when the target has one. */
-export function armingField(config: Record<string, unknown>): string | null {
+function armingField(config: Record<string, unknown>): string | null {
   return Object.entries(config).find(([k, v]) => typeof v === 'boolean' && /auto[_-]?record/i.test(k))?.[0] ?? null;
 }
 

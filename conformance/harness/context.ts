@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { clause as clauseOf, specChoice } from '../catalog.ts';
 import type { Attempt, Failure, Observation, PropertyRun } from '../runner/result.ts';
-import type { Check } from './check.ts';
-import type { ControlDriver, MintSpec, MintedToken, SeedMeeting, TokenKind, TokenOrigin } from './control.ts';
+import { SCOPES, type Scope } from '../spec/constants.ts';
+import type { CheckInfo } from './check-types.ts';
+import type { BoundClient, Environment, FixtureHost } from './context-types.ts';
+import type { ControlDriver, MintSpec, MintedToken, TokenKind, TokenOrigin } from './control.ts';
 import type { Delivery, Exchange } from './exchange.ts';
-import type { ExchangeAudit } from './exchange-audit.ts';
-import type { RunLedger } from './ledger.ts';
 import type { Verdict } from './expect.ts';
 import { show } from './expect.ts';
 import { Fixtures } from './fixtures.ts';
@@ -18,63 +18,12 @@ import { fnv1a } from './hash.ts';
 import { HttpClient } from './http.ts';
 import type { ExchangeSink, HttpResult, RequestOptions } from './http.ts';
 import type { Endpoint, Receiver, Reply } from './receiver.ts';
-import type { Secrets } from './secrets.ts';
 import { describeRequest } from './token-pool.ts';
-import type { PoolToken, TokenPool, TokenRequest, TokenUse } from './token-pool.ts';
+import type { PoolToken, TokenRequest } from './token-pool.ts';
 import { SkipSignal, StopCheck } from './signals.ts';
-
-export const SCOPES = ['read', 'record', 'write', 'delete'] as const;
-export type Scope = (typeof SCOPES)[number];
 
 /** A check keeps this many exchanges in its report; the rest are counted. */
 export const MAX_EXCHANGES = 400;
-
-/** What the runner shares with every check. */
-export interface Environment {
-  baseUrl: string;
-  secrets: Secrets;
-  control: ControlDriver | null;
-  /** Why there is no Control API driver ('no --control-url given', or the discovery error). */
-  controlMissing: string;
-  controlClient: HttpClient | null;
-  /** --token, with the scopes its whoami reported (null when unknown). */
-  userToken: { token: string; scopes: string[] | null } | null;
-  /** --token and the --tokens file's entries, described by whoami: what ctx.token and ctx.mint take without the Control API. */
-  tokenPool?: TokenPool | null;
-  /** Which token descriptions the checks asked for and where each came from (printed after a run). */
-  tokenUse?: TokenUse;
-  /** The meeting made by import that read-only checks share when no Control API seeds meetings (harness/fixtures.ts). */
-  sharedMeeting?: Promise<{ id: string; seed: SeedMeeting }> | undefined;
-  /** The long meeting made by import that the real-diarization checks share (harness/api-fixtures.ts sharedLongMeeting). */
-  sharedLongMeeting?: Promise<string> | undefined;
-  /** Why webhook checks cannot run: the target has webhooks switched off and no Control API can switch them on. */
-  webhooksOff?: string | null;
-  seed: number;
-  runs: number;
-  slow: boolean;
-  fresh: boolean;
-  /** The target's base URL is a loopback address (it runs on this machine). */
-  local: boolean;
-  /** --lan-host: the one non-loopback address the user allows the LAN checks to reach. */
-  lanHost?: string;
-  requestTimeoutMs: number;
-  /** Why the receiver cannot be used (set by the runner), or null/undefined. */
-  receiverHint?: string | null;
-  /** Started on first use; null with the reason when it cannot be. */
-  receiver(): Promise<Receiver | { missing: string }>;
-  /** API exchanges of the checks run before this one (for audits). */
-  runLog: readonly Exchange[];
-  /** Every API answer of the run with its unredacted body, for the manifest audit (openapi/manifest-exchanges). */
-  exchangeAudit?: ExchangeAudit;
-  /** What the run created on the target, recorded as the API answers (harness/ledger.ts); removed after the run. */
-  ledger?: RunLedger;
-  /** --public-webhook-url: where webhooks that must point at a public address point (decision 075). */
-  publicWebhookUrl?: string;
-  /** property name → seed and path, when replaying a failure. */
-  replay?: Record<string, { seed: number; path?: string }>;
-  /** How to re-run one check from the command line (for PropertyRun.replay). */
-  replayHint(checkId: string): string;
-}
 
 /** Thrown inside a property when an expectation fails; carries the failure. */
 export class PropertyMismatch extends Error {
@@ -86,26 +35,15 @@ export class PropertyMismatch extends Error {
   }
 }
 
-/** A client bound to one token: ctx.as(token).get('/v1/meetings'). */
-export interface BoundClient {
-  get(path: string, options?: RequestOptions): Promise<HttpResult>;
-  post(path: string, options?: RequestOptions): Promise<HttpResult>;
-  put(path: string, options?: RequestOptions): Promise<HttpResult>;
-  patch(path: string, options?: RequestOptions): Promise<HttpResult>;
-  delete(path: string, options?: RequestOptions): Promise<HttpResult>;
-  request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
-  readonly token: string;
-}
-
 /** The seed of one property: stable for a given run seed, check and property name. */
-export function propertySeed(runSeed: number, checkId: string, name: string): number {
+function propertySeed(runSeed: number, checkId: string, name: string): number {
   return (fnv1a(`${checkId}#${name}`) ^ runSeed) | 0;
 }
 
 type Source = HttpResult | Exchange | undefined;
 
-export class CheckContext {
-  readonly check: Check;
+export class CheckContext implements FixtureHost {
+  readonly check: CheckInfo;
   readonly env: Environment;
   readonly api: HttpClient;
   readonly fixtures: Fixtures;
@@ -124,7 +62,7 @@ export class CheckContext {
   /** The last exchange recorded, and the last on the API: what a failure naming none falls back to. */
   #last: { any?: Exchange; api?: Exchange } = {};
 
-  constructor(check: Check, env: Environment) {
+  constructor(check: CheckInfo, env: Environment) {
     this.check = check;
     this.env = env;
     this.attempt = {

@@ -4,7 +4,8 @@
  * Capabilities are read once from GET /control; using one the target does not
  * list makes the check SKIPPED with the capability named.
  */
-import type { ControlCapability } from './check.ts';
+import type { ControlCapability } from './check-types.ts';
+import type { JobKind } from '../spec/constants.ts';
 import type { HttpClient, HttpResult, RequestOptions } from './http.ts';
 import { ControlError, SkipSignal } from './signals.ts';
 
@@ -60,7 +61,7 @@ export interface SeedMeeting {
 }
 
 export interface SeedJob {
-  kind: 'import' | 'retranscription' | 'diarization';
+  kind: JobKind;
   meeting_id?: string | null;
   state: string;
   is_retryable?: boolean;

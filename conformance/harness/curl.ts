@@ -13,7 +13,7 @@ export function shellQuote(text: string): string {
 }
 
 /** Binary bodies up to this many bytes go inside the curl line (as base64: 4/3 as long). */
-export const INLINE_BODY_MAX = 2048;
+const INLINE_BODY_MAX = 2048;
 
 /** Starts the comment of a curl line whose body is left out (withBodyFile replaces it). */
 const OMITTED = '  # request body omitted:';

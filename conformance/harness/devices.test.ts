@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { skipTable } from '../reporters/skips.ts';
-import { missingNeeds, openSession, runAttempt } from '../runner/run.ts';
+import { missingNeeds } from '../runner/needs.ts';
+import { runAttempt } from '../runner/run.ts';
+import { openSession } from '../runner/session.ts';
 import type { CheckResult } from '../runner/result.ts';
 import { NO_INPUT_DEVICE, inputDevice } from './devices.ts';
 import type { LocalServer } from './testing.ts';

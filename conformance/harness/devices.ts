@@ -7,7 +7,8 @@
  * answers, never what was captured, so any device that records will do
  * (docs/decisions/077-conformance-premises-through-the-api.md).
  */
-import type { BoundClient, CheckContext } from './context.ts';
+import type { CheckContext } from './context.ts';
+import type { BoundClient } from './context-types.ts';
 import * as x from './expect.ts';
 
 /** What a recording check without a device of its own is SKIPPED with: what would unlock it. */

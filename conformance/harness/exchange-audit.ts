@@ -9,9 +9,9 @@ import type { Exchange } from './exchange.ts';
 import type { HttpResult } from './http.ts';
 
 /** Bodies above this are not kept (their status still is): a schema check of a multi-megabyte body is not worth its memory. */
-export const AUDIT_BODY_LIMIT = 512 * 1024;
+const AUDIT_BODY_LIMIT = 512 * 1024;
 /** At most this many answers are kept per run; later ones are counted. */
-export const AUDIT_MAX_ENTRIES = 50_000;
+const AUDIT_MAX_ENTRIES = 50_000;
 
 export interface AuditedExchange {
   /** The check that made the request. */

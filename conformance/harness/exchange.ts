@@ -6,7 +6,7 @@
  */
 
 /** Bodies above this are cut in reports (their full size is kept). */
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 export type Channel = 'api' | 'control' | 'probe';
 

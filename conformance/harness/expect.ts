@@ -136,7 +136,7 @@ export function json(res: HttpResult): Verdict {
 }
 
 /** Not an auth refusal (401, 402, or 403 with one of the gate codes). */
-export const AUTH_REFUSAL_CODES = [
+const AUTH_REFUSAL_CODES = [
   'unauthorized',
   'insufficient_scope',
   'api_disabled',
@@ -177,7 +177,7 @@ export function isTimestamp(value: unknown): boolean {
   return typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
 }
 
-export function hasType(value: unknown, type: FieldType): boolean {
+function hasType(value: unknown, type: FieldType): boolean {
   switch (type) {
     case 'any':
       return value !== undefined;

@@ -12,7 +12,7 @@ import { seededRandom } from '../../simulator/seeded-random.ts';
 import type { SeededRandom } from '../../simulator/seeded-random.ts';
 import { embeddedFile } from '../shipped.ts';
 import { importMeeting } from './api-fixtures.ts';
-import type { CheckContext } from './context.ts';
+import type { FixtureHost } from './context-types.ts';
 import type { SeedMeeting, SeedSegment } from './control.ts';
 
 export interface SeededMeeting {
@@ -23,7 +23,7 @@ export interface SeededMeeting {
 const LETTERS = 'bcdfghjklmnpqrstvwxz';
 
 /** Segments laid out as the simulator's renderer would, with estimated line lengths and word times. */
-export function segmentsFromScript(script: MeetingScript): SeedSegment[] {
+function segmentsFromScript(script: MeetingScript): SeedSegment[] {
   const segments: SeedSegment[] = [];
   let lastEnd = 0;
   let previousEnd = 0;
@@ -52,11 +52,11 @@ export function segmentsFromScript(script: MeetingScript): SeedSegment[] {
 }
 
 export class Fixtures {
-  readonly #ctx: CheckContext;
+  readonly #ctx: FixtureHost;
   readonly rng: SeededRandom;
   #words = new Set<string>();
 
-  constructor(ctx: CheckContext) {
+  constructor(ctx: FixtureHost) {
     this.#ctx = ctx;
     this.rng = seededRandom(ctx.seed);
   }

@@ -11,7 +11,7 @@ import { cut } from './exchange.ts';
 import type { Secrets } from './secrets.ts';
 import { USER_AGENT } from '../version.ts';
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 export type Query = Record<string, string | number | boolean | undefined | null> | ReadonlyArray<readonly [string, string]>;
 

@@ -7,17 +7,13 @@
  */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
+import { JOB_TERMINAL_STATES } from '../spec/constants.ts';
 import { speechBytes } from './audio.ts';
-import type { BoundClient, CheckContext } from './context.ts';
+import type { BoundClient, FixtureHost } from './context-types.ts';
 import { curlLine } from './curl.ts';
 import type { Exchange } from './exchange.ts';
 import type { HttpResult } from './http.ts';
 import { joinUrl } from './http.ts';
-
-export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'pausing', 'paused', 'resuming', 'cancelling'] as const;
-export const TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
-export const JOB_KINDS = ['import', 'retranscription', 'diarization'] as const;
-export const IMPORT_EXTENSIONS = ['mp4', 'm4a', 'wav', 'mp3', 'flac', 'ogg', 'aac', 'mkv', 'webm', 'wma'] as const;
 
 export interface JobDto {
   id?: unknown;
@@ -133,11 +129,11 @@ export async function pollJob(
   }
 }
 
-export const isTerminal = (job: JobDto): boolean => (TERMINAL_STATES as readonly unknown[]).includes(job.state);
+export const isTerminal = (job: JobDto): boolean => (JOB_TERMINAL_STATES as readonly unknown[]).includes(job.state);
 
 /** Imports the speech WAV (POST only: the caller polls the job); SKIPPED when the shipped file cannot be read. */
 export async function importSpeech(
-  ctx: CheckContext,
+  ctx: FixtureHost,
   api: BoundClient,
   query: Record<string, string | undefined> = { filename: 'conformance.wav' },
 ): Promise<{ res: HttpResult; jobId: string | null }> {
@@ -167,7 +163,7 @@ export interface StalledUpload {
  * only `sendBytes` of them: the upload stays in flight until close().
  */
 export function stalledImport(
-  ctx: CheckContext,
+  ctx: FixtureHost,
   token: string,
   contentLength: number,
   sendBytes: number,

@@ -12,9 +12,10 @@
  * disabled by a check (a webhook it owns can no longer be deleted with it),
  * and a Control API reset, which erases everything made before it.
  */
+import { JOB_TERMINAL_STATES } from '../spec/constants.ts';
 import type { HttpResult } from './http.ts';
 
-export const LEDGER_KINDS = ['settings', 'meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
+const LEDGER_KINDS = ['settings', 'meetings', 'jobs', 'webhooks', 'pairings', 'recordings', 'devices', 'tokens'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** present: on the target as far as the run knows; the others say what removed it, or why it stays. */
@@ -74,7 +75,8 @@ export interface ObservedAnswer {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 const field = (body: unknown, name: string): unknown =>
   body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
-const TERMINAL_JOB_STATES = new Set(['succeeded', 'failed', 'cancelled', 'canceled']);
+// 'canceled' too: a target spelling it the American way still ends its job, and the cleanup need not cancel it.
+const TERMINAL_JOB_STATES = new Set<string>([...JOB_TERMINAL_STATES, 'canceled']);
 
 export class RunLedger {
   readonly #entries = new Map<string, LedgerEntry>();

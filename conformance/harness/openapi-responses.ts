@@ -73,7 +73,7 @@ function absoluteRefs(value: unknown): unknown {
 }
 
 /** Media type without parameters, lower case. */
-export function bareMediaType(contentType: string | null | undefined): string {
+function bareMediaType(contentType: string | null | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 

@@ -4,7 +4,7 @@
  * outcome. Not used by the checks.
  */
 import type { Check } from './check.ts';
-import type { Environment } from './context.ts';
+import type { Environment } from './context-types.ts';
 import { Secrets } from './secrets.ts';
 import type { CheckResult, RunReport } from '../runner/result.ts';
 

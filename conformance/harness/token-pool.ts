@@ -21,9 +21,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { effectiveScopes } from '../spec/auth-rules.ts';
+import { SCOPES } from '../spec/constants.ts';
 import type { TokenKind, TokenOrigin } from './control.ts';
 
-export const TOKEN_SCOPES = ['read', 'record', 'write', 'delete'] as const;
 export const TOKEN_ORIGINS: readonly TokenOrigin[] = ['loopback', 'paired', 'lan'];
 export const TOKEN_KINDS: readonly TokenKind[] = ['standard', 'first_party', 'assistant'];
 
@@ -130,7 +130,7 @@ export function fits(t: PoolToken, request: TokenRequest, exact: boolean): boole
   const want = effectiveRequestScopes(request);
   const held = new Set(t.scopes);
   if (!want.every((s) => held.has(s))) return false;
-  return !exact || t.scopes.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s)).length === want.length;
+  return !exact || t.scopes.filter((s) => (SCOPES as readonly string[]).includes(s)).length === want.length;
 }
 
 export class TokenPool {

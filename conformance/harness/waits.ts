@@ -5,8 +5,8 @@
  * event name, or the state word in the text).
  */
 import type { CheckContext } from './context.ts';
+import { JOB_STATES, JOB_TERMINAL_STATES } from '../spec/constants.ts';
 import type { JobDto } from './jobs.ts';
-import { JOB_STATES, TERMINAL_STATES } from './jobs.ts';
 import type { SseEvent, SseResult } from './sse.ts';
 
 export function describeStream(s: SseResult): string {
@@ -60,7 +60,7 @@ export function isPauseResume(e: SseEvent): boolean {
 export function jobWaitOutlasted(s: SseResult, job: JobDto): boolean {
   const state = typeof job.state === 'string' ? job.state : undefined;
   const unfinished =
-    state !== undefined && (JOB_STATES as readonly string[]).includes(state) && !(TERMINAL_STATES as readonly string[]).includes(state);
+    state !== undefined && (JOB_STATES as readonly string[]).includes(state) && !(JOB_TERMINAL_STATES as readonly string[]).includes(state);
   return s.events.length === 0 && !s.closedByServer && unfinished;
 }
 

@@ -4,7 +4,9 @@
  * startup, so a restart follows), register a webhook to an endpoint, approve
  * it through the Control API, and read deliveries back as envelopes.
  */
-import type { BoundClient, CheckContext } from './context.ts';
+import { DELIVERY_REASONS } from '../spec/constants.ts';
+import type { CheckContext } from './context.ts';
+import type { BoundClient } from './context-types.ts';
 import type { Delivery } from './exchange.ts';
 import type { HttpResult } from './http.ts';
 import type { Endpoint, Reply } from './receiver.ts';
@@ -17,7 +19,7 @@ import { verifySignature } from './signature.ts';
  * no one, so it is public by every special-purpose registry, needs no DNS, belongs to nobody and is routed
  * nowhere. --public-webhook-url sets another (docs/decisions/075-conformance-leaves-the-target-as-found.md).
  */
-export const DEFAULT_PUBLIC_WEBHOOK_URL = 'https://[2d00::1]/mas-conformance-webhook';
+const DEFAULT_PUBLIC_WEBHOOK_URL = 'https://[2d00::1]/mas-conformance-webhook';
 
 /** The run's public webhook address (--public-webhook-url, else the default above). */
 export function publicWebhookUrl(ctx: CheckContext): string {
@@ -53,7 +55,7 @@ export async function registerWebhook(
 }
 
 /** A webhook registered to a fresh allowlisted endpoint and approved: ready to receive. */
-export async function approvedWebhook(
+async function approvedWebhook(
   ctx: CheckContext,
   api: BoundClient,
   name: string,
@@ -105,12 +107,9 @@ export async function hookTo(
   return r;
 }
 
-/** The delivery-log reason codes (API.md, Webhooks > Delivery). */
-export const REASONS = ['delivery_failed', 'handler_error', 'third_party_rejected', 'denied', 'exhausted'] as const;
-
 /** Every reason code that occurs in a delivery log answer (its entry shape is a gap, so by value). */
 export function reasonsIn(body: unknown): string[] {
-  return REASONS.filter((r) => containsValue(body, r));
+  return DELIVERY_REASONS.filter((r) => containsValue(body, r));
 }
 
 function containsValue(value: unknown, needle: string): boolean {

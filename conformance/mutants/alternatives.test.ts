@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startReference } from '../reference.ts';
 import { loadChecks } from '../runner/registry.ts';
-import { openSession, runChecks } from '../runner/run.ts';
+import { runChecks } from '../runner/run.ts';
+import { openSession } from '../runner/session.ts';
 import { ALTERNATIVES } from './alternatives.ts';
 import { startProxy } from './proxy.ts';
 

@@ -21,7 +21,7 @@ import { MUTANTS } from './catalog.ts';
 import { runMutants, selectMutants } from './run.ts';
 
 /** The least number of mutants (the identity one aside) the catalog must hold. */
-export const MIN_MUTANTS = 40;
+const MIN_MUTANTS = 40;
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({

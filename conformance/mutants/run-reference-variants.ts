@@ -19,7 +19,8 @@ import { parseArgs } from 'node:util';
 import { startReference } from '../reference.ts';
 import { loadChecks } from '../runner/registry.ts';
 import type { CheckResult } from '../runner/result.ts';
-import { openSession, runChecks } from '../runner/run.ts';
+import { runChecks } from '../runner/run.ts';
+import { openSession } from '../runner/session.ts';
 import { startProxy } from './proxy.ts';
 import { VARIANTS } from './variants.ts';
 import type { Variant } from './variants.ts';
@@ -40,7 +41,7 @@ function countOutcomes(results: readonly CheckResult[]): Record<string, number> 
   return counts;
 }
 
-export async function runVariant(
+async function runVariant(
   target: { baseUrl: string; controlUrl: string; controlSecret: string },
   variant: Variant,
   options: { seed: number; runs: number; jobs: number; checks: readonly string[] },

@@ -13,7 +13,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadChecks } from '../runner/registry.ts';
-import { openSession, runChecks } from '../runner/run.ts';
+import { runChecks } from '../runner/run.ts';
+import { openSession } from '../runner/session.ts';
 import type { Outcome } from '../runner/result.ts';
 import { inShard, parseShard } from '../runner/shard.ts';
 import type { Shard } from '../runner/shard.ts';

@@ -14,6 +14,7 @@
  */
 import type { Mutant, MutantTools, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { jsonOf, withJson } from './proxy.ts';
+import { JOB_TERMINAL_STATES } from '../spec/constants.ts';
 
 /** How much slower the variant is. */
 const SLOWDOWN = 10;
@@ -21,7 +22,7 @@ const SLOWDOWN = 10;
 const SAMPLE_MS = 40;
 /** A job is followed at most this long (then shown as it is). */
 const FOLLOW_MS = 10 * 60_000;
-const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+const TERMINAL = new Set<string>(JOB_TERMINAL_STATES);
 
 interface Timeline {
   born: number;

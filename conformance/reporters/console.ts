@@ -3,7 +3,7 @@
  * and the running check), with FAIL/ERROR lines kept above it; otherwise (or
  * with CI=true) one plain line per check. Then a summary with every failure.
  */
-import type { ProgressEvent } from '../runner/run.ts';
+import type { ProgressEvent } from '../runner/session-types.ts';
 import type { CheckResult, Coverage, Outcome } from '../runner/result.ts';
 import { OUTCOMES, countOutcomes } from '../runner/result.ts';
 import { failureText } from './text.ts';

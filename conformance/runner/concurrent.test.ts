@@ -8,7 +8,7 @@ import type { Check } from '../harness/check.ts';
 import { Secrets } from '../harness/secrets.ts';
 import { testCheck, testEnv } from '../harness/testing.ts';
 import { isolationOf, runChecks } from './run.ts';
-import type { Session } from './run.ts';
+import type { Session } from './session-types.ts';
 
 function session(): Session {
   return {

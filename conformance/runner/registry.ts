@@ -14,7 +14,7 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Check } from '../harness/check.ts';
 
-export const CHECKS_DIR = join(import.meta.dirname, '..', 'checks');
+const CHECKS_DIR = join(import.meta.dirname, '..', 'checks');
 /** A check file: TypeScript in the checkout, JavaScript in the built package (docs/decisions/021-conformance-package.md). */
 const CHECK_FILE = /\.check\.[tj]s$/;
 
@@ -24,10 +24,6 @@ export interface LoadedChecks {
   broken: Array<{ id: string; file: string; error: string }>;
   /** check id → file (relative to the repository's conformance/ folder). */
   files: Map<string, string>;
-}
-
-export function idFromFile(file: string): string {
-  return relative(CHECKS_DIR, file).split(sep).join('/').replace(CHECK_FILE, '');
 }
 
 export function checkFiles(dir = CHECKS_DIR): string[] {

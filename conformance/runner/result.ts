@@ -4,7 +4,7 @@
  */
 import type { Clause } from '../catalog.ts';
 import { isCheckable } from '../catalog.ts';
-import type { Level, Need } from '../harness/check.ts';
+import type { Level, Need } from '../harness/check-types.ts';
 import type { Delivery, Exchange } from '../harness/exchange.ts';
 import type { CleanupSummary } from '../harness/ledger.ts';
 
@@ -146,7 +146,7 @@ export interface ClauseRow {
 }
 
 /** How one check's result counts for one of its clauses. */
-export function clauseContribution(result: CheckResult, clauseId: string, kind: Clause['kind']): Outcome {
+function clauseContribution(result: CheckResult, clauseId: string, kind: Clause['kind']): Outcome {
   if (result.outcome === 'SKIPPED' || result.outcome === 'ERROR' || result.outcome === 'FLAKY') return result.outcome;
   const own = result.failures.filter((f) => f.clause === clauseId);
   if (own.some((f) => f.severity === 'fail')) return 'FAIL';

@@ -13,7 +13,8 @@ import type { LocalServer } from '../harness/testing.ts';
 import { localServer, testCheck, testEnv } from '../harness/testing.ts';
 import { failureText } from '../reporters/text.ts';
 import { dropRequestBodies, writeRequestBodies } from '../reporters/bodies.ts';
-import { openSession, runAttempt, runChecks } from './run.ts';
+import { runAttempt, runChecks } from './run.ts';
+import { openSession } from './session.ts';
 import { syntheticRun } from '../harness/testing.ts';
 
 let server: LocalServer;

@@ -27,7 +27,7 @@ function headings(text: string): string[] {
 }
 
 /** The selector's headings appear, consecutive, among the section's. */
-export function namesSection(selector: string, section: string): boolean {
+function namesSection(selector: string, section: string): boolean {
   const want = headings(selector);
   const path = headings(section);
   if (want.length === 0) return false;
@@ -58,7 +58,7 @@ export function matches(check: Selectable, selector: string, sectionOf: SectionO
 }
 
 /** Every section path of the catalog, for the comma-separated lists (a heading may hold commas). */
-export function catalogSections(): string[] {
+function catalogSections(): string[] {
   return [...new Set(loadClauses().map((c) => c.section))];
 }
 

@@ -11,10 +11,9 @@
  * 7. a valid token lacking scope gets 403 insufficient_scope.
  * Pairing: a paired device never holds delete.
  */
+import { SCOPES, type Scope } from './constants.ts';
 import type { Operation, OperationScope } from './operations.ts';
 
-export const SCOPE_NAMES = ['read', 'record', 'write', 'delete'] as const;
-export type ScopeName = (typeof SCOPE_NAMES)[number];
 export type Origin = 'loopback' | 'paired' | 'lan';
 type Kind = 'standard' | 'first_party' | 'assistant';
 
@@ -25,22 +24,22 @@ export interface TokenModel {
   kind: Kind;
 }
 
-export function parseScopes(requested: readonly string[]): ScopeName[] {
-  return SCOPE_NAMES.filter((s) => requested.includes(s));
+export function parseScopes(requested: readonly string[]): Scope[] {
+  return SCOPES.filter((s) => requested.includes(s));
 }
 
 /** The scopes a token really holds. */
-export function effectiveScopes(t: TokenModel): ScopeName[] {
+export function effectiveScopes(t: TokenModel): Scope[] {
   const held = new Set(parseScopes(t.requested));
   if (t.kind === 'assistant') {
     held.add('read');
     held.add('record');
   }
   if (t.origin === 'paired') held.delete('delete');
-  return SCOPE_NAMES.filter((s) => held.has(s));
+  return SCOPES.filter((s) => held.has(s));
 }
 
-export function satisfies(required: OperationScope, held: readonly ScopeName[]): boolean {
+export function satisfies(required: OperationScope, held: readonly Scope[]): boolean {
   switch (required) {
     case 'none':
       return true;
@@ -91,7 +90,7 @@ export function implicatedClauses(op: Operation, token: TokenModel): string[] {
   }
   if (!satisfies(s, held)) {
     out.push('auth.missing-scope.403', 'errors.code.insufficient_scope.403');
-    const only = (x: ScopeName[]): boolean => held.length > 0 && held.every((h) => x.includes(h));
+    const only = (x: Scope[]): boolean => held.length > 0 && held.every((h) => x.includes(h));
     if (s === 'read' && only(['delete'])) out.push('auth.scope.delete-implies-no-read');
     if (s === 'write' && held.includes('delete')) out.push('auth.scope.delete-implies-no-write');
     if (s === 'delete' && held.includes('write')) out.push('auth.scope.delete-not-implied-by-write');

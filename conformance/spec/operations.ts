@@ -120,4 +120,3 @@ export function fillPath(path: string, params: Record<string, string>): string {
     return encodeURIComponent(v);
   });
 }
-

@@ -42,6 +42,7 @@ import { registerPairingControlRoutes, type PairingControlDeps } from './pairing
 import { registerSettingsPage } from './settings-page/index.ts';
 import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
 import { requestFields } from '../kernel/http/request-log.ts';
+import { clip } from '../../common/clip.ts';
 
 /** What the routes of this file use: reset, settings, tokens, fixtures, simulated devices. */
 interface CoreControlDeps {
@@ -248,7 +249,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
   app.use(r);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new ApiError('not_found', `no control route ${req.method} ${clipPath(req.path)}`));
+    next(new ApiError('not_found', `no control route ${req.method} ${clip(req.path, 80)}`));
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -284,10 +285,6 @@ function deviceView(d: { name: string; device_type: string; script: string | nul
     script: d.script,
     ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}),
   };
-}
-
-function clipPath(path: string): string {
-  return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
 function defaultLogError(err: unknown, req: Request): void {

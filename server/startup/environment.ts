@@ -17,6 +17,7 @@
  */
 import { z } from 'zod';
 import { LOG_LEVELS } from '../kernel/http/logger.ts';
+import { clip } from '../../common/clip.ts';
 
 /** A name in the schema, its help line and its check. */
 interface Variable {
@@ -140,7 +141,7 @@ export function checkEnvironment(env: Env): string | null {
   if (result.success) return null;
   const issue = result.error.issues[0];
   const name = String(issue?.path[0] ?? '');
-  const shown = /SECRET|KEY/.test(name) ? '' : `, got "${clip(ours[name] ?? '')}"`;
+  const shown = /SECRET|KEY/.test(name) ? '' : `, got "${clip(ours[name] ?? '', 40)}"`;
   return `${name} ${issue?.message ?? 'is not valid'}${shown}`;
 }
 
@@ -180,8 +181,4 @@ function distance(a: string, b: string): number {
     }
   }
   return row[b.length] ?? 0;
-}
-
-function clip(value: string): string {
-  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
 }

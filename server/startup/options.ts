@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { checkEnvironment, environmentHelp, type Env } from './environment.ts';
 import { CONNECTION_DEFAULTS, type ConnectionLimits } from '../kernel/http/connection-limits.ts';
 import { SERVER_VERSION } from '../kernel/version.ts';
+import { clip } from '../../common/clip.ts';
 
 export interface ControlOptions {
   /** Always a loopback address. */
@@ -208,7 +209,7 @@ function portOf(picked: { value: string; from: string } | null, fallback: number
   if (picked === null) return fallback;
   const text = picked.value.trim();
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
-    throw new OptionsError(`${picked.from} must be a port number from 0 to 65535, got "${clip(picked.value)}"`);
+    throw new OptionsError(`${picked.from} must be a port number from 0 to 65535, got "${clip(picked.value, 40)}"`);
   }
   return Number(text);
 }
@@ -222,7 +223,7 @@ function secondsOf(picked: { value: string; from: string } | null): number | nul
   const text = picked.value.trim();
   const seconds = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > 86_400) {
-    throw new OptionsError(`${picked.from} must be a number of seconds above 0 and at most 86400, got "${clip(picked.value)}"`);
+    throw new OptionsError(`${picked.from} must be a number of seconds above 0 and at most 86400, got "${clip(picked.value, 40)}"`);
   }
   return Math.round(seconds * 1000);
 }
@@ -231,13 +232,13 @@ function countOf(picked: { value: string; from: string } | null): number | null 
   if (picked === null) return null;
   const text = picked.value.trim();
   if (!/^\d{1,7}$/.test(text))
-    throw new OptionsError(`${picked.from} must be a whole number from 0 to 9999999, got "${clip(picked.value)}"`);
+    throw new OptionsError(`${picked.from} must be a whole number from 0 to 9999999, got "${clip(picked.value, 40)}"`);
   return Number(text);
 }
 
 function parseHost(value: string, from: string): string {
   const host = value.trim();
-  if (host === '' || /[\s/]/.test(host)) throw new OptionsError(`${from} must be a host name or IP address, got "${clip(value)}"`);
+  if (host === '' || /[\s/]/.test(host)) throw new OptionsError(`${from} must be a host name or IP address, got "${clip(value, 40)}"`);
   return unbracket(host);
 }
 
@@ -278,9 +279,5 @@ function envFlag(env: Env, name: string): boolean {
   const value = raw.trim().toLowerCase();
   if (value === '1' || value === 'true' || value === 'yes' || value === 'on') return true;
   if (value === '' || value === '0' || value === 'false' || value === 'no' || value === 'off') return false;
-  throw new OptionsError(`${name} must be 1/true or 0/false, got "${clip(raw)}"`);
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  throw new OptionsError(`${name} must be 1/true or 0/false, got "${clip(raw, 40)}"`);
 }

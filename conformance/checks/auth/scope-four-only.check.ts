@@ -2,7 +2,8 @@ import { tokenArbitrary } from '../../harness/arbitraries.ts';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import type { HttpResult } from '../../harness/http.ts';
-import { SCOPE_NAMES, effectiveScopes, satisfies } from '../../spec/auth-rules.ts';
+import { effectiveScopes, satisfies } from '../../spec/auth-rules.ts';
+import { SCOPES } from '../../spec/constants.ts';
 
 export const check = defineCheck({
   id: 'auth/scope-four-only',
@@ -20,7 +21,7 @@ export const check = defineCheck({
       const ok =
         Array.isArray(scopes) &&
         scopes.length > 0 &&
-        scopes.every((s) => (SCOPE_NAMES as readonly unknown[]).includes(s)) &&
+        scopes.every((s) => (SCOPES as readonly unknown[]).includes(s)) &&
         new Set(scopes).size === scopes.length;
       ctx.expect(
         'auth.scope.four-only',

@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import { failedImport, runningImport } from '../../harness/api-fixtures.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { getJob, importSpeech, pollJob } from '../../harness/jobs.ts';
 
 export const check = defineCheck({

@@ -2,7 +2,7 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { importBytes, isTerminal, jobIdOf, pollJob, speechWav, toneWav, transcriptWords } from '../../harness/jobs.ts';
 import { speechPath } from '../../harness/audio.ts';
-import type { BoundClient } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import type { HttpResult } from '../../harness/http.ts';
 
 /** The words of the transcript of the meeting a job made, or null with why there is none. */

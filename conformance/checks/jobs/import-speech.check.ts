@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { JOB_STATES, importSpeech, isTerminal, pollJob } from '../../harness/jobs.ts';
+import { importSpeech, isTerminal, pollJob } from '../../harness/jobs.ts';
+import { JOB_STATES } from '../../spec/constants.ts';
 
 export const check = defineCheck({
   id: 'jobs/import-speech',

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import { IMPORT_EXTENSIONS, UNDECODABLE, getJob, importBytes, jobIdOf } from '../../harness/jobs.ts';
+import { UNDECODABLE, getJob, importBytes, jobIdOf } from '../../harness/jobs.ts';
+import { IMPORT_EXTENSIONS } from '../../spec/constants.ts';
 
 export const check = defineCheck({
   id: 'jobs/import-validation',

@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { importSilentMeeting, summaryTextOf } from '../../harness/api-fixtures.ts';
 import * as x from '../../harness/expect.ts';
 

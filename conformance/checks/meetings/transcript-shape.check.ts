@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import { speechTruth } from '../../harness/audio.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import type { HttpResult } from '../../harness/http.ts';
 import * as x from '../../harness/expect.ts';
 

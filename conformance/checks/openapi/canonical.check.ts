@@ -2,8 +2,8 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { manifestOperations } from '../../harness/manifest.ts';
 import { probeFor, setupProbes } from '../../harness/probes.ts';
-import type { ScopeName } from '../../spec/auth-rules.ts';
-import { SCOPE_NAMES, satisfies } from '../../spec/auth-rules.ts';
+import { satisfies } from '../../spec/auth-rules.ts';
+import { SCOPES, type Scope } from '../../spec/constants.ts';
 import type { OperationScope } from '../../spec/operations.ts';
 import { PROTECTED_OPERATIONS, routeKey } from '../../spec/operations.ts';
 
@@ -11,7 +11,7 @@ import { PROTECTED_OPERATIONS, routeKey } from '../../spec/operations.ts';
 export function annotatedScope(value: unknown): OperationScope | null {
   const v: unknown = Array.isArray(value) && value.length === 1 ? (value as unknown[])[0] : value;
   if (v === null || v === 'none' || (Array.isArray(v) && v.length === 0)) return 'none';
-  return typeof v === 'string' && (SCOPE_NAMES as readonly string[]).includes(v) ? (v as OperationScope) : null;
+  return typeof v === 'string' && (SCOPES as readonly string[]).includes(v) ? (v as OperationScope) : null;
 }
 
 export const check = defineCheck({
@@ -34,8 +34,8 @@ export const check = defineCheck({
     ctx.require('openapi.canonical', 'GET /openapi.json', x.all(x.status(res, 200), x.json(res)), res);
     const manifest = new Map(manifestOperations(res.body).map((o) => [o.key, o]));
     const resources = await setupProbes(ctx);
-    const tokens: Array<[ScopeName[], string]> = [];
-    for (const scopes of [['read'], ['record'], ['write'], ['delete'], []] as ScopeName[][]) {
+    const tokens: Array<[Scope[], string]> = [];
+    for (const scopes of [['read'], ['record'], ['write'], ['delete'], []] as Scope[][]) {
       tokens.push([scopes, (await ctx.mint({ scopes: scopes.length === 0 ? ['admin'] : scopes })).token]);
     }
     for (const op of PROTECTED_OPERATIONS) {

@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import * as x from '../../harness/expect.ts';
 import type { HttpResult } from '../../harness/http.ts';
 import { fetchManifest } from '../../harness/manifest.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { defineCheck } from '../../harness/check.ts';
-import type { BoundClient } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { importTitledMeetings } from '../../harness/api-fixtures.ts';
 import * as x from '../../harness/expect.ts';
 

@@ -1,12 +1,11 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import type { BoundClient } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import type { HttpResult } from '../../harness/http.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import type { Poll } from '../../harness/polling.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
-
-export const RECORDING_STATES = ['idle', 'starting', 'recording', 'paused', 'stopping'];
+import { RECORDING_STATES } from '../../spec/constants.ts';
 
 /**
  * The recording states allowed on the way to a wanted one: after a start the
@@ -114,7 +113,7 @@ export const check = defineCheck({
         'recording.state.fields',
         'states seen',
         x.that(
-          up.seen.every((s) => RECORDING_STATES.includes(String(s))),
+          up.seen.every((s) => (RECORDING_STATES as readonly string[]).includes(String(s))),
           `states among ${RECORDING_STATES.join(', ')}`,
           up.seen.map((s) => x.show(s)).join(', '),
         ),

@@ -1,5 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { getJob, importSpeech } from '../../harness/jobs.ts';
 import { openSse, readSse } from '../../harness/sse.ts';
 import { describeStream } from '../../harness/waits.ts';

@@ -5,7 +5,8 @@ import { summaryTextOf } from '../../harness/api-fixtures.ts';
 import type { SseResult } from '../../harness/sse.ts';
 import { openSse, readSse } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent, skipWhenJobWaitOutlasted, terminalStateOf } from '../../harness/waits.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 
 export const check = defineCheck({
   id: 'sse/job-wait',

@@ -1,5 +1,6 @@
 import { pauseRealDiarization, sharedLongMeeting } from '../../harness/api-fixtures.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { getJob, isTerminal, pollJob } from '../../harness/jobs.ts';

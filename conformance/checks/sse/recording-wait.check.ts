@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
-import type { BoundClient, CheckContext } from '../../harness/context.ts';
+import type { CheckContext } from '../../harness/context.ts';
+import type { BoundClient } from '../../harness/context-types.ts';
 import { openSse } from '../../harness/sse.ts';
 import type { SseResult } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent } from '../../harness/waits.ts';

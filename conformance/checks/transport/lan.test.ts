@@ -11,7 +11,7 @@ import type { ControlDriver } from '../../harness/control.ts';
 import { testEnv } from '../../harness/testing.ts';
 import { Secrets } from '../../harness/secrets.ts';
 import { runAttempt } from '../../runner/run.ts';
-import type { Session } from '../../runner/run.ts';
+import type { Session } from '../../runner/session-types.ts';
 import { check as lanListener } from './lan-listener.check.ts';
 import { check as lanOff } from './lan-off-by-default.check.ts';
 

@@ -1,6 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import { publicWebhookUrl } from '../../harness/webhooks.ts';
 import * as x from '../../harness/expect.ts';
+import { APPROVAL_STATES } from '../../spec/constants.ts';
 
 export const check = defineCheck({
   id: 'webhooks/create',
@@ -77,7 +78,7 @@ export const check = defineCheck({
       x.all(
         x.status(get, 200),
         x.that(
-          ['pending', 'allowed', 'denied'].includes(String(state)),
+          (APPROVAL_STATES as readonly string[]).includes(String(state)),
           'approval_state pending, allowed or denied',
           `approval_state ${x.show(state)}`,
         ),

@@ -22,6 +22,7 @@ import { CancelledError, StageError, type StageControl } from '../../pipeline/ty
 import type { JobParams, JobRecord, JobsRepo } from './repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './states.ts';
 import { redactPaths } from '../../kernel/redact.ts';
+import { clip } from '../../../common/clip.ts';
 
 /**
  * One job kind's work. It reports its stage and progress through `run` and
@@ -114,7 +115,7 @@ export class JobsService {
 
   get(id: string): JobRecord {
     const job = this.#o.repo.get(id);
-    if (job === null) throw new ApiError('not_found', `there is no job ${clip(id)}`);
+    if (job === null) throw new ApiError('not_found', `there is no job ${clip(id, 80)}`);
     return job;
   }
 
@@ -489,8 +490,4 @@ export class JobsService {
 
 export function newJobId(): string {
   return `job_${randomUUID()}`;
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

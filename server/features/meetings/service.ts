@@ -31,6 +31,7 @@ import type {
 } from './schemas.ts';
 import { transaction, type Database } from '../../kernel/store/database.ts';
 import { MeetingsRepo, type MeetingRow, type SummaryRow } from './repo.ts';
+import { clip } from '../../../common/clip.ts';
 
 export type MeetingDtoT = z.infer<typeof MeetingDto>;
 export type SegmentDto = z.infer<typeof Segment>;
@@ -436,8 +437,7 @@ function removeIfPresent(path: string): boolean {
 }
 
 function notFound(id: string): ApiError {
-  const shown = id.length > 60 ? `${id.slice(0, 60)}…` : id;
-  return new ApiError('not_found', `no meeting with id "${shown}"`);
+  return new ApiError('not_found', `no meeting with id "${clip(id, 60)}"`);
 }
 
 function meetingDto(row: MeetingRow): MeetingDtoT {

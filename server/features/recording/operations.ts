@@ -7,6 +7,7 @@ import { ApiError } from '../../kernel/errors.ts';
 import { clampedInt, type QueryParam } from '../../kernel/http/query.ts';
 import { READ, type Operation } from '../../kernel/operation-types.ts';
 import { RecordingStateDto, StartRecordingRequest } from './schemas.ts';
+import { clip } from '../../../common/clip.ts';
 
 const WAIT_UNTIL = ['started', 'stopped'] as const;
 type WaitUntil = (typeof WAIT_UNTIL)[number];
@@ -22,10 +23,7 @@ const untilParam: QueryParam<WaitUntil> = {
     if (raw === undefined || raw === '') throw new ApiError('invalid_request', `query parameter ${name} is required: started or stopped`);
     const value = (WAIT_UNTIL as readonly string[]).find((v) => v === raw.toLowerCase());
     if (value === undefined)
-      throw new ApiError(
-        'invalid_request',
-        `query parameter ${name} must be started or stopped, got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}"`,
-      );
+      throw new ApiError('invalid_request', `query parameter ${name} must be started or stopped, got "${clip(raw, 40)}"`);
     return value as WaitUntil;
   },
 };

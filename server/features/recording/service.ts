@@ -38,6 +38,7 @@ import { Mixer } from './mixer.ts';
 import { RecordingProcessor, type ProcessingView, type RecordingTranscriptionDeps } from './processor.ts';
 import { apiOutcome, transition, type ApiAction, type RecordingAction, type RecordingState } from './states.ts';
 import { RECORDING_SAMPLE_RATE, WavWriter } from './wav-writer.ts';
+import { clip } from '../../../common/clip.ts';
 
 type DeviceRole = 'mic' | 'system';
 
@@ -357,10 +358,13 @@ export class RecordingService {
     const all = this.#o.devices.list();
     const find = (field: 'mic_device_name' | 'system_device_name', name: string, role: DeviceRole): SessionDevice => {
       const info = all.find((d) => d.name === name);
-      if (info === undefined) throw new ApiError('bad_request', `${field} "${clip(name)}" names no device; GET /v1/devices lists them`);
+      if (info === undefined) throw new ApiError('bad_request', `${field} "${clip(name, 80)}" names no device; GET /v1/devices lists them`);
       const wanted = role === 'mic' ? 'input' : 'output';
       if (info.device_type !== wanted) {
-        throw new ApiError('bad_request', `${field} "${clip(name)}" is an ${info.device_type} device; ${field} needs an ${wanted} device`);
+        throw new ApiError(
+          'bad_request',
+          `${field} "${clip(name, 80)}" is an ${info.device_type} device; ${field} needs an ${wanted} device`,
+        );
       }
       return { role, info, stream: null, transport: null };
     };
@@ -537,10 +541,6 @@ export class RecordingService {
 
 function targetOf(info: DeviceInfo): CaptureTarget {
   return { name: info.name, device_type: info.device_type, simulated: info.simulated };
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function message(err: unknown): string {

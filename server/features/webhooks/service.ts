@@ -32,6 +32,7 @@ import { isSubscribable, NOT_SUBSCRIBABLE, scopeToSubscribe, type SubscribableEv
 import { globalScheduler, type Scheduler } from './scheduler.ts';
 import { createHttpTransport, type Transport } from './transport.ts';
 import { SERVER_VERSION } from '../../kernel/version.ts';
+import { clip } from '../../../common/clip.ts';
 
 /**
  * The approval states and the moves between them (API.md, Webhook approval
@@ -275,15 +276,19 @@ export class WebhooksService {
 function checkEventName(name: string): void {
   if (isSubscribable(name)) return;
   if ((NOT_SUBSCRIBABLE as readonly string[]).includes(name) || name.startsWith('meeting.')) {
-    throw new ApiError('bad_request', `event ${clip(name)} is not subscribable (meeting.* and transcription.completed never are)`);
+    throw new ApiError(
+      'bad_request',
+      `event ${quotedEventName(name)} is not subscribable (meeting.* and transcription.completed never are)`,
+    );
   }
   if (name === 'webhook.test') {
     throw new ApiError('bad_request', 'event webhook.test is not subscribable: POST /v1/webhooks/{id}/test sends it to any webhook');
   }
-  throw new ApiError('bad_request', `unknown event name ${clip(name)}; GET /openapi.json lists the subscribable ones`);
+  throw new ApiError('bad_request', `unknown event name ${quotedEventName(name)}; GET /openapi.json lists the subscribable ones`);
 }
 
-function clip(text: string): string {
+/** An event name quoted back in an error: control characters as spaces, at most 60 characters. */
+function quotedEventName(text: string): string {
   const oneLine = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
-  return oneLine.length > 60 ? `"${oneLine.slice(0, 60)}…"` : `"${oneLine}"`;
+  return `"${clip(oneLine, 60)}"`;
 }

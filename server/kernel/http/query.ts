@@ -7,6 +7,7 @@
  * since a scalar parameter given twice has no single meaning.
  */
 import { ApiError } from '../errors.ts';
+import { clip } from '../../../common/clip.ts';
 
 type RawQueryValue = string | string[] | undefined | Record<string, unknown>;
 
@@ -40,7 +41,7 @@ export function clampedInt(opts: { min: number; max: number; default: number; de
       const text = scalar(name, raw);
       if (text === undefined || text === '') return opts.default;
       if (!/^[+-]?\d{1,30}$/.test(text))
-        throw new ApiError('invalid_request', `query parameter ${name} must be an integer, got "${clip(text)}"`);
+        throw new ApiError('invalid_request', `query parameter ${name} must be an integer, got "${clip(text, 40)}"`);
       const n = Number(text);
       return Math.min(opts.max, Math.max(opts.min, n));
     },
@@ -58,7 +59,7 @@ export function boolParam(opts: { default: boolean; description: string }): Quer
       const lowered = text.toLowerCase();
       if (lowered === 'true' || lowered === '1') return true;
       if (lowered === 'false' || lowered === '0') return false;
-      throw new ApiError('invalid_request', `query parameter ${name} must be true or false, got "${clip(text)}"`);
+      throw new ApiError('invalid_request', `query parameter ${name} must be true or false, got "${clip(text, 40)}"`);
     },
   };
 }
@@ -108,7 +109,7 @@ export function enumParam<const V extends string>(opts: {
       const found = opts.values.find((v) => v === lowered) ?? aliases[lowered];
       if (found === undefined) {
         const allowed = [...opts.values, ...Object.keys(aliases)].join(', ');
-        throw new ApiError('invalid_request', `query parameter ${name} must be one of ${allowed}, got "${clip(text)}"`);
+        throw new ApiError('invalid_request', `query parameter ${name} must be one of ${allowed}, got "${clip(text, 40)}"`);
       }
       return found;
     },
@@ -116,9 +117,6 @@ export function enumParam<const V extends string>(opts: {
 }
 
 /** Keeps echoed input short in error messages. */
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
 
 export const paginationParams = {
   limit: clampedInt({ min: 1, max: 200, default: 50, description: 'page size, clamped to 1..200' }),
