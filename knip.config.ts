@@ -55,37 +55,6 @@ const config: KnipConfig = {
       ignoreDependencies: ['zod'],
     },
   },
-  /*
-   * Findings in files that are being restructured at the time these checks came in, one entry per file with
-   * the names it reports; each goes when its file is reworked (and knip keeps any new finding out).
-   */
-  ignoreIssues: {
-    // The conformance harness and runner, cli/program.ts, bench/pipeline.ts: being split (their import cycles too).
-    'conformance/runner/registry.ts': ['exports'], // CHECKS_DIR, idFromFile
-    'conformance/runner/result.ts': ['exports', 'types'], // worst, clauseContribution, type ClauseStatus
-    'conformance/runner/run.ts': ['exports'], // DEFAULT_CHECK_TIMEOUT_MS, isLoopbackUrl, missingNeed, CAPABILITY_BRINGS, skippedResult
-    'conformance/runner/select.ts': ['exports'], // namesSection, catalogSections
-    'conformance/harness/ledger.ts': ['exports', 'types'], // LEDGER_KINDS, type CleanupKind
-    'cli/program.ts': ['exports'], // EXIT
-    'conformance/harness/context.ts': ['exports'], // SCOPES, MAX_EXCHANGES, propertySeed
-    'conformance/harness/expect.ts': ['exports', 'types'], // AUTH_REFUSAL_CODES, hasType, type FieldType
-    'conformance/harness/http.ts': ['exports'], // DEFAULT_TIMEOUT_MS
-    'conformance/harness/curl.ts': ['exports'], // INLINE_BODY_MAX
-    'conformance/harness/openapi-responses.ts': ['exports'], // bareMediaType
-    'conformance/harness/jobs.ts': ['exports'], // JOB_KINDS
-    'conformance/harness/exchange.ts': ['exports', 'types'], // BODY_LIMIT, type SseRecord
-    'conformance/harness/token-pool.ts': ['exports'], // TOKEN_SCOPES, TOKEN_ORIGINS, TOKEN_KINDS
-    'conformance/harness/control.ts': ['exports'], // RESET_SETTINGS
-    'conformance/harness/webhooks.ts': ['exports'], // DEFAULT_PUBLIC_WEBHOOK_URL, approvedWebhook, REASONS
-    'conformance/harness/arbitraries.ts': ['exports'], // REQUESTABLE_SCOPES, BMP_SIMPLE
-    'conformance/harness/config.ts': ['exports'], // ARMING, togglableField, armingField
-    'conformance/spec/constants.ts': ['exports'], // EXPORT_FORMATS, ERROR_CODES, JOB_STATES, JOB_TERMINAL_STATES, JOB_KINDS, RECORDING_STATES, IMPORT_EXTENSIONS, APPROVAL_STATES, DELIVERY_MODES, DELIVERY_REASONS, EVENTS, LIMITS
-    'conformance/harness/api-fixtures.ts': ['exports'], // AUTO_SUMMARY_WAIT_MS, silentWav, longSpeechWav, RUNNING_IMPORT_REPEATS, TITLED_MEETINGS_TIMEOUT_MS, LONG_IMPORT_TIMEOUT_MS, importLongMeeting, PAUSE_ATTEMPTS
-    'conformance/harness/audio.ts': ['exports'], // AUDIO_DIR
-    'conformance/harness/exchange-audit.ts': ['exports'], // AUDIT_BODY_LIMIT, AUDIT_MAX_ENTRIES
-    'conformance/harness/fixtures.ts': ['exports'], // segmentsFromScript
-    'bench/pipeline.ts': ['duplicates'], // benchPipeline|run
-  },
 };
 
 export default config;

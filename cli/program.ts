@@ -26,7 +26,7 @@ import { EXIT, Exit, type Context, type Io } from './context.ts';
 import { ProgressLine } from './progress.ts';
 import { resolveTarget, UsageError } from './settings.ts';
 
-export { EXIT, type Io } from './context.ts';
+export type { Io } from './context.ts';
 
 /** Every command, in the order `mas --help` lists them. */
 const COMMAND_TABLE: readonly TableRow[] = [

@@ -257,7 +257,7 @@ export async function importTitledMeetings(ctx: FixtureHost, titles: readonly st
 }
 
 /** How long the import of the long recording (about 40 s of speech) may take: a busy target transcribes it slowly. */
-export const LONG_IMPORT_TIMEOUT_MS = 240_000;
+const LONG_IMPORT_TIMEOUT_MS = 240_000;
 
 /**
  * A meeting whose recording is long enough that a diarization of it runs for
@@ -265,7 +265,7 @@ export const LONG_IMPORT_TIMEOUT_MS = 240_000;
  * 40 s), made by importing it and waiting for the job. SKIPPED, naming why,
  * when the import does not produce a meeting.
  */
-export async function importLongMeeting(ctx: FixtureHost, api: BoundClient): Promise<string> {
+async function importLongMeeting(ctx: FixtureHost, api: BoundClient): Promise<string> {
   const res = await importBytes(
     api,
     await longSpeechWav(RUNNING_IMPORT_REPEATS),

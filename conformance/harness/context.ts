@@ -23,7 +23,7 @@ import type { PoolToken, TokenRequest } from './token-pool.ts';
 import { SkipSignal, StopCheck } from './signals.ts';
 
 /** A check keeps this many exchanges in its report; the rest are counted. */
-export const MAX_EXCHANGES = 400;
+const MAX_EXCHANGES = 400;
 
 /** Thrown inside a property when an expectation fails; carries the failure. */
 export class PropertyMismatch extends Error {

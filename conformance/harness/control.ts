@@ -18,16 +18,6 @@ export interface ControlSettings {
   local_webhook_targets: string[];
 }
 
-/** What POST /control/reset restores (CONTROL.md, Reset). */
-export const RESET_SETTINGS: ControlSettings = {
-  automation_api_enabled: true,
-  license: 'pro',
-  webhooks_enabled: true,
-  lan_enabled: false,
-  remote_recording_prearmed: false,
-  local_webhook_targets: [],
-};
-
 export type TokenOrigin = 'loopback' | 'paired' | 'lan';
 export type TokenKind = 'standard' | 'first_party' | 'assistant';
 

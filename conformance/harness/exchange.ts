@@ -38,7 +38,7 @@ export interface SseFrame {
   text?: string;
 }
 
-export interface SseRecord {
+interface SseRecord {
   frames: SseFrame[];
   /** The server ended the stream (as opposed to the reader giving up). */
   closedByServer: boolean;

@@ -167,7 +167,7 @@ export function notAuthRefused(res: HttpResult): Verdict {
  * 'timestamp' (RFC 3339 text, or a number of seconds/milliseconds), 'any'.
  * A trailing '?' makes the field optional: it may be absent or null.
  */
-export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'timestamp' | 'any';
+type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'timestamp' | 'any';
 export type FieldSpec = FieldType | `${FieldType}?`;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;

@@ -41,7 +41,7 @@ export interface LedgerEntry {
 }
 
 /** One kind's line of the summary. */
-export interface CleanupKind {
+interface CleanupKind {
   kind: LedgerKind;
   created: number;
   removed: number;

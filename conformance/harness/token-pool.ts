@@ -24,8 +24,8 @@ import { effectiveScopes } from '../spec/auth-rules.ts';
 import { SCOPES } from '../spec/constants.ts';
 import type { TokenKind, TokenOrigin } from './control.ts';
 
-export const TOKEN_ORIGINS: readonly TokenOrigin[] = ['loopback', 'paired', 'lan'];
-export const TOKEN_KINDS: readonly TokenKind[] = ['standard', 'first_party', 'assistant'];
+const TOKEN_ORIGINS: readonly TokenOrigin[] = ['loopback', 'paired', 'lan'];
+const TOKEN_KINDS: readonly TokenKind[] = ['standard', 'first_party', 'assistant'];
 
 export interface PoolToken {
   token: string;

@@ -48,7 +48,7 @@ function missingNeed(need: Need, env: Environment): string | null {
 }
 
 /** What each Control API capability brings a check, for the skip reasons (a target without it learns what it misses). */
-export const CAPABILITY_BRINGS: Record<ControlCapability, string> = {
+const CAPABILITY_BRINGS: Record<ControlCapability, string> = {
   reset: 'a clean target before the check',
   settings: 'settings: webhooks, the webhook allowlist, the API switch, pre-arming, license',
   restart: 'a restart, for settings read at startup',

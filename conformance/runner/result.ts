@@ -14,7 +14,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** Worst first: a clause takes the worst outcome among the checks that cover it. */
 export const SEVERITY: readonly Outcome[] = ['FAIL', 'ERROR', 'NON_STRICT', 'FLAKY', 'PASS', 'INFORMATIONAL', 'SKIPPED'];
 
-export function worst(outcomes: readonly Outcome[]): Outcome | undefined {
+function worst(outcomes: readonly Outcome[]): Outcome | undefined {
   let best: Outcome | undefined;
   for (const o of outcomes) if (best === undefined || SEVERITY.indexOf(o) < SEVERITY.indexOf(best)) best = o;
   return best;
@@ -131,7 +131,7 @@ export interface RunReport {
   suite: Array<{ id: string; clauses: string[] }>;
 }
 
-export type ClauseStatus = Outcome | 'NOT_RUN' | 'NOT_COVERED' | 'NOT_CHECKABLE';
+type ClauseStatus = Outcome | 'NOT_RUN' | 'NOT_COVERED' | 'NOT_CHECKABLE';
 
 export interface ClauseRow {
   id: string;

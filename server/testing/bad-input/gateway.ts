@@ -42,7 +42,7 @@ export function fcParams(runs: number, salt: number): fc.Parameters<unknown> {
 // ── The gateway under test ─────────────────────────────────────────────────
 
 export let gw: TestGateway;
-export let server: http.Server;
+let server: http.Server;
 export let port = 0;
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
