@@ -12,7 +12,7 @@
  * are run (decision 092).
  *
  *   node bench/quality-diarizer.ts                                 the default matrix's scripts × scenes, espeak clean
- *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean,path/to/script.json@office@natural
+ *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean,my-script.json@office@natural
  *   node bench/quality-diarizer.ts --threshold 0.6                 another clustering_threshold
  *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean \
  *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3   voices named (bench/quality.ts)

@@ -42,12 +42,6 @@ const PLACEHOLDER = /(^|\/)(x|y|foo|bar|file|name|NNN[-\w]*)\.\w+$|(^|\/)[A-Z][A
 /** What the project writes when it runs (git ignores these folders): named before they exist. */
 const WRITTEN = /^(reports|dist|conformance\/dist|data)\//;
 
-/**
- * Stale names in files that are being restructured at the time this test came
- * in; each goes when its file is reworked (and the test keeps any new one out).
- */
-const PENDING = new Set(['conformance/harness/check.ts: runner/concurrent.ts']);
-
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -125,7 +119,7 @@ function stalePaths(): string[] {
           if (/[a-z]+:\/\/\S*$/i.test(before) || PLACEHOLDER.test(name) || WRITTEN.test(name)) continue; // a URL, a pattern, a placeholder, an output
           if (/(\bits|'s)\s+(\*\s+)?$/i.test(before)) continue; // another project's file: whisper.cpp's examples/cli/README.md
           if (!existsSync(SHARED) && /^(spec\/|API\.md|CONTROL\.md|ARCHITECTURE\.md)/.test(name)) continue; // the specification is not beside this checkout
-          if (!resolves(name, file, baseNames) && !PENDING.has(`${path.relative(ROOT, file)}: ${name}`)) {
+          if (!resolves(name, file, baseNames)) {
             const offset = before.split('\n').length - 1;
             stale.push(`${path.relative(ROOT, file)}:${line + offset}: ${name}`);
           }

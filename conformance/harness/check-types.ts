@@ -53,7 +53,7 @@ export interface CheckInfo {
    */
   order?: 'first' | 'last';
   /**
-   * What target state the check touches, for --jobs (runner/concurrent.ts):
+   * What target state the check touches, for --jobs (runner/run.ts):
    * 'own': only resources it creates itself (its meetings, tokens, jobs held
    * as fixtures, webhooks to its own receiver endpoint), so it may run beside
    * other 'own' checks after one shared reset; 'global': it resets,
