@@ -22,7 +22,8 @@ const config: KnipConfig = {
         'client/webhook.ts',
         // Started as child processes by path (bench/load.ts, bench/core.ts: `servers/${name}.ts`).
         'bench/servers/*.ts',
-        // Served to the browser as a file (server/control/settings-page/index.ts: asset('app.js')).
+        // Served to the browser as a file (server/control/settings-page/index.ts: asset('app.js')); the page's
+        // other modules are reached through its imports.
         'server/control/settings-page/assets/app.js',
         // Run by hand, as their headers and the decisions say: measurements and renderers of committed data.
         'bench/conformance-speed.ts',

@@ -3,7 +3,9 @@
  * listener (docs/decisions/020-settings-page.md):
  *
  *   GET /settings              the page (HTML; holds no data, served without the secret)
- *   GET /settings/app.js       its script (same-origin file: the CSP allows no inline script)
+ *   GET /settings/app.js       its script (same-origin file: the CSP allows no inline script),
+ *   GET /settings/api.js       a module that script imports (the Control API calls),
+ *   GET /settings/lists.js     and another (the tokens, pairings, webhooks and deliveries lists)
  *   GET /settings/app.css      its style sheet
  *   GET /settings/icon.svg     its icon (so the browser does not ask /favicon.ico)
  *   GET /control/tokens        the token list the page shows (needs the secret, like every /control route)
@@ -61,6 +63,8 @@ function asset(file: string, type: string): Asset {
 const ASSETS: Readonly<Record<string, Asset>> = {
   [SETTINGS_PAGE_PATH]: asset('page.html', 'text/html; charset=utf-8'),
   [`${SETTINGS_PAGE_PATH}/app.js`]: asset('app.js', 'text/javascript; charset=utf-8'),
+  [`${SETTINGS_PAGE_PATH}/api.js`]: asset('api.js', 'text/javascript; charset=utf-8'),
+  [`${SETTINGS_PAGE_PATH}/lists.js`]: asset('lists.js', 'text/javascript; charset=utf-8'),
   [`${SETTINGS_PAGE_PATH}/app.css`]: asset('app.css', 'text/css; charset=utf-8'),
   [`${SETTINGS_PAGE_PATH}/icon.svg`]: asset('icon.svg', 'image/svg+xml'),
 };

@@ -13,6 +13,8 @@ import { hostName, isLoopbackHostName } from './guard.ts';
 import { PAGE_CSP } from './index.ts';
 
 const SECRET = 'settings-page-secret-0123456789';
+/** The page's script: the entry page.html loads, and the modules it imports. */
+const SCRIPTS = ['/settings/app.js', '/settings/api.js', '/settings/lists.js'];
 const AUTH = `Bearer ${SECRET}`;
 
 async function withControl(run: (control: ReturnType<typeof createControlApp>, gw: TestGateway) => Promise<void>): Promise<void> {
@@ -32,11 +34,11 @@ function assertEnvelope(res: request.Response, status: number, code: string): vo
   assert.equal(res.body.error.code, code);
 }
 
-test('the page, its script, style sheet and icon are served without the secret, with a strict CSP', () =>
+test('the page, its scripts, style sheet and icon are served without the secret, with a strict CSP', () =>
   withControl(async (control) => {
     const expected: Record<string, RegExp> = {
       '/settings': /^text\/html; charset=utf-8$/,
-      '/settings/app.js': /^text\/javascript; charset=utf-8$/,
+      ...Object.fromEntries(SCRIPTS.map((path) => [path, /^text\/javascript; charset=utf-8$/])),
       '/settings/app.css': /^text\/css; charset=utf-8$/,
       '/settings/icon.svg': /^image\/svg\+xml$/,
     };
@@ -66,9 +68,20 @@ test('the page holds no inline script, no inline style, no event handler attribu
     assert.doesNotMatch(html, /\sstyle=/i);
     assert.doesNotMatch(html, /\son[a-z]+=/i);
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//i);
-    const js = (await request(control).get('/settings/app.js')).text;
-    assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
-    assert.doesNotMatch(js, /localStorage/);
+    const imported = new Set<string>();
+    for (const path of SCRIPTS) {
+      const js = (await request(control).get(path)).text;
+      assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, path);
+      assert.doesNotMatch(js, /localStorage/, path);
+      // Modules import only one another, by relative path: nothing from another origin or another folder.
+      for (const [, from] of js.matchAll(/^import\b[^;]*?from '([^']+)';$/gms)) {
+        const target = new URL(String(from), `http://localhost${path}`).pathname;
+        assert.ok(SCRIPTS.includes(target), `${path} imports ${String(from)}`);
+        imported.add(target);
+      }
+    }
+    // Every module the entry reaches is served (and checked above), and nothing else is.
+    assert.deepEqual([...imported].sort(), SCRIPTS.filter((path) => path !== '/settings/app.js').sort());
   }));
 
 test('the page is no way around the secret: every /control route still needs it', () =>
@@ -159,11 +172,23 @@ test('a request from another origin or site is refused; the page itself may be o
       .set('Sec-Fetch-Site', 'cross-site')
       .set('Sec-Fetch-Mode', 'navigate');
     assert.equal(nav.status, 200);
-    assertEnvelope(
-      await request(control).get('/settings/app.js').set('Host', host).set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'no-cors'),
-      403,
-      'forbidden',
-    );
+    for (const path of SCRIPTS) {
+      assertEnvelope(
+        await request(control).get(path).set('Host', host).set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'no-cors'),
+        403,
+        'forbidden',
+      );
+      assertEnvelope(
+        await request(control)
+          .get(path)
+          .set('Host', host)
+          .set('Sec-Fetch-Site', 'cross-site')
+          .set('Sec-Fetch-Mode', 'cors')
+          .set('Origin', 'http://evil.example'),
+        403,
+        'forbidden',
+      );
+    }
     assertEnvelope(
       await request(control)
         .post('/control/reset')
