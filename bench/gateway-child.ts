@@ -227,3 +227,38 @@ function httpCallOnce(o: HttpCallOptions): Promise<HttpCallResult & { reusedSock
     req.end(payload);
   });
 }
+
+/** A call of the child gateway's Automation API with its startup token; anything but 2xx throws with the status and error. */
+export async function gatewayApi<T>(gw: GatewayChild, method: string, apiPath: string, body?: unknown): Promise<T> {
+  const res = await httpCall({ port: gw.apiPort, method, path: apiPath, token: gw.startupToken, body, timeoutMs: 60_000 });
+  if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${apiPath}: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
+  return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
+}
+
+/** What the import benchmarks read of GET /v1/jobs/{id}. */
+export interface PolledJob {
+  state: string;
+  stage: string;
+  meeting_id: string | null;
+  error: string | null;
+}
+
+/**
+ * Polls GET /v1/jobs/{id} every `intervalMs` until the job ends (succeeded,
+ * failed or cancelled) and returns it; throws once `timeoutS` have passed
+ * since `startedMs` (performance.now()). `onPoll` sees every answer.
+ */
+export async function waitForJobEnd(
+  gw: GatewayChild,
+  jobId: string,
+  o: { startedMs: number; timeoutS: number; intervalMs: number; onPoll?: (job: PolledJob, now: number) => void },
+): Promise<PolledJob> {
+  for (;;) {
+    const job = await gatewayApi<PolledJob>(gw, 'GET', `/v1/jobs/${jobId}`);
+    const now = performance.now();
+    o.onPoll?.(job, now);
+    if (['succeeded', 'failed', 'cancelled'].includes(job.state)) return job;
+    if ((now - o.startedMs) / 1000 > o.timeoutS) throw new Error(`the import job did not end within ${o.timeoutS} s (state ${job.state})`);
+    await new Promise((r) => setTimeout(r, o.intervalMs));
+  }
+}

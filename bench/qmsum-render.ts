@@ -39,7 +39,7 @@ import { REPO_ROOT } from '../simulator/scripts/load-script.ts';
 import { diarizationErrorRate } from '../simulator/score/der.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
-import { httpCall, startGatewayChild } from './gateway-child.ts';
+import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd } from './gateway-child.ts';
 import type { GatewayChild } from './gateway-child.ts';
 
 interface Segment {
@@ -88,12 +88,6 @@ function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
-async function api<T>(gw: GatewayChild, method: string, apiPath: string): Promise<T> {
-  const res = await httpCall({ port: gw.apiPort, method, path: apiPath, token: gw.startupToken, timeoutMs: 60_000 });
-  if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${apiPath}: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
-  return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
-}
-
 /** Uploads the WAV to POST /v1/jobs/import, follows the job to its end and reads the transcript; the meeting is deleted after. */
 async function importMeeting(
   gw: GatewayChild,
@@ -112,14 +106,7 @@ async function importMeeting(
   });
   if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
   const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
-  let job: { state: string; meeting_id: string | null; error: string | null };
-  for (;;) {
-    job = await api(gw, 'GET', `/v1/jobs/${jobId}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;
-    if ((performance.now() - started) / 1000 > timeoutS)
-      throw new Error(`the import job did not end within ${timeoutS} s (state ${job.state})`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const job = await waitForJobEnd(gw, jobId, { startedMs: started, timeoutS, intervalMs: 500 });
   const seconds = (performance.now() - started) / 1000;
   if (job.state !== 'succeeded' || job.meeting_id === null)
     throw new Error(`the import ended ${job.state}: ${job.error ?? 'no error given'}`);

@@ -66,7 +66,7 @@ import { SCENE_PRESETS } from '../simulator/scenes/scene.ts';
 import { ENHANCEMENT_MODES, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { renderScript, type RenderOptions } from '../simulator/synth/render-script.ts';
 import { barChart } from './charts.ts';
-import { httpCall, startGatewayChild, type GatewayChild } from './gateway-child.ts';
+import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd, type GatewayChild } from './gateway-child.ts';
 import { fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
 
 /** The scene seed of every cell: one fixed room per scene, so runs compare. */
@@ -246,12 +246,6 @@ interface ImportResult {
   summary: string;
 }
 
-async function api<T>(gw: GatewayChild, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await httpCall({ port: gw.apiPort, method, path, token: gw.startupToken, body, timeoutMs: 60_000 });
-  if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
-  return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
-}
-
 /** The user's bias on or off, as a user sets it: the two config sections, whole. */
 async function setBias(gw: GatewayChild, bias: MeetingScript['bias'] | null): Promise<void> {
   await api(gw, 'PUT', '/v1/config/custom-words', bias ? { enabled: true, words: bias.custom_words } : { enabled: false, words: [] });
@@ -279,19 +273,17 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
   });
   if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
   const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
-  let job: { state: string; stage: string; meeting_id: string | null; error: string | null };
-  let enhancingFrom: number | null = null;
-  let enhancingTo: number | null = null;
-  for (;;) {
-    job = await api(gw, 'GET', `/v1/jobs/${jobId}`);
-    const now = performance.now();
-    if (job.stage === 'enhancing') enhancingFrom ??= now;
-    else if (enhancingFrom !== null) enhancingTo ??= now;
-    if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;
-    if ((performance.now() - started) / 1000 > timeoutS)
-      throw new Error(`the import job did not end within ${timeoutS} s (state ${job.state})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // When the enhancing stage was first and last seen (performance.now()), from the polls.
+  const enhancing: { from: number | null; to: number | null } = { from: null, to: null };
+  const job = await waitForJobEnd(gw, jobId, {
+    startedMs: started,
+    timeoutS,
+    intervalMs: 200,
+    onPoll: (polled, now) => {
+      if (polled.stage === 'enhancing') enhancing.from ??= now;
+      else if (enhancing.from !== null) enhancing.to ??= now;
+    },
+  });
   const seconds = (performance.now() - started) / 1000;
   if (job.state !== 'succeeded' || job.meeting_id === null)
     throw new Error(`the import ended ${job.state}: ${job.error ?? 'no error given'}`);
@@ -299,7 +291,7 @@ async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: 
   const summary = await api<{ status: string; result?: unknown }>(gw, 'GET', `/v1/meetings/${job.meeting_id}/summary`);
   // Removed so the next import's search, list and storage work stay the same size.
   await api(gw, 'DELETE', `/v1/meetings/${job.meeting_id}?delete_files=true`);
-  const enhancingSeconds = enhancingFrom === null ? 0 : ((enhancingTo ?? performance.now()) - enhancingFrom) / 1000;
+  const enhancingSeconds = enhancing.from === null ? 0 : ((enhancing.to ?? performance.now()) - enhancing.from) / 1000;
   return { seconds, enhancingSeconds, segments: transcript.segments, summary: summaryText(summary.result) };
 }
 
