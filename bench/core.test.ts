@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMMON_TERM, meetingSeed, PHRASE, QUERY_MIX, RARE_TERM } from './corpus.ts';
-import { HTTP_FIGURES, httpSeconds, throughput } from './core.ts';
+import { HTTP_FIGURES, httpSeconds, perRoundRatios, throughput } from './core.ts';
 import { latencyStats, percentile, ratio, target } from './lib.ts';
 import { BENCHMARKS, parseArgs } from './run.ts';
 
@@ -71,12 +71,20 @@ test('a tiny core run through run.ts writes a well-formed bench-core.json', { ti
     const ratios = report['ratios'] as Record<string, unknown>;
     assert.deepEqual(Object.keys(ratios).sort(), [
       'meetings_vs_bare_http',
+      'meetings_vs_bare_http_cpu',
       'search_p99_growth',
       'search_vs_bare_http',
+      'search_vs_bare_http_cpu',
       'whoami_vs_bare_express',
+      'whoami_vs_bare_express_cpu',
       'whoami_vs_bare_http',
+      'whoami_vs_bare_http_cpu',
     ]);
-    for (const v of Object.values(ratios)) assert.equal(typeof v, 'number');
+    for (const [name, v] of Object.entries(ratios)) {
+      // CPU is counted in 10 ms ticks: a one-second tiny run on a busy machine may count none for a server.
+      if (name.endsWith('_cpu')) assert.ok(v === null || typeof v === 'number', name);
+      else assert.equal(typeof v, 'number', name);
+    }
 
     const targets = report['targets'] as Record<string, Record<string, unknown>>;
     assert.deepEqual(Object.keys(targets).sort(), [
@@ -122,6 +130,7 @@ test('a throughput figure is the median round; its totals cover every round', ()
     errors: 0,
     non2xx: rps === 300 ? 2 : 0,
     latency_ms: { mean: 1, p50: 1, p90: 1, p99, max: 9 },
+    server_cpu_us: rps === 100 ? null : 1e4 / rps,
   });
   const t = throughput([round(300, 3), round(100, 1), round(200, 2)]);
   assert.equal(t.rps, 200);
@@ -129,7 +138,30 @@ test('a throughput figure is the median round; its totals cover every round', ()
   assert.deepEqual(t.rounds_rps, [300, 100, 200]);
   assert.equal(t.requests, 4800);
   assert.equal(t.non2xx, 2);
+  assert.equal(t.server_cpu_us, (1e4 / 300 + 1e4 / 200) / 2, 'the median of the rounds that have the figure');
   assert.equal(throughput([]).rps, null);
+});
+
+test('each ratio comes twice: throughput (gateway over baseline) and CPU per request (baseline over gateway)', () => {
+  const fig = (rps: number, cpu: number | null) => ({
+    rps,
+    requests: rps,
+    errors: 0,
+    non2xx: 0,
+    latency_ms: { mean: 1, p50: 1, p90: 1, p99: 1, max: 1 },
+    server_cpu_us: cpu,
+  });
+  const r = perRoundRatios({
+    whoami_gateway: [fig(900, 110), fig(1000, 100), fig(1100, 90)],
+    whoami_bare_express: [fig(1000, 100), fig(1000, 100), fig(1000, 100)],
+    meetings_gateway: [fig(500, 400)],
+    meetings_bare_http: [fig(1000, null)],
+  });
+  assert.equal(r['whoami_vs_bare_express'], 1, 'the median of 0.9, 1, 1.1');
+  assert.equal(r['whoami_vs_bare_express_cpu'], 1, 'the median of 100/110, 1, 100/90');
+  assert.equal(r['meetings_vs_bare_http'], 0.5);
+  assert.equal(r['meetings_vs_bare_http_cpu'], null, 'a round without the CPU figure');
+  assert.equal(r['search_vs_bare_http'], null, 'no rounds at all');
 });
 
 test('--http-seconds shortens the throughput figures; nonsense is refused', () => {

@@ -15,6 +15,13 @@
  *   search_gateway        GET /v1/search?q=… (the query mix, in turn)
  *   search_bare_http      the same queries, bare node:http, same file
  *
+ * Beside each throughput figure, the server process's CPU per request during
+ * its measured seconds (user + system from /proc/<pid>/stat; the warm-up runs
+ * first, on its own). Requests per second move with whatever else runs on the
+ * machine; CPU per request hardly does, so each ratio also comes as
+ * `<name>_cpu` (the baseline's CPU per request over the gateway's): the figure
+ * to compare two commits by when the machine is not idle.
+ *
  * Before measuring, one answer of every baseline is compared byte for byte
  * with the gateway's; a difference stops the benchmark. During the run every
  * answer other than 2xx, and every connection error, is counted.
@@ -188,7 +195,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     return s;
   };
 
-  let perRound: Partial<Record<keyof typeof HTTP_RATIOS, number | null>> = {};
+  let perRound: Record<string, number | null> = {};
   try {
     // Throughput: the gateway over a small store and its baselines, all up at once.
     const gw = await gateway(cfg.http_meetings);
@@ -199,14 +206,15 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     const sqliteArg: BareSqliteArg = { database: String(gw.info['database']) };
     const bareSqlite = await start('bare-sqlite', sqliteArg);
     const searchPaths = QUERY_MIX.map((q) => `/v1/search?q=${encodeURIComponent(q)}`);
-    const targets: Record<FigureKey, { port: number; paths: readonly string[]; headers?: Record<string, string> }> = {
-      whoami_gateway: { port: gw.info.port, paths: ['/v1/whoami'], headers: auth },
-      whoami_bare_express: { port: bareExpress.info.port, paths: ['/v1/whoami'] },
-      whoami_bare_http: { port: bareHttp.info.port, paths: ['/v1/whoami'] },
-      meetings_gateway: { port: gw.info.port, paths: ['/v1/meetings?limit=50'], headers: auth },
-      meetings_bare_http: { port: bareSqlite.info.port, paths: ['/v1/meetings?limit=50'] },
-      search_gateway: { port: gw.info.port, paths: searchPaths, headers: auth },
-      search_bare_http: { port: bareSqlite.info.port, paths: searchPaths },
+    const portAndPid = (s: ChildServer): { port: number; pid: number } => ({ port: s.info.port, pid: s.pid });
+    const targets: Record<FigureKey, { port: number; pid: number; paths: readonly string[]; headers?: Record<string, string> }> = {
+      whoami_gateway: { ...portAndPid(gw), paths: ['/v1/whoami'], headers: auth },
+      whoami_bare_express: { ...portAndPid(bareExpress), paths: ['/v1/whoami'] },
+      whoami_bare_http: { ...portAndPid(bareHttp), paths: ['/v1/whoami'] },
+      meetings_gateway: { ...portAndPid(gw), paths: ['/v1/meetings?limit=50'], headers: auth },
+      meetings_bare_http: { ...portAndPid(bareSqlite), paths: ['/v1/meetings?limit=50'] },
+      search_gateway: { ...portAndPid(gw), paths: searchPaths, headers: auth },
+      search_bare_http: { ...portAndPid(bareSqlite), paths: searchPaths },
     };
 
     // Same question, same answer: every baseline's bytes against the gateway's.
@@ -242,22 +250,17 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
           connections: cfg.connections,
           seconds: cfg.http_seconds,
           warmupSeconds: cfg.warmup_s,
+          serverPid: t.pid,
         });
         (rounds[key] ??= []).push(f);
         log(
-          `core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ${f.errors} errors, ${f.non2xx} non-2xx`,
+          `core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ` +
+            `server CPU ${fmt(f.server_cpu_us, 1)} µs/request, ${f.errors} errors, ${f.non2xx} non-2xx`,
         );
       }
     }
     for (const [key] of HTTP_FIGURES) benchmarks[key] = throughput(rounds[key] ?? []);
-    perRound = Object.fromEntries(
-      Object.entries(HTTP_RATIOS).map(([name, [a, b]]) => {
-        const ratios = (rounds[a] ?? []).map((x, i) => ratio(x.rps, rounds[b]?.[i]?.rps));
-        const usable = ratios.filter((x): x is number => x !== null);
-        const mid = median(usable);
-        return [name, usable.length === ratios.length && mid !== null ? round(mid, 3) : null];
-      }),
-    );
+    perRound = perRoundRatios(rounds);
     for (const s of [bareExpress, bareHttp, bareSqlite, gw]) await stop(s);
 
     const small = await gateway(cfg.small_meetings);
@@ -275,7 +278,11 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
 
   const p99 = (key: string): number | null => (benchmarks[key] as SearchFigures | undefined)?.latency_ms.p99 ?? null;
   const ratios: Record<string, number | null> = {
-    ...Object.fromEntries(Object.keys(HTTP_RATIOS).map((name) => [name, perRound[name as keyof typeof HTTP_RATIOS] ?? null])),
+    ...Object.fromEntries(
+      Object.keys(HTTP_RATIOS)
+        .flatMap((name) => [name, `${name}_cpu`])
+        .map((name) => [name, perRound[name] ?? null]),
+    ),
     search_p99_growth: ratio(p99('search_large'), p99('search_small')),
   };
   const at = (name: string): number | null => ratios[name] ?? null;
@@ -288,7 +295,9 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       query_mix: [...QUERY_MIX],
       load_generator: `autocannon ${AUTOCANNON_VERSION} in the bench process (throughput); the bench's own node:http loop, one connection (search latency)`,
       servers: `child processes of the same node (${process.version}), 127.0.0.1`,
-      figure: 'req/s: the median of the rounds; ratio: the median of the per-round ratios',
+      figure:
+        'req/s: the median of the rounds; ratio: the median of the per-round ratios; ' +
+        '*_cpu ratios: the baseline server process\u2019s CPU per request over the gateway\u2019s (load on the machine barely moves them)',
       note:
         'servers and load generator share the machine; where autocannon saturates a core first ' +
         '(bare servers), ratios understate the gateway overhead',
@@ -300,6 +309,10 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       whoami_vs_bare_http: 'bare node:http answering the gateway\u2019s whoami JSON (median of per-round ratios)',
       meetings_vs_bare_http: 'bare node:http running the same SQL on the same SQLite file (median of per-round ratios)',
       search_vs_bare_http: 'bare node:http running the same FTS queries on the same SQLite file (median of per-round ratios)',
+      whoami_vs_bare_express_cpu: 'CPU per request: bare Express over the gateway (median of per-round ratios; higher is cheaper)',
+      whoami_vs_bare_http_cpu: 'CPU per request: bare node:http over the gateway (median of per-round ratios)',
+      meetings_vs_bare_http_cpu: 'CPU per request: bare node:http + SQLite over the gateway (median of per-round ratios)',
+      search_vs_bare_http_cpu: 'CPU per request: bare node:http + SQLite FTS over the gateway (median of per-round ratios)',
       search_p99_growth: 'search p99 over the small store (search_small)',
     },
     targets: {
@@ -309,6 +322,30 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       search_p99_growth: target(at('search_p99_growth'), { max: 3 }),
     },
   };
+}
+
+/**
+ * Each ratio of HTTP_RATIOS as the median of its per-round ratios, twice:
+ * throughput (gateway req/s over the baseline's) and, as `<name>_cpu`, CPU
+ * per request (the baseline's over the gateway's, so that for both a higher
+ * figure means a cheaper gateway). A ratio any round lacks is null.
+ */
+export function perRoundRatios(rounds: Partial<Record<FigureKey, readonly CannonFigures[]>>): Record<string, number | null> {
+  const mid = (ratios: (number | null)[]): number | null => {
+    const usable = ratios.filter((x): x is number => x !== null);
+    const m = median(usable);
+    return usable.length === ratios.length && m !== null ? round(m, 3) : null;
+  };
+  return Object.fromEntries(
+    Object.entries(HTTP_RATIOS).flatMap(([name, [a, b]]) => {
+      const gw = rounds[a] ?? [];
+      const base = rounds[b] ?? [];
+      return [
+        [name, mid(gw.map((x, i) => ratio(x.rps, base[i]?.rps)))],
+        [`${name}_cpu`, mid(gw.map((x, i) => ratio(base[i]?.server_cpu_us ?? null, x.server_cpu_us)))],
+      ];
+    }),
+  );
 }
 
 /** One figure over its rounds: the median round's latency, totals over every round. */
@@ -323,6 +360,7 @@ export function throughput(rounds: readonly CannonFigures[]): Throughput {
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
     latency_ms: middle?.latency_ms ?? { mean: Number.NaN, p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN },
+    server_cpu_us: median(rounds.flatMap((r) => (r.server_cpu_us === null ? [] : [r.server_cpu_us]))),
   };
 }
 
@@ -358,7 +396,7 @@ async function search(cfg: CoreConfig, s: ChildServer, log: (line: string) => vo
 
 export function table(report: BenchReport): string {
   const b = report.benchmarks as Record<string, (Throughput & Partial<SearchFigures>) | undefined>;
-  const rows: string[][] = [['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', 'req/s by round']];
+  const rows: string[][] = [['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'requests', 'errors', 'req/s by round']];
   for (const [key, label] of HTTP_FIGURES) {
     const x = b[key];
     rows.push([
@@ -366,6 +404,7 @@ export function table(report: BenchReport): string {
       fmt(x?.rps, 0),
       fmt(x?.latency_ms.p50, 3),
       fmt(x?.latency_ms.p99, 3),
+      fmt(x?.server_cpu_us, 1),
       String(x?.requests ?? '–'),
       x === undefined ? '–' : String(x.errors + x.non2xx),
       (x?.rounds_rps ?? []).map((r) => fmt(r, 0)).join(' / '),
@@ -378,12 +417,13 @@ export function table(report: BenchReport): string {
       '',
       fmt(x?.latency_ms.p50, 3),
       fmt(x?.latency_ms.p99, 3),
+      '',
       String(x?.queries ?? '–'),
       String(x?.errors ?? '–'),
       '',
     ]);
     for (const [q, stats] of Object.entries(x?.by_query ?? {})) {
-      rows.push([`  q=${q}`, '', fmt(stats.p50, 3), fmt(stats.p99, 3), String(stats.count), '', '']);
+      rows.push([`  q=${q}`, '', fmt(stats.p50, 3), fmt(stats.p99, 3), '', String(stats.count), '', '']);
     }
   }
   const lines = [formatRows(rows), ''];

@@ -424,6 +424,21 @@ export function cpuSecondsWithChildren(): number {
   }
 }
 
+/**
+ * CPU seconds (user + system) another process has used so far, from
+ * /proc/<pid>/stat; null where it cannot be read. A server's CPU per request
+ * is a figure a busy machine barely moves, unlike its requests per second.
+ */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS; // fields 14–15 of proc(5): utime, stime
+  } catch {
+    return null;
+  }
+}
+
 /** For server scripts: the JSON argument, and the ready message. */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape it parses
 export function serverArg<T>(): T {
