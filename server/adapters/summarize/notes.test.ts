@@ -283,6 +283,11 @@ describe('cleaning spoken text', () => {
     assert.equal(cleanSpoken("it's basically just sort of round"), "It's round.");
     assert.equal(cleanSpoken('what kind of battery do we need'), 'What kind of battery do we need.');
   });
+  it('drops asides and intensifiers ("I think", "really", "and so on"), never changes words', () => {
+    assert.equal(cleanSpoken('I think the case is really too big, and so on.'), 'The case is too big.');
+    assert.equal(cleanSpoken('so we need rubber or something like that'), 'We need rubber.');
+    assert.equal(cleanSpoken('i think we should go with the yellow case'), 'We should go with the yellow case.');
+  });
 });
 
 describe('every extractor refuses what it must not take', () => {
@@ -333,5 +338,19 @@ describe('every extractor refuses what it must not take', () => {
     ]);
     assert.equal(n.topics[0]!.text, 'This meeting is about the funding of rural schools and the teachers they need.');
     assert.ok(!n.topics.some((t) => /microphone|recognize you/.test(t.text)), texts(n.topics).join('\n'));
+  });
+
+  it('the opening takes the business a chair names after the housekeeping ("Item 2 this morning is …")', () => {
+    const lines: Line[] = [
+      ['Chair', 'Good morning, everyone, we have received apologies for absence from two members.'],
+      ['Chair', 'Can I ask whether there are any declarations of interest from members, please?'],
+      ['Chair', 'Item 2 this morning is our evidence session on the Welsh baccalaureate qualification.'],
+      ...Array.from({ length: 40 }, (_, i): Line => [
+        i % 2 === 0 ? 'Member' : 'Minister',
+        `Rural schools need funding for teachers, and the funding of schools was raised again, point ${i}.`,
+      ]),
+    ];
+    for (const n of [notes(lines), notes(asr(lines))])
+      assert.match(n.topics[0]!.text, /^item 2 this morning is our evidence session on the welsh baccalaureate qualification\.$/i);
   });
 });

@@ -78,6 +78,13 @@ const FILLER = /(?<![\p{L}'’-])(?:u+m+|u+h+m*|e+r+m+|e+h+|a+h+|h+m+|m+-?hm+|mm
 /** Hedges of speech that carry nothing in notes: "it's basically just sort of round" → "it's round". */
 const HEDGES =
   /(?<![\p{L}'’-])(?:basically|actually|obviously|literally|just|sort of|kind of(?= [\p{L}]+ing| a| the| like)|i guess|i suppose)(?![\p{L}'’-])[,]?/giu;
+/**
+ * Asides and intensifiers that carry nothing in notes either: "I think the
+ * case is really too big, and so on" → "the case is too big". Chosen on QMSum
+ * train (decision 099 has the figures).
+ */
+const ASIDES =
+  /(?<![\p{L}'’-])(?:i think|i'd say|i would say|you see|let's say|so to speak|or something(?: like that)?|or whatever|and stuff(?: like that)?|and things like that|and so on|et cetera|pretty much|really|quite|like(?=,))(?![\p{L}'’-])[,]?/giu;
 const LEADING_DISCOURSE =
   /^(?:(?:okay|ok|so|well|right|yeah|yep|yes|and|but|oh|alright|now|anyway|actually|basically|then|um|uh)(?![\p{L}'’])[,.]?\s*)+/iu;
 
@@ -88,7 +95,7 @@ const LEADING_DISCOURSE =
  */
 export function cleanSpoken(text: string): string {
   let s = text.replace(FILLER, ' ');
-  s = s.replace(HEDGES, ' ');
+  s = s.replace(HEDGES, ' ').replace(ASIDES, ' ');
   s = s.replace(/\s+/g, ' ').trim();
   // Stutters and restarts: a word (or two) said again at once.
   for (let i = 0; i < 2; i++)
@@ -239,10 +246,20 @@ function nonGlobal(re: RegExp): RegExp {
 }
 /** Cosine similarity above which an overview line repeats one already taken. */
 const DUPLICATE_SIMILARITY = 0.7;
-/** A sentence saying what the meeting is for: "this meeting is about …", "the purpose of today's meeting", "we're here to …". */
+/**
+ * A sentence saying what the meeting is for: "this meeting is about …", "the
+ * purpose of today's meeting", "we're here to …"; and the business a chair
+ * names after the housekeeping (decision 099): "Welcome to the Children,
+ * Young People and Education Committee", "Item 2 this morning is our
+ * evidence session on …", "an inquiry into …", "this is our conceptual
+ * design meeting".
+ */
 const PURPOSE = nonGlobal(
   cue(
-    String.raw`(?:this|today's|the) meeting is (?:about|for|to)|purpose of (?:this|the|today's|our) meeting|(?:we are|we're) here to|(?:the|our|today's) agenda|kick-off meeting`,
+    String.raw`(?:this|today's|the) meeting is (?:about|for|to)|purpose of (?:this|the|today's|our) meeting|(?:we are|we're) here to|(?:the|our|today's) agenda|kick-off meeting|` +
+      String.raw`item (?:\d+|one|two|three|four|five)(?:,? then,?)?(?: this morning| this afternoon| today)?,? (?:is|will be)|(?:evidence|scrutiny) session|inquiry into|` +
+      String.raw`(?:this|today's|our) (?:[\p{L}-]+ ){0,3}meeting (?:is|will be) (?:about|on|for)|(?:this is|welcome to) (?:the|our) (?:[\p{L}\p{N},-]+ ){0,8}(?:meeting|session|committee)|` +
+      String.raw`we(?:'re| are) (?:here|meeting) (?:to|on)|the committee is (?:meeting|resuming|continuing)`,
   ),
 );
 /** The opening is chosen among this many times the sentences its words would hold (tuned on QMSum train, decision 082). */
