@@ -338,18 +338,19 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
         `echo "$w$(stat -c %s "$infile") 0.010 0.020 0.900"`,
     );
     const tracked: number[] = [];
-    const words = await new PocketSphinxRecognizer({ binary: both, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
-      tenSeconds,
-      twoRegions,
-      options,
-      {
-        ...uncontrolled(),
-        track: (child) => {
-          tracked.push(child.pid!);
-          return () => undefined;
-        },
+    const words = await new PocketSphinxRecognizer({
+      binary: both,
+      modelRoot,
+      processes: 2,
+      minGroupSeconds: 1,
+      warmUpSeconds: 0,
+    }).transcribe(tenSeconds, twoRegions, options, {
+      ...uncontrolled(),
+      track: (child) => {
+        tracked.push(child.pid!);
+        return () => undefined;
       },
-    );
+    });
     assert.equal(tracked.length, 2, 'two processes');
     assert.deepEqual(
       words.map((w) => [w.text, w.start]),
@@ -358,6 +359,29 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
         [`together${twoSecondWavBytes}`, 6.01],
       ],
       'each process had its own file of one region, and ran while the other did',
+    );
+  });
+
+  it('the second process hears the first region again as its warm-up, and its words there are dropped', async () => {
+    const twice = tool(
+      'warm-up.sh',
+      'size=$(stat -c %s "$infile")\necho "first$size 0.010 0.020 0.900"\n' +
+        'if [ "$size" -gt 100000 ]; then echo "second$size 4.500 4.600 0.900"; fi',
+    );
+    const words = await new PocketSphinxRecognizer({ binary: twice, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
+      tenSeconds,
+      twoRegions,
+      options,
+      uncontrolled(),
+    );
+    // Group 2's file: region 1 (its warm-up), the gap, region 2: 5 s.
+    const fiveSecondWavBytes = 44 + 2 * 16_000 * 5;
+    assert.deepEqual(
+      words.map((w) => [w.text, w.start]),
+      [
+        [`first${twoSecondWavBytes}`, 1.01],
+        [`second${fiveSecondWavBytes}`, 7.5],
+      ],
     );
   });
 

@@ -54,7 +54,7 @@ import {
 } from './pocketsphinx-lm-cache.ts';
 import { isSpokenWord, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
-import { mapToSourceTime, MIN_GROUP_SECONDS, planDecodeGroups, writeSpansAsWav, type FileWord } from './spans.ts';
+import { mapToSourceTime, MIN_GROUP_SECONDS, planDecodeGroups, WARM_UP_SECONDS, writeSpansAsWav, type FileWord } from './spans.ts';
 
 export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
@@ -97,6 +97,8 @@ export interface PocketSphinxOptions {
   processes?: number;
   /** Seconds of audio below which a group is not given a process of its own (spans.ts MIN_GROUP_SECONDS; measurements). */
   minGroupSeconds?: number;
+  /** Seconds of the speech before a group decoded to warm its process up (spans.ts WARM_UP_SECONDS; measurements). */
+  warmUpSeconds?: number;
 }
 
 export type VocabularyBiasMode = 'lm' | 'kws' | 'lm+kws' | 'off';
@@ -170,6 +172,7 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #extraArgs: readonly string[];
   readonly #processes: number;
   readonly #minGroupSeconds: number;
+  readonly #warmUpSeconds: number;
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -186,6 +189,7 @@ export class PocketSphinxRecognizer implements Recognizer {
     const processes = opts.processes ?? availableParallelism();
     this.#processes = Number.isFinite(processes) ? Math.max(1, Math.floor(processes)) : 1;
     this.#minGroupSeconds = opts.minGroupSeconds ?? MIN_GROUP_SECONDS;
+    this.#warmUpSeconds = opts.warmUpSeconds ?? WARM_UP_SECONDS;
   }
 
   async available(): Promise<boolean> {
@@ -210,7 +214,7 @@ export class PocketSphinxRecognizer implements Recognizer {
       throw new StageError(`no pocketsphinx ${what} is installed under ${this.#modelRoot}`, { retryable: true, dependencyMissing: true });
     }
 
-    const plans = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds);
+    const plans = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds, this.#warmUpSeconds);
     if (plans.length === 0) return [];
     // Progress: seconds of file decoded over all groups. Spotting prints its
     // detections newest first: only ever report forward progress.
@@ -260,7 +264,10 @@ export class PocketSphinxRecognizer implements Recognizer {
             groupControl,
             (fraction) => progress(i, fraction),
           );
-          return mapToSourceTime(fileWords, plan, audio.durationSeconds);
+          // The warm-up's words are the previous group's.
+          const warmUp = plan.warmUpSeconds ?? 0;
+          const own = fileWords.filter((w) => (w.start + w.end) / 2 >= warmUp);
+          return mapToSourceTime(own, plan, audio.durationSeconds);
         }),
       );
 

@@ -54,7 +54,7 @@ describe('decode groups', () => {
     const single = planDecodeSpans(regions, duration);
     assert.ok(single.spans.length > 10, 'sparse: regions laid end to end');
     for (const count of [2, 3, 4]) {
-      const groups = planDecodeGroups(regions, duration, count, 1);
+      const groups = planDecodeGroups(regions, duration, count, 1, 0);
       assert.equal(groups.length, count);
       // The same spans, in the same order, each in exactly one group.
       assert.deepEqual(
@@ -79,7 +79,7 @@ describe('decode groups', () => {
   it('regions covering the recording: pieces of it from the middle of a pause to the middle of another, tiling it', () => {
     const { regions, duration } = regionsOf(80, 5, [0.6, 1.2]);
     assert.equal(planDecodeSpans(regions, duration).spans.length, 1, 'decoded whole when the regions cover it');
-    const groups = planDecodeGroups(regions, duration, 2, 1);
+    const groups = planDecodeGroups(regions, duration, 2, 1, 0);
     assert.equal(groups.length, 2);
     assert.equal(groups[0]!.spans[0]!.sourceStart, 0);
     assert.equal(groups[1]!.spans[0]!.sourceEnd, duration);
@@ -89,6 +89,45 @@ describe('decode groups', () => {
     const pause = regions.findIndex((r) => r.start > cut);
     assert.ok(Math.abs(cut - (regions[pause - 1]!.end + regions[pause]!.start) / 2) < 1e-9, 'in the middle of the pause');
     assert.ok(Math.abs(groups[0]!.fileDuration - duration / 2) <= 20 + 1.2, 'balanced within a region');
+  });
+
+  it('each group but the first starts with the speech before it, as the single file has it, marked as warm-up', () => {
+    for (const pause of [
+      [3, 30],
+      [0.6, 1.2],
+    ] as [number, number][]) {
+      const { regions, duration } = regionsOf(60, 31, pause);
+      const single = planDecodeSpans(regions, duration);
+      const cold = planDecodeGroups(regions, duration, 3, 1, 0);
+      const warm = planDecodeGroups(regions, duration, 3, 1, 10);
+      assert.equal(warm[0]!.warmUpSeconds, undefined, 'the first group starts where the recording does');
+      assert.deepEqual(warm[0], cold[0]);
+      for (let k = 1; k < 3; k++) {
+        const w = warm[k]!;
+        const own = cold[k]!;
+        assert.ok(w.warmUpSeconds! > 9 && w.warmUpSeconds! <= 10 + 1e-9, `about 10 s of warm-up: ${w.warmUpSeconds}`);
+        assert.ok(Math.abs(w.fileDuration - w.warmUpSeconds! - own.fileDuration) < 1e-9, 'then the group itself');
+        if (single.spans.length === 1) {
+          // The recording decoded whole: the group's piece of it, begun that much earlier.
+          assert.deepEqual(w.spans, [
+            { sourceStart: own.spans[0]!.sourceStart - w.warmUpSeconds!, sourceEnd: own.spans[0]!.sourceEnd, fileStart: 0 },
+          ]);
+          continue;
+        }
+        // The file after the warm-up is the group's own, and the warm-up ends where the previous group does.
+        const firstOwn = w.spans.find((s) => s.fileStart >= w.warmUpSeconds! - 1e-9)!;
+        assert.equal(firstOwn.sourceStart, own.spans[0]!.sourceStart);
+        const warmUpEnd = w.spans.filter((s) => s.fileStart < w.warmUpSeconds! - 1e-9).at(-1)!;
+        assert.equal(warmUpEnd.sourceEnd, cold[k - 1]!.spans.at(-1)!.sourceEnd);
+        // Laid out as in the single file: the same spans with the same gaps, from some point on.
+        const at = single.spans.findIndex((s) => s.sourceEnd === w.spans[0]!.sourceEnd);
+        for (let i = 1; i < w.spans.length; i++)
+          assert.deepEqual(
+            [w.spans[i]!.sourceStart, w.spans[i]!.sourceEnd],
+            [single.spans[at + i]!.sourceStart, single.spans[at + i]!.sourceEnd],
+          );
+      }
+    }
   });
 
   it('words mapped back from every group and joined in order: none lost, none doubled at a seam', () => {
@@ -103,8 +142,13 @@ describe('decode groups', () => {
         for (let t = r.start + 0.05, i = 0; t + 0.3 <= r.end; t += 0.5, i++) words.push({ text: `r${ri}w${i}`, start: t, end: t + 0.3 });
         return words;
       });
-      for (const count of [1, 2, 3]) {
-        const groups = planDecodeGroups(regions, duration, count, 1);
+      for (const [count, warmUp] of [
+        [1, 10],
+        [2, 0],
+        [2, 10],
+        [3, 7.3],
+      ]) {
+        const groups = planDecodeGroups(regions, duration, count!, 1, warmUp);
         // What each group's recognizer would hear: the truth's words inside its file, in file times.
         const joined = groups.flatMap((plan) => {
           const heard: FileWord[] = [];
@@ -113,12 +157,14 @@ describe('decode groups', () => {
             const end = fileTime(plan, w.end);
             if (start !== null && end !== null) heard.push({ text: w.text, start, end, confidence: 1 });
           }
-          return mapToSourceTime(heard, plan, duration);
+          // As the recognizer does: the warm-up's words are the previous group's.
+          const own = heard.filter((w) => (w.start + w.end) / 2 >= (plan.warmUpSeconds ?? 0));
+          return mapToSourceTime(own, plan, duration);
         });
         assert.deepEqual(
           joined.map((w) => w.text),
           truth.map((w) => w.text),
-          `${count} groups`,
+          `${count} groups, ${warmUp} s of warm-up`,
         );
         joined.forEach((w, i) => {
           assert.ok(Math.abs(w.start - truth[i]!.start) < 0.002 && Math.abs(w.end - truth[i]!.end) < 0.002, `${w.text} keeps its times`);

@@ -29,6 +29,12 @@ export interface DecodeSpan {
 export interface DecodePlan {
   spans: DecodeSpan[];
   fileDuration: number;
+  /**
+   * Seconds at the start of the file that only warm the recognizer up: the
+   * speech just before the group, as the single file has it (planDecodeGroups).
+   * Their words are the previous group's and are dropped here.
+   */
+  warmUpSeconds?: number;
 }
 
 /** Regions closer than this are decoded as one (a pause inside a sentence). */
@@ -85,6 +91,14 @@ function layEndToEnd(merged: readonly SpeechRegion[]): DecodePlan {
  * before it decodes a frame.
  */
 export const MIN_GROUP_SECONDS = 30;
+/**
+ * Speech decoded before each group but the first, its words dropped: a
+ * process starts its cepstral mean normalization from the model's prior
+ * (`-cmninit`), which fits a close microphone, and adapts over its first
+ * utterances; a group that started cold lost words where the single
+ * process, adapted by then, had not (decision 094, measured on real speech).
+ */
+export const WARM_UP_SECONDS = 10;
 
 /**
  * The plan of planDecodeSpans cut into at most `count` plans, one per
@@ -107,6 +121,7 @@ export function planDecodeGroups(
   duration: number,
   count: number,
   minGroupSeconds = MIN_GROUP_SECONDS,
+  warmUpSeconds = WARM_UP_SECONDS,
 ): DecodePlan[] {
   const single = planDecodeSpans(regions, duration);
   if (single.spans.length === 0) return [];
@@ -118,14 +133,36 @@ export function planDecodeGroups(
     // Each region owns the recording from the middle of the pause before it to the middle of the pause after it.
     const cuts = [0, ...merged.slice(1).map((r, i) => (merged[i]!.end + r.start) / 2), duration];
     const costs = merged.map((_, i) => cuts[i + 1]! - cuts[i]!);
-    return balancedRuns(costs, groups).map(([from, to]) => ({
-      spans: [{ sourceStart: cuts[from]!, sourceEnd: cuts[to]!, fileStart: 0 }],
-      fileDuration: cuts[to]! - cuts[from]!,
-    }));
+    return balancedRuns(costs, groups).map(([from, to]) => {
+      const start = Math.max(0, cuts[from]! - warmUpSeconds);
+      return {
+        spans: [{ sourceStart: start, sourceEnd: cuts[to]!, fileStart: 0 }],
+        fileDuration: cuts[to]! - start,
+        ...(start < cuts[from]! ? { warmUpSeconds: cuts[from]! - start } : {}),
+      };
+    });
   }
   // Laid end to end: a region costs its length and the gap before it.
   const costs = merged.map((r, i) => r.end - r.start + (i > 0 ? SPAN_GAP_SECONDS : 0));
-  return balancedRuns(costs, groups).map(([from, to]) => layEndToEnd(merged.slice(from, to)));
+  return balancedRuns(costs, groups).map(([from, to]) => {
+    const warmUp = speechBefore(merged, from, warmUpSeconds);
+    const plan = layEndToEnd([...warmUp, ...merged.slice(from, to)]);
+    return warmUp.length === 0 ? plan : { ...plan, warmUpSeconds: plan.spans[warmUp.length]!.fileStart };
+  });
+}
+
+/** The last `seconds` of the file before region `index`, as the single plan lays it (regions, their tails, the gaps between). */
+function speechBefore(merged: readonly SpeechRegion[], index: number, seconds: number): SpeechRegion[] {
+  const pieces: SpeechRegion[] = [];
+  let need = seconds;
+  for (let i = index - 1; i >= 0 && need > 0; i--) {
+    need -= SPAN_GAP_SECONDS; // the gap after this region
+    if (need <= 0) break;
+    const r = merged[i]!;
+    pieces.unshift({ start: Math.max(r.start, r.end - need), end: r.end });
+    need -= r.end - r.start;
+  }
+  return pieces;
 }
 
 /**
