@@ -50,9 +50,9 @@ import { LONG_SCRIPT, QUALITY_SEED } from './quality.ts';
 import { gatewayApi as api, httpCall, startGatewayChild, type GatewayChild } from './gateway-child.ts';
 import { fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import { openWait } from './traffic.ts';
-import { estimateLineSeconds } from '../simulator/scripts/estimate-duration.ts';
+import { estimateScriptDuration } from '../simulator/scripts/estimate-duration.ts';
 import { loadScript, REPO_ROOT } from '../simulator/scripts/load-script.ts';
-import { DEFAULT_PAUSE_SECONDS, type MeetingScript } from '../simulator/scripts/meeting-script.ts';
+import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { SCENE_PRESETS } from '../simulator/scenes/scene.ts';
 import { renderScript, type MeetingTruth } from '../simulator/synth/render-script.ts';
@@ -120,18 +120,27 @@ export function rtfConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): RtfC
  * the natural voices run a few per cent longer than estimated).
  */
 export function meetingOfLength(script: MeetingScript, minutes: number): MeetingScript {
-  const rates = new Map(script.speakers.map((s) => [s.key, s.rate]));
   const wanted = minutes * 60;
-  const lines: MeetingScript['lines'] = [];
-  let at = 0;
-  for (let i = 0; at < wanted; i = (i + 1) % script.lines.length) {
+  // A line of speech lasts over a second: this many always reach the length.
+  const lines = Array.from({ length: Math.ceil(wanted) + script.lines.length }, (_, n) => {
+    const i = n % script.lines.length;
     const line = script.lines[i]!;
-    // Overlaps are the script's own; a repeat starts after a plain pause.
-    const repeatStart = i === 0 && lines.length > 0;
-    lines.push(repeatStart ? { speaker: line.speaker, text: line.text, pause_before: 2 } : line);
-    at += (repeatStart ? 2 : (line.pause_before ?? DEFAULT_PAUSE_SECONDS)) + estimateLineSeconds(line.text, rates.get(line.speaker));
+    // A repeat starts after a plain pause, not overlapping the line before.
+    return i === 0 && n > 0 ? { speaker: line.speaker, text: line.text, pause_before: 2 } : line;
+  });
+  const meeting = (count: number): MeetingScript => ({
+    ...script,
+    title: `${script.title} (${minutes} minutes)`,
+    lines: lines.slice(0, count),
+  });
+  // The fewest lines whose estimate reaches the length (the estimate grows with every line).
+  let [low, high] = [1, lines.length];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (estimateScriptDuration(meeting(mid)).total >= wanted) high = mid;
+    else low = mid + 1;
   }
-  return { ...script, title: `${script.title} (${minutes} minutes)`, lines };
+  return meeting(low);
 }
 
 /** Renders the meeting of `minutes` in `scene`, or reuses the render of an earlier run. */
