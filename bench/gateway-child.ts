@@ -48,6 +48,8 @@ export interface GatewayChildOptions {
   startTimeoutMs?: number;
   /** A chosen Control API secret instead of a random one (the test of a secret beginning with `-`). */
   controlSecret?: string;
+  /** Environment variables over the bench's own (e.g. MAS_RECOGNIZER_PROCESSES). */
+  env?: Record<string, string>;
 }
 
 export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise<GatewayChild> {
@@ -65,7 +67,12 @@ export async function startGatewayChild(opts: GatewayChildOptions = {}): Promise
       '--enable-api',
       ...(opts.args ?? []),
     ],
-    { execPath: process.execPath, execArgv: ['--import', PROBE, '--expose-gc'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+    {
+      execPath: process.execPath,
+      execArgv: ['--import', PROBE, '--expose-gc'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      ...(opts.env !== undefined ? { env: { ...process.env, ...opts.env } } : {}),
+    },
   );
   const errLines: string[] = [];
   let errTail = '';

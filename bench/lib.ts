@@ -67,6 +67,8 @@ export interface BenchModule {
    * reports/charts/<benchmark>-<name>.svg and links it from bench.md.
    */
   charts?(report: BenchReport): Chart[];
+  /** A page of its own, written by run.ts as reports/bench-<name>.md beside the JSON. */
+  reportMarkdown?(report: BenchReport): string;
 }
 
 export interface Chart {

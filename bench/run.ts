@@ -12,6 +12,8 @@
  *                                       a part of the quality matrix (bench/quality.ts)
  *   node bench/run.ts --only core --http-seconds 2
  *                                       the core benchmark's throughput figures shortened (8 s each by default)
+ *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]
+ *                                       the transcript wait (bench/rtf.ts; opt-in, hours on a full run)
  *
  * `make bench` runs every benchmark: core, pipeline, webhooks, recording,
  * load (1,000 connections), sse-waits (10,000 waits), a 2.5-minute soak, and
@@ -60,6 +62,8 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   quality: () => import('./quality.ts'),
   // Needs QMSum (bench/qmsum.ts says where to get it); train and val splits, ROUGE beside LEAD (decision 079).
   'summary-quality': () => import('./summary-quality.ts'),
+  // Upload end → job.completed on 5-, 30- and 60-minute meetings, one recognizer process against one per core (decision 094).
+  rtf: () => import('./rtf.ts'),
 };
 
 export interface RunArgs {
@@ -83,6 +87,8 @@ const PASS_THROUGH = [
   'limit',
   'api',
   'transcripts',
+  'lengths',
+  'processes',
 ] as const;
 const PASS_THROUGH_SWITCHES = ['long'];
 
@@ -92,8 +98,12 @@ export function optionFlags(options: Record<string, string>): string[] {
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** Run only when named in --only: summary-quality needs the QMSum data set and takes half an hour. */
-const OPT_IN = ['summary-quality'];
+/**
+ * Run only when named in --only: summary-quality needs the QMSum data set and
+ * takes half an hour; rtf renders and transcribes hours of meetings and means
+ * something only on an idle machine.
+ */
+const OPT_IN = ['summary-quality', 'rtf'];
 /** What `npm run bench` runs without --only. */
 const DEFAULT_RUN = Object.keys(BENCHMARKS).filter((n) => !OPT_IN.includes(n));
 
@@ -125,9 +135,12 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       limit: { type: 'string' },
       api: { type: 'string' },
       transcripts: { type: 'string' },
+      // Passed on to the transcript-wait benchmark (bench/rtf.ts), with --scenes.
+      lengths: { type: 'string' },
+      processes: { type: 'string' },
     },
     '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --long; core: --http-seconds; ' +
-      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts)',
+      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes)',
   );
   if (flags.only !== undefined)
     args.only = flags.only
@@ -501,6 +514,7 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
       const report = await mod.run({ tiny: args.tiny, log: (line) => process.stderr.write(`${line}\n`), options: args.options });
       const file = join(args.outDir, `bench-${name}.json`);
       writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+      if (mod.reportMarkdown !== undefined) writeFileSync(join(args.outDir, `bench-${name}.md`), mod.reportMarkdown(report));
       reports[name] = report;
       const options = optionFlags(args.options);
       parts[name] = {

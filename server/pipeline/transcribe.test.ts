@@ -18,7 +18,11 @@ import {
   type TranscriptionSettings,
   type TranscriptionStage,
 } from './transcribe.ts';
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import {
+  CancelledError,
+  StageError,
   uncontrolled,
   type PcmAudio,
   type RecognitionOptions,
@@ -206,4 +210,140 @@ test('given words (a diarization job), recognition is skipped and only speakers 
   );
   assert.deepEqual(log, ['decode', 'vad', 'diarize']);
   assert.deepEqual(result.words, words);
+});
+
+// ── The diarizer beside recognition (decision 094) ────────────────────────
+
+/** A stand-in for a recognizer's child process: track() only needs something to register. */
+const FAKE_CHILD = new EventEmitter() as unknown as ChildProcess;
+
+/** Resolves with CancelledError's rejection once the signal fires: a stage that runs until it is stopped. */
+function untilStopped(signal: AbortSignal, log: string[], name: string): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const stop = () => {
+      log.push(`${name} stopped`);
+      reject(new CancelledError());
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+test('the diarizer starts once the recognizer has started its process, runs beside it, and the stages keep their order', async () => {
+  const log: string[] = [];
+  const { parts: p } = parts(
+    {
+      recognizerFor: () => ({
+        name: 'stand-in',
+        available: () => Promise.resolve(true),
+        transcribe: async (_audio, _regions, _options, control) => {
+          log.push('recognize');
+          assert.ok(!log.includes('diarize'), 'not before the recognizer has a process running');
+          control.track(FAKE_CHILD);
+          assert.ok(log.includes('diarize'), 'the diarizer started beside the recognizer');
+          await Promise.resolve();
+          control.progress(1);
+          return [{ text: 'hello', start: 0.1, end: 0.4, confidence: 0.9 }];
+        },
+      }),
+      diarize: (_audio, _regions, _settings, control) => {
+        log.push('diarize');
+        control.progress(0.5); // reported while recognition runs: held back until its stage
+        return Promise.resolve([{ speaker: 'S1', start: 0, end: 1 }]);
+      },
+    },
+    log,
+  );
+  const stages: TranscriptionStage[] = [];
+  const progress: number[] = [];
+  const result = await transcribe(
+    p,
+    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { ...uncontrolled(), progress: (f) => progress.push(f) },
+    (s) => stages.push(s),
+  );
+  assert.deepEqual(log, ['decode', 'vad', 'recognize', 'diarize']);
+  assert.deepEqual(stages, ['decoding', 'detecting_speech', 'transcribing', 'diarizing']);
+  assert.ok(
+    progress.every((f, i) => i === 0 || f >= progress[i - 1]!),
+    `progress never goes back: ${progress.join(', ')}`,
+  );
+  assert.equal(progress.at(-1), TRANSCRIPTION_END);
+  assert.deepEqual(result.speakers, ['S1']);
+});
+
+test('a diarizer failure stops the recognizer, and is the error reported once both have ended', async () => {
+  const log: string[] = [];
+  const { parts: p } = parts(
+    {
+      recognizerFor: () => ({
+        name: 'stand-in',
+        available: () => Promise.resolve(true),
+        transcribe: (_audio, _regions, _options, control) => {
+          control.track(FAKE_CHILD);
+          return untilStopped(control.signal, log, 'recognizer');
+        },
+      }),
+      diarize: () => Promise.reject(new StageError('the diarizer broke', { retryable: true })),
+    },
+    log,
+  );
+  await assert.rejects(
+    transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, uncontrolled(), () => undefined),
+    /the diarizer broke/,
+  );
+  assert.ok(log.includes('recognizer stopped'));
+});
+
+test('a recognizer failure stops the diarizer before the error is reported; a cancel stops both', async () => {
+  const log: string[] = [];
+  const failing = parts(
+    {
+      recognizerFor: () => ({
+        name: 'stand-in',
+        available: () => Promise.resolve(true),
+        transcribe: async (_audio, _regions, _options, control) => {
+          control.track(FAKE_CHILD);
+          await Promise.resolve();
+          throw new StageError('the recognizer broke', { retryable: true });
+        },
+      }),
+      diarize: (_audio, _regions, _settings, control) => untilStopped(control.signal, log, 'diarizer'),
+    },
+    log,
+  ).parts;
+  await assert.rejects(
+    transcribe(failing, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, uncontrolled(), () => undefined),
+    /the recognizer broke/,
+  );
+  assert.deepEqual(log.slice(-1), ['diarizer stopped']);
+
+  const cancelLog: string[] = [];
+  const abort = new AbortController();
+  const cancelled = parts(
+    {
+      recognizerFor: () => ({
+        name: 'stand-in',
+        available: () => Promise.resolve(true),
+        transcribe: (_audio, _regions, _options, control) => {
+          control.track(FAKE_CHILD);
+          const stopped = untilStopped(control.signal, cancelLog, 'recognizer');
+          abort.abort();
+          return stopped;
+        },
+      }),
+      diarize: (_audio, _regions, _settings, control) => untilStopped(control.signal, cancelLog, 'diarizer'),
+    },
+    cancelLog,
+  ).parts;
+  await assert.rejects(
+    transcribe(
+      cancelled,
+      { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+      { ...uncontrolled(), signal: abort.signal },
+      () => undefined,
+    ),
+    CancelledError,
+  );
+  assert.ok(cancelLog.includes('recognizer stopped') && cancelLog.includes('diarizer stopped'), cancelLog.join(', '));
 });

@@ -2,7 +2,8 @@
  * The one transcription path: what an import, a retranscription, a
  * diarization job and a stopped recording all run.
  *
- *   decode → enhance (optional) → voice activity → recognition → diarization → segments
+ *   decode → enhance (optional) → voice activity → recognition → segments
+ *                                                  → diarization ↗ (beside recognition)
  *
  * Voice activity and recognition read the enhanced signal; the diarizer
  * reads the decoded one, cut by the same speech regions: the denoiser's
@@ -154,38 +155,129 @@ export async function transcribe(
   vad.progress(1);
   await control.checkpoint();
 
+  const diarizationSettings: DiarizationSettings = { ...request.settings.diarization };
+  if (request.speakerCount !== undefined) diarizationSettings.speaker_count = request.speakerCount;
   let words: RecognizedWord[];
+  let turns: SpeakerTurn[] = [];
   if (request.words !== undefined) {
+    // A diarization job: the words are given, only their speakers are worked out.
     words = [...request.words];
+    if (words.length > 0) {
+      const diarization = enter('diarizing');
+      turns = await parts.diarize(decoded, regions, diarizationSettings, diarization);
+      diarization.progress(1);
+      await control.checkpoint();
+    }
   } else if (regions.length === 0) {
     words = [];
   } else {
-    const recognition = enter('transcribing');
-    const recognizer = parts.recognizerFor(request.provider, request.model);
+    ({ words, turns } = await recognizeBesideDiarization(
+      parts,
+      request,
+      { audio, decoded, regions, settings: diarizationSettings },
+      control,
+      enter,
+    ));
+  }
+  if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
+
+  const speakers = parts.assignSpeakers(words, turns);
+  return { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+}
+
+/**
+ * Recognition, with the diarizer beside it: both read the same speech
+ * regions and neither needs the other's result, so the diarizer (on the
+ * pipeline's worker thread) runs while the recognizer's processes decode
+ * (decision 094). It starts once the recognizer has started its first
+ * process: pocketsphinx builds its adapted language model on the same
+ * worker thread before that, and must not queue behind the diarizer. A
+ * recognizer that starts no process here (the OpenAI-compatible endpoint)
+ * is followed by the diarizer, as before.
+ *
+ * The job sees the stages in their usual order: `transcribing` until the
+ * words are in, then `diarizing` until the turns are (the diarizer's
+ * progress is held until then, so the job's progress never goes back). A
+ * failure of either stops the other, and the call returns only once both
+ * have ended; a cancel stops both at once. Without words, the diarizer's
+ * work is dropped.
+ */
+async function recognizeBesideDiarization(
+  parts: TranscriptionParts,
+  request: TranscriptionRequest,
+  input: { audio: PcmAudio; decoded: PcmAudio; regions: readonly SpeechRegion[]; settings: DiarizationSettings },
+  control: StageControl,
+  enter: (stage: TranscriptionStage) => StageControl,
+): Promise<{ words: RecognizedWord[]; turns: SpeakerTurn[] }> {
+  const recognition = enter('transcribing');
+  const recognizer = parts.recognizerFor(request.provider, request.model);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([control.signal, stop.signal]);
+
+  let heldProgress = 0;
+  let diarizationProgress = (fraction: number): void => {
+    heldProgress = Math.max(heldProgress, fraction);
+  };
+  let diarizing: Promise<SpeakerTurn[]> | null = null;
+  const diarizationFailures: unknown[] = [];
+  const startDiarizing = (): Promise<SpeakerTurn[]> => {
+    diarizing ??= parts
+      .diarize(input.decoded, input.regions, input.settings, { ...control, signal, progress: (f) => diarizationProgress(f) })
+      .catch((error: unknown) => {
+        if (!stop.signal.aborted) diarizationFailures.push(error);
+        stop.abort();
+        throw error;
+      });
+    // Awaited below; until then a failure must not count as unhandled.
+    void diarizing.catch(() => undefined);
+    return diarizing;
+  };
+  const stopDiarizing = async () => {
+    stop.abort();
+    await diarizing?.catch(() => undefined);
+  };
+
+  let words: RecognizedWord[];
+  try {
     words = await recognizer.transcribe(
-      audio,
-      regions,
+      input.audio,
+      input.regions,
       {
         language: request.language,
         customWords: request.settings.customWords,
         initialPrompt: request.settings.initialPrompt,
         ...(request.model !== undefined ? { model: request.model } : {}),
       },
-      recognition,
+      {
+        ...recognition,
+        signal,
+        track: (child) => {
+          const untrack = recognition.track(child);
+          void startDiarizing();
+          return untrack;
+        },
+      },
     );
     recognition.progress(1);
     await control.checkpoint();
+  } catch (err) {
+    await stopDiarizing();
+    // The diarizer's failure stopped the recognizer: say what failed, not that it stopped.
+    if (diarizationFailures.length > 0 && !control.signal.aborted) throw diarizationFailures[0];
+    throw err;
   }
-  if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
+  if (words.length === 0) {
+    await stopDiarizing();
+    return { words, turns: [] };
+  }
 
   const diarization = enter('diarizing');
-  const settings: DiarizationSettings = { ...request.settings.diarization };
-  if (request.speakerCount !== undefined) settings.speaker_count = request.speakerCount;
-  const turns = await parts.diarize(decoded, regions, settings, diarization);
-  const speakers = parts.assignSpeakers(words, turns);
+  diarizationProgress = (fraction) => diarization.progress(fraction);
+  diarization.progress(heldProgress);
+  const turns = await startDiarizing();
   diarization.progress(1);
   await control.checkpoint();
-  return { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+  return { words, turns };
 }
 
 /** A gap this long, or a change of speaker, starts a new segment. */

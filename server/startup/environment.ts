@@ -43,6 +43,12 @@ const count = z
   .trim()
   .regex(/^\d{1,7}$/, 'must be a whole number from 0 to 9999999');
 const text = z.string();
+/** Processes to run side by side: at least one; more than a machine's cores only queue (decision 094). */
+const processCount = z
+  .string()
+  .trim()
+  .regex(/^\d{1,3}$/, 'must be a whole number of processes from 1 to 256')
+  .refine((v) => Number(v) >= 1 && Number(v) <= 256, 'must be a whole number of processes from 1 to 256');
 /** Same rule as normalizeBaseUrl (adapters/asr/openai-compatible.ts): an http(s) URL, or empty for "not configured". */
 const baseUrl = z.string().refine((v) => {
   if (v.trim() === '') return true;
@@ -86,6 +92,7 @@ const GATEWAY_VARIABLES = {
   MAS_TRANSCRIBE_URL: { help: 'OpenAI-compatible transcription endpoint', schema: baseUrl },
   MAS_TRANSCRIBE_API_KEY: { help: 'its API key', schema: text },
   MAS_TRANSCRIBE_MODEL: { help: 'its model name', schema: text },
+  MAS_RECOGNIZER_PROCESSES: { help: 'pocketsphinx processes per recording, side by side (default: one per core)', schema: processCount },
   MAS_SUMMARY_URL: { help: 'OpenAI-compatible chat endpoint for summaries', schema: baseUrl },
   MAS_SUMMARY_API_KEY: { help: 'its API key', schema: text },
   MAS_SUMMARY_MODEL: { help: 'its default model name', schema: text },

@@ -142,6 +142,12 @@ test('boolean variables accept 1/true and 0/false only', () => {
   assert.match(refused([], { MAS_ENABLE_API: 'maybe' }), /MAS_ENABLE_API must be 1\/true or 0\/false/);
 });
 
+test('the recognizer-process count is a whole number from 1 (decision 094)', () => {
+  for (const bad of ['0', 'two', '1.5', '-2'])
+    assert.match(refused([], { MAS_RECOGNIZER_PROCESSES: bad }), /MAS_RECOGNIZER_PROCESSES must be a whole number of processes/);
+  assert.ok(!parseOptions([], { MAS_RECOGNIZER_PROCESSES: '2' }).help);
+});
+
 test('--help asks for the usage text', () => {
   assert.deepEqual(parseOptions(['--help'], {}), { help: true, text: USAGE });
   assert.deepEqual(parseOptions(['-h'], {}), { help: true, text: USAGE });

@@ -22,10 +22,15 @@ export async function runPocketSphinx(
   control: StageControl,
   onLine: (line: string) => void,
 ): Promise<void> {
+  // A function, not the property: the signal may fire at any await (and, within track(), before the listener is added).
+  const cancelled = (): boolean => control.signal.aborted;
+  if (cancelled()) throw new CancelledError();
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const untrack = control.track(child);
   const kill = () => child.kill('SIGKILL'); // SIGKILL also ends a paused (SIGSTOPped) process
   control.signal.addEventListener('abort', kill, { once: true });
+  // A cancel (or a sibling's failure, decision 094) that came while the process was being registered.
+  if (cancelled()) kill();
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
   const lines = createInterface({ input: child.stdout });
@@ -35,7 +40,7 @@ export async function runPocketSphinx(
       child.once('error', reject);
       child.once('close', (code, signal) => resolve({ code, signal }));
     });
-    if (control.signal.aborted) throw new CancelledError();
+    if (cancelled()) throw new CancelledError();
     if (exit.code !== 0) {
       const log = await readFile(logFile, 'utf8').catch(() => '');
       const detail = lastErrorLine(`${log}\n${stderr}`);
@@ -43,7 +48,7 @@ export async function runPocketSphinx(
       throw new StageError(`pocketsphinx ${how}${detail === '' ? '' : `: ${detail}`}`, { retryable: true });
     }
   } catch (err) {
-    if (control.signal.aborted) throw new CancelledError();
+    if (cancelled()) throw new CancelledError();
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new StageError(`${binary} was not found: install the pocketsphinx package`, {
         retryable: true,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,6 +279,173 @@ describe('PocketSphinxRecognizer failures (fake tools)', () => {
   });
 });
 
+// ── One process per group (decision 094), with fake tools ────────────────
+
+describe('PocketSphinxRecognizer side by side (fake tools)', () => {
+  let dir: string;
+  let modelRoot: string;
+  // Ten seconds with speech at 1–3 s and 6–8 s: two groups of 2 s each.
+  const tenSeconds: PcmAudio = { sampleRate: 16_000, samples: new Float32Array(160_000), durationSeconds: 10 };
+  const twoRegions = [
+    { start: 1, end: 3 },
+    { start: 6, end: 8 },
+  ];
+  const twoSecondWavBytes = 44 + 2 * 32_000;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mas-ps-groups-'));
+    modelRoot = join(dir, 'model');
+    mkdirSync(join(modelRoot, 'en-us', 'en-us'), { recursive: true });
+    writeFileSync(join(modelRoot, 'en-us', 'en-us', 'mdef'), '');
+    writeFileSync(join(modelRoot, 'en-us', 'en-us.lm.bin'), '');
+    writeFileSync(join(modelRoot, 'en-us', 'cmudict-en-us.dict'), 'hello HH AH L OW\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A fake pocketsphinx_continuous: `body` runs with $infile set to its -infile. */
+  function tool(name: string, body: string): string {
+    const file = join(dir, name);
+    writeFileSync(file, `#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = -infile ]; then infile="$2"; fi; shift; done\n${body}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  /** A control that aborts once `processes` processes are tracked, and remembers them. */
+  function abortOnceTracked(processes: number): { control: StageControl; tracked: ChildProcess[] } {
+    const abort = new AbortController();
+    const tracked: ChildProcess[] = [];
+    const control: StageControl = {
+      signal: abort.signal,
+      checkpoint: () => (abort.signal.aborted ? Promise.reject(new CancelledError()) : Promise.resolve()),
+      track: (child) => {
+        tracked.push(child);
+        if (tracked.length === processes) abort.abort();
+        return () => undefined;
+      },
+      progress: () => undefined,
+    };
+    return { control, tracked };
+  }
+
+  it('decodes each group in a process of its own, at the same time, and joins their words in order', async () => {
+    const marks = mkdtempSync(join(dir, 'marks-'));
+    // Each process says whether it saw the other one running (it waits for it, up to 10 s) and how big its file is.
+    const both = tool(
+      'both.sh',
+      `touch "${marks}/started-$$"; n=0\n` +
+        `while [ "$(ls "${marks}" | wc -l)" -lt 2 ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done\n` +
+        `if [ "$(ls "${marks}" | wc -l)" -ge 2 ]; then w=together; else w=alone; fi\n` +
+        `echo "$w$(stat -c %s "$infile") 0.010 0.020 0.900"`,
+    );
+    const tracked: number[] = [];
+    const words = await new PocketSphinxRecognizer({
+      binary: both,
+      modelRoot,
+      processes: 2,
+      minGroupSeconds: 1,
+      warmUpSeconds: 0,
+    }).transcribe(tenSeconds, twoRegions, options, {
+      ...uncontrolled(),
+      track: (child) => {
+        tracked.push(child.pid!);
+        return () => undefined;
+      },
+    });
+    assert.equal(tracked.length, 2, 'two processes');
+    assert.deepEqual(
+      words.map((w) => [w.text, w.start]),
+      [
+        [`together${twoSecondWavBytes}`, 1.01],
+        [`together${twoSecondWavBytes}`, 6.01],
+      ],
+      'each process had its own file of one region, and ran while the other did',
+    );
+  });
+
+  it('the second process hears the first region again as its warm-up, and its words there are dropped', async () => {
+    const twice = tool(
+      'warm-up.sh',
+      'size=$(stat -c %s "$infile")\necho "first$size 0.010 0.020 0.900"\n' +
+        'if [ "$size" -gt 100000 ]; then echo "second$size 4.500 4.600 0.900"; fi',
+    );
+    const words = await new PocketSphinxRecognizer({ binary: twice, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
+      tenSeconds,
+      twoRegions,
+      options,
+      uncontrolled(),
+    );
+    // Group 2's file: region 1 (its warm-up), the gap, region 2: 5 s.
+    const fiveSecondWavBytes = 44 + 2 * 16_000 * 5;
+    assert.deepEqual(
+      words.map((w) => [w.text, w.start]),
+      [
+        [`first${twoSecondWavBytes}`, 1.01],
+        [`second${fiveSecondWavBytes}`, 7.5],
+      ],
+    );
+  });
+
+  it('with one process, one file of both regions and the gap between them (the path of before)', async () => {
+    const size = tool('size.sh', 'echo "file$(stat -c %s "$infile") 0.010 0.020 0.900"');
+    const words = await new PocketSphinxRecognizer({ binary: size, modelRoot, processes: 1, minGroupSeconds: 1 }).transcribe(
+      tenSeconds,
+      twoRegions,
+      options,
+      uncontrolled(),
+    );
+    assert.deepEqual(
+      words.map((w) => w.text),
+      [`file${44 + 2 * 16_000 * 5}`],
+    );
+  });
+
+  it('a cancel ends every process at once', async () => {
+    const slow = tool('slow-both.sh', 'exec sleep 30');
+    const { control, tracked } = abortOnceTracked(2);
+    await assert.rejects(
+      new PocketSphinxRecognizer({ binary: slow, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
+        tenSeconds,
+        twoRegions,
+        options,
+        control,
+      ),
+      CancelledError,
+    );
+    assert.equal(tracked.length, 2);
+    // Killed, both of them (not left to end by themselves), by the time the call returns.
+    assert.deepEqual(
+      tracked.map((c) => c.signalCode),
+      ['SIGKILL', 'SIGKILL'],
+    );
+  });
+
+  it('a failing process ends its sibling, and its own error is the one reported', async () => {
+    // The second group's process fails; the first would decode for a minute.
+    const oneFails = tool('one-fails.sh', 'case "$infile" in *group-1*) echo "ERROR: broken model" >&2; exit 3;; esac\nexec sleep 60');
+    const children: ChildProcess[] = [];
+    await assert.rejects(
+      new PocketSphinxRecognizer({ binary: oneFails, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
+        tenSeconds,
+        twoRegions,
+        options,
+        {
+          ...uncontrolled(),
+          track: (child) => {
+            children.push(child);
+            return () => undefined;
+          },
+        },
+      ),
+      (err: unknown) => err instanceof StageError && /exited with code 3: ERROR: broken model/.test(err.message),
+    );
+    // Both have ended by the time the call returns: the sibling was killed, not left to finish.
+    assert.equal(children.length, 2);
+    const failed = children.find((c) => c.exitCode === 3);
+    assert.ok(failed !== undefined, 'one process failed with its own code');
+    assert.equal(children.find((c) => c !== failed)?.signalCode, 'SIGKILL');
+  });
+});
+
 // ── Real pocketsphinx on synthetic speech ─────────────────────────────────
 
 const haveTools =
@@ -345,6 +512,47 @@ describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false
     assert.match(text, /security review/);
     assert.ok(progress.length > 1 && progress.at(-1) === 1);
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]! >= progress[i - 1]!);
+  });
+
+  it('a cancel while two processes decode leaves no pocketsphinx process behind', async () => {
+    // The clip twice, three seconds apart: two regions, one process each.
+    const gap = 3 * 16_000;
+    const samples = new Float32Array(2 * audio.samples.length + gap);
+    samples.set(audio.samples, 0);
+    samples.set(audio.samples, audio.samples.length + gap);
+    const twice: PcmAudio = { sampleRate: 16_000, samples, durationSeconds: samples.length / 16_000 };
+    const d = audio.durationSeconds;
+    const abort = new AbortController();
+    const tracked: ChildProcess[] = [];
+    const control: StageControl = {
+      ...uncontrolled(),
+      signal: abort.signal,
+      track: (child) => {
+        tracked.push(child);
+        if (tracked.length === 2) abort.abort();
+        return () => undefined;
+      },
+    };
+    await assert.rejects(
+      new PocketSphinxRecognizer({ processes: 2, minGroupSeconds: 1 }).transcribe(
+        twice,
+        [
+          { start: 0, end: d },
+          { start: d + 3, end: 2 * d + 3 },
+        ],
+        options,
+        control,
+      ),
+      CancelledError,
+    );
+    assert.equal(tracked.length, 2, 'two processes were started');
+    assert.deepEqual(
+      tracked.map((c) => c.signalCode),
+      ['SIGKILL', 'SIGKILL'],
+      'both killed, not left to finish',
+    );
+    // pgrep exits with 1 when no child of this process is called pocketsphinx…
+    assert.throws(() => execFileSync('pgrep', ['-P', String(process.pid), 'pocketsphinx']), 'no pocketsphinx child is left');
   });
 
   it('hears custom names it cannot hear without them', () => {

@@ -3,8 +3,11 @@
  * pocketsphinx 0.8+5prealpha), through its `pocketsphinx_continuous` tool.
  * Decisions: docs/decisions/011-recognizers-and-summarizers.md.
  *
- * One transcription is one language-model pass (`-lm`, `-time yes`) over one
- * 16-bit WAV file: every word with its start, end and lattice posterior.
+ * One transcription is one language-model pass (`-lm`, `-time yes`) over
+ * 16-bit WAV files: every word with its start, end and lattice posterior.
+ * The speech is cut at pauses into one group per core, each decoded by a
+ * process of its own from its own file, side by side; the groups' words are
+ * joined in order (decision 094). A cancel ends every process at once.
  *
  * Vocabulary bias (decision 032): with custom words or an initial prompt, the
  * pass decodes with the stock trigram model adapted to them (lm-bias.ts: the
@@ -26,8 +29,8 @@
  * (spans.ts, shared by every recognizer). The tool itself runs in
  * pocketsphinx-process.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, isDirectory, isFile, safeReaddir } from '../fs-probe.ts';
 import {
@@ -51,7 +54,7 @@ import {
 } from './pocketsphinx-lm-cache.ts';
 import { isSpokenWord, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
-import { mapToSourceTime, planDecodeSpans, writeSpansAsWav, type FileWord } from './spans.ts';
+import { mapToSourceTime, MIN_GROUP_SECONDS, planDecodeGroups, WARM_UP_SECONDS, writeSpansAsWav, type FileWord } from './spans.ts';
 
 export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
@@ -86,6 +89,16 @@ export interface PocketSphinxOptions {
   path?: string;
   /** More pocketsphinx_continuous options for the language-model pass (measurements: bench/quality-real-speech.ts). */
   extraArgs?: readonly string[];
+  /**
+   * How many pocketsphinx processes decode one recording side by side, each a
+   * group of its speech regions cut at pauses (decision 094); default one per
+   * core (os.availableParallelism()). 1 decodes the whole plan in one process.
+   */
+  processes?: number;
+  /** Seconds of audio below which a group is not given a process of its own (spans.ts MIN_GROUP_SECONDS; measurements). */
+  minGroupSeconds?: number;
+  /** Seconds of the speech before a group decoded to warm its process up (spans.ts WARM_UP_SECONDS; measurements). */
+  warmUpSeconds?: number;
 }
 
 export type VocabularyBiasMode = 'lm' | 'kws' | 'lm+kws' | 'off';
@@ -157,6 +170,9 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #tmpDir: string;
   readonly #path: string;
   readonly #extraArgs: readonly string[];
+  readonly #processes: number;
+  readonly #minGroupSeconds: number;
+  readonly #warmUpSeconds: number;
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -170,6 +186,10 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#buildBiasedModel = opts.buildBiasedModel ?? buildBiasedModelInPlace;
     this.#path = opts.path ?? process.env.PATH ?? '';
     this.#extraArgs = opts.extraArgs ?? [];
+    const processes = opts.processes ?? availableParallelism();
+    this.#processes = Number.isFinite(processes) ? Math.max(1, Math.floor(processes)) : 1;
+    this.#minGroupSeconds = opts.minGroupSeconds ?? MIN_GROUP_SECONDS;
+    this.#warmUpSeconds = opts.warmUpSeconds ?? WARM_UP_SECONDS;
   }
 
   async available(): Promise<boolean> {
@@ -194,17 +214,27 @@ export class PocketSphinxRecognizer implements Recognizer {
       throw new StageError(`no pocketsphinx ${what} is installed under ${this.#modelRoot}`, { retryable: true, dependencyMissing: true });
     }
 
-    const plan = planDecodeSpans(regions, audio.durationSeconds);
-    if (plan.spans.length === 0) return [];
-    // Spotting prints its detections newest first: only ever report forward progress.
+    const plans = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds, this.#warmUpSeconds);
+    if (plans.length === 0) return [];
+    // Progress: seconds of file decoded over all groups. Spotting prints its
+    // detections newest first: only ever report forward progress.
+    const totalSeconds = plans.reduce((sum, p) => sum + p.fileDuration, 0);
+    const groupDone = plans.map(() => 0);
     let reported = 0;
-    const progress = (fraction: number) => {
-      if (fraction > reported) control.progress((reported = fraction));
+    const progress = (group: number, fraction: number) => {
+      groupDone[group] = Math.max(groupDone[group]!, fraction);
+      const overall = plans.reduce((sum, p, i) => sum + p.fileDuration * groupDone[i]!, 0) / totalSeconds;
+      if (overall > reported) control.progress((reported = overall));
     };
     const dir = await mkdtemp(join(this.#tmpDir, 'mas-pocketsphinx-'));
     try {
-      const wav = join(dir, 'speech.wav');
-      await writeSpansAsWav(audio, plan, wav);
+      // One folder per group (its file, its logs); the plain folder when there is one group.
+      const groupDirs = plans.length === 1 ? [dir] : plans.map((_, i) => join(dir, `group-${i}`));
+      const wavs = groupDirs.map((d) => join(d, 'speech.wav'));
+      for (const [i, plan] of plans.entries()) {
+        if (groupDirs[i] !== dir) await mkdir(groupDirs[i]!);
+        await writeSpansAsWav(audio, plan, wavs[i]!);
+      }
       await control.checkpoint();
 
       const spotting = this.#bias === 'kws' || this.#bias === 'lm+kws';
@@ -212,6 +242,7 @@ export class PocketSphinxRecognizer implements Recognizer {
       const findEspeak = () => findExecutable(this.#espeak, this.#path);
       const phrases = spotting ? await customPhrases(model.dict, options, findEspeak, control) : [];
       const vocabulary = adapting ? await lmVocabulary(model, options, findEspeak, control) : [];
+      // Built (or read from the cache) once; every process decodes with the same files.
       const decodeWith =
         vocabulary.length > 0
           ? await adaptedModel(
@@ -221,42 +252,106 @@ export class PocketSphinxRecognizer implements Recognizer {
               control,
             )
           : { lm: model.lm, dict: model.dict };
-      // Keyword spotting costs about a tenth of the language-model pass.
-      const lmShare = phrases.length > 0 ? 0.9 : 1;
-      const common = ['-infile', wav, '-hmm', model.hmm, '-time', 'yes'];
 
-      const lmWords: FileWord[] = [];
-      await runPocketSphinx(
-        binary,
-        [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')],
-        join(dir, 'lm.log'),
-        control,
-        (line) => {
-          const word = parseTimedLine(line);
-          if (word === null) return;
-          progress(lmShare * Math.min(1, word.end / plan.fileDuration));
-          if (isSpokenWord(word.text)) lmWords.push({ ...word, text: stripAlternate(word.text) });
-        },
+      const groupWords = await allOrNothing(control, (groupControl) =>
+        plans.map(async (plan, i) => {
+          const fileWords = await decodeFile(
+            { binary, hmm: model.hmm, lm: decodeWith.lm, dict: decodeWith.dict, extraArgs: this.#extraArgs },
+            wavs[i]!,
+            plan.fileDuration,
+            groupDirs[i]!,
+            phrases,
+            groupControl,
+            (fraction) => progress(i, fraction),
+          );
+          // The warm-up's words are the previous group's.
+          const warmUp = plan.warmUpSeconds ?? 0;
+          const own = fileWords.filter((w) => (w.start + w.end) / 2 >= warmUp);
+          return mapToSourceTime(own, plan, audio.durationSeconds);
+        }),
       );
-      progress(lmShare);
-
-      let fileWords = lmWords;
-      if (phrases.length > 0) {
-        await control.checkpoint();
-        const detections = await spotKeywords(binary, common, dir, phrases, control, (end) =>
-          progress(lmShare + (1 - lmShare) * Math.min(1, end / plan.fileDuration)),
-        );
-        fileWords = mergeDetections(lmWords, detections, phrases.length);
-      }
-      progress(1);
 
       const display = displayForms(phrases, options.customWords);
       for (const v of vocabulary) if (!display.has(v.key)) display.set(v.key, v.display);
-      return mapToSourceTime(fileWords, plan, audio.durationSeconds).map((w) => ({ ...w, text: displayText(w.text, display) }));
+      // The groups follow one another in the recording: their words, joined in order, are in order.
+      return groupWords.flat().map((w) => ({ ...w, text: displayText(w.text, display) }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+interface DecoderFiles {
+  binary: string;
+  hmm: string;
+  lm: string;
+  dict: string;
+  extraArgs: readonly string[];
+}
+
+/**
+ * One file through pocketsphinx_continuous: the language-model pass, then,
+ * when there are phrases to spot, the keyword pass whose detections replace
+ * the words they cover. Times are the file's; `progress` gets 0..1 of it.
+ */
+async function decodeFile(
+  files: DecoderFiles,
+  wav: string,
+  fileDuration: number,
+  dir: string,
+  phrases: readonly SpotPhrase[],
+  control: StageControl,
+  progress: (fraction: number) => void,
+): Promise<FileWord[]> {
+  // Keyword spotting costs about a tenth of the language-model pass.
+  const lmShare = phrases.length > 0 ? 0.9 : 1;
+  const common = ['-infile', wav, '-hmm', files.hmm, '-time', 'yes'];
+  const lmWords: FileWord[] = [];
+  await runPocketSphinx(
+    files.binary,
+    [...common, '-lm', files.lm, '-dict', files.dict, ...files.extraArgs, '-logfn', join(dir, 'lm.log')],
+    join(dir, 'lm.log'),
+    control,
+    (line) => {
+      const word = parseTimedLine(line);
+      if (word === null) return;
+      progress(lmShare * Math.min(1, word.end / fileDuration));
+      if (isSpokenWord(word.text)) lmWords.push({ ...word, text: stripAlternate(word.text) });
+    },
+  );
+  progress(lmShare);
+  if (phrases.length === 0) return lmWords;
+  await control.checkpoint();
+  const detections = await spotKeywords(files.binary, common, dir, phrases, control, (end) =>
+    progress(lmShare + (1 - lmShare) * Math.min(1, end / fileDuration)),
+  );
+  progress(1);
+  return mergeDetections(lmWords, detections, phrases.length);
+}
+
+/**
+ * Runs the tasks side by side under one control whose signal also fires when
+ * any of them fails, so a failed process ends its siblings rather than let
+ * them decode for nothing. Resolves when all succeed; otherwise rejects, once
+ * every task has ended (no process outlives the call), with the job's cancel
+ * or else the first failure that was not a sibling's stop.
+ */
+async function allOrNothing<T>(control: StageControl, start: (control: StageControl) => Promise<T>[]): Promise<T[]> {
+  const siblings = new AbortController();
+  const shared: StageControl = { ...control, signal: AbortSignal.any([control.signal, siblings.signal]) };
+  const failures: unknown[] = [];
+  const settled = await Promise.allSettled(
+    start(shared).map((task) =>
+      task.catch((err: unknown) => {
+        if (!siblings.signal.aborted) failures.push(err);
+        siblings.abort();
+        throw err;
+      }),
+    ),
+  );
+  if (control.signal.aborted) throw new CancelledError();
+  if (failures.length > 0) throw failures[0];
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** Recognized (lower-case) word → the spelling the user gave in the custom words or prompt. */

@@ -13,7 +13,9 @@
  *
  * Environment: MAS_WHISPER_CPP_BIN (and optional MAS_WHISPER_CPP_MODEL, the
  * default model file), MAS_TRANSCRIBE_URL, MAS_TRANSCRIBE_API_KEY,
- * MAS_TRANSCRIBE_MODEL. A provider that is selected but not configured or
+ * MAS_TRANSCRIBE_MODEL; MAS_RECOGNIZER_PROCESSES, how many pocketsphinx
+ * processes decode one recording side by side (default one per core,
+ * decision 094). A provider that is selected but not configured or
  * not installed is still returned: its transcribe() fails with a StageError
  * marked dependencyMissing, and available() tells callers that want a 503.
  */
@@ -76,7 +78,14 @@ export function createRecognizers(opts: {
 }): Recognizers {
   const env = opts.env;
   const pocketsphinxRoot = opts.pocketsphinxRoot ?? DEFAULT_POCKETSPHINX_MODEL_ROOT;
-  const pocketsphinx = new PocketSphinxRecognizer({ modelRoot: pocketsphinxRoot, path: env.PATH, buildBiasedModel: opts.buildBiasedModel });
+  const processes = nonEmpty(env.MAS_RECOGNIZER_PROCESSES);
+  const pocketsphinx = new PocketSphinxRecognizer({
+    modelRoot: pocketsphinxRoot,
+    path: env.PATH,
+    buildBiasedModel: opts.buildBiasedModel,
+    // Checked at start (server/startup/environment.ts): a whole number from 1.
+    ...(processes !== undefined ? { processes: Number(processes) } : {}),
+  });
   const whisper = new WhisperCppRecognizer({
     binary: nonEmpty(env.MAS_WHISPER_CPP_BIN),
     modelsDir: join(opts.dataDir, 'models'),

@@ -4,7 +4,8 @@
  * between them, so music and long silences cost no decoding time and
  * produce no invented words; the recognizer's times are then mapped back to
  * the recording. pocketsphinx, whisper.cpp and the OpenAI-compatible
- * recognizer all decode such a plan.
+ * recognizer all decode such a plan. pocketsphinx decodes it in groups, one
+ * process per core (planDecodeGroups, cut at pauses; decision 094).
  */
 import { open } from 'node:fs/promises';
 import { wavHeader } from '../../../common/audio/wav.ts';
@@ -28,6 +29,12 @@ export interface DecodeSpan {
 export interface DecodePlan {
   spans: DecodeSpan[];
   fileDuration: number;
+  /**
+   * Seconds at the start of the file that only warm the recognizer up: the
+   * speech just before the group, as the single file has it (planDecodeGroups).
+   * Their words are the previous group's and are dropped here.
+   */
+  warmUpSeconds?: number;
 }
 
 /** Regions closer than this are decoded as one (a pause inside a sentence). */
@@ -40,20 +47,34 @@ const WHOLE_FILE_COVERAGE = 0.9;
 /** Lays the speech regions end to end, with a gap between them; all of it when there are no regions. */
 export function planDecodeSpans(regions: readonly SpeechRegion[], duration: number): DecodePlan {
   if (duration <= 0) return { spans: [], fileDuration: 0 };
+  const merged = mergeRegions(regions, duration);
+  if (decodesWholeFile(merged, duration)) {
+    return { spans: [{ sourceStart: 0, sourceEnd: duration, fileStart: 0 }], fileDuration: duration };
+  }
+  return layEndToEnd(merged);
+}
+
+/** The regions inside the recording, in order, those closer than MERGE_GAP_SECONDS joined. */
+function mergeRegions(regions: readonly SpeechRegion[], duration: number): SpeechRegion[] {
   const sorted = regions
     .map((r) => ({ start: Math.max(0, r.start), end: Math.min(duration, r.end) }))
     .filter((r) => r.end > r.start)
     .sort((a, b) => a.start - b.start);
-  const merged: { start: number; end: number }[] = [];
+  const merged: SpeechRegion[] = [];
   for (const r of sorted) {
     const last = merged.at(-1);
     if (last !== undefined && r.start - last.end < MERGE_GAP_SECONDS) last.end = Math.max(last.end, r.end);
     else merged.push({ ...r });
   }
+  return merged;
+}
+
+function decodesWholeFile(merged: readonly SpeechRegion[], duration: number): boolean {
   const covered = merged.reduce((sum, r) => sum + r.end - r.start, 0);
-  if (merged.length === 0 || covered >= WHOLE_FILE_COVERAGE * duration) {
-    return { spans: [{ sourceStart: 0, sourceEnd: duration, fileStart: 0 }], fileDuration: duration };
-  }
+  return merged.length === 0 || covered >= WHOLE_FILE_COVERAGE * duration;
+}
+
+function layEndToEnd(merged: readonly SpeechRegion[]): DecodePlan {
   const spans: DecodeSpan[] = [];
   let at = 0;
   for (const r of merged) {
@@ -62,6 +83,108 @@ export function planDecodeSpans(regions: readonly SpeechRegion[], duration: numb
     at += r.end - r.start;
   }
   return { spans, fileDuration: at };
+}
+
+/**
+ * A group shorter than this (seconds of decoded file) is not worth a process
+ * of its own: each recognizer process loads the acoustic and language models
+ * before it decodes a frame.
+ */
+export const MIN_GROUP_SECONDS = 30;
+/**
+ * Speech decoded before each group but the first, its words dropped: a
+ * process starts its cepstral mean normalization from the model's prior
+ * (`-cmninit`), which fits a close microphone, and adapts over its first
+ * utterances; a group that started cold lost words where the single
+ * process, adapted by then, had not (decision 094, measured on real speech).
+ */
+export const WARM_UP_SECONDS = 10;
+
+/**
+ * The plan of planDecodeSpans cut into at most `count` plans, one per
+ * recognizer process, each decoded from its own file (decision 094).
+ *
+ * Cuts fall only at pauses the voice activity found, between two (merged)
+ * regions, so no word is ever cut in two and each word is decoded by exactly
+ * one process. The groups are contiguous runs of regions balanced by the
+ * seconds of file each decodes: laid end to end, a group is its regions with
+ * the usual gap between them; when the regions cover nearly the whole
+ * recording (decoded unchanged), a group is the recording from the middle of
+ * one pause to the middle of another. Joined in order, the groups' words are
+ * the recording's in order, since the groups follow one another in time.
+ *
+ * With `count` 1, or too little audio for two groups of `minGroupSeconds`,
+ * the one plan is planDecodeSpans's own (the single-process path, unchanged).
+ */
+export function planDecodeGroups(
+  regions: readonly SpeechRegion[],
+  duration: number,
+  count: number,
+  minGroupSeconds = MIN_GROUP_SECONDS,
+  warmUpSeconds = WARM_UP_SECONDS,
+): DecodePlan[] {
+  const single = planDecodeSpans(regions, duration);
+  if (single.spans.length === 0) return [];
+  const merged = mergeRegions(regions, duration);
+  const groups = Math.min(Math.floor(count), merged.length, Math.floor(single.fileDuration / Math.max(minGroupSeconds, 1e-9)));
+  if (groups <= 1) return [single];
+
+  if (decodesWholeFile(merged, duration)) {
+    // Each region owns the recording from the middle of the pause before it to the middle of the pause after it.
+    const cuts = [0, ...merged.slice(1).map((r, i) => (merged[i]!.end + r.start) / 2), duration];
+    const costs = merged.map((_, i) => cuts[i + 1]! - cuts[i]!);
+    return balancedRuns(costs, groups).map(([from, to]) => {
+      const start = Math.max(0, cuts[from]! - warmUpSeconds);
+      return {
+        spans: [{ sourceStart: start, sourceEnd: cuts[to]!, fileStart: 0 }],
+        fileDuration: cuts[to]! - start,
+        ...(start < cuts[from]! ? { warmUpSeconds: cuts[from]! - start } : {}),
+      };
+    });
+  }
+  // Laid end to end: a region costs its length and the gap before it.
+  const costs = merged.map((r, i) => r.end - r.start + (i > 0 ? SPAN_GAP_SECONDS : 0));
+  return balancedRuns(costs, groups).map(([from, to]) => {
+    const warmUp = speechBefore(merged, from, warmUpSeconds);
+    const plan = layEndToEnd([...warmUp, ...merged.slice(from, to)]);
+    return warmUp.length === 0 ? plan : { ...plan, warmUpSeconds: plan.spans[warmUp.length]!.fileStart };
+  });
+}
+
+/** The last `seconds` of the file before region `index`, as the single plan lays it (regions, their tails, the gaps between). */
+function speechBefore(merged: readonly SpeechRegion[], index: number, seconds: number): SpeechRegion[] {
+  const pieces: SpeechRegion[] = [];
+  let need = seconds;
+  for (let i = index - 1; i >= 0 && need > 0; i--) {
+    need -= SPAN_GAP_SECONDS; // the gap after this region
+    if (need <= 0) break;
+    const r = merged[i]!;
+    pieces.unshift({ start: Math.max(r.start, r.end - need), end: r.end });
+    need -= r.end - r.start;
+  }
+  return pieces;
+}
+
+/**
+ * Cuts a list of item costs into `groups` contiguous, non-empty runs
+ * [from, to), each cut placed where the running total comes nearest to its
+ * share of the whole (so no run is off its share by more than one item).
+ */
+function balancedRuns(costs: readonly number[], groups: number): [number, number][] {
+  const prefix = [0];
+  for (const c of costs) prefix.push(prefix.at(-1)! + c);
+  const total = prefix.at(-1)!;
+  const bounds = [0];
+  for (let k = 1; k < groups; k++) {
+    const ideal = (total * k) / groups;
+    // At least one item for this run and one for each run after it.
+    let best = bounds.at(-1)! + 1;
+    for (let j = best + 1; j <= costs.length - (groups - k); j++)
+      if (Math.abs(prefix[j]! - ideal) < Math.abs(prefix[best]! - ideal)) best = j;
+    bounds.push(best);
+  }
+  bounds.push(costs.length);
+  return bounds.slice(1).map((to, i) => [bounds[i]!, to]);
 }
 
 /** Writes the plan's spans as 16 kHz 16-bit mono WAV, in blocks so long meetings never sit in memory twice. */
