@@ -49,12 +49,18 @@ import {
   lmVocabulary,
   type BiasedModelBuilder,
 } from './pocketsphinx-lm-cache.ts';
-import { isSpokenWord, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
+import { isSpokenWord, overrideOptions, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
 import { mapToSourceTime, planDecodeSpans, writeSpansAsWav, type FileWord } from './spans.ts';
 
 export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
+
+/**
+ * The language-model pass's search options over pocketsphinx_continuous's
+ * own defaults (measured by bench/pruning.ts on real recorded speech).
+ */
+export const POCKETSPHINX_SEARCH_ARGS: readonly string[] = [];
 
 export interface PocketSphinxOptions {
   /** The pocketsphinx_continuous executable: a name looked up on PATH, or a path. */
@@ -84,7 +90,11 @@ export interface PocketSphinxOptions {
   tmpDir?: string;
   /** PATH used to find the binaries; default process.env.PATH. */
   path?: string;
-  /** More pocketsphinx_continuous options for the language-model pass (measurements: bench/quality-real-speech.ts). */
+  /**
+   * More pocketsphinx_continuous options for the language-model pass
+   * (measurements: bench/pruning.ts, bench/quality-real-speech.ts); one that
+   * POCKETSPHINX_SEARCH_ARGS sets takes this value instead.
+   */
   extraArgs?: readonly string[];
 }
 
@@ -228,7 +238,16 @@ export class PocketSphinxRecognizer implements Recognizer {
       const lmWords: FileWord[] = [];
       await runPocketSphinx(
         binary,
-        [...common, '-lm', decodeWith.lm, '-dict', decodeWith.dict, ...this.#extraArgs, '-logfn', join(dir, 'lm.log')],
+        [
+          ...common,
+          '-lm',
+          decodeWith.lm,
+          '-dict',
+          decodeWith.dict,
+          ...overrideOptions(POCKETSPHINX_SEARCH_ARGS, this.#extraArgs),
+          '-logfn',
+          join(dir, 'lm.log'),
+        ],
         join(dir, 'lm.log'),
         control,
         (line) => {
