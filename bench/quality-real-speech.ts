@@ -49,7 +49,7 @@ import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 
 const DATA = '/usr/share/pocketsphinx/test/data';
 
-interface Utterance {
+export interface Utterance {
   file: string;
   words: string[];
 }
@@ -63,7 +63,8 @@ function readTranscription(dir: string, name: string): Utterance[] {
     .map((m) => ({ file: `${dir}/${m[2]!.split('/').pop()!}.wav`, words: m[1]!.split(/\s+/).filter(Boolean) }));
 }
 
-const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
+/** The real recorded speech sets of pocketsphinx-testdata with their transcripts (also read by bench/pruning.ts). */
+export const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
   librivox: () => readTranscription(`${DATA}/librivox`, 'transcription'),
   cards: () => readTranscription(`${DATA}/cards`, 'cards.transcription'),
 };
@@ -74,7 +75,7 @@ function readPcm16Wav(file: string): Float32Array {
   return Float32Array.from(samples, (v) => v / 32768);
 }
 
-function joinUtterances(utterances: readonly Utterance[]): { samples: Float32Array; words: string[] } {
+export function joinUtterances(utterances: readonly Utterance[]): { samples: Float32Array; words: string[] } {
   const parts = utterances.map((u) => readPcm16Wav(u.file));
   const samples = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -10,6 +10,8 @@
  *   node bench/run.ts --out-dir DIR     write the reports somewhere else
  *   node bench/run.ts --only quality --scripts two-person-call --scenes clean,office [--voices espeak] [--long]
  *                                       a part of the quality matrix (bench/quality.ts)
+ *   node bench/run.ts --only pruning --settings grid [--scenes clean,office]
+ *                                       the recognizer's search settings on real speech (bench/pruning.ts)
  *   node bench/run.ts --only core --http-seconds 2
  *                                       the core benchmark's throughput figures shortened (8 s each by default)
  *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]
@@ -60,6 +62,8 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   soak: () => import('./soak.ts'),
   'slow-clients': () => import('./slow-clients.ts'),
   quality: () => import('./quality.ts'),
+  // The recognizer's search settings on real recorded speech: WER and CPU per audio second (decision 096).
+  pruning: () => import('./pruning.ts'),
   // Needs QMSum (bench/qmsum.ts says where to get it); train and val splits, ROUGE beside LEAD (decision 079).
   'summary-quality': () => import('./summary-quality.ts'),
   // Upload end → job.completed on 5-, 30- and 60-minute meetings, one recognizer process against one per core (decision 094).
@@ -89,6 +93,8 @@ const PASS_THROUGH = [
   'transcripts',
   'lengths',
   'processes',
+  'settings',
+  'sets',
 ] as const;
 const PASS_THROUGH_SWITCHES = ['long'];
 
@@ -138,9 +144,12 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       // Passed on to the transcript-wait benchmark (bench/rtf.ts), with --scenes.
       lengths: { type: 'string' },
       processes: { type: 'string' },
+      // Passed on to the pruning benchmark (bench/pruning.ts).
+      settings: { type: 'string' },
+      sets: { type: 'string' },
     },
     '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --long; core: --http-seconds; ' +
-      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes)',
+      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets)',
   );
   if (flags.only !== undefined)
     args.only = flags.only

@@ -65,6 +65,20 @@ export async function runPocketSphinx(
   }
 }
 
+/**
+ * `base` with each option that `overrides` names taking its value there, and
+ * the options only `overrides` names appended: pocketsphinx_continuous parses
+ * its arguments strictly and refuses an option given twice, so a measurement's
+ * options (PocketSphinxOptions.extraArgs) replace the recognizer's defaults
+ * rather than repeat them. Both lists are "-name value" pairs.
+ */
+export function overrideOptions(base: readonly string[], overrides: readonly string[]): string[] {
+  const named = new Set(overrides.filter((_, i) => i % 2 === 0));
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < base.length; i += 2) if (!named.has(base[i]!)) kept.push(base[i]!, base[i + 1]!);
+  return [...kept, ...overrides];
+}
+
 function lastErrorLine(log: string): string {
   const lines = log.split('\n').filter((l) => /ERROR|FATAL/.test(l));
   return (lines.at(-1) ?? '').trim().slice(0, 300);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { CancelledError, StageError, uncontrolled, type PcmAudio, type RecognizedWord, type StageControl } from '../../pipeline/types.ts';
 import { findExecutable } from '../fs-probe.ts';
 import { kwsThresholdExponent, mergeDetections, minSpotConfidence } from './pocketsphinx-kws.ts';
-import { isSpokenWord, parseTimedLine, stripAlternate } from './pocketsphinx-process.ts';
+import { isSpokenWord, overrideOptions, parseTimedLine, stripAlternate } from './pocketsphinx-process.ts';
 import { listPocketSphinxModels, PocketSphinxRecognizer, selectPocketSphinxModel } from './pocketsphinx.ts';
 import { dictionaryKey, espeakToCmu, lettersToCmu, tokenize } from './pronunciations.ts';
 import { mapToSourceTime, planDecodeSpans, SPAN_GAP_SECONDS } from './spans.ts';
@@ -34,6 +34,21 @@ describe('pocketsphinx output parsing', () => {
     for (const t of ['<s>', '</s>', '<sil>', '[NOISE]', '[BREATH]', '++GARBAGE++', 'um', 'uh(2)']) assert.equal(isSpokenWord(t), false, t);
     for (const t of ['yesterday(2)', 'report', "don't"]) assert.equal(isSpokenWord(t), true, t);
     assert.equal(stripAlternate('when(3)'), 'when');
+  });
+});
+
+describe('the language-model pass options', () => {
+  it('lets a measurement replace a default option instead of repeating it, and adds the ones it alone names', () => {
+    // pocketsphinx_continuous refuses an option given twice.
+    assert.deepEqual(overrideOptions(['-maxhmmpf', '3000', '-maxwpf', '10'], ['-maxwpf', '-1', '-lw', '8']), [
+      '-maxhmmpf',
+      '3000',
+      '-maxwpf',
+      '-1',
+      '-lw',
+      '8',
+    ]);
+    assert.deepEqual(overrideOptions(['-maxhmmpf', '3000'], []), ['-maxhmmpf', '3000']);
   });
 });
 

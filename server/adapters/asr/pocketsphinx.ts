@@ -52,12 +52,25 @@ import {
   lmVocabulary,
   type BiasedModelBuilder,
 } from './pocketsphinx-lm-cache.ts';
-import { isSpokenWord, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
+import { isSpokenWord, overrideOptions, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
 import { mapToSourceTime, MIN_GROUP_SECONDS, planDecodeGroups, WARM_UP_SECONDS, writeSpansAsWav, type FileWord } from './spans.ts';
 
 export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
+
+/**
+ * The language-model pass's search bound over pocketsphinx_continuous's own
+ * defaults (docs/decisions/096-recognizer-pruning-on-real-speech.md, measured
+ * by bench/pruning.ts on real recorded speech): at most 10,000 active HMMs
+ * per frame (pocketsphinx: 30,000). The cap binds only where the search
+ * widens; it is the tightest measured that keeps the real readings' words
+ * clean, in the office and in the reverberant room alike (5,000 lost four
+ * words of 71 in the room). The beams stay: narrowing them cost 18 points
+ * on the clean readings. The lattice pass (-bestpath) stays: the words'
+ * confidences are its posteriors.
+ */
+export const POCKETSPHINX_SEARCH_ARGS: readonly string[] = ['-maxhmmpf', '10000'];
 
 export interface PocketSphinxOptions {
   /** The pocketsphinx_continuous executable: a name looked up on PATH, or a path. */
@@ -87,7 +100,11 @@ export interface PocketSphinxOptions {
   tmpDir?: string;
   /** PATH used to find the binaries; default process.env.PATH. */
   path?: string;
-  /** More pocketsphinx_continuous options for the language-model pass (measurements: bench/quality-real-speech.ts). */
+  /**
+   * More pocketsphinx_continuous options for the language-model pass
+   * (measurements: bench/pruning.ts, bench/quality-real-speech.ts); one that
+   * POCKETSPHINX_SEARCH_ARGS sets takes this value instead.
+   */
   extraArgs?: readonly string[];
   /**
    * How many pocketsphinx processes decode one recording side by side, each a
@@ -256,7 +273,13 @@ export class PocketSphinxRecognizer implements Recognizer {
       const groupWords = await allOrNothing(control, (groupControl) =>
         plans.map(async (plan, i) => {
           const fileWords = await decodeFile(
-            { binary, hmm: model.hmm, lm: decodeWith.lm, dict: decodeWith.dict, extraArgs: this.#extraArgs },
+            {
+              binary,
+              hmm: model.hmm,
+              lm: decodeWith.lm,
+              dict: decodeWith.dict,
+              extraArgs: overrideOptions(POCKETSPHINX_SEARCH_ARGS, this.#extraArgs),
+            },
             wavs[i]!,
             plan.fileDuration,
             groupDirs[i]!,
