@@ -174,12 +174,13 @@ test('--http-seconds shortens the throughput figures; nonsense is refused', () =
 });
 
 test('run.ts arguments: all benchmarks but the opt-in ones by default, --only picks, unknown names are refused', () => {
-  // summary-quality needs the QMSum data set: it runs only when named.
+  // summary-quality needs the QMSum data set, rtf takes hours: each runs only when named.
   assert.deepEqual(
     parseArgs([]).only,
-    Object.keys(BENCHMARKS).filter((name) => name !== 'summary-quality'),
+    Object.keys(BENCHMARKS).filter((name) => name !== 'summary-quality' && name !== 'rtf'),
   );
   assert.deepEqual(parseArgs(['--only', 'summary-quality']).only, ['summary-quality']);
+  assert.deepEqual(parseArgs(['--only', 'rtf', '--lengths', '5']).only, ['rtf']);
   assert.ok(parseArgs([]).only.includes('core'));
   assert.equal(parseArgs([]).tiny, false);
   assert.deepEqual(parseArgs(['--only', 'core', '--tiny']).only, ['core']);
