@@ -60,13 +60,13 @@ function readTranscription(dir: string, name: string): Utterance[] {
     .map((m) => ({ file: `${dir}/${m[2]!.split('/').pop()!}.wav`, words: m[1]!.split(/\s+/).filter(Boolean) }));
 }
 
-const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
+export const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
   librivox: () => readTranscription(`${DATA}/librivox`, 'transcription'),
   cards: () => readTranscription(`${DATA}/cards`, 'cards.transcription'),
 };
 
 /** 16-bit mono 16 kHz WAV data as floats (the testdata files are all so), read with the project's one WAV reader. */
-function readPcm16Wav(file: string): Float32Array {
+export function readPcm16Wav(file: string): Float32Array {
   const { samples } = parseWav(readFileSync(file));
   return Float32Array.from(samples, (v) => v / 32768);
 }
