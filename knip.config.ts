@@ -31,6 +31,7 @@ const config: KnipConfig = {
         'bench/resample.ts',
         'bench/quality-real-speech.ts',
         'bench/quality-diarizer.ts',
+        'bench/pipeline-vs-stock.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

@@ -70,7 +70,7 @@ export const REAL_SPEECH_SETS: Record<string, () => Utterance[]> = {
 };
 
 /** 16-bit mono 16 kHz WAV data as floats (the testdata files are all so), read with the project's one WAV reader. */
-function readPcm16Wav(file: string): Float32Array {
+export function readPcm16Wav(file: string): Float32Array {
   const { samples } = parseWav(readFileSync(file));
   return Float32Array.from(samples, (v) => v / 32768);
 }
