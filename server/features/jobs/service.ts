@@ -37,8 +37,10 @@ export interface JobRun {
   /** The job's upload (an import), or null when it has none or it is gone. */
   upload: string | null;
   /**
-   * Records the meeting the work made on the job as soon as it is saved, so
-   * that a stop between saving it and finishing (summarizing) leaves a job
+   * Records the meeting the work made on the job in the transaction that
+   * saves the meeting (MeetingsService.create's inTransaction), so that no
+   * kill leaves a meeting no job names, and a stop between saving it and
+   * finishing (summarizing) leaves a job
    * that names its meeting, and recover() can settle that job as succeeded
    * instead of offering a retry that would import the same file twice
    * (docs/decisions/024-faults.md). The upload moved into the meeting as its

@@ -234,7 +234,14 @@ export class MeetingsService {
    * segment id, which then yields newest meeting first and transcript order
    * inside a meeting without sorting (docs/decisions/006-search.md).
    */
-  create(seed: MeetingSeed): MeetingDtoT {
+  /**
+   * Stores a new meeting. `inTransaction` runs inside the transaction that
+   * commits it, before its recording takes its final name: what the caller
+   * writes there (an import job naming its meeting) commits with the meeting
+   * or not at all, so no kill between two commits leaves a meeting that no
+   * job names (decision 024).
+   */
+  create(seed: MeetingSeed, inTransaction?: (meetingId: string) => void): MeetingDtoT {
     const id = randomUUID();
     const created = new Date(seed.created_at);
     if (Number.isNaN(created.getTime())) throw new ApiError('invalid_request', 'created_at must be an RFC 3339 timestamp');
@@ -289,6 +296,7 @@ export class MeetingsService {
             updated_at: createdAt,
           });
         }
+        inTransaction?.(id);
         if (tempPath !== null && finalPath !== null) renameSync(tempPath, finalPath);
         return meetingDto(this.#require(id));
       });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testGateway } from '../../testing/gateway.ts';
 import { toneWav } from '../../../common/audio/wav.ts';
@@ -57,6 +57,40 @@ test('an import without speech: a meeting with its recording and the no-speech s
     assert.equal(meetings.summary(id).result?.template_id, 'daily_standup', 'the summary saved with the meeting is kept as it was');
     assert.notEqual(meetings.recordingPath(id), null);
     assert.deepEqual(events, ['transcript.updated', 'summary.completed']);
+  } finally {
+    gw.close();
+  }
+});
+
+test('an import: the job names its meeting inside the transaction that commits it; a failure there leaves no meeting and the upload in place', async () => {
+  const gw = testGateway();
+  try {
+    const { meetings, summaries } = gw.deps;
+    const upload = join(gw.dataDir, 'uploads', 'job_y.wav');
+    writeFileSync(upload, toneWav());
+    const before = meetings.list({ limit: 100, offset: 0 }).total;
+    const { steps } = recorder();
+    let named: string | null = null;
+    await assert.rejects(
+      storeTranscription(
+        { meetings, summaries },
+        NO_SPEECH,
+        {
+          newMeeting: { title: 'tone', created_at: new Date().toISOString(), source: 'import', recording: { path: upload, ext: 'wav' } },
+          meetingSaved: (meetingId) => {
+            named = meetingId;
+            assert.equal(gw.db.isTransaction, true, 'called inside the meeting transaction');
+            throw new Error('the job could not be updated');
+          },
+        },
+        steps,
+      ),
+      /the job could not be updated/,
+    );
+    assert.notEqual(named, null);
+    assert.equal(meetings.exists(named!), false, 'the meeting was rolled back with the job update');
+    assert.equal(meetings.list({ limit: 100, offset: 0 }).total, before);
+    assert.equal(existsSync(upload), true, 'the upload is back where it was');
   } finally {
     gw.close();
   }

@@ -38,7 +38,7 @@ export interface IntoNewMeeting {
   newMeeting: Pick<MeetingSeed, 'title' | 'created_at' | 'source' | 'language' | 'duration_seconds'> & {
     recording: NonNullable<MeetingSeed['recording']>;
   };
-  /** Called as soon as the meeting is committed (the job records it: decision 024). */
+  /** Called inside the transaction that commits the meeting (the job records it: decision 024); a throw undoes the meeting. */
   meetingSaved(meetingId: string): void;
 }
 
@@ -68,15 +68,21 @@ export async function storeTranscription(
   let summarize: boolean;
   if ('newMeeting' in into) {
     steps.stage('saving');
-    const meeting = deps.meetings.create({
-      ...into.newMeeting,
-      segments: result.segments,
-      summary: result.speechFound ? null : { text: NO_SPEECH_SUMMARY },
-      audio: false,
-      transcribed: true,
-    });
+    // The job names its meeting in the transaction that commits the meeting:
+    // a kill can leave neither or both, never a meeting no job names.
+    const meeting = deps.meetings.create(
+      {
+        ...into.newMeeting,
+        segments: result.segments,
+        summary: result.speechFound ? null : { text: NO_SPEECH_SUMMARY },
+        audio: false,
+        transcribed: true,
+      },
+      (id) => {
+        into.meetingSaved(id);
+      },
+    );
     meetingId = meeting.id;
-    into.meetingSaved(meetingId);
     summarize = true;
   } else {
     // The meeting keeps the transcript it has rather than trading it for an empty one.
