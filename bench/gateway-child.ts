@@ -242,6 +242,20 @@ export async function gatewayApi<T>(gw: GatewayChild, method: string, apiPath: s
   return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
 }
 
+/** POST /v1/jobs/import of a WAV's bytes under `name`.wav: the queued job's id (anything but 202 throws). */
+export async function startImport(gw: GatewayChild, bytes: Buffer, name: string, timeoutMs: number): Promise<string> {
+  const res = await httpCall({
+    port: gw.apiPort,
+    method: 'POST',
+    path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`,
+    token: gw.startupToken,
+    bytes,
+    timeoutMs,
+  });
+  if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
+  return (JSON.parse(res.text) as { job_id: string }).job_id;
+}
+
 /** What the import benchmarks read of GET /v1/jobs/{id}. */
 export interface PolledJob {
   state: string;

@@ -431,11 +431,13 @@ export function cpuSecondsWithChildren(): number {
  * /proc/<pid>/stat; null where it cannot be read. A server's CPU per request
  * is a figure a busy machine barely moves, unlike its requests per second.
  */
-export function processCpuSeconds(pid: number): number | null {
+export function processCpuSeconds(pid: number, opts: { withChildren?: boolean } = {}): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS; // fields 14–15 of proc(5): utime, stime
+    // Fields 14–15 of proc(5): utime, stime; 16–17: cutime, cstime (its children that have ended and been waited for).
+    const own = Number(f[11]) + Number(f[12]);
+    return (opts.withChildren === true ? own + Number(f[13]) + Number(f[14]) : own) / CLOCK_TICKS;
   } catch {
     return null;
   }

@@ -66,7 +66,7 @@ import { SCENE_PRESETS } from '../simulator/scenes/scene.ts';
 import { ENHANCEMENT_MODES, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { renderScript, type RenderOptions } from '../simulator/synth/render-script.ts';
 import { barChart } from './charts.ts';
-import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd, type GatewayChild } from './gateway-child.ts';
+import { gatewayApi as api, startGatewayChild, startImport, waitForJobEnd, type GatewayChild } from './gateway-child.ts';
 import { fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
 
 /** The scene seed of every cell: one fixed room per scene, so runs compare. */
@@ -263,16 +263,7 @@ export function summaryText(result: unknown): string {
 async function importWav(gw: GatewayChild, wav: string, name: string, timeoutS: number): Promise<ImportResult> {
   const bytes = readFileSync(wav);
   const started = performance.now();
-  const res = await httpCall({
-    port: gw.apiPort,
-    method: 'POST',
-    path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`,
-    token: gw.startupToken,
-    bytes,
-    timeoutMs: 120_000,
-  });
-  if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
-  const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
+  const jobId = await startImport(gw, bytes, name, 120_000);
   // When the enhancing stage was first and last seen (performance.now()), from the polls.
   const enhancing: { from: number | null; to: number | null } = { from: null, to: null };
   const job = await waitForJobEnd(gw, jobId, {

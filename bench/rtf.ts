@@ -40,15 +40,14 @@
  * core: RTF <= 0.15 clean, <= 0.5 office, a 60-minute clean meeting in
  * <= 10 minutes; they mean something only on an otherwise idle machine.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LONG_SCRIPT, QUALITY_SEED } from './quality.ts';
-import { gatewayApi as api, httpCall, startGatewayChild, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import { gatewayApi as api, startGatewayChild, startImport, type GatewayChild } from './gateway-child.ts';
+import { fmt, formatRows, machine, processCpuSeconds, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import { openWait } from './traffic.ts';
 import { estimateScriptDuration } from '../simulator/scripts/estimate-duration.ts';
 import { loadScript, REPO_ROOT } from '../simulator/scripts/load-script.ts';
@@ -158,16 +157,11 @@ async function meetingWav(minutes: number, scene: string, log: (line: string) =>
   return { wav, truth: rendered.truth };
 }
 
-let clockTicks: number | null = null;
-
-/** user+system CPU seconds of a process and its waited-for children, from /proc/<pid>/stat. */
+/** The gateway's CPU seconds with its finished children (the recognizer processes). */
 function cpuSecondsOf(pid: number): number {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): state is field 3, utime 14 … cstime 17.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(fields[i]));
-  return (utime! + stime! + cutime! + cstime!) / clockTicks;
+  const cpu = processCpuSeconds(pid, { withChildren: true });
+  if (cpu === null) throw new Error(`cannot read the CPU time of process ${pid} (/proc/${pid}/stat)`);
+  return cpu;
 }
 
 function load(): number[] {
@@ -185,18 +179,9 @@ async function measureImport(
   audioSeconds: number,
 ): Promise<Omit<RtfCell, 'minutes' | 'scene' | 'processes' | 'wer'> & { words: string[] }> {
   const loadBefore = load();
-  const res = await httpCall({
-    port: gw.apiPort,
-    method: 'POST',
-    path: `/v1/jobs/import?filename=${encodeURIComponent(`${name}.wav`)}&title=${encodeURIComponent(name)}`,
-    token: gw.startupToken,
-    bytes,
-    timeoutMs: 600_000,
-  });
-  if (res.status !== 202) throw new Error(`import: ${res.status} ${res.error ?? res.text.slice(0, 300)}`);
+  const jobId = await startImport(gw, bytes, name, 600_000);
   const uploaded = performance.now();
   const cpuBefore = cpuSecondsOf(gw.pid);
-  const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
 
   const stages: Record<string, number> = {};
   const polling = { on: true };
