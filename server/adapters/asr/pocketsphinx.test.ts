@@ -208,11 +208,7 @@ describe('PocketSphinxRecognizer failures (fake tools)', () => {
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'mas-ps-test-'));
-    modelRoot = join(dir, 'model');
-    mkdirSync(join(modelRoot, 'en-us', 'en-us'), { recursive: true });
-    writeFileSync(join(modelRoot, 'en-us', 'en-us', 'mdef'), '');
-    writeFileSync(join(modelRoot, 'en-us', 'en-us.lm.bin'), '');
-    writeFileSync(join(modelRoot, 'en-us', 'cmudict-en-us.dict'), 'hello HH AH L OW\n');
+    modelRoot = fakeModelRoot(dir);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -309,11 +305,7 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'mas-ps-groups-'));
-    modelRoot = join(dir, 'model');
-    mkdirSync(join(modelRoot, 'en-us', 'en-us'), { recursive: true });
-    writeFileSync(join(modelRoot, 'en-us', 'en-us', 'mdef'), '');
-    writeFileSync(join(modelRoot, 'en-us', 'en-us.lm.bin'), '');
-    writeFileSync(join(modelRoot, 'en-us', 'cmudict-en-us.dict'), 'hello HH AH L OW\n');
+    modelRoot = fakeModelRoot(dir);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -581,3 +573,13 @@ describe('PocketSphinxRecognizer on synthetic speech', { skip: haveTools ? false
     assert.ok(!biased.some((w) => w.text === 'Kubernetes'), 'a listed name that was never said was heard');
   });
 });
+
+/** An empty en-us model tree under `dir` (the recognizer checks the files exist; the fake tools never read them). */
+function fakeModelRoot(dir: string): string {
+  const root = join(dir, 'model');
+  mkdirSync(join(root, 'en-us', 'en-us'), { recursive: true });
+  writeFileSync(join(root, 'en-us', 'en-us', 'mdef'), '');
+  writeFileSync(join(root, 'en-us', 'en-us.lm.bin'), '');
+  writeFileSync(join(root, 'en-us', 'cmudict-en-us.dict'), 'hello HH AH L OW\n');
+  return root;
+}
