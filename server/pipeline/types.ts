@@ -76,6 +76,32 @@ export class CancelledError extends Error {
   }
 }
 
+/**
+ * Runs the tasks side by side under one control whose signal also fires when
+ * any of them fails, so a failed part ends its siblings rather than let them
+ * compute for nothing (the recognizer's processes, the front end's parts).
+ * Resolves when all succeed; otherwise rejects, once every task has ended
+ * (no process or thread outlives the call), with the job's cancel or else
+ * the first failure that was not a sibling's stop.
+ */
+export async function allOrNothing<T>(control: StageControl, start: (control: StageControl) => Promise<T>[]): Promise<T[]> {
+  const siblings = new AbortController();
+  const shared: StageControl = { ...control, signal: AbortSignal.any([control.signal, siblings.signal]) };
+  const failures: unknown[] = [];
+  const settled = await Promise.allSettled(
+    start(shared).map((task) =>
+      task.catch((err: unknown) => {
+        if (!siblings.signal.aborted) failures.push(err);
+        siblings.abort();
+        throw err;
+      }),
+    ),
+  );
+  if (control.signal.aborted) throw new CancelledError();
+  if (failures.length > 0) throw failures[0];
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
 // ── Decode ───────────────────────────────────────────────────────────────
 export interface Decoder {
   /** Decodes a whole file to the pipeline format. Throws StageError for input it cannot decode. */

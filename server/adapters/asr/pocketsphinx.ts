@@ -34,6 +34,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, isDirectory, isFile, safeReaddir } from '../fs-probe.ts';
 import {
+  allOrNothing,
   CancelledError,
   StageError,
   type PcmAudio,
@@ -350,31 +351,6 @@ async function decodeFile(
   );
   progress(1);
   return mergeDetections(lmWords, detections, phrases.length);
-}
-
-/**
- * Runs the tasks side by side under one control whose signal also fires when
- * any of them fails, so a failed process ends its siblings rather than let
- * them decode for nothing. Resolves when all succeed; otherwise rejects, once
- * every task has ended (no process outlives the call), with the job's cancel
- * or else the first failure that was not a sibling's stop.
- */
-async function allOrNothing<T>(control: StageControl, start: (control: StageControl) => Promise<T>[]): Promise<T[]> {
-  const siblings = new AbortController();
-  const shared: StageControl = { ...control, signal: AbortSignal.any([control.signal, siblings.signal]) };
-  const failures: unknown[] = [];
-  const settled = await Promise.allSettled(
-    start(shared).map((task) =>
-      task.catch((err: unknown) => {
-        if (!siblings.signal.aborted) failures.push(err);
-        siblings.abort();
-        throw err;
-      }),
-    ),
-  );
-  if (control.signal.aborted) throw new CancelledError();
-  if (failures.length > 0) throw failures[0];
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** Recognized (lower-case) word → the spelling the user gave in the custom words or prompt. */
