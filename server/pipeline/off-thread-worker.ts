@@ -6,8 +6,12 @@
 import { parentPort, type Transferable } from 'node:worker_threads';
 import { biasTrieModel, readTrieModel, type TrieLanguageModel } from '../adapters/asr/lm-bias.ts';
 import { diarize } from './diarize.ts';
-import { enhanceSpeech, type EnhancementSettings } from './enhance/front-end.ts';
+import { estimateSignal } from './enhance/estimate.ts';
+import type { DenoisedSamples } from './enhance/parts.ts';
+import { denoise } from './enhance/rnnoise.ts';
+import { dereverberateBlocks, type WpeBlocks } from './enhance/wpe.ts';
 import { serializeError, type MainMessage, type WorkerMessage } from './off-thread.ts';
+import { analyseFrames } from './vad.ts';
 import { PIPELINE_SAMPLE_RATE, type DiarizationSettings, type PcmAudio, type SpeechRegion, type StageControl } from './types.ts';
 
 if (parentPort === null) throw new Error('off-thread-worker.ts runs as a worker thread (off-thread.ts starts it)');
@@ -35,14 +39,17 @@ type TaskResult = { result: unknown; transfer: Transferable[] };
 const trieModels = new Map<string, TrieLanguageModel>();
 
 const TASKS: Record<string, (payload: never, control: StageControl) => Promise<TaskResult>> = {
-  async enhance(payload: { audio: AudioPayload; settings: EnhancementSettings }, control) {
-    const input = toPcm(payload.audio);
-    const out = await enhanceSpeech(input, payload.settings, control);
-    if (out.audio === input) return { result: { untouched: true }, transfer: [] };
-    const audio: AudioPayload = { samples: out.audio.samples, speechProbability: out.audio.speechProbability };
-    const transfer: Transferable[] = [audio.samples.buffer as ArrayBuffer];
-    if (audio.speechProbability !== undefined) transfer.push(audio.speechProbability.buffer as ArrayBuffer);
-    return { result: { untouched: false, audio }, transfer };
+  estimate(payload: { samples: Float32Array }) {
+    return Promise.resolve({ result: estimateSignal(analyseFrames(toPcm(payload))), transfer: [] });
+  },
+  async denoise(payload: { samples: Float32Array }, control) {
+    const out = await denoise(toPcm(payload), control);
+    const result: DenoisedSamples = { samples: out.audio.samples, speechProbability: out.speechProbability };
+    return { result, transfer: [result.samples.buffer as ArrayBuffer, result.speechProbability.buffer as ArrayBuffer] };
+  },
+  async dereverberate(payload: { samples: Float32Array; offset: number; length: number; blocks: WpeBlocks }, control) {
+    const out = await dereverberateBlocks(payload.samples, payload.offset, payload.length, payload.blocks, control);
+    return { result: out, transfer: [out.samples.buffer as ArrayBuffer] };
   },
   async diarize(payload: { audio: AudioPayload; regions: SpeechRegion[]; settings: DiarizationSettings }, control) {
     return { result: await diarize(toPcm(payload.audio), payload.regions, payload.settings, control), transfer: [] };

@@ -1,18 +1,23 @@
 /**
- * The pipeline's CPU-heavy stages, run on a worker thread so the gateway's
+ * The pipeline's CPU-heavy stages, run on worker threads so the gateway's
  * event loop keeps serving HTTP while a job computes (decision 035).
  *
  * What runs there (off-thread-worker.ts holds the task table):
- *   enhance   the speech-enhancement front end (WPE, RNNoise, estimates);
+ *   estimate, denoise, dereverberate
+ *             the speech-enhancement front end's passes (its decisions are
+ *             taken here, between them: enhance/front-end.ts);
  *   diarize   the diarizer (features, clustering, resegmentation);
  *   bias-lm   building the vocabulary-biased language model (lm-bias.ts).
  * Recognition itself is already a child process (pocketsphinx), and decoding
  * is ffmpeg's.
  *
- * One worker, created on first use: the machine this serves has two cores,
- * one for the event loop and one for this, so a second CPU task waits its
- * turn in a queue here instead of competing for the same core. The worker is
- * unreferenced while idle, so it never keeps a process alive.
+ * One worker per core, each created on first use and unreferenced while idle
+ * (so it never keeps a process alive); tasks beyond that wait in a queue.
+ * Decision 035 kept one worker, leaving the other core to the event loop;
+ * decision 102 gives the front end every core, since the recognizer's
+ * processes already take both during recognition and the event loop's HTTP
+ * work is light: WPE runs as one part per worker, and a noisy recording's
+ * first denoising runs beside its dereverberation.
  *
  * The caller's StageControl reaches into the worker: progress is posted back,
  * a checkpoint in the worker waits for the caller's checkpoint (so pausing a
@@ -20,9 +25,13 @@
  * worker at once (it is started again for the next task). A crash of the
  * worker fails the task with a retryable StageError; the gateway goes on.
  */
+import { availableParallelism } from 'node:os';
 import { Worker, type Transferable } from 'node:worker_threads';
+import type { SignalEstimate } from './enhance/estimate.ts';
+import { enhanceSpeech, type FrontEndPasses } from './enhance/front-end.ts';
+import { joinWpeParts, planWpeParts, type DenoisedSamples } from './enhance/parts.ts';
 import type { Enhancer, TranscriptionParts } from './transcribe.ts';
-import { CancelledError, StageError, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
+import { allOrNothing, CancelledError, StageError, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
 
 /** What a task posts back while it runs, and how it ends. */
 export type WorkerMessage =
@@ -66,13 +75,29 @@ interface Pending {
 
 const WORKER_URL = new URL('./off-thread-worker.ts', import.meta.url);
 
-/** A queue of CPU tasks in front of one worker thread. */
+/** One worker thread of a runner, and the task it runs. */
+interface Slot {
+  worker: Worker | null;
+  running: Pending | null;
+  detachAbort: (() => void) | null;
+}
+
+/** A queue of CPU tasks in front of a few worker threads, one task per thread at a time. */
 export class OffThreadRunner {
-  #worker: Worker | null = null;
-  #running: Pending | null = null;
+  readonly #slots: Slot[];
   readonly #queue: Pending[] = [];
   #nextId = 1;
-  #detachAbort: (() => void) | null = null;
+
+  /** `threads`: how many tasks run at once (default: one per core, decision 102). */
+  constructor(threads: number = availableParallelism()) {
+    const count = Number.isFinite(threads) ? Math.max(1, Math.floor(threads)) : 1;
+    this.#slots = Array.from({ length: count }, () => ({ worker: null, running: null, detachAbort: null }));
+  }
+
+  /** How many tasks run at once: what a stage cut into parts cuts into. */
+  get threads(): number {
+    return this.#slots.length;
+  }
 
   /** Runs a task of off-thread-worker.ts's table; `transfer` lists buffers handed over without a copy. */
   run<T>(task: string, payload: unknown, control: StageControl, transfer: Transferable[] = []): Promise<T> {
@@ -83,68 +108,74 @@ export class OffThreadRunner {
     });
   }
 
-  /** Ends the worker (tests, shutdown); queued tasks fail. */
+  /** Ends the workers (tests, shutdown); queued tasks fail. */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = null;
     for (const p of this.#queue.splice(0)) p.reject(new CancelledError());
-    this.#finish()?.reject(new CancelledError());
-    if (worker !== null) await worker.terminate();
+    const workers: Worker[] = [];
+    for (const slot of this.#slots) {
+      if (slot.worker !== null) workers.push(slot.worker);
+      slot.worker = null;
+      this.#finish(slot)?.reject(new CancelledError());
+    }
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 
-  #ensureWorker(): Worker {
-    if (this.#worker !== null) return this.#worker;
+  #ensureWorker(slot: Slot): Worker {
+    if (slot.worker !== null) return slot.worker;
     const worker = new Worker(WORKER_URL);
-    worker.on('message', (m: WorkerMessage) => this.#onMessage(worker, m));
-    worker.on('error', (err: Error) => this.#onExit(worker, `the pipeline worker failed: ${err.message}`));
-    worker.on('exit', (code) => this.#onExit(worker, `the pipeline worker exited with code ${code}`));
+    worker.on('message', (m: WorkerMessage) => this.#onMessage(slot, worker, m));
+    worker.on('error', (err: Error) => this.#onExit(slot, worker, `the pipeline worker failed: ${err.message}`));
+    worker.on('exit', (code) => this.#onExit(slot, worker, `the pipeline worker exited with code ${code}`));
     worker.unref();
-    this.#worker = worker;
+    slot.worker = worker;
     return worker;
   }
 
   #pump(): void {
-    if (this.#running !== null) return;
-    const next = this.#queue.shift();
-    if (next === undefined) {
-      this.#worker?.unref();
-      return;
+    for (const slot of this.#slots) {
+      if (slot.running !== null) continue;
+      let next = this.#queue.shift();
+      while (next?.control.signal.aborted === true) {
+        next.reject(new CancelledError());
+        next = this.#queue.shift();
+      }
+      if (next === undefined) break;
+      this.#start(slot, next);
     }
-    if (next.control.signal.aborted) {
-      next.reject(new CancelledError());
-      this.#pump();
-      return;
-    }
-    this.#running = next;
-    const worker = this.#ensureWorker();
+    for (const slot of this.#slots) if (slot.running === null) slot.worker?.unref();
+  }
+
+  #start(slot: Slot, next: Pending): void {
+    slot.running = next;
+    const worker = this.#ensureWorker(slot);
     worker.ref();
     const onAbort = () => {
-      // The task may be deep in a computation: ending the worker is the only
-      // immediate stop. The next task starts a fresh one.
-      if (this.#running !== next) return;
-      this.#worker = null;
+      // The task may be deep in a computation: ending its worker is the only
+      // immediate stop. The next task on this slot starts a fresh one.
+      if (slot.running !== next) return;
+      slot.worker = null;
       void worker.terminate();
-      this.#finish()?.reject(new CancelledError());
+      this.#finish(slot)?.reject(new CancelledError());
       this.#pump();
     };
     next.control.signal.addEventListener('abort', onAbort, { once: true });
-    this.#detachAbort = () => next.control.signal.removeEventListener('abort', onAbort);
+    slot.detachAbort = () => next.control.signal.removeEventListener('abort', onAbort);
     const message: MainMessage = { type: 'run', id: next.id, task: next.task, payload: next.payload };
     worker.postMessage(message, next.transfer);
   }
 
-  /** Takes the running task off the runner (its promise is the caller's to settle). */
-  #finish(): Pending | null {
-    const p = this.#running;
-    this.#running = null;
-    this.#detachAbort?.();
-    this.#detachAbort = null;
+  /** Takes the slot's running task off it (its promise is the caller's to settle). */
+  #finish(slot: Slot): Pending | null {
+    const p = slot.running;
+    slot.running = null;
+    slot.detachAbort?.();
+    slot.detachAbort = null;
     return p;
   }
 
-  #onMessage(worker: Worker, m: WorkerMessage): void {
-    const p = this.#running;
-    if (p === null || worker !== this.#worker || m.id !== p.id) return;
+  #onMessage(slot: Slot, worker: Worker, m: WorkerMessage): void {
+    const p = slot.running;
+    if (p === null || worker !== slot.worker || m.id !== p.id) return;
     switch (m.type) {
       case 'progress':
         p.control.progress(m.fraction);
@@ -152,28 +183,28 @@ export class OffThreadRunner {
       case 'checkpoint':
         p.control.checkpoint().then(
           () => {
-            if (this.#running === p) worker.postMessage({ type: 'resume', id: p.id, n: m.n } satisfies MainMessage);
+            if (slot.running === p) worker.postMessage({ type: 'resume', id: p.id, n: m.n } satisfies MainMessage);
           },
           () => undefined, // cancelled: the abort listener ends the worker
         );
         return;
       case 'done':
-        this.#finish();
+        this.#finish(slot);
         p.resolve(m.result);
         this.#pump();
         return;
       case 'failed':
-        this.#finish();
+        this.#finish(slot);
         p.reject(deserializeError(m.error));
         this.#pump();
         return;
     }
   }
 
-  #onExit(worker: Worker, why: string): void {
-    if (worker !== this.#worker) return; // ended on purpose
-    this.#worker = null;
-    this.#finish()?.reject(new StageError(why, { retryable: true }));
+  #onExit(slot: Slot, worker: Worker, why: string): void {
+    if (worker !== slot.worker) return; // ended on purpose
+    slot.worker = null;
+    this.#finish(slot)?.reject(new StageError(why, { retryable: true }));
     this.#pump();
   }
 }
@@ -183,30 +214,83 @@ const offThread = new OffThreadRunner();
 
 // ── The stages, as the pipeline calls them ─────────────────────────────────
 
-/** The audio's arrays for the worker: copied (the caller keeps its audio). */
-function audioPayload(audio: PcmAudio): { samples: Float32Array; speechProbability?: Float32Array } {
-  return audio.speechProbability === undefined
-    ? { samples: audio.samples }
-    : { samples: audio.samples, speechProbability: audio.speechProbability };
+/**
+ * The front end (enhance/front-end.ts) with its passes on the workers, with
+ * the switches of the vad section the transcription was given. Its decisions
+ * are taken here, between passes (each a short wait on the workers); each
+ * denoising and dereverberation pass is cut into one part per worker and run
+ * side by side (enhance/parts.ts, decision 102).
+ */
+export function offThreadEnhancer(runner: OffThreadRunner = offThread): Enhancer {
+  const passes = offThreadPasses(runner);
+  return async (audio, s, control) => {
+    // Nothing to do: no trip to the workers (and no copy of the audio).
+    if (s.enhancement === 'off' || audio.samples.length === 0 || (!s.denoise && !s.dereverberation)) return audio;
+    const settings = { enhancement: s.enhancement, denoise: s.denoise, dereverberation: s.dereverberation };
+    return (await enhanceSpeech(audio, settings, control, passes)).audio;
+  };
 }
 
-/** The front end (enhance/front-end.ts) on the worker, with the switches of the vad section the transcription was given. */
-export function offThreadEnhancer(runner: OffThreadRunner = offThread): Enhancer {
-  return async (audio, s, control) => {
-    // Nothing to do: no trip to the worker (and no copy of the audio).
-    if (s.enhancement === 'off' || audio.samples.length === 0 || (!s.denoise && !s.dereverberation)) return audio;
-    const out = await runner.run<
-      { untouched: true } | { untouched: false; audio: { samples: Float32Array; speechProbability?: Float32Array } }
-    >(
-      'enhance',
-      { audio: audioPayload(audio), settings: { enhancement: s.enhancement, denoise: s.denoise, dereverberation: s.dereverberation } },
-      control,
-    );
-    if (out.untouched) return audio;
-    const enhanced: PcmAudio = { sampleRate: audio.sampleRate, samples: out.audio.samples, durationSeconds: audio.durationSeconds };
-    if (out.audio.speechProbability !== undefined) enhanced.speechProbability = out.audio.speechProbability;
-    return enhanced;
+function offThreadPasses(runner: OffThreadRunner): FrontEndPasses {
+  return {
+    concurrent: runner.threads > 1,
+    estimate: (audio, control) => runner.run<SignalEstimate>('estimate', { samples: audio.samples }, control),
+    async denoise(audio, control) {
+      // Whole: RNNoise is recurrent, and a part started from the samples
+      // before it still differed from one pass ten seconds on (decision 102).
+      const out = await runner.run<DenoisedSamples>('denoise', { samples: audio.samples }, control);
+      return { audio: { ...pcmLike(audio), samples: out.samples }, speechProbability: out.speechProbability };
+    },
+    async dereverberate(audio, control) {
+      const length = audio.samples.length;
+      const plan = planWpeParts(length, runner.threads);
+      const outputs = await inParts(
+        control,
+        plan.map((part) => part.blocks.to - part.blocks.from),
+        (part, partControl) => {
+          const { read, blocks } = plan[part]!;
+          const samples = audio.samples.slice(...read);
+          return runner.run<{ start: number; samples: Float32Array }>(
+            'dereverberate',
+            { samples, offset: read[0], length, blocks },
+            partControl,
+            [samples.buffer],
+          );
+        },
+      );
+      return { ...pcmLike(audio), samples: joinWpeParts(length, outputs) };
+    },
   };
+}
+
+/** The audio's rate and length without its samples or the denoiser's probability. */
+function pcmLike(audio: PcmAudio): PcmAudio {
+  return { sampleRate: audio.sampleRate, samples: audio.samples, durationSeconds: audio.durationSeconds };
+}
+
+/**
+ * Runs a pass's parts side by side (all or nothing: one failing stops the
+ * rest), reporting the pass's progress as the parts' progress weighted by
+ * their sizes.
+ */
+function inParts<T>(
+  control: StageControl,
+  sizes: readonly number[],
+  runPart: (part: number, control: StageControl) => Promise<T>,
+): Promise<T[]> {
+  const total = sizes.reduce((a, b) => a + b, 0) || 1;
+  const done = sizes.map(() => 0);
+  return allOrNothing(control, (shared) =>
+    sizes.map((_, part) =>
+      runPart(part, {
+        ...shared,
+        progress: (fraction) => {
+          done[part] = Math.max(done[part]!, fraction);
+          shared.progress(sizes.reduce((sum, size, i) => sum + size * done[i]!, 0) / total);
+        },
+      }),
+    ),
+  );
 }
 
 /** The diarizer (diarize.ts) on the worker. */

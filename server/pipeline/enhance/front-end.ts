@@ -21,10 +21,10 @@
  * Output has the input's length, so word times stay those of the recording.
  * Thresholds and figures: docs/decisions/036-speech-enhancement-front-end.md.
  */
-import type { PcmAudio, StageControl } from '../types.ts';
+import { CancelledError, type PcmAudio, type StageControl } from '../types.ts';
 import { analyseFrames } from '../vad.ts';
 import { estimateSignal, type SignalEstimate } from './estimate.ts';
-import { denoise } from './rnnoise.ts';
+import { denoise, type DenoiseResult } from './rnnoise.ts';
 import { dereverberate } from './wpe.ts';
 
 export const ENHANCEMENT_MODES = ['auto', 'on', 'off'] as const;
@@ -69,13 +69,49 @@ export interface EnhancementOutcome {
   rt60AfterDenoiseSeconds: number | null;
 }
 
-export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettings, control: StageControl): Promise<EnhancementOutcome> {
+/**
+ * The front end's three computations. In place, each runs here on the whole
+ * recording; the gateway's worker threads run them in parts side by side
+ * (off-thread.ts, decision 102) with the same results.
+ */
+export interface FrontEndPasses {
+  /**
+   * Whether passes started together run at once (on the workers). Then a
+   * noisy recording's dereverberation starts beside its first denoising
+   * rather than after it (it reads the decoded audio, not the denoised), and
+   * is stopped if the estimate after denoising finds no reverberation.
+   */
+  concurrent: boolean;
+  estimate: (audio: PcmAudio, control: StageControl) => Promise<SignalEstimate>;
+  denoise: (audio: PcmAudio, control: StageControl) => Promise<DenoiseResult>;
+  dereverberate: (audio: PcmAudio, control: StageControl) => Promise<PcmAudio>;
+}
+
+export const IN_PLACE_PASSES: FrontEndPasses = {
+  concurrent: false,
+  estimate: (audio) => Promise.resolve(estimateSignal(analyseFrames(audio))),
+  denoise,
+  dereverberate: (audio, control) => dereverberate(audio, control),
+};
+
+export async function enhanceSpeech(
+  audio: PcmAudio,
+  settings: EnhancementSettings,
+  control: StageControl,
+  passes: FrontEndPasses = IN_PLACE_PASSES,
+): Promise<EnhancementOutcome> {
+  const { denoise, dereverberate } = passes;
   const untouched: EnhancementOutcome = { audio, denoised: false, dereverberated: false, estimate: null, rt60AfterDenoiseSeconds: null };
   if (settings.enhancement === 'off' || audio.samples.length === 0 || (!settings.denoise && !settings.dereverberation)) return untouched;
 
-  const part = (from: number, to: number): StageControl => ({
-    ...control,
-    progress: (f) => control.progress(from + (to - from) * Math.min(1, Math.max(0, f))),
+  // Passes may run at once: the stage's progress only ever moves forward.
+  let reported = 0;
+  const forward = (f: number) => {
+    if (f > reported) control.progress((reported = f));
+  };
+  const part = (from: number, to: number, over: StageControl = control): StageControl => ({
+    ...over,
+    progress: (f) => forward(from + (to - from) * Math.min(1, Math.max(0, f))),
   });
 
   if (settings.enhancement === 'on') {
@@ -92,26 +128,36 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
   }
 
   // auto
-  const estimate = estimateSignal(analyseFrames(audio));
+  const estimate = await passes.estimate(audio, control);
   await control.checkpoint();
   const noisy = settings.denoise && estimate.snrDb < AUTO_DENOISE_BELOW_DB;
   let firstPass: Awaited<ReturnType<typeof denoise>> | null = null;
   let rt60 = estimate.rt60Seconds;
   let rt60AfterDenoise: number | null = null;
+  let early: Speculation<PcmAudio> | null = null;
   if (noisy) {
-    firstPass = await denoise(audio, part(0, 0.2));
-    rt60AfterDenoise = estimateSignal(analyseFrames(firstPass.audio)).rt60Seconds;
-    rt60 = rt60AfterDenoise;
-    await control.checkpoint();
+    // The denoising first, so its thread is taken before the dereverberation's parts queue.
+    const denoising = denoise(audio, part(0, 0.2));
+    if (passes.concurrent && settings.dereverberation) early = speculate(control, (c) => dereverberate(audio, part(0.2, 0.8, c)));
+    try {
+      firstPass = await denoising;
+      rt60AfterDenoise = (await passes.estimate(firstPass.audio, control)).rt60Seconds;
+      rt60 = rt60AfterDenoise;
+      await control.checkpoint();
+    } catch (err) {
+      await early?.drop();
+      throw err;
+    }
   }
   const reverberant =
     settings.dereverberation && rt60 > (noisy ? AUTO_DEREVERBERATE_AFTER_DENOISE_ABOVE_SECONDS : AUTO_DEREVERBERATE_ABOVE_SECONDS);
   if (!reverberant) {
+    await early?.drop();
     const out = firstPass === null ? audio : withProbability(firstPass.audio, firstPass.speechProbability);
-    control.progress(1);
+    forward(1);
     return { audio: out, denoised: noisy, dereverberated: false, estimate, rt60AfterDenoiseSeconds: rt60AfterDenoise };
   }
-  let out = await dereverberate(audio, part(0.2, 0.8));
+  let out = await (early?.result ?? dereverberate(audio, part(0.2, 0.8)));
   await control.checkpoint();
   // A reverberant recording is denoised after WPE even when its SNR estimate
   // read clean: the tail WPE leaves behind is diffuse, noise-like energy, and
@@ -129,6 +175,36 @@ export async function enhanceSpeech(audio: PcmAudio, settings: EnhancementSettin
     dereverberated: true,
     estimate,
     rt60AfterDenoiseSeconds: rt60AfterDenoise,
+  };
+}
+
+/** A pass started before it is known to be needed: its result, or a way to stop it. */
+interface Speculation<T> {
+  result: Promise<T>;
+  /** Stops the pass and waits until it has ended (its thread too). */
+  drop(): Promise<void>;
+}
+
+function speculate<T>(control: StageControl, run: (control: StageControl) => Promise<T>): Speculation<T> {
+  const stop = new AbortController();
+  const signal = AbortSignal.any([control.signal, stop.signal]);
+  const own: StageControl = {
+    ...control,
+    signal,
+    checkpoint: () => (signal.aborted ? Promise.reject(new CancelledError()) : control.checkpoint()),
+  };
+  const result = run(own);
+  // A dropped pass rejects with CancelledError, which no one awaits but drop().
+  result.catch(() => undefined);
+  return {
+    result,
+    async drop() {
+      stop.abort();
+      await result.then(
+        () => undefined,
+        () => undefined,
+      );
+    },
   };
 }
 

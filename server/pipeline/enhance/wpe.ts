@@ -51,12 +51,68 @@ const POWER_FLOOR = 1e-4;
 const LOADING = 1e-3;
 
 export async function dereverberate(audio: PcmAudio, control: StageControl, options: Partial<WpeOptions> = {}): Promise<PcmAudio> {
+  const length = audio.samples.length;
+  if (length === 0) return audio;
+  const all = await dereverberateBlocks(audio.samples, 0, length, { from: 0, to: wpeBlockCount(length, options) }, control, options);
+  return { sampleRate: PIPELINE_SAMPLE_RATE, samples: all.samples, durationSeconds: audio.durationSeconds };
+}
+
+/** How many estimation blocks dereverberate cuts a recording of `length` samples into. */
+export function wpeBlockCount(length: number, options: Partial<WpeOptions> = {}): number {
+  const o = { ...DEFAULT_WPE_OPTIONS, ...options };
+  return Math.ceil(Math.ceil((length + o.fftSize - o.hop) / o.hop) / o.blockFrames);
+}
+
+/** A run of estimation blocks [from, to). */
+export interface WpeBlocks {
+  from: number;
+  to: number;
+}
+
+/**
+ * The recording's samples that blocks [from, to) read ([start, end)) and
+ * write ([outStart, outEnd)), for a recording of `length` samples: a part
+ * decoded on its own thread is handed `read` and gives back `write`.
+ */
+export function wpeBlockWindow(
+  length: number,
+  blocks: WpeBlocks,
+  options: Partial<WpeOptions> = {},
+): { read: [number, number]; write: [number, number] } {
+  const o = { ...DEFAULT_WPE_OPTIONS, ...options };
+  const lead = o.fftSize - o.hop;
+  const frames = Math.ceil((length + lead) / o.hop);
+  const firstFrame = blocks.from * o.blockFrames;
+  const endFrame = Math.min(frames, blocks.to * o.blockFrames);
+  const history = o.delay + o.taps - 1;
+  const clamp = (s: number) => Math.min(length, Math.max(0, s));
+  return {
+    read: [clamp(Math.max(0, firstFrame - history) * o.hop - lead), clamp((endFrame - 1) * o.hop - lead + o.fftSize)],
+    write: [clamp(firstFrame * o.hop - lead), clamp((endFrame - 1) * o.hop - lead + o.fftSize)],
+  };
+}
+
+/**
+ * Dereverberates estimation blocks [from, to) of a recording of `length`
+ * samples, of which `x` holds the samples from `offset` on (at least the
+ * window wpeBlockWindow reads). Each block estimates its own predictors from
+ * its own frames, with the frames before it as history only, so blocks are
+ * independent: parts of a recording decoded apart and their outputs added
+ * where they overlap (the STFT frames that straddle the boundary) give the
+ * recording decoded whole (decision 102). Returns the samples the blocks
+ * write, from `start`.
+ */
+export async function dereverberateBlocks(
+  x: Float32Array,
+  offset: number,
+  length: number,
+  blocks: WpeBlocks,
+  control: StageControl,
+  options: Partial<WpeOptions> = {},
+): Promise<{ start: number; samples: Float32Array }> {
   const o = { ...DEFAULT_WPE_OPTIONS, ...options };
   const n = o.fftSize;
   const hop = o.hop;
-  const x = audio.samples;
-  const length = x.length;
-  if (length === 0) return audio;
   const bins = n / 2 + 1;
   const lead = n - hop; // frame t starts at t·hop − lead, so the first samples get full overlap
   const frames = Math.ceil((length + lead) / hop);
@@ -64,10 +120,13 @@ export async function dereverberate(audio: PcmAudio, control: StageControl, opti
   // sqrt-Hann analysis × synthesis is a Hann window; Hann at hop n/4 sums to 2.
   const overlapGain = (n / hop) * 0.5;
   const fft = new Fft(n);
-  const out = new Float64Array(length);
+  const [outStart, outEnd] = wpeBlockWindow(length, blocks, o).write;
+  const out = new Float64Array(outEnd - outStart);
   const history = o.delay + o.taps - 1;
+  const sample = (s: number) => (s >= 0 && s < length ? (x[s - offset] ?? 0) : 0);
+  const lastFrame = Math.min(frames, blocks.to * o.blockFrames);
 
-  for (let blockStart = 0; blockStart < frames; blockStart += o.blockFrames) {
+  for (let blockStart = blocks.from * o.blockFrames; blockStart < lastFrame; blockStart += o.blockFrames) {
     const blockEnd = Math.min(frames, blockStart + o.blockFrames);
     const first = Math.max(0, blockStart - history);
     const count = blockEnd - first;
@@ -80,8 +139,7 @@ export async function dereverberate(audio: PcmAudio, control: StageControl, opti
     for (let t = 0; t < count; t++) {
       const start = (first + t) * hop - lead;
       for (let i = 0; i < n; i++) {
-        const s = start + i;
-        fr[i] = s >= 0 && s < length ? x[s]! * window[i]! : 0;
+        fr[i] = sample(start + i) * window[i]!;
         fi[i] = 0;
       }
       fft.transform(fr, fi);
@@ -117,15 +175,15 @@ export async function dereverberate(audio: PcmAudio, control: StageControl, opti
       const start = (first + t) * hop - lead;
       for (let i = 0; i < n; i++) {
         const s = start + i;
-        if (s >= 0 && s < length) out[s] = out[s]! + (fr[i]! * window[i]!) / overlapGain;
+        if (s >= outStart && s < outEnd) out[s - outStart] = out[s - outStart]! + (fr[i]! * window[i]!) / overlapGain;
       }
     }
-    control.progress(blockEnd / frames);
+    control.progress((blockEnd - blocks.from * o.blockFrames) / (lastFrame - blocks.from * o.blockFrames));
     await control.checkpoint();
   }
-  const samples = new Float32Array(length);
-  for (let i = 0; i < length; i++) samples[i] = out[i]!;
-  return { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: audio.durationSeconds };
+  const samples = new Float32Array(out.length);
+  for (let i = 0; i < out.length; i++) samples[i] = out[i]!;
+  return { start: outStart, samples };
 }
 
 /**
