@@ -143,7 +143,11 @@ export function meetingOfLength(script: MeetingScript, minutes: number): Meeting
 }
 
 /** Renders the meeting of `minutes` in `scene`, or reuses the render of an earlier run. */
-async function meetingWav(minutes: number, scene: string, log: (line: string) => void): Promise<{ wav: string; truth: MeetingTruth }> {
+export async function meetingWav(
+  minutes: number,
+  scene: string,
+  log: (line: string) => void,
+): Promise<{ wav: string; truth: MeetingTruth }> {
   mkdirSync(MEETINGS_CACHE, { recursive: true });
   const wav = join(MEETINGS_CACHE, `${LONG_SCRIPT}-${minutes}min-${scene}.wav`);
   const truthPath = wav.replace(/\.wav$/, '.truth.json');

@@ -14,6 +14,7 @@
  *                                       the recognizer's search settings on real speech (bench/pruning.ts)
  *   node bench/run.ts --only core --http-seconds 2
  *                                       the core benchmark's throughput figures shortened (8 s each by default)
+ *   node bench/run.ts --only front-end    the front end in place against on the workers (bench/front-end.ts)
  *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]
  *                                       the transcript wait (bench/rtf.ts; opt-in, hours on a full run)
  *
@@ -66,6 +67,8 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   pruning: () => import('./pruning.ts'),
   // Needs QMSum (bench/qmsum.ts says where to get it); train and val splits, ROUGE beside LEAD (decision 079).
   'summary-quality': () => import('./summary-quality.ts'),
+  // The speech-enhancement front end in place against on the worker threads, back to back (decision 102).
+  'front-end': () => import('./front-end.ts'),
   // Upload end → job.completed on 5-, 30- and 60-minute meetings, one recognizer process against one per core (decision 094).
   rtf: () => import('./rtf.ts'),
 };
