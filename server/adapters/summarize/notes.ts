@@ -268,6 +268,28 @@ const OPENING_WINDOW = 3;
 const SALIENCE_WEIGHT = 2;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
 const WORDS_PER_TOPIC = 15;
+/**
+ * How much a definite article raises an overview line's score and a
+ * first- or second-person pronoun ("I", "we", "you", "it") lowers it, per
+ * share of the line's words (tuned on QMSum train, decision 100).
+ */
+const DEFINITE_WEIGHT = 3;
+const PRONOUN_WEIGHT = 3;
+const SPEAKING_PRONOUN = /^(?:i|we|you|me|us|my|our|your|it|i['’](?:m|ve|ll|d)|we['’](?:re|ve|ll|d)|you['’](?:re|ll)|it['’]s)$/;
+
+/**
+ * How much a sentence reads like a line of notes rather than talk: one that
+ * names things ("the remote", "the budget", "the inquiry") says what was
+ * discussed; one full of "I", "we", "you", "it" ("I think we could do it
+ * like that") needs the talk around it to mean anything. A factor around 1.
+ */
+function descriptiveness(s: Sentence): number {
+  const w = words(s.text);
+  if (w.length === 0) return 1;
+  const definite = w.filter((x) => x === 'the').length / w.length;
+  const pronouns = w.filter((x) => SPEAKING_PRONOUN.test(x)).length / w.length;
+  return Math.max(0.2, 1 + DEFINITE_WEIGHT * definite - PRONOUN_WEIGHT * pronouns);
+}
 
 /** The words of the notes for a transcript of `transcriptWords` words: ≈130 for twenty minutes, MAX_WORDS from half an hour on. */
 export function wordBudget(transcriptWords: number): number {
@@ -528,7 +550,8 @@ function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number
  * The topics in the order they came up: the transcript cut into `count`
  * stretches of equal length, each giving its most representative sentence —
  * close to the stretch's own centroid and well ranked over the whole
- * meeting, neither a fragment nor a rambling run.
+ * meeting, neither a fragment nor a rambling run, naming things rather than
+ * pointing at them (descriptiveness).
  */
 export function findTopics(
   sentences: readonly Sentence[],
@@ -563,7 +586,8 @@ export function findTopics(
   for (let filled = 0; fill < usable.length && filled < OPENING_SHARE * budget; fill++) filled += words(usable[fill]!.text).length;
   const openingPool = usable.slice(0, Math.max(3, OPENING_WINDOW * fill));
   // A sentence that states the purpose ("this meeting is about …") comes first whatever its words.
-  const openingScore = (s: Sentence) => (PURPOSE.test(s.text) ? 10 : 0) + (rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
+  const openingScore = (s: Sentence) =>
+    (PURPOSE.test(s.text) ? 10 : 0) + (rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s) * descriptiveness(s);
   const opening: Sentence[] = [];
   for (const s of [...openingPool].sort((a, b) => openingScore(b) - openingScore(a) || a.index - b.index)) {
     if (used >= OPENING_SHARE * budget) break;
@@ -580,7 +604,9 @@ export function findTopics(
     const centroid = new Map<string, number>();
     for (const s of block) for (const [t, w] of vectors[s.index]!) centroid.set(t, (centroid.get(t) ?? 0) + w);
     const score = (s: Sentence) =>
-      (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
+      (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) *
+      lengthFit(s) *
+      descriptiveness(s);
     let best = block[0]!;
     for (const s of block) if (score(s) > score(best)) best = s;
     if (out.some((o) => o.sentence === best.index || cosine(vectors[o.sentence]!, vectors[best.index]!) > DUPLICATE_SIMILARITY)) continue;
