@@ -323,6 +323,20 @@ describe('every extractor refuses what it must not take', () => {
     assert.deepEqual(n.actions, []);
   });
 
+  it('action items: a task too thin to act on ("I will tell you", "I will confirm that")', () => {
+    const lines: Line[] = [
+      ['Ann', 'Yes, I will tell you later.'],
+      ['Bob', "Okay, I'll confirm that."],
+      ['Cid', "So we'll use plastic."],
+      ['Ann', 'I will send the updated budget to finance.'],
+    ];
+    for (const n of [notes(lines), notes(asr(lines))])
+      assert.deepEqual(
+        n.actions.map((a) => [a.owner, a.text.toLowerCase()]),
+        [['Ann', 'send the updated budget to finance']],
+      );
+  });
+
   it('blockers: reported speech and a future that is only a reassurance', () => {
     const n = notes([
       ['Ann', 'She said there was a problem with the build on Monday.'],

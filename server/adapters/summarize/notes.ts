@@ -27,7 +27,7 @@
  */
 import type { SummaryInput } from '../../pipeline/types.ts';
 import { dueDate, meetingReference } from './dates.ts';
-import { cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
+import { contentTerms, cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
 
 type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
 
@@ -487,10 +487,20 @@ function taskFrom(m: CueMatch): string {
 
 const DANGLING = new Set('to of for with about on at by in into from a an the and or but so if'.split(' '));
 
-/** A task that reads as one: a verb and what it acts on, not cut off ("worry about", "use for a"). */
+/**
+ * Content words a task needs to say what is to be done: "book the servers
+ * today" and "draft the user survey questions" do; "tell you", "confirm
+ * that", "use plastic" point at talk a reader of the notes did not hear
+ * (chosen on QMSum train, decision 100).
+ */
+const MIN_TASK_TERMS = 3;
+
+/** A task that reads as one: a verb and what it acts on, not cut off ("worry about", "use for a"), saying enough to act on. */
 function completeTask(task: string): boolean {
   const w = words(task);
-  return w.length >= 2 && !DANGLING.has(w.at(-1)!) && !/,\s*i (?:guess|think|suppose)/i.test(task);
+  return (
+    w.length >= 2 && !DANGLING.has(w.at(-1)!) && !/,\s*i (?:guess|think|suppose)/i.test(task) && contentTerms(task).length >= MIN_TASK_TERMS
+  );
 }
 
 /** Whom "you" speaks to: a name said in the sentence, else in a two-person exchange the other speaker, else the next one to speak. */
