@@ -278,6 +278,29 @@ describe('ExtractiveSummarizer', () => {
     assert.match(actions!, /Owner: S1\. Task: book the servers today\./, generic.text);
   });
 
+  it("a decision the meeting made as a whole is the group's; one speaker's proposal stays theirs", () => {
+    const lines: [string, string][] = [
+      ['Ann', 'So we decided to go with the rubber case for the remote.'],
+      ['Bob', "Let's use the yellow buttons on the front panel."],
+      ['Cid', 'Sounds good.'],
+      ['Ann', "Let's take the cheaper battery for the prototype."],
+      ['Bob', 'The final review of the design is on Thursday.'],
+      ['Ann', 'Agreed.'],
+    ];
+    const out = summarizeExtractively(
+      input(
+        'meeting_notes',
+        lines.map(([speaker, text], i) => seg(speaker, text, i, speaker)),
+      ),
+    );
+    assert.deepEqual(out.sections[1]!.text.split('\n'), [
+      '- (00:00) The group decided: We decided to go with the rubber case for the remote.',
+      "- (00:05) The group decided: Let's use the yellow buttons on the front panel. (agreed by Cid)",
+      "- (00:15) Ann: Let's take the cheaper battery for the prototype.",
+      '- (00:20) Bob: The final review of the design is on Thursday. (agreed by Ann) Date: 2026-11-26.',
+    ]);
+  });
+
   it('names a speaker without the parenthesis of a long label', () => {
     assert.equal(shortName('The Chair (Hon. Anthony Rota (Nipissing, Lib.))'), 'The Chair');
     assert.equal(shortName('Hon. Bill Blair (Minister of Public Safety)'), 'Hon. Bill Blair');

@@ -209,7 +209,9 @@ function renderItem(item: NoteItem, named = true): string {
   }
   const agreed = item.agreedBy !== undefined && item.agreedBy.length > 0 ? ` (agreed by ${item.agreedBy.map(shortName).join(', ')})` : '';
   const date = item.kind === 'decision' && item.due !== undefined ? ` Date: ${item.due}.` : '';
-  return `- ${at} ${speaker}: ${item.text}${agreed}${date}`;
+  // A decision the meeting made as a whole is the group's, as minutes say it, not the one speaker's who worded it.
+  const who = item.kind === 'decision' && item.byGroup === true ? 'The group decided' : speaker;
+  return `- ${at} ${who}: ${item.text}${agreed}${date}`;
 }
 
 /**

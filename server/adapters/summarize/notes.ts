@@ -44,6 +44,8 @@ export interface NoteItem {
   due?: string;
   /** Decisions: who agreed to someone else's proposal. */
   agreedBy?: string[];
+  /** Decisions: the meeting's own ("we decided …", or a "let's …" someone else agreed to), not one speaker's. */
+  byGroup?: boolean;
   /** Index of the sentence it comes from (ties, order, duplicates). */
   sentence: number;
   /** The next sentence, when the item quotes it too ("One is a blocker. Invoices show …"): no other section repeats it. */
@@ -174,6 +176,18 @@ const DECISION_CUES = [
  */
 const DECIDER_BEFORE =
   /(?:^|(?<![\p{L}'’])(?:we|i|us|all|everyone|everybody|team|group|committee|so|and|then|ok|okay))(?:['’]ve| have| had| has| all| just| finally| now| already)*\s*$/iu;
+
+/**
+ * A decision said as the meeting's ("we decided / agreed / chose …", "the
+ * team settled on …", "we'll go with …"): the notes say the group decided
+ * it, as minutes do, rather than the one who happened to say it.
+ */
+const GROUP_DECIDES = nonGlobal(
+  cue(
+    String.raw`(?:we|everyone|everybody|the team|the group)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chose|chosen|opted|concluded)|we(?:'ll| will| are going to|'re going to) (?:go|stick) with`,
+  ),
+);
+const LETS = nonGlobal(cue(String.raw`let's|let us`));
 
 /** A short reply that agrees: "Agreed.", "Sounds good.", "Yes, let's do that." */
 const AGREEMENT =
@@ -353,7 +367,8 @@ function decisionsIn(sentences: readonly Sentence[], rank: readonly number[]): N
     )
       continue;
     if (hit !== undefined && words(s.text).length >= 3) {
-      out.push(item('decision', s, rank, agreedBy.length > 0 ? { agreedBy } : {}));
+      const byGroup = GROUP_DECIDES.test(s.text) || (LETS.test(s.text) && agreedBy.length > 0);
+      out.push(item('decision', s, rank, { ...(agreedBy.length > 0 ? { agreedBy } : {}), ...(byGroup ? { byGroup } : {}) }));
       continue;
     }
     // A proposal someone else agrees to at once ("… review on Thursday." — "Agreed.") is decided too.
