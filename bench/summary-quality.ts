@@ -27,12 +27,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { summarizeExtractively } from '../server/adapters/summarize/extractive.ts';
 import { TEMPLATE_IDS } from '../server/adapters/summarize/templates.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { machine, type BenchReport, type BenchRunOptions } from './lib.ts';
+import { machine, readFlags, type BenchReport, type BenchRunOptions } from './lib.ts';
 import {
   DEFAULT_QMSUM_SOURCE,
   loadQmsum,
@@ -410,18 +409,35 @@ function apiLines(report: BenchReport): string {
   return lines.length === 0 ? '- none (--api 0)' : lines.join('\n');
 }
 
+const USAGE =
+  'node bench/summary-quality.ts [--qmsum <dir>] [--splits train,val] [--limit N] [--api N] [--transcripts DIR] [--out-dir DIR] [--tiny] [--help]';
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      qmsum: { type: 'string' },
-      splits: { type: 'string' },
-      limit: { type: 'string' },
-      api: { type: 'string' },
-      transcripts: { type: 'string' },
-      'out-dir': { type: 'string' },
-      tiny: { type: 'boolean', default: false },
-    },
-  });
+  let values;
+  try {
+    values = readFlags(
+      process.argv.slice(2),
+      {
+        qmsum: { type: 'string' },
+        splits: { type: 'string' },
+        limit: { type: 'string' },
+        api: { type: 'string' },
+        transcripts: { type: 'string' },
+        'out-dir': { type: 'string' },
+        tiny: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      USAGE,
+    );
+  } catch (err) {
+    // A usage error is one line and exit 2, not a stack trace.
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n\nTrain is for development, val for the report; the test split is never read (decision 079).\n`);
+    return 0;
+  }
   const options: Record<string, string> = {};
   for (const k of ['qmsum', 'splits', 'limit', 'api', 'transcripts'] as const) if (values[k] !== undefined) options[k] = values[k];
   const outDir = resolve(values['out-dir'] ?? join(REPO, 'reports'));

@@ -247,6 +247,60 @@ describe('ExtractiveSummarizer', () => {
     assert.match(overview!, /release plan before Friday/);
   });
 
+  it('the overview names a speaker once for a run of their lines, and never a diarizer label ("S1")', () => {
+    const script = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/two-person-call.json', import.meta.url), 'utf8')) as {
+      speakers: { key: string; name: string }[];
+      lines: { speaker: string; text: string }[];
+    };
+    const names = new Map(script.speakers.map((sp) => [sp.key, sp.name]));
+    const named = summarizeExtractively(
+      input(
+        'meeting_notes',
+        script.lines.map((l, i) => seg(l.speaker, l.text, i, names.get(l.speaker) ?? null)),
+      ),
+    );
+    const overview = named.sections[0]!.text.split('\n');
+    assert.deepEqual(
+      overview.map((l) => /^- \(\d\d:\d\d\) (Alice Moreau|Ben Okafor): /.exec(l)?.[1] ?? ''),
+      ['Alice Moreau', '', 'Ben Okafor'],
+      named.text,
+    );
+    // With the diarizer's labels only, the overview names no one; decisions and tasks still say who.
+    const generic = summarizeExtractively(
+      input(
+        'meeting_notes',
+        script.lines.map((l, i) => seg(l.speaker, l.text, i)),
+      ),
+    );
+    const [genericOverview, decisions, actions] = generic.sections.map((s) => s.text);
+    assert.doesNotMatch(genericOverview!, /S\d/, generic.text);
+    assert.match(decisions!, /S2: That still leaves time for a final review on Thursday\. \(agreed by S1\)/, generic.text);
+    assert.match(actions!, /Owner: S1\. Task: book the servers today\./, generic.text);
+  });
+
+  it("a decision the meeting made as a whole is the group's; one speaker's proposal stays theirs", () => {
+    const lines: [string, string][] = [
+      ['Ann', 'So we decided to go with the rubber case for the remote.'],
+      ['Bob', "Let's use the yellow buttons on the front panel."],
+      ['Cid', 'Sounds good.'],
+      ['Ann', "Let's take the cheaper battery for the prototype."],
+      ['Bob', 'The final review of the design is on Thursday.'],
+      ['Ann', 'Agreed.'],
+    ];
+    const out = summarizeExtractively(
+      input(
+        'meeting_notes',
+        lines.map(([speaker, text], i) => seg(speaker, text, i, speaker)),
+      ),
+    );
+    assert.deepEqual(out.sections[1]!.text.split('\n'), [
+      '- (00:00) The group decided: We decided to go with the rubber case for the remote.',
+      "- (00:05) The group decided: Let's use the yellow buttons on the front panel. (agreed by Cid)",
+      "- (00:15) Ann: Let's take the cheaper battery for the prototype.",
+      '- (00:20) Bob: The final review of the design is on Thursday. (agreed by Ann) Date: 2026-11-26.',
+    ]);
+  });
+
   it('names a speaker without the parenthesis of a long label', () => {
     assert.equal(shortName('The Chair (Hon. Anthony Rota (Nipissing, Lib.))'), 'The Chair');
     assert.equal(shortName('Hon. Bill Blair (Minister of Public Safety)'), 'Hon. Bill Blair');

@@ -97,7 +97,14 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
   let wordsLeft = notes.wordBudget;
   const countWords = (line: string) => line.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
   /** Takes the best-ranked items up to `max` and while `room` words remain (one item at least, so a section with something never says "none"). */
-  const takeItems = (title: string, items: readonly NoteItem[], max: number, room: number, fresh: boolean) => {
+  const takeItems = (
+    title: string,
+    items: readonly NoteItem[],
+    max: number,
+    room: number,
+    fresh: boolean,
+    naming: Naming = 'every line',
+  ) => {
     const picked: NoteItem[] = [];
     let spent = 0;
     for (const i of [...items].filter((x) => !fresh || !used.has(x.sentence)).sort((a, b) => b.rank - a.rank || a.sentence - b.sentence)) {
@@ -113,8 +120,9 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
       if (i.alsoSentence !== undefined) used.add(i.alsoSentence);
     }
     // The room counts the items' own words; the budget counts whole lines (labels and names too).
-    wordsLeft -= picked.reduce((n, i) => n + countWords(renderItem(i)), 0);
-    lines.set(title, picked.map(renderItem));
+    const rendered = picked.map((i, k) => renderItem(i, naming === 'every line' || namesItsSpeaker(i, picked[k - 1])));
+    wordsLeft -= rendered.reduce((n, line) => n + countWords(line), 0);
+    lines.set(title, rendered);
   };
   const bySmallPartsFirst = template.sections.filter((s) => s.notes !== undefined && s.notes !== 'topics');
   // The small parts share PARTS_SHARE of the budget, the overview keeps the rest.
@@ -140,7 +148,7 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
       notes.rank,
       Math.max(45, wordsLeft - cueReserve),
     );
-    takeItems(section.title, topics, topics.length, Infinity, true);
+    takeItems(section.title, topics, topics.length, Infinity, true, 'when the speaker changes');
   }
   if (cueSections.length > 0) {
     const cueTemplate = { ...template, sections: cueSections };
@@ -163,9 +171,29 @@ function notesSections(template: SummaryTemplate, notes: MeetingNotes): { title:
   });
 }
 
-/** One line of a section: "- (05:40) Alice: …", with owner, due date and who agreed where there are. */
-function renderItem(item: NoteItem): string {
+/**
+ * How a section names the speakers of its lines: on every line (decisions,
+ * tasks, a stand-up's updates: who said it is the point), or, in the
+ * overview, the way minutes read: a speaker once for a run of their lines,
+ * and never a diarizer's label ("S2", "Speaker 2"), which tells a reader
+ * nothing the transcript does not (decision 100).
+ */
+type Naming = 'every line' | 'when the speaker changes';
+
+/** A speaker label the diarizer made up rather than a name someone gave: "S1", "Speaker 2". */
+function isGenericLabel(label: string): boolean {
+  return /^(?:s|speaker ?)\d+$/i.test(label.trim());
+}
+
+/** In the overview: whether a line names its speaker, given the line before it. */
+function namesItsSpeaker(item: NoteItem, previous: NoteItem | undefined): boolean {
+  return !isGenericLabel(item.speaker) && item.speaker !== previous?.speaker;
+}
+
+/** One line of a section: "- (05:40) Alice: …", with owner, due date and who agreed where there are; "- (05:40) …" when `named` is false. */
+function renderItem(item: NoteItem, named = true): string {
   const at = `(${clockTime(item.start)})`;
+  if (!named) return `- ${at} ${item.text}`;
   const speaker = shortName(item.speaker);
   if (item.kind === 'action') {
     const team = ' (with the team)';
@@ -181,7 +209,9 @@ function renderItem(item: NoteItem): string {
   }
   const agreed = item.agreedBy !== undefined && item.agreedBy.length > 0 ? ` (agreed by ${item.agreedBy.map(shortName).join(', ')})` : '';
   const date = item.kind === 'decision' && item.due !== undefined ? ` Date: ${item.due}.` : '';
-  return `- ${at} ${speaker}: ${item.text}${agreed}${date}`;
+  // A decision the meeting made as a whole is the group's, as minutes say it, not the one speaker's who worded it.
+  const who = item.kind === 'decision' && item.byGroup === true ? 'The group decided' : speaker;
+  return `- ${at} ${who}: ${item.text}${agreed}${date}`;
 }
 
 /**

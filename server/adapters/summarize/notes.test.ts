@@ -268,6 +268,20 @@ describe('topics and length', () => {
     assert.ok(n.topics.some((t) => /battery/.test(t.text)));
     assert.ok(n.topics.some((t) => /marketing/.test(t.text)));
   });
+  it('an overview line names things rather than pointing at them ("the battery of the remote", not "our … it")', () => {
+    // Each pair says the same content words in as many words; only the wording differs.
+    const lines: Line[] = Array.from({ length: 40 }, (_, i): Line[] => [
+      ['Ann', `Our battery remote lasts it two years, point ${i}.`],
+      ['Bob', `The battery of the remote lasts the two years, point ${i}.`],
+    ]).flat();
+    for (const n of [notes(lines), notes(asr(lines))]) {
+      assert.ok(n.topics.length > 1);
+      assert.deepEqual(
+        n.topics.filter((t) => !/^the battery of the remote/i.test(t.text)).map((t) => t.text),
+        [],
+      );
+    }
+  });
   it('the word budget grows with the meeting and stays in bounds', () => {
     assert.equal(wordBudget(100), 40);
     assert.ok(wordBudget(3000) > 100 && wordBudget(3000) < 170);
@@ -307,6 +321,20 @@ describe('every extractor refuses what it must not take', () => {
       ['Cid', 'I will and we are committed to keeping the families safe.'],
     ]);
     assert.deepEqual(n.actions, []);
+  });
+
+  it('action items: a task too thin to act on ("I will tell you", "I will confirm that")', () => {
+    const lines: Line[] = [
+      ['Ann', 'Yes, I will tell you later.'],
+      ['Bob', "Okay, I'll confirm that."],
+      ['Cid', "So we'll use plastic."],
+      ['Ann', 'I will send the updated budget to finance.'],
+    ];
+    for (const n of [notes(lines), notes(asr(lines))])
+      assert.deepEqual(
+        n.actions.map((a) => [a.owner, a.text.toLowerCase()]),
+        [['Ann', 'send the updated budget to finance']],
+      );
   });
 
   it('blockers: reported speech and a future that is only a reassurance', () => {

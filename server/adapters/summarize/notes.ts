@@ -27,7 +27,7 @@
  */
 import type { SummaryInput } from '../../pipeline/types.ts';
 import { dueDate, meetingReference } from './dates.ts';
-import { cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
+import { contentTerms, cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
 
 type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
 
@@ -44,6 +44,8 @@ export interface NoteItem {
   due?: string;
   /** Decisions: who agreed to someone else's proposal. */
   agreedBy?: string[];
+  /** Decisions: the meeting's own ("we decided …", or a "let's …" someone else agreed to), not one speaker's. */
+  byGroup?: boolean;
   /** Index of the sentence it comes from (ties, order, duplicates). */
   sentence: number;
   /** The next sentence, when the item quotes it too ("One is a blocker. Invoices show …"): no other section repeats it. */
@@ -175,6 +177,18 @@ const DECISION_CUES = [
 const DECIDER_BEFORE =
   /(?:^|(?<![\p{L}'’])(?:we|i|us|all|everyone|everybody|team|group|committee|so|and|then|ok|okay))(?:['’]ve| have| had| has| all| just| finally| now| already)*\s*$/iu;
 
+/**
+ * A decision said as the meeting's ("we decided / agreed / chose …", "the
+ * team settled on …", "we'll go with …"): the notes say the group decided
+ * it, as minutes do, rather than the one who happened to say it.
+ */
+const GROUP_DECIDES = nonGlobal(
+  cue(
+    String.raw`(?:we|everyone|everybody|the team|the group)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chose|chosen|opted|concluded)|we(?:'ll| will| are going to|'re going to) (?:go|stick) with`,
+  ),
+);
+const LETS = nonGlobal(cue(String.raw`let's|let us`));
+
 /** A short reply that agrees: "Agreed.", "Sounds good.", "Yes, let's do that." */
 const AGREEMENT =
   /^(?:agreed|agree|i agree|yes|yeah|yep|okay|ok|sure|fine|sounds good|sounds great|good idea|perfect|great|exactly|absolutely|definitely|right|correct|deal|that works|works for me|let's do (?:it|that))\b/i;
@@ -268,6 +282,28 @@ const OPENING_WINDOW = 3;
 const SALIENCE_WEIGHT = 2;
 /** The words of an overview line, on average: the stretches the rest of the meeting is cut into. */
 const WORDS_PER_TOPIC = 15;
+/**
+ * How much a definite article raises an overview line's score and a
+ * first- or second-person pronoun ("I", "we", "you", "it") lowers it, per
+ * share of the line's words (tuned on QMSum train, decision 100).
+ */
+const DEFINITE_WEIGHT = 3;
+const PRONOUN_WEIGHT = 3;
+const SPEAKING_PRONOUN = /^(?:i|we|you|me|us|my|our|your|it|i['’](?:m|ve|ll|d)|we['’](?:re|ve|ll|d)|you['’](?:re|ll)|it['’]s)$/;
+
+/**
+ * How much a sentence reads like a line of notes rather than talk: one that
+ * names things ("the remote", "the budget", "the inquiry") says what was
+ * discussed; one full of "I", "we", "you", "it" ("I think we could do it
+ * like that") needs the talk around it to mean anything. A factor around 1.
+ */
+function descriptiveness(s: Sentence): number {
+  const w = words(s.text);
+  if (w.length === 0) return 1;
+  const definite = w.filter((x) => x === 'the').length / w.length;
+  const pronouns = w.filter((x) => SPEAKING_PRONOUN.test(x)).length / w.length;
+  return Math.max(0.2, 1 + DEFINITE_WEIGHT * definite - PRONOUN_WEIGHT * pronouns);
+}
 
 /** The words of the notes for a transcript of `transcriptWords` words: ≈130 for twenty minutes, MAX_WORDS from half an hour on. */
 export function wordBudget(transcriptWords: number): number {
@@ -331,7 +367,8 @@ function decisionsIn(sentences: readonly Sentence[], rank: readonly number[]): N
     )
       continue;
     if (hit !== undefined && words(s.text).length >= 3) {
-      out.push(item('decision', s, rank, agreedBy.length > 0 ? { agreedBy } : {}));
+      const byGroup = GROUP_DECIDES.test(s.text) || (LETS.test(s.text) && agreedBy.length > 0);
+      out.push(item('decision', s, rank, { ...(agreedBy.length > 0 ? { agreedBy } : {}), ...(byGroup ? { byGroup } : {}) }));
       continue;
     }
     // A proposal someone else agrees to at once ("… review on Thursday." — "Agreed.") is decided too.
@@ -465,10 +502,20 @@ function taskFrom(m: CueMatch): string {
 
 const DANGLING = new Set('to of for with about on at by in into from a an the and or but so if'.split(' '));
 
-/** A task that reads as one: a verb and what it acts on, not cut off ("worry about", "use for a"). */
+/**
+ * Content words a task needs to say what is to be done: "book the servers
+ * today" and "draft the user survey questions" do; "tell you", "confirm
+ * that", "use plastic" point at talk a reader of the notes did not hear
+ * (chosen on QMSum train, decision 100).
+ */
+const MIN_TASK_TERMS = 3;
+
+/** A task that reads as one: a verb and what it acts on, not cut off ("worry about", "use for a"), saying enough to act on. */
 function completeTask(task: string): boolean {
   const w = words(task);
-  return w.length >= 2 && !DANGLING.has(w.at(-1)!) && !/,\s*i (?:guess|think|suppose)/i.test(task);
+  return (
+    w.length >= 2 && !DANGLING.has(w.at(-1)!) && !/,\s*i (?:guess|think|suppose)/i.test(task) && contentTerms(task).length >= MIN_TASK_TERMS
+  );
 }
 
 /** Whom "you" speaks to: a name said in the sentence, else in a two-person exchange the other speaker, else the next one to speak. */
@@ -528,7 +575,8 @@ function findOpenQuestions(sentences: readonly Sentence[], rank: readonly number
  * The topics in the order they came up: the transcript cut into `count`
  * stretches of equal length, each giving its most representative sentence —
  * close to the stretch's own centroid and well ranked over the whole
- * meeting, neither a fragment nor a rambling run.
+ * meeting, neither a fragment nor a rambling run, naming things rather than
+ * pointing at them (descriptiveness).
  */
 export function findTopics(
   sentences: readonly Sentence[],
@@ -563,7 +611,8 @@ export function findTopics(
   for (let filled = 0; fill < usable.length && filled < OPENING_SHARE * budget; fill++) filled += words(usable[fill]!.text).length;
   const openingPool = usable.slice(0, Math.max(3, OPENING_WINDOW * fill));
   // A sentence that states the purpose ("this meeting is about …") comes first whatever its words.
-  const openingScore = (s: Sentence) => (PURPOSE.test(s.text) ? 10 : 0) + (rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
+  const openingScore = (s: Sentence) =>
+    (PURPOSE.test(s.text) ? 10 : 0) + (rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s) * descriptiveness(s);
   const opening: Sentence[] = [];
   for (const s of [...openingPool].sort((a, b) => openingScore(b) - openingScore(a) || a.index - b.index)) {
     if (used >= OPENING_SHARE * budget) break;
@@ -580,7 +629,9 @@ export function findTopics(
     const centroid = new Map<string, number>();
     for (const s of block) for (const [t, w] of vectors[s.index]!) centroid.set(t, (centroid.get(t) ?? 0) + w);
     const score = (s: Sentence) =>
-      (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) * lengthFit(s);
+      (cosine(vectors[s.index]!, centroid) / Math.sqrt(block.length) + rank[s.index]! + SALIENCE_WEIGHT * salience(s)) *
+      lengthFit(s) *
+      descriptiveness(s);
     let best = block[0]!;
     for (const s of block) if (score(s) > score(best)) best = s;
     if (out.some((o) => o.sentence === best.index || cosine(vectors[o.sentence]!, vectors[best.index]!) > DUPLICATE_SIMILARITY)) continue;
