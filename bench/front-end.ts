@@ -3,9 +3,9 @@
  * threads, back to back (decision 102): how long a noisy, reverberant
  * meeting spends in the front end before recognition can start.
  *
- *   in place   enhance/front-end.ts with its passes one after another on this
- *              thread: the front end as it ran before decision 102 (on one
- *              worker, one pass at a time);
+ *   in place   server/pipeline/enhance/front-end.ts with its passes one
+ *              after another on this thread: the front end as it ran before
+ *              decision 102 (on one worker, one pass at a time);
  *   workers    the gateway's front end (off-thread.ts): a runner with one
  *              worker per core, WPE cut into one part per worker, the first
  *              denoising beside the dereverberation.
