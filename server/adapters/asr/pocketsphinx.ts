@@ -61,17 +61,17 @@ export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
 
 /**
- * The language-model pass's search bound over pocketsphinx_continuous's own
- * defaults (docs/decisions/096-recognizer-pruning-on-real-speech.md, measured
- * by bench/pruning.ts on real recorded speech): at most 10,000 active HMMs
- * per frame (pocketsphinx: 30,000). The cap binds only where the search
- * widens; it is the tightest measured that keeps the real readings' words
- * clean, in the office and in the reverberant room alike (5,000 lost four
- * words of 71 in the room). The beams stay: narrowing them cost 18 points
- * on the clean readings. The lattice pass (-bestpath) stays: the words'
- * confidences are its posteriors.
+ * The language-model pass's search bounds over pocketsphinx_continuous's own
+ * defaults, measured by bench/pruning.ts on real recorded speech: at most
+ * 8,000 active HMMs per frame (pocketsphinx: 30,000) and 10 word exits per
+ * frame (pocketsphinx: no limit). Both bind only where the search widens;
+ * they keep the real readings' words clean, in the office and in the
+ * reverberant room alike, where 6,000 HMMs alone lost four words of 71 in
+ * the room (decisions 096 and 103). The beams stay: narrowing them cost 18
+ * points on the clean readings. The lattice pass (-bestpath) stays: the
+ * words' confidences are its posteriors.
  */
-export const POCKETSPHINX_SEARCH_ARGS: readonly string[] = ['-maxhmmpf', '10000'];
+export const POCKETSPHINX_SEARCH_ARGS: readonly string[] = ['-maxhmmpf', '8000', '-maxwpf', '10'];
 
 export interface PocketSphinxOptions {
   /** The pocketsphinx_continuous executable: a name looked up on PATH, or a path. */
