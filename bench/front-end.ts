@@ -20,11 +20,10 @@
  *
  *   node bench/run.ts --only front-end [--lengths 5] [--scenes office]
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fmt, formatRows, machine, median, round, target, type BenchReport, type BenchRunOptions } from './lib.ts';
+import { readPcm16Wav } from './quality-real-speech.ts';
 import { meetingWav } from './rtf.ts';
-import { parseWav } from '../common/audio/wav.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
 import { OffThreadRunner, offThreadEnhancer } from '../server/pipeline/off-thread.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
@@ -48,8 +47,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const scene = o['scenes'] ?? 'office';
   const rounds = opts.tiny ? 1 : 2;
   const { wav } = await meetingWav(minutes, scene, opts.log);
-  const pcm = parseWav(readFileSync(wav));
-  const samples = Float32Array.from(pcm.samples, (v) => v / 32768);
+  const samples = readPcm16Wav(wav);
   const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE };
   const runner = new OffThreadRunner();
   const results: Round[] = [];
