@@ -36,6 +36,7 @@ import { findExecutable, isDirectory, isFile, safeReaddir } from '../fs-probe.ts
 import {
   allOrNothing,
   CancelledError,
+  PIPELINE_SAMPLE_RATE,
   StageError,
   type PcmAudio,
   type RecognitionOptions,
@@ -232,26 +233,27 @@ export class PocketSphinxRecognizer implements Recognizer {
       throw new StageError(`no pocketsphinx ${what} is installed under ${this.#modelRoot}`, { retryable: true, dependencyMissing: true });
     }
 
-    const plans = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds, this.#warmUpSeconds);
-    if (plans.length === 0) return [];
+    const { plan, groups } = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds, this.#warmUpSeconds);
+    if (groups.length === 0) return [];
     // Progress: seconds of file decoded over all groups. Spotting prints its
     // detections newest first: only ever report forward progress.
-    const totalSeconds = plans.reduce((sum, p) => sum + p.fileDuration, 0);
-    const groupDone = plans.map(() => 0);
+    const groupSeconds = groups.map((g) => (g.toSample - g.fromSample) / PIPELINE_SAMPLE_RATE);
+    const totalSeconds = groupSeconds.reduce((sum, s) => sum + s, 0);
+    const groupDone = groups.map(() => 0);
     let reported = 0;
     const progress = (group: number, fraction: number) => {
       groupDone[group] = Math.max(groupDone[group]!, fraction);
-      const overall = plans.reduce((sum, p, i) => sum + p.fileDuration * groupDone[i]!, 0) / totalSeconds;
+      const overall = groupSeconds.reduce((sum, s, i) => sum + s * groupDone[i]!, 0) / totalSeconds;
       if (overall > reported) control.progress((reported = overall));
     };
     const dir = await mkdtemp(join(this.#tmpDir, 'mas-pocketsphinx-'));
     try {
       // One folder per group (its file, its logs); the plain folder when there is one group.
-      const groupDirs = plans.length === 1 ? [dir] : plans.map((_, i) => join(dir, `group-${i}`));
+      const groupDirs = groups.length === 1 ? [dir] : groups.map((_, i) => join(dir, `group-${i}`));
       const wavs = groupDirs.map((d) => join(d, 'speech.wav'));
-      for (const [i, plan] of plans.entries()) {
+      for (const [i, group] of groups.entries()) {
         if (groupDirs[i] !== dir) await mkdir(groupDirs[i]!);
-        await writeSpansAsWav(audio, plan, wavs[i]!);
+        await writeSpansAsWav(audio, plan, wavs[i]!, group);
       }
       await control.checkpoint();
 
@@ -272,7 +274,7 @@ export class PocketSphinxRecognizer implements Recognizer {
           : { lm: model.lm, dict: model.dict };
 
       const groupWords = await allOrNothing(control, (groupControl) =>
-        plans.map(async (plan, i) => {
+        groups.map(async (group, i) => {
           const fileWords = await decodeFile(
             {
               binary,
@@ -282,23 +284,24 @@ export class PocketSphinxRecognizer implements Recognizer {
               extraArgs: overrideOptions(POCKETSPHINX_SEARCH_ARGS, this.#extraArgs),
             },
             wavs[i]!,
-            plan.fileDuration,
+            groupSeconds[i]!,
             groupDirs[i]!,
             phrases,
             groupControl,
             (fraction) => progress(i, fraction),
           );
-          // The warm-up's words are the previous group's.
-          const warmUp = plan.warmUpSeconds ?? 0;
-          const own = fileWords.filter((w) => (w.start + w.end) / 2 >= warmUp);
-          return mapToSourceTime(own, plan, audio.durationSeconds);
+          // In the whole file's times; the words of the warm-up are the previous group's.
+          const shift = group.fromSample / PIPELINE_SAMPLE_RATE;
+          return fileWords
+            .map((w) => ({ ...w, start: w.start + shift, end: w.end + shift }))
+            .filter((w) => (w.start + w.end) / 2 >= group.keepFrom && (w.start + w.end) / 2 < group.keepTo);
         }),
       );
 
       const display = displayForms(phrases, options.customWords);
       for (const v of vocabulary) if (!display.has(v.key)) display.set(v.key, v.display);
-      // The groups follow one another in the recording: their words, joined in order, are in order.
-      return groupWords.flat().map((w) => ({ ...w, text: displayText(w.text, display) }));
+      // The groups follow one another in the file: their words, joined in order, are in order.
+      return mapToSourceTime(groupWords.flat(), plan, audio.durationSeconds).map((w) => ({ ...w, text: displayText(w.text, display) }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,13 +1,25 @@
 /**
- * The span planner's groups (planDecodeGroups, decision 094): one plan per
- * recognizer process, cut only at pauses between regions, balanced by the
- * seconds each decodes, and words mapped back and joined with none lost or
- * doubled at a seam. One process: the plan of planDecodeSpans, unchanged.
+ * The span planner's groups (planDecodeGroups, decisions 094 and 104): each
+ * recognizer process decodes a stretch of the single plan's file begun on a
+ * frame boundary, cut only in the middle of pauses, balanced by the seconds
+ * each owns, and words mapped back and joined with none lost or doubled at a
+ * seam. One process: the whole file of planDecodeSpans, unchanged.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { SpeechRegion } from '../../pipeline/types.ts';
-import { mapToSourceTime, planDecodeGroups, planDecodeSpans, SPAN_GAP_SECONDS, type DecodePlan, type FileWord } from './spans.ts';
+import type { PcmAudio, SpeechRegion } from '../../pipeline/types.ts';
+import {
+  mapToSourceTime,
+  planDecodeGroups,
+  planDecodeSpans,
+  writeSpansAsWav,
+  type DecodeGroup,
+  type DecodePlan,
+  type FileWord,
+} from './spans.ts';
 
 /** Deterministic regions: `count` stretches of speech of 2–20 s with pauses of 0.6–8 s (a seeded LCG). */
 function regionsOf(count: number, seed: number, pause: [number, number] = [0.6, 8]): { regions: SpeechRegion[]; duration: number } {
@@ -32,101 +44,118 @@ function fileTime(plan: DecodePlan, t: number): number | null {
   return span === undefined ? null : t - span.sourceStart + span.fileStart;
 }
 
+const RATE = 16_000;
+const FRAME = 160;
+
+/** Where each region of a plan lies in its file, in samples (as writeSpansAsWav lays it: rounded ranges, 1 s gaps). */
+function regionSamples(plan: DecodePlan, regions: readonly SpeechRegion[]): [number, number][] {
+  if (plan.spans.length === 1 && plan.spans[0]!.sourceStart === 0)
+    return regions.map((r) => [Math.round(r.start * RATE), Math.round(r.end * RATE)]);
+  let at = 0;
+  return plan.spans.map((s, i) => {
+    if (i > 0) at += RATE;
+    const length = Math.round(s.sourceEnd * RATE) - Math.round(s.sourceStart * RATE);
+    at += length;
+    return [at - length, at];
+  });
+}
+
+const middle = (w: { start: number; end: number }) => (w.start + w.end) / 2;
+
 describe('decode groups', () => {
-  it('one process: exactly the plan of planDecodeSpans (the single-process path is unchanged)', () => {
+  it('one process: one group, the whole file of planDecodeSpans (the single-process path is unchanged)', () => {
     for (const seed of [1, 2, 3]) {
-      const sparse = regionsOf(30, seed, [3, 30]);
-      assert.deepEqual(planDecodeGroups(sparse.regions, sparse.duration, 1), [planDecodeSpans(sparse.regions, sparse.duration)]);
-      const dense = regionsOf(30, seed, [0.6, 1]);
-      assert.deepEqual(planDecodeGroups(dense.regions, dense.duration, 1), [planDecodeSpans(dense.regions, dense.duration)]);
-    }
-    assert.deepEqual(planDecodeGroups([], 0, 4), []);
-  });
-
-  it('too little audio for two groups of the minimum: one plan', () => {
-    const { regions, duration } = regionsOf(3, 7);
-    assert.equal(planDecodeGroups(regions, duration, 2, 1000).length, 1);
-    assert.equal(planDecodeGroups([{ start: 1, end: 50 }], 60, 2, 1).length, 1, 'one region cannot be cut');
-  });
-
-  it('sparse regions: contiguous runs of whole regions, each laid out as usual, balanced by decoded seconds', () => {
-    const { regions, duration } = regionsOf(60, 11, [3, 30]);
-    const single = planDecodeSpans(regions, duration);
-    assert.ok(single.spans.length > 10, 'sparse: regions laid end to end');
-    for (const count of [2, 3, 4]) {
-      const groups = planDecodeGroups(regions, duration, count, 1, 0);
-      assert.equal(groups.length, count);
-      // The same spans, in the same order, each in exactly one group.
-      assert.deepEqual(
-        groups.flatMap((g) => g.spans.map((s) => [s.sourceStart, s.sourceEnd])),
-        single.spans.map((s) => [s.sourceStart, s.sourceEnd]),
-      );
-      for (const g of groups) {
-        assert.equal(g.spans[0]!.fileStart, 0, 'each group is a file of its own');
-        for (let i = 1; i < g.spans.length; i++) {
-          const before = g.spans[i - 1]!;
-          const laidAt = before.fileStart + before.sourceEnd - before.sourceStart + SPAN_GAP_SECONDS;
-          assert.ok(Math.abs(g.spans[i]!.fileStart - laidAt) < 1e-9, 'the usual gap between regions');
-        }
+      for (const pause of [
+        [3, 30],
+        [0.6, 1],
+      ] as [number, number][]) {
+        const { regions, duration } = regionsOf(30, seed, pause);
+        const { plan, groups } = planDecodeGroups(regions, duration, 1);
+        assert.deepEqual(plan, planDecodeSpans(regions, duration));
+        assert.equal(groups.length, 1);
+        assert.equal(groups[0]!.fromSample, 0);
+        assert.ok(Math.abs(groups[0]!.toSample / RATE - plan.fileDuration) < 0.01, 'to the end of the file');
+        assert.deepEqual([groups[0]!.keepFrom, groups[0]!.keepTo], [-Infinity, Infinity]);
       }
-      const longest = Math.max(...single.spans.map((s) => s.sourceEnd - s.sourceStart)) + SPAN_GAP_SECONDS;
-      const share = single.fileDuration / count;
-      for (const g of groups)
-        assert.ok(Math.abs(g.fileDuration - share) <= longest + 1e-9, `${g.fileDuration} against a share of ${share}`);
+    }
+    assert.deepEqual(planDecodeGroups([], 0, 4).groups, []);
+  });
+
+  it('too little audio for two groups of the minimum: one group', () => {
+    const { regions, duration } = regionsOf(3, 7);
+    assert.equal(planDecodeGroups(regions, duration, 2, 1000).groups.length, 1);
+    assert.equal(planDecodeGroups([{ start: 1, end: 50 }], 60, 2, 1).groups.length, 1, 'one region cannot be cut');
+  });
+
+  it('groups own the file from the middle of one pause to the middle of another, in order, balanced within a region', () => {
+    for (const [pause, seed] of [
+      [[3, 30], 11],
+      [[0.6, 1.2], 5],
+    ] as [[number, number], number][]) {
+      const { regions, duration } = regionsOf(60, seed, pause);
+      for (const count of [2, 3, 4]) {
+        const { plan, groups } = planDecodeGroups(regions, duration, count, 1, 0);
+        assert.equal(groups.length, count);
+        const laid = regionSamples(plan, regions);
+        assert.equal(groups[0]!.keepFrom, -Infinity);
+        assert.equal(groups.at(-1)!.keepTo, Infinity);
+        for (let k = 1; k < count; k++) {
+          const cut = groups[k]!.keepFrom;
+          assert.equal(groups[k - 1]!.keepTo, cut, 'each second of the file is owned by one group');
+          const after = laid.findIndex(([a]) => a / RATE > cut);
+          assert.ok(after > 0, 'a cut lies between two regions');
+          assert.ok(Math.abs(cut - (laid[after - 1]![1] + laid[after]![0]) / 2 / RATE) < 0.01, 'in the middle of the pause');
+          // With no warm-up, a group starts on the frame boundary just before its first region (before its cut, when the
+          // recording is decoded whole), and the one before ends with its last region (at the cut).
+          const own = plan.spans.length === 1 ? Math.round(cut * RATE) : laid[after]![0];
+          assert.equal(groups[k]!.fromSample, Math.floor(own / FRAME) * FRAME);
+          assert.equal(groups[k - 1]!.toSample, plan.spans.length === 1 ? Math.round(cut * RATE) : laid[after - 1]![1]);
+        }
+        const longest = Math.max(...laid.map(([a, b]) => b - a)) / RATE + 1.2;
+        const owned = groups.map((g) => Math.min(g.keepTo, plan.fileDuration) - Math.max(g.keepFrom, 0));
+        for (const o of owned)
+          assert.ok(Math.abs(o - plan.fileDuration / count) <= longest, `${o} against a share of ${plan.fileDuration / count}`);
+      }
     }
   });
 
-  it('regions covering the recording: pieces of it from the middle of a pause to the middle of another, tiling it', () => {
-    const { regions, duration } = regionsOf(80, 5, [0.6, 1.2]);
-    assert.equal(planDecodeSpans(regions, duration).spans.length, 1, 'decoded whole when the regions cover it');
-    const groups = planDecodeGroups(regions, duration, 2, 1, 0);
-    assert.equal(groups.length, 2);
-    assert.equal(groups[0]!.spans[0]!.sourceStart, 0);
-    assert.equal(groups[1]!.spans[0]!.sourceEnd, duration);
-    const cut = groups[0]!.spans[0]!.sourceEnd;
-    assert.equal(groups[1]!.spans[0]!.sourceStart, cut, 'no second is decoded twice or left out');
-    assert.ok(!regions.some((r) => cut > r.start && cut < r.end), 'the cut falls in a pause, never in speech');
-    const pause = regions.findIndex((r) => r.start > cut);
-    assert.ok(Math.abs(cut - (regions[pause - 1]!.end + regions[pause]!.start) / 2) < 1e-9, 'in the middle of the pause');
-    assert.ok(Math.abs(groups[0]!.fileDuration - duration / 2) <= 20 + 1.2, 'balanced within a region');
-  });
-
-  it('each group but the first starts with the speech before it, as the single file has it, marked as warm-up', () => {
+  it('each group but the first starts on a frame boundary about warmUpSeconds before its cut', () => {
     for (const pause of [
       [3, 30],
       [0.6, 1.2],
     ] as [number, number][]) {
       const { regions, duration } = regionsOf(60, 31, pause);
-      const single = planDecodeSpans(regions, duration);
-      const cold = planDecodeGroups(regions, duration, 3, 1, 0);
-      const warm = planDecodeGroups(regions, duration, 3, 1, 10);
-      assert.equal(warm[0]!.warmUpSeconds, undefined, 'the first group starts where the recording does');
-      assert.deepEqual(warm[0], cold[0]);
+      const cold = planDecodeGroups(regions, duration, 3, 1, 0).groups;
+      const warm = planDecodeGroups(regions, duration, 3, 1, 10).groups;
+      assert.deepEqual(warm[0], cold[0], 'the first group starts where the file does');
       for (let k = 1; k < 3; k++) {
-        const w = warm[k]!;
-        const own = cold[k]!;
-        assert.ok(w.warmUpSeconds! > 9 && w.warmUpSeconds! <= 10 + 1e-9, `about 10 s of warm-up: ${w.warmUpSeconds}`);
-        assert.ok(Math.abs(w.fileDuration - w.warmUpSeconds! - own.fileDuration) < 1e-9, 'then the group itself');
-        if (single.spans.length === 1) {
-          // The recording decoded whole: the group's piece of it, begun that much earlier.
-          assert.deepEqual(w.spans, [
-            { sourceStart: own.spans[0]!.sourceStart - w.warmUpSeconds!, sourceEnd: own.spans[0]!.sourceEnd, fileStart: 0 },
-          ]);
-          continue;
-        }
-        // The file after the warm-up is the group's own, and the warm-up ends where the previous group does.
-        const firstOwn = w.spans.find((s) => s.fileStart >= w.warmUpSeconds! - 1e-9)!;
-        assert.equal(firstOwn.sourceStart, own.spans[0]!.sourceStart);
-        const warmUpEnd = w.spans.filter((s) => s.fileStart < w.warmUpSeconds! - 1e-9).at(-1)!;
-        assert.equal(warmUpEnd.sourceEnd, cold[k - 1]!.spans.at(-1)!.sourceEnd);
-        // Laid out as in the single file: the same spans with the same gaps, from some point on.
-        const at = single.spans.findIndex((s) => s.sourceEnd === w.spans[0]!.sourceEnd);
-        for (let i = 1; i < w.spans.length; i++)
-          assert.deepEqual(
-            [w.spans[i]!.sourceStart, w.spans[i]!.sourceEnd],
-            [single.spans[at + i]!.sourceStart, single.spans[at + i]!.sourceEnd],
-          );
+        assert.equal(warm[k]!.fromSample % FRAME, 0);
+        const warmUp = (cold[k]!.fromSample - warm[k]!.fromSample) / RATE;
+        assert.ok(warmUp > 10 - 0.02 && warmUp <= 10 + 0.02, `about 10 s of warm-up: ${warmUp}`);
+        assert.deepEqual([warm[k]!.toSample, warm[k]!.keepFrom, warm[k]!.keepTo], [cold[k]!.toSample, cold[k]!.keepFrom, cold[k]!.keepTo]);
       }
+    }
+  });
+
+  it("a group's file is the very samples of the whole file at its place", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-spans-'));
+    try {
+      const { regions, duration } = regionsOf(12, 3, [0.6, 4]);
+      const samples = new Float32Array(Math.round(duration * RATE));
+      for (let i = 0; i < samples.length; i++) samples[i] = Math.sin(i * 0.01) * 0.5;
+      const audio: PcmAudio = { sampleRate: RATE, samples, durationSeconds: duration };
+      const { plan, groups } = planDecodeGroups(regions, duration, 3, 1, 7.3);
+      assert.ok(plan.spans.length > 1, 'regions laid end to end, gaps of dither between them');
+      await writeSpansAsWav(audio, plan, join(dir, 'whole.wav'));
+      const whole = readFileSync(join(dir, 'whole.wav'));
+      for (const [k, g] of groups.entries()) {
+        await writeSpansAsWav(audio, plan, join(dir, `group-${k}.wav`), g);
+        const part = readFileSync(join(dir, `group-${k}.wav`));
+        assert.equal(part.readUInt32LE(40), (g.toSample - g.fromSample) * 2, 'its header says its length');
+        assert.ok(part.subarray(44).equals(whole.subarray(44 + g.fromSample * 2, 44 + g.toSample * 2)), `group ${k}: the same bytes`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -148,19 +177,23 @@ describe('decode groups', () => {
         [2, 10],
         [3, 7.3],
       ]) {
-        const groups = planDecodeGroups(regions, duration, count!, 1, warmUp);
-        // What each group's recognizer would hear: the truth's words inside its file, in file times.
-        const joined = groups.flatMap((plan) => {
-          const heard: FileWord[] = [];
-          for (const w of truth) {
+        const { plan, groups } = planDecodeGroups(regions, duration, count!, 1, warmUp);
+        // What each group's recognizer hears: the truth's words inside its stretch of the file, in its own file's times.
+        const hear = (g: DecodeGroup): FileWord[] =>
+          truth.flatMap((w) => {
             const start = fileTime(plan, w.start);
             const end = fileTime(plan, w.end);
-            if (start !== null && end !== null) heard.push({ text: w.text, start, end, confidence: 1 });
-          }
-          // As the recognizer does: the warm-up's words are the previous group's.
-          const own = heard.filter((w) => (w.start + w.end) / 2 >= (plan.warmUpSeconds ?? 0));
-          return mapToSourceTime(own, plan, duration);
-        });
+            const from = g.fromSample / RATE;
+            if (start === null || end === null || start < from || end > g.toSample / RATE) return [];
+            return [{ text: w.text, start: start - from, end: end - from, confidence: 1 }];
+          });
+        // As the recognizer does: back to the whole file's times, each group's own words, then to the recording.
+        const kept = groups.flatMap((g) =>
+          hear(g)
+            .map((w) => ({ ...w, start: w.start + g.fromSample / RATE, end: w.end + g.fromSample / RATE }))
+            .filter((w) => middle(w) >= g.keepFrom && middle(w) < g.keepTo),
+        );
+        const joined = mapToSourceTime(kept, plan, duration);
         assert.deepEqual(
           joined.map((w) => w.text),
           truth.map((w) => w.text),

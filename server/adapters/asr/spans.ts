@@ -29,12 +29,6 @@ export interface DecodeSpan {
 export interface DecodePlan {
   spans: DecodeSpan[];
   fileDuration: number;
-  /**
-   * Seconds at the start of the file that only warm the recognizer up: the
-   * speech just before the group, as the single file has it (planDecodeGroups).
-   * Their words are the previous group's and are dropped here.
-   */
-  warmUpSeconds?: number;
 }
 
 /** Regions closer than this are decoded as one (a pause inside a sentence). */
@@ -86,11 +80,15 @@ function layEndToEnd(merged: readonly SpeechRegion[]): DecodePlan {
 }
 
 /**
- * A group shorter than this (seconds of decoded file) is not worth a process
- * of its own: each recognizer process loads the acoustic and language models
- * before it decodes a frame.
+ * A group shorter than this (seconds of decoded file) is not given a process
+ * of its own. Each process loads the acoustic and language models before it
+ * decodes a frame, and a seam changes the decoder's state (decision 104: its
+ * cepstral mean and noise estimate carry minutes of history, so the words
+ * after a seam differ from the single process's, as often for the worse as
+ * for the better). On a meeting of a few minutes a second process saves
+ * seconds of waiting; it is kept for meetings where it saves minutes.
  */
-export const MIN_GROUP_SECONDS = 30;
+export const MIN_GROUP_SECONDS = 90;
 /**
  * Speech decoded before each group but the first, its words dropped: a
  * process starts its cepstral mean normalization from the model's prior
@@ -99,22 +97,47 @@ export const MIN_GROUP_SECONDS = 30;
  * process, adapted by then, had not (decision 094, measured on real speech).
  */
 export const WARM_UP_SECONDS = 10;
+/** pocketsphinx's frame shift (`-frate 100`) in samples of the decoded file. */
+const FRAME_SAMPLES = PIPELINE_SAMPLE_RATE / 100;
+
+/** One recognizer process's share of a plan (planDecodeGroups): a stretch of the plan's file, and the words it keeps. */
+export interface DecodeGroup {
+  /**
+   * Samples [fromSample, toSample) of the plan's file as writeSpansAsWav lays
+   * it out. fromSample is on a frame boundary of the whole file, so the
+   * group's frames are the single process's frames.
+   */
+  fromSample: number;
+  toSample: number;
+  /** The group's words are those whose middle falls in [keepFrom, keepTo), seconds of the plan's file. */
+  keepFrom: number;
+  keepTo: number;
+}
+
+/** The single plan and how its file is shared among the processes. */
+export interface GroupedPlan {
+  plan: DecodePlan;
+  groups: DecodeGroup[];
+}
 
 /**
- * The plan of planDecodeSpans cut into at most `count` plans, one per
- * recognizer process, each decoded from its own file (decision 094).
+ * The plan of planDecodeSpans, its file shared among at most `count`
+ * recognizer processes (decision 094, amended by decision 104).
  *
- * Cuts fall only at pauses the voice activity found, between two (merged)
- * regions, so no word is ever cut in two and each word is decoded by exactly
- * one process. The groups are contiguous runs of regions balanced by the
- * seconds of file each decodes: laid end to end, a group is its regions with
- * the usual gap between them; when the regions cover nearly the whole
- * recording (decoded unchanged), a group is the recording from the middle of
- * one pause to the middle of another. Joined in order, the groups' words are
- * the recording's in order, since the groups follow one another in time.
+ * Every group decodes a stretch of the very file the single process would
+ * decode, begun on one of its frame boundaries: the same samples in the same
+ * frames, so a group differs from the single process only by the decoder
+ * state it brings to its first words. Cuts fall only at pauses the voice
+ * activity found, in the middle of the pause, so no word is cut in two; each
+ * group keeps the words whose middle lies between its two cuts, so each word
+ * is kept by exactly one group, and the groups joined in order are the
+ * recording's words in order. Each group but the first starts `warmUpSeconds`
+ * of file before its cut, to warm its decoder up; it ends at the end of its
+ * last region (the file's end for the last group). The groups are balanced
+ * by the seconds of file between their cuts.
  *
  * With `count` 1, or too little audio for two groups of `minGroupSeconds`,
- * the one plan is planDecodeSpans's own (the single-process path, unchanged).
+ * there is one group, the whole file: the single-process path, unchanged.
  */
 export function planDecodeGroups(
   regions: readonly SpeechRegion[],
@@ -122,47 +145,65 @@ export function planDecodeGroups(
   count: number,
   minGroupSeconds = MIN_GROUP_SECONDS,
   warmUpSeconds = WARM_UP_SECONDS,
-): DecodePlan[] {
-  const single = planDecodeSpans(regions, duration);
-  if (single.spans.length === 0) return [];
+): GroupedPlan {
+  const plan = planDecodeSpans(regions, duration);
+  if (plan.spans.length === 0) return { plan, groups: [] };
+  const layout = sampleLayout(plan, Math.round(duration * PIPELINE_SAMPLE_RATE));
+  const whole: DecodeGroup = { fromSample: 0, toSample: layout.total, keepFrom: -Infinity, keepTo: Infinity };
   const merged = mergeRegions(regions, duration);
-  const groups = Math.min(Math.floor(count), merged.length, Math.floor(single.fileDuration / Math.max(minGroupSeconds, 1e-9)));
-  if (groups <= 1) return [single];
+  const wanted = Math.min(Math.floor(count), merged.length, Math.floor(plan.fileDuration / Math.max(minGroupSeconds, 1e-9)));
+  if (wanted <= 1) return { plan, groups: [whole] };
 
-  if (decodesWholeFile(merged, duration)) {
-    // Each region owns the recording from the middle of the pause before it to the middle of the pause after it.
-    const cuts = [0, ...merged.slice(1).map((r, i) => (merged[i]!.end + r.start) / 2), duration];
-    const costs = merged.map((_, i) => cuts[i + 1]! - cuts[i]!);
-    return balancedRuns(costs, groups).map(([from, to]) => {
-      const start = Math.max(0, cuts[from]! - warmUpSeconds);
-      return {
-        spans: [{ sourceStart: start, sourceEnd: cuts[to]!, fileStart: 0 }],
-        fileDuration: cuts[to]! - start,
-        ...(start < cuts[from]! ? { warmUpSeconds: cuts[from]! - start } : {}),
-      };
-    });
-  }
-  // Laid end to end: a region costs its length and the gap before it.
-  const costs = merged.map((r, i) => r.end - r.start + (i > 0 ? SPAN_GAP_SECONDS : 0));
-  return balancedRuns(costs, groups).map(([from, to]) => {
-    const warmUp = speechBefore(merged, from, warmUpSeconds);
-    const plan = layEndToEnd([...warmUp, ...merged.slice(from, to)]);
-    return warmUp.length === 0 ? plan : { ...plan, warmUpSeconds: plan.spans[warmUp.length]!.fileStart };
+  // Each merged region as it lies in the file, in seconds and in samples.
+  const rate = PIPELINE_SAMPLE_RATE;
+  const laid =
+    plan.spans.length === 1
+      ? merged.map((r) => ({ start: r.start, end: r.end, startSample: Math.round(r.start * rate), endSample: Math.round(r.end * rate) }))
+      : plan.spans.map((s, i) => ({
+          start: s.fileStart,
+          end: s.fileStart + s.sourceEnd - s.sourceStart,
+          startSample: layout.starts[i]!,
+          endSample: layout.starts[i]! + layout.ranges[i]![1] - layout.ranges[i]![0],
+        }));
+  // The cuts: the middle of each pause between regions (of the gap, when they are laid end to end).
+  const cuts = [0, ...laid.slice(1).map((r, i) => (laid[i]!.end + r.start) / 2), plan.fileDuration];
+  const costs = laid.map((_, i) => cuts[i + 1]! - cuts[i]!);
+  const groups = balancedRuns(costs, wanted).map(([from, to]): DecodeGroup => {
+    const first = from === 0;
+    const last = to === laid.length;
+    // The whole recording decoded: a group owns it from the middle of a pause to the middle of another.
+    const ownStart = plan.spans.length === 1 ? Math.round(cuts[from]! * rate) : laid[from]!.startSample;
+    const ownEnd = last ? layout.total : plan.spans.length === 1 ? Math.round(cuts[to]! * rate) : laid[to - 1]!.endSample;
+    const warmStart = Math.max(0, ownStart - Math.round(warmUpSeconds * rate));
+    return {
+      fromSample: first ? 0 : Math.floor(warmStart / FRAME_SAMPLES) * FRAME_SAMPLES,
+      toSample: ownEnd,
+      keepFrom: first ? -Infinity : cuts[from]!,
+      keepTo: last ? Infinity : cuts[to]!,
+    };
   });
+  return { plan, groups };
 }
 
-/** The last `seconds` of the file before region `index`, as the single plan lays it (regions, their tails, the gaps between). */
-function speechBefore(merged: readonly SpeechRegion[], index: number, seconds: number): SpeechRegion[] {
-  const pieces: SpeechRegion[] = [];
-  let need = seconds;
-  for (let i = index - 1; i >= 0 && need > 0; i--) {
-    need -= SPAN_GAP_SECONDS; // the gap after this region
-    if (need <= 0) break;
-    const r = merged[i]!;
-    pieces.unshift({ start: Math.max(r.start, r.end - need), end: r.end });
-    need -= r.end - r.start;
+/** Where writeSpansAsWav puts each span: its source sample range, its first sample in the file, and the file's length. */
+function sampleLayout(
+  plan: DecodePlan,
+  sampleCount: number,
+): { ranges: (readonly [number, number])[]; starts: number[]; gapSamples: number; total: number } {
+  const rate = PIPELINE_SAMPLE_RATE;
+  const gapSamples = Math.round(SPAN_GAP_SECONDS * rate);
+  const ranges = plan.spans.map((s) => {
+    const from = Math.round(s.sourceStart * rate);
+    return [from, Math.max(from, Math.min(sampleCount, Math.round(s.sourceEnd * rate)))] as const;
+  });
+  const starts: number[] = [];
+  let at = 0;
+  for (const [i, [from, to]] of ranges.entries()) {
+    if (i > 0) at += gapSamples;
+    starts.push(at);
+    at += to - from;
   }
-  return pieces;
+  return { ranges, starts, gapSamples, total: at };
 }
 
 /**
@@ -187,34 +228,47 @@ function balancedRuns(costs: readonly number[], groups: number): [number, number
   return bounds.slice(1).map((to, i) => [bounds[i]!, to]);
 }
 
-/** Writes the plan's spans as 16 kHz 16-bit mono WAV, in blocks so long meetings never sit in memory twice. */
-export async function writeSpansAsWav(audio: PcmAudio, plan: DecodePlan, file: string): Promise<void> {
-  const rate = PIPELINE_SAMPLE_RATE;
-  const gapSamples = Math.round(SPAN_GAP_SECONDS * rate);
-  const ranges = plan.spans.map(
-    (s) => [Math.round(s.sourceStart * rate), Math.min(audio.samples.length, Math.round(s.sourceEnd * rate))] as const,
-  );
-  const total = ranges.reduce((n, [a, b]) => n + (b - a), 0) + gapSamples * Math.max(0, ranges.length - 1);
+/**
+ * Writes the plan's spans as 16 kHz 16-bit mono WAV, in blocks so long
+ * meetings never sit in memory twice; with `slice`, only samples
+ * [fromSample, toSample) of that file (a DecodeGroup's share of it).
+ */
+export async function writeSpansAsWav(
+  audio: PcmAudio,
+  plan: DecodePlan,
+  file: string,
+  slice?: { fromSample: number; toSample: number },
+): Promise<void> {
+  const layout = sampleLayout(plan, audio.samples.length);
+  const from = Math.max(0, slice?.fromSample ?? 0);
+  const to = Math.min(layout.total, slice?.toSample ?? layout.total);
   const fh = await open(file, 'w');
   try {
-    await fh.write(wavHeader(total * 2));
+    await fh.write(wavHeader(Math.max(0, to - from) * 2));
     let noise = 1;
     const BLOCK = 1 << 16;
-    for (let r = 0; r < ranges.length; r++) {
+    for (const [r, [sourceFrom, sourceTo]] of layout.ranges.entries()) {
+      const at = layout.starts[r]!;
       if (r > 0) {
         // Digital zeros give log(0) energies in the front end; a faint deterministic dither keeps it sane.
-        const gap = Buffer.alloc(gapSamples * 2);
-        for (let i = 0; i < gapSamples; i++) {
+        // The generator runs through every gap, written or not, so a slice holds the whole file's samples.
+        const gapAt = at - layout.gapSamples;
+        const gap = Buffer.alloc(layout.gapSamples * 2);
+        for (let i = 0; i < layout.gapSamples; i++) {
           noise = (noise * 1103515245 + 12345) & 0x7fffffff;
           gap.writeInt16LE((noise % 7) - 3, i * 2);
         }
-        await fh.write(gap);
+        const a = Math.max(from, gapAt);
+        const b = Math.min(to, at);
+        if (b > a) await fh.write(gap.subarray((a - gapAt) * 2, (b - gapAt) * 2));
       }
-      const [from, to] = ranges[r]!;
-      for (let i = from; i < to; i += BLOCK) {
-        const end = Math.min(to, i + BLOCK);
-        const buf = Buffer.alloc((end - i) * 2);
-        for (let j = i; j < end; j++) buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, audio.samples[j]!)) * 32767), (j - i) * 2);
+      // This span's source samples that fall inside the slice.
+      const first = sourceFrom + Math.max(0, from - at);
+      const end = sourceFrom + Math.min(sourceTo - sourceFrom, to - at);
+      for (let i = first; i < end; i += BLOCK) {
+        const stop = Math.min(end, i + BLOCK);
+        const buf = Buffer.alloc((stop - i) * 2);
+        for (let j = i; j < stop; j++) buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, audio.samples[j]!)) * 32767), (j - i) * 2);
         await fh.write(buf);
       }
     }
