@@ -32,6 +32,7 @@ const config: KnipConfig = {
         'bench/quality-real-speech.ts',
         'bench/quality-diarizer.ts',
         'bench/pipeline-vs-stock.ts',
+        'bench/decode-seams.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

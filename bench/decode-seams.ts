@@ -1,0 +1,151 @@
+/**
+ * What a seam between two recognizer processes does to the words (decision
+ * 104): one rendered meeting (a WAV with its .truth.json beside it, as
+ * bench/rtf.ts keeps them under .tmp/rtf-meetings/) through the front end
+ * (auto) and voice activity, then recognized with each process count asked
+ * for, no bias. Prints the WER of the whole meeting for each count, stock
+ * `pocketsphinx_continuous` on the raw file beside them, and the WER of
+ * stretches of the meeting before and after each seam, so a loss shows
+ * where it happens.
+ *
+ *   node bench/decode-seams.ts --wav=.tmp/rtf-meetings/long-planning-session-5min-office.wav
+ *       [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
+import { planDecodeGroups } from '../server/adapters/asr/spans.ts';
+import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
+import { AudioDecoder } from '../server/pipeline/decode.ts';
+import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
+import { uncontrolled, type RecognizedWord } from '../server/pipeline/types.ts';
+import { detectSpeech } from '../server/pipeline/vad.ts';
+import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
+import { readFlags } from './lib.ts';
+
+const USAGE = 'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]';
+const STOCK_MODEL = '/usr/share/pocketsphinx/model/en-us';
+/** Stretches reported around each seam, in seconds from it. */
+const AROUND_SEAM = [-30, 0, 30, 60, 120];
+
+interface TimedWord {
+  text: string;
+  start: number;
+  end: number;
+}
+
+const middle = (w: TimedWord) => (w.start + w.end) / 2;
+
+function werPercent(reference: readonly TimedWord[], hypothesis: readonly TimedWord[], from: number, to: number): string {
+  const inside = (w: TimedWord) => middle(w) >= from && middle(w) < to;
+  const ref = reference.filter(inside).map((w) => w.text);
+  if (ref.length === 0) return '–';
+  return `${(
+    wordErrorRate(
+      ref,
+      hypothesis.filter(inside).map((w) => w.text),
+    ).wer * 100
+  ).toFixed(1)} %`;
+}
+
+async function stockWords(wav: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    'pocketsphinx_continuous',
+    [
+      '-infile',
+      wav,
+      '-hmm',
+      `${STOCK_MODEL}/en-us`,
+      '-lm',
+      `${STOCK_MODEL}/en-us.lm.bin`,
+      '-dict',
+      `${STOCK_MODEL}/cmudict-en-us.dict`,
+      '-logfn',
+      '/dev/null',
+    ],
+    { maxBuffer: 1 << 28 },
+  );
+  return stdout
+    .split(/\s+/)
+    .filter((w) => w !== '' && !/^[<[(]/.test(w))
+    .map((w) => w.replace(/\(\d+\)$/, ''));
+}
+
+async function main(): Promise<void> {
+  const flags = readFlags(
+    process.argv.slice(2),
+    {
+      wav: { type: 'string' },
+      processes: { type: 'string', default: '1,2' },
+      'warm-up-seconds': { type: 'string' },
+      'min-group-seconds': { type: 'string' },
+    },
+    USAGE,
+  );
+  if (flags.wav === undefined) throw new Error(`--wav is required; use ${USAGE}`);
+  const truth = (JSON.parse(readFileSync(flags.wav.replace(/\.wav$/, '.truth.json'), 'utf8')) as { words: TimedWord[] }).words;
+  const warmUp = flags['warm-up-seconds'] !== undefined ? { warmUpSeconds: Number(flags['warm-up-seconds']) } : {};
+  const minGroup = flags['min-group-seconds'] !== undefined ? { minGroupSeconds: Number(flags['min-group-seconds']) } : {};
+
+  const audio = await new AudioDecoder().decode(flags.wav, 'wav', uncontrolled());
+  const vad = CONFIG_SECTIONS.vad.defaults;
+  const enhanced = await enhanceSpeech(
+    audio,
+    { enhancement: 'auto', denoise: vad.denoise, dereverberation: vad.dereverberation },
+    uncontrolled(),
+  );
+  const regions = detectSpeech(enhanced.audio, { ...vad });
+  const duration = enhanced.audio.durationSeconds;
+
+  const stock = await stockWords(flags.wav);
+  console.log(
+    `stock whole file: WER ${(
+      wordErrorRate(
+        truth.map((w) => w.text),
+        stock,
+      ).wer * 100
+    ).toFixed(2)} % of ${truth.length} words`,
+  );
+  const results = new Map<number, RecognizedWord[]>();
+  let seams: number[] = [];
+  for (const processes of flags.processes.split(',').map(Number)) {
+    const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off', processes, ...warmUp, ...minGroup });
+    const started = performance.now();
+    const words = await recognizer.transcribe(
+      enhanced.audio,
+      regions,
+      { language: 'en', customWords: [], initialPrompt: '' },
+      uncontrolled(),
+    );
+    results.set(processes, words);
+    const wer = wordErrorRate(
+      truth.map((w) => w.text),
+      words.map((w) => w.text),
+    ).wer;
+    console.log(`${processes} process(es): WER ${(wer * 100).toFixed(2)} %; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // The seams of this count, in the recording's time (each group's first cut, through the plan).
+    const { plan, groups } = planDecodeGroups(regions, duration, processes, minGroup.minGroupSeconds, warmUp.warmUpSeconds);
+    const cuts = groups.slice(1).map((g) => {
+      const span = plan.spans.filter((s) => s.fileStart <= g.keepFrom).at(-1)!;
+      return Math.min(span.sourceEnd, g.keepFrom - span.fileStart + span.sourceStart);
+    });
+    if (cuts.length > seams.length) seams = cuts;
+  }
+  for (const seam of seams) {
+    console.log(`seam at ${seam.toFixed(1)} s (the largest count's first seams):`);
+    const edges = [0, ...AROUND_SEAM.map((d) => seam + d).filter((t) => t > 0 && t < duration), duration + 1];
+    for (let i = 0; i + 1 < edges.length; i++) {
+      const [from, to] = [edges[i]!, edges[i + 1]!];
+      const cells = [...results].map(([n, words]) => `${n}: ${werPercent(truth, words, from, to)}`);
+      console.log(`  ${from.toFixed(0)}–${Math.min(to, duration).toFixed(0)} s: ${cells.join('  ')}`);
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(2);
+  });
+}
