@@ -8,8 +8,10 @@
  * stretches of the meeting before and after each seam, so a loss shows
  * where it happens.
  *
- *   node bench/decode-seams.ts --wav=.tmp/rtf-meetings/long-planning-session-5min-office.wav
- *       [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]
+ *   node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]
+ *
+ * (decision 104's meeting: the 5-minute office one bench/rtf.ts renders,
+ * long-planning-session-5min-office.wav in that folder.)
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
