@@ -82,11 +82,12 @@ function layEndToEnd(merged: readonly SpeechRegion[]): DecodePlan {
 /**
  * A group shorter than this (seconds of decoded file) is not given a process
  * of its own. Each process loads the acoustic and language models before it
- * decodes a frame, and a seam changes the decoder's state (decision 104: its
- * cepstral mean and noise estimate carry minutes of history, so the words
- * after a seam differ from the single process's, as often for the worse as
- * for the better). On a meeting of a few minutes a second process saves
- * seconds of waiting; it is kept for meetings where it saves minutes.
+ * decodes a frame, and a process that starts at a seam brings another
+ * decoder state than the single process has there (its cepstral mean, its
+ * voice activity's noise floor): the words after a seam differ, and in a
+ * noisy room that state can decide whether two utterances are joined into
+ * one the search loses (decision 104). On a meeting of a minute or two a
+ * second process saves seconds; it is kept for meetings where it saves minutes.
  */
 export const MIN_GROUP_SECONDS = 90;
 /**
