@@ -13,11 +13,9 @@
  * (decision 104's meeting: the 5-minute office one bench/rtf.ts renders,
  * long-planning-session-5min-office.wav in that folder.)
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
-import { planDecodeGroups } from '../server/adapters/asr/spans.ts';
+import { mapToSourceTime, planDecodeGroups } from '../server/adapters/asr/spans.ts';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
@@ -25,9 +23,9 @@ import { uncontrolled, type RecognizedWord } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { readFlags } from './lib.ts';
+import { stockWholeFileWords } from './quality.ts';
 
 const USAGE = 'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]';
-const STOCK_MODEL = '/usr/share/pocketsphinx/model/en-us';
 /** Stretches reported around each seam, in seconds from it. */
 const AROUND_SEAM = [-30, 0, 30, 60, 120];
 
@@ -49,29 +47,6 @@ function werPercent(reference: readonly TimedWord[], hypothesis: readonly TimedW
       hypothesis.filter(inside).map((w) => w.text),
     ).wer * 100
   ).toFixed(1)} %`;
-}
-
-async function stockWords(wav: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(
-    'pocketsphinx_continuous',
-    [
-      '-infile',
-      wav,
-      '-hmm',
-      `${STOCK_MODEL}/en-us`,
-      '-lm',
-      `${STOCK_MODEL}/en-us.lm.bin`,
-      '-dict',
-      `${STOCK_MODEL}/cmudict-en-us.dict`,
-      '-logfn',
-      '/dev/null',
-    ],
-    { maxBuffer: 1 << 28 },
-  );
-  return stdout
-    .split(/\s+/)
-    .filter((w) => w !== '' && !/^[<[(]/.test(w))
-    .map((w) => w.replace(/\(\d+\)$/, ''));
 }
 
 async function main(): Promise<void> {
@@ -100,7 +75,7 @@ async function main(): Promise<void> {
   const regions = detectSpeech(enhanced.audio, { ...vad });
   const duration = enhanced.audio.durationSeconds;
 
-  const stock = await stockWords(flags.wav);
+  const stock = await stockWholeFileWords(flags.wav);
   console.log(
     `stock whole file: WER ${(
       wordErrorRate(
@@ -128,10 +103,9 @@ async function main(): Promise<void> {
     console.log(`${processes} process(es): WER ${(wer * 100).toFixed(2)} %; ${((performance.now() - started) / 1000).toFixed(1)} s`);
     // The seams of this count, in the recording's time (each group's first cut, through the plan).
     const { plan, groups } = planDecodeGroups(regions, duration, processes, minGroup.minGroupSeconds, warmUp.warmUpSeconds);
-    const cuts = groups.slice(1).map((g) => {
-      const span = plan.spans.filter((s) => s.fileStart <= g.keepFrom).at(-1)!;
-      return Math.min(span.sourceEnd, g.keepFrom - span.fileStart + span.sourceStart);
-    });
+    const cuts = groups
+      .slice(1)
+      .map((g) => mapToSourceTime([{ text: '', start: g.keepFrom, end: g.keepFrom, confidence: 0 }], plan, duration)[0]!.start);
     if (cuts.length > seams.length) seams = cuts;
   }
   for (const seam of seams) {

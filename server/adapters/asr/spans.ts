@@ -155,26 +155,24 @@ export function planDecodeGroups(
   const wanted = Math.min(Math.floor(count), merged.length, Math.floor(plan.fileDuration / Math.max(minGroupSeconds, 1e-9)));
   if (wanted <= 1) return { plan, groups: [whole] };
 
-  // Each merged region as it lies in the file, in seconds and in samples.
+  // The cuts: the middle of each pause between regions (in the recording decoded whole; else of the gap between them in the file).
+  const wholeRecording = decodesWholeFile(merged, duration);
+  const inFile = wholeRecording ? merged : plan.spans.map((s) => ({ start: s.fileStart, end: s.fileStart + s.sourceEnd - s.sourceStart }));
+  const cuts = [0, ...inFile.slice(1).map((r, i) => (inFile[i]!.end + r.start) / 2), plan.fileDuration];
+  const costs = inFile.map((_, i) => cuts[i + 1]! - cuts[i]!);
   const rate = PIPELINE_SAMPLE_RATE;
-  const laid =
-    plan.spans.length === 1
-      ? merged.map((r) => ({ start: r.start, end: r.end, startSample: Math.round(r.start * rate), endSample: Math.round(r.end * rate) }))
-      : plan.spans.map((s, i) => ({
-          start: s.fileStart,
-          end: s.fileStart + s.sourceEnd - s.sourceStart,
-          startSample: layout.starts[i]!,
-          endSample: layout.starts[i]! + layout.ranges[i]![1] - layout.ranges[i]![0],
-        }));
-  // The cuts: the middle of each pause between regions (of the gap, when they are laid end to end).
-  const cuts = [0, ...laid.slice(1).map((r, i) => (laid[i]!.end + r.start) / 2), plan.fileDuration];
-  const costs = laid.map((_, i) => cuts[i + 1]! - cuts[i]!);
   const groups = balancedRuns(costs, wanted).map(([from, to]): DecodeGroup => {
     const first = from === 0;
-    const last = to === laid.length;
-    // The whole recording decoded: a group owns it from the middle of a pause to the middle of another.
-    const ownStart = plan.spans.length === 1 ? Math.round(cuts[from]! * rate) : laid[from]!.startSample;
-    const ownEnd = last ? layout.total : plan.spans.length === 1 ? Math.round(cuts[to]! * rate) : laid[to - 1]!.endSample;
+    const last = to === inFile.length;
+    // Decoded whole, a group owns the recording from the middle of a pause to the middle of another; laid end to
+    // end, from its first region's start to its last region's end.
+    const ownStart = wholeRecording ? Math.round(cuts[from]! * rate) : layout.starts[from]!;
+    const lastRange = layout.ranges[to - 1]!;
+    const ownEnd = last
+      ? layout.total
+      : wholeRecording
+        ? Math.round(cuts[to]! * rate)
+        : layout.starts[to - 1]! + lastRange[1] - lastRange[0];
     const warmStart = Math.max(0, ownStart - Math.round(warmUpSeconds * rate));
     return {
       fromSample: first ? 0 : Math.floor(warmStart / FRAME_SAMPLES) * FRAME_SAMPLES,
