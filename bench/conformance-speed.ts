@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readFlags, runCli } from './lib.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -118,9 +118,11 @@ function slug(label: string): string {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { seed: { type: 'string' }, sequential: { type: 'boolean' }, before: { type: 'string' }, 'out-dir': { type: 'string' } },
-  });
+  const values = readFlags(
+    process.argv.slice(2),
+    { seed: { type: 'string' }, sequential: { type: 'boolean' }, before: { type: 'string' }, 'out-dir': { type: 'string' } },
+    'node bench/conformance-speed.ts [--seed N] [--sequential] [--before DIR] [--out-dir DIR]',
+  );
   const seed = values.seed ?? '1';
   const out = resolve(values['out-dir'] ?? join(ROOT, 'reports'));
   const reports = join(out, 'bench-conformance-speed');
@@ -145,13 +147,5 @@ async function main(): Promise<number> {
 }
 
 if (import.meta.main) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`conformance-speed: ${(err as Error).stack ?? String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  await runCli(main);
 }

@@ -203,3 +203,17 @@ test('the corpus is deterministic and plants the query terms at about their rate
   assert.ok(seed.segments.every((s) => s.end > s.start));
   assert.ok(!Number.isNaN(Date.parse(seed.created_at)));
 });
+
+test('a bench script asked for --help prints its usage and exits 0; a mistyped flag gets one line and exit 2', async () => {
+  const run = promisify(execFile);
+  const script = fileURLToPath(new URL('./rtf.ts', import.meta.url));
+  const help = await run(process.execPath, [script, '--help']);
+  assert.match(help.stdout, /^use node bench\/rtf\.ts \[--lengths/);
+  const wrong = await run(process.execPath, [script, '--lenghts=5']).then(
+    () => assert.fail('a mistyped flag must not run the benchmark'),
+    (err: { code: number; stderr: string }) => err,
+  );
+  assert.equal(wrong.code, 2);
+  assert.equal(wrong.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
+  assert.match(wrong.stderr, /unknown argument --lenghts/);
+});

@@ -9,6 +9,7 @@
  * where it happens.
  *
  *   node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]
+ *       [--recognizer-args="-opt value"]   extra pocketsphinx options for the pipeline's decodes (measurements)
  *
  * (decision 104's meeting: the 5-minute office one bench/rtf.ts renders,
  * long-planning-session-5min-office.wav in that folder.)
@@ -22,10 +23,11 @@ import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
 import { uncontrolled, type RecognizedWord } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
-import { readFlags } from './lib.ts';
+import { readFlags, runCli } from './lib.ts';
 import { stockWholeFileWords } from './quality.ts';
 
-const USAGE = 'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]';
+const USAGE =
+  'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S] [--recognizer-args="-opt value"]';
 /** Stretches reported around each seam, in seconds from it. */
 const AROUND_SEAM = [-30, 0, 30, 60, 120];
 
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
       processes: { type: 'string', default: '1,2' },
       'warm-up-seconds': { type: 'string' },
       'min-group-seconds': { type: 'string' },
+      'recognizer-args': { type: 'string' },
     },
     USAGE,
   );
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
   const truth = (JSON.parse(readFileSync(flags.wav.replace(/\.wav$/, '.truth.json'), 'utf8')) as { words: TimedWord[] }).words;
   const warmUp = flags['warm-up-seconds'] !== undefined ? { warmUpSeconds: Number(flags['warm-up-seconds']) } : {};
   const minGroup = flags['min-group-seconds'] !== undefined ? { minGroupSeconds: Number(flags['min-group-seconds']) } : {};
+  const extraArgs = flags['recognizer-args']?.split(/\s+/).filter(Boolean) ?? [];
 
   const audio = await new AudioDecoder().decode(flags.wav, 'wav', uncontrolled());
   const vad = CONFIG_SECTIONS.vad.defaults;
@@ -87,7 +91,7 @@ async function main(): Promise<void> {
   const results = new Map<number, RecognizedWord[]>();
   let seams: number[] = [];
   for (const processes of flags.processes.split(',').map(Number)) {
-    const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off', processes, ...warmUp, ...minGroup });
+    const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off', processes, extraArgs, ...warmUp, ...minGroup });
     const started = performance.now();
     const words = await recognizer.transcribe(
       enhanced.audio,
@@ -119,9 +123,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exit(2);
-  });
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(main);

@@ -478,6 +478,8 @@ export function fmt(n: number | null | undefined, digits = 2): string {
  * Its errors are turned into one line that ends with the script's usage.
  */
 export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly string[], options: T, usage: string) {
+  // A script whose options name help answers it itself (with more than the usage line).
+  if (!('help' in options) && (argv.includes('--help') || argv.includes('-h'))) throw new UsageAsked(usage);
   try {
     return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (err) {
@@ -489,5 +491,33 @@ export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly strin
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
       throw new Error(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
     throw err;
+  }
+}
+
+/** `--help`: the script's usage is the answer (runCli prints it and exits with 0). */
+export class UsageAsked extends Error {
+  constructor(usage: string) {
+    super(`use ${usage}`);
+    this.name = 'UsageAsked';
+  }
+}
+
+/**
+ * Runs a bench script's main: the number it returns is the exit code (0 when none); a failure such as
+ * a mistyped flag (readFlags says which and how to call) prints its message
+ * alone and exits with 2, not a stack trace.
+ */
+export async function runCli(main: () => Promise<unknown>): Promise<void> {
+  try {
+    const code = await main();
+    process.exitCode = typeof code === 'number' ? code : 0;
+  } catch (err) {
+    if (err instanceof UsageAsked) {
+      process.stdout.write(`${err.message}\n`);
+      process.exitCode = 0;
+      return;
+    }
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
   }
 }

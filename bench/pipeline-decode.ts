@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { uncontrolled, type ImportExtension } from '../server/pipeline/types.ts';
-import { machine, ratio, readFlags, round } from './lib.ts';
+import { machine, ratio, readFlags, round, runCli } from './lib.ts';
 
 interface MediaCase {
   /** Report key. */
@@ -218,7 +218,9 @@ function parseCli(argv: readonly string[]): { seconds: number; outDir: string; r
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const opts = parseCli(process.argv.slice(2));
-  const report = await benchDecode({ ...opts, log: (line) => process.stderr.write(`${line}\n`) });
-  console.log(JSON.stringify(report, null, 2));
+  await runCli(async () => {
+    const opts = parseCli(process.argv.slice(2));
+    const report = await benchDecode({ ...opts, log: (line) => process.stderr.write(`${line}\n`) });
+    console.log(JSON.stringify(report, null, 2));
+  });
 }

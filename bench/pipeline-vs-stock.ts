@@ -39,7 +39,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { encodeWav } from '../common/audio/wav.ts';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
 import { planDecodeSpans } from '../server/adapters/asr/spans.ts';
@@ -55,6 +54,7 @@ import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import { QUALITY_SEED, stockWholeFileWords } from './quality.ts';
 import { readPcm16Wav, REAL_SPEECH_SETS } from './quality-real-speech.ts';
+import { readFlags, runCli } from './lib.ts';
 
 /** A reference word with the stretch of the recording it lies in (its own times, or its reading's). */
 interface ReferenceWord {
@@ -248,9 +248,11 @@ interface VariantResult {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { sets: { type: 'string' }, scenes: { type: 'string' }, variants: { type: 'string' }, out: { type: 'string' } },
-  });
+  const values = readFlags(
+    process.argv.slice(2),
+    { sets: { type: 'string' }, scenes: { type: 'string' }, variants: { type: 'string' }, out: { type: 'string' } },
+    'node bench/pipeline-vs-stock.ts [--sets S,S] [--scenes S,S] [--variants V,V] [--out FILE]',
+  );
   const list = (v: string | undefined, d: string[]) =>
     v
       ?.split(',')
@@ -356,4 +358,4 @@ function pct(x: number): string {
   return `${(x * 100).toFixed(1)} %`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(main);

@@ -29,7 +29,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { renderQmsum } from '../simulator/qmsum/render-qmsum.ts';
 import type { QmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
 import { qmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
@@ -41,6 +40,7 @@ import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd } from './gateway-child.ts';
 import type { GatewayChild } from './gateway-child.ts';
+import { readFlags, runCli } from './lib.ts';
 
 interface Segment {
   speaker: string;
@@ -119,8 +119,9 @@ const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N]
                               [--meetings ID,ID] [--scene clean] [--out DIR] [--qmsum-repo DIR] [--job-timeout S]`;
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
+  const values = readFlags(
+    process.argv.slice(2),
+    {
       split: { type: 'string', default: 'val' },
       limit: { type: 'string', default: '3' },
       minutes: { type: 'string', default: '5' },
@@ -132,7 +133,8 @@ async function main(): Promise<number> {
       'job-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
-  });
+    USAGE,
+  );
   if (values.help === true) {
     console.log(USAGE);
     return 0;
@@ -271,5 +273,5 @@ async function main(): Promise<number> {
 }
 
 if (import.meta.main) {
-  process.exitCode = await main();
+  await runCli(main);
 }

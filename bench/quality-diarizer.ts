@@ -22,7 +22,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
@@ -35,6 +34,7 @@ import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import type { VoiceSet } from '../simulator/synth/voices.ts';
 import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED, withSpeakerVoices } from './quality.ts';
+import { readFlags, runCli } from './lib.ts';
 
 export interface DiarizerCell {
   script: string;
@@ -87,9 +87,11 @@ export async function diarizerCell(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { cells: { type: 'string' }, threshold: { type: 'string' }, 'speaker-voices': { type: 'string' } },
-  });
+  const values = readFlags(
+    process.argv.slice(2),
+    { cells: { type: 'string' }, threshold: { type: 'string' }, 'speaker-voices': { type: 'string' } },
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V]',
+  );
   const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
   const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
@@ -108,4 +110,4 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ clustering_threshold: threshold, cells: results }));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(main);

@@ -30,7 +30,6 @@
  * pocketsphinx-testdata package (/usr/share/pocketsphinx/test/data).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parseWav } from '../common/audio/wav.ts';
 import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
@@ -46,6 +45,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
+import { readFlags, runCli } from './lib.ts';
 
 const DATA = '/usr/share/pocketsphinx/test/data';
 
@@ -119,8 +119,9 @@ function withCombination(audio: PcmAudio, combine: string): PcmAudio {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const values = readFlags(
+    process.argv.slice(2),
+    {
       scenes: { type: 'string' },
       modes: { type: 'string' },
       sets: { type: 'string' },
@@ -130,7 +131,8 @@ async function main(): Promise<void> {
       'min-group-seconds': { type: 'string' },
       'warm-up-seconds': { type: 'string' },
     },
-  });
+    'node bench/quality-real-speech.ts [--scenes S,S] [--modes off,on,auto] [--sets librivox,cards] [--combine C] [--recognizer-args "-opt value"] [--processes N] [--min-group-seconds S] [--warm-up-seconds S]',
+  );
   const list = (v: string | undefined, d: string[]) =>
     v
       ?.split(',')
@@ -208,4 +210,4 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(cells));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(main);

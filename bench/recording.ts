@@ -22,7 +22,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createDeps } from '../server/deps.ts';
 import { openDatabase } from '../server/kernel/store/database.ts';
 import { RESET_SETTINGS } from '../server/kernel/store/settings-repo.ts';
@@ -30,7 +29,7 @@ import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { alignCapture } from '../simulator/devices/fidelity.ts';
 import { loadScriptAudio } from '../simulator/devices/script-audio.ts';
 import { parseWav } from '../common/audio/wav.ts';
-import { machine, round } from './lib.ts';
+import { machine, readFlags, round, runCli } from './lib.ts';
 
 export interface RecordingBenchOptions {
   /** Length of the measured recording; default 1 (the 10-minute figure: --minutes 10). */
@@ -198,15 +197,19 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    options: { minutes: { type: 'string' }, script: { type: 'string' }, 'baseline-seconds': { type: 'string' } },
+  await runCli(async () => {
+    const values = readFlags(
+      process.argv.slice(2),
+      { minutes: { type: 'string' }, script: { type: 'string' }, 'baseline-seconds': { type: 'string' } },
+      'node bench/recording.ts [--minutes M] [--script NAME] [--baseline-seconds S]',
+    );
+    const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
+    if (minutes !== undefined && !(minutes > 0)) throw new Error('--minutes must be a positive number');
+    const report = await benchRecording({
+      ...(minutes !== undefined ? { minutes } : {}),
+      ...(values.script !== undefined ? { script: values.script } : {}),
+      ...(values['baseline-seconds'] !== undefined ? { baselineSeconds: Number(values['baseline-seconds']) } : {}),
+    });
+    console.log(JSON.stringify(report, null, 2));
   });
-  const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
-  if (minutes !== undefined && !(minutes > 0)) throw new Error('--minutes must be a positive number');
-  const report = await benchRecording({
-    ...(minutes !== undefined ? { minutes } : {}),
-    ...(values.script !== undefined ? { script: values.script } : {}),
-    ...(values['baseline-seconds'] !== undefined ? { baselineSeconds: Number(values['baseline-seconds']) } : {}),
-  });
-  console.log(JSON.stringify(report, null, 2));
 }

@@ -26,7 +26,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resample } from '../common/audio/resample.ts';
-import { fmt, formatRows, machine, readFlags, round } from './lib.ts';
+import { fmt, formatRows, machine, readFlags, round, runCli } from './lib.ts';
 
 const OUT_RATE = 16_000;
 const INPUT_RATES = [44_100, 48_000] as const;
@@ -143,22 +143,24 @@ function markdown(rows: readonly ResampleRow[]): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const values = readFlags(
-    process.argv.slice(2),
-    { minutes: { type: 'string' }, runs: { type: 'string' }, 'out-dir': { type: 'string' } },
-    'node bench/resample.ts [--minutes 1] [--runs 3] [--out-dir reports]',
-  );
-  const minutes = Number(values.minutes ?? 1);
-  const runs = Number(values.runs ?? 3);
-  const rows = await measureResamplers(minutes, runs);
-  const outDir = resolve(values['out-dir'] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'reports'));
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'bench-resample.json'), `${JSON.stringify({ machine: machine(), minutes, runs, rows }, null, 2)}\n`);
-  writeFileSync(join(outDir, 'bench-resample.md'), `# Resamplers to 16 kHz\n\n${markdown(rows)}`);
-  console.log(
-    formatRows([
-      ['resampler', 'from Hz', 'in-band SNR dB', 'alias rejection dB', 's per minute'],
-      ...rows.map((r) => [r.engine, String(r.inRate), fmt(r.inBandSnrDb, 1), fmt(r.aliasRejectionDb, 1), fmt(r.wallSecondsPerMinute, 3)]),
-    ]),
-  );
+  await runCli(async () => {
+    const values = readFlags(
+      process.argv.slice(2),
+      { minutes: { type: 'string' }, runs: { type: 'string' }, 'out-dir': { type: 'string' } },
+      'node bench/resample.ts [--minutes 1] [--runs 3] [--out-dir reports]',
+    );
+    const minutes = Number(values.minutes ?? 1);
+    const runs = Number(values.runs ?? 3);
+    const rows = await measureResamplers(minutes, runs);
+    const outDir = resolve(values['out-dir'] ?? join(fileURLToPath(new URL('..', import.meta.url)), 'reports'));
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'bench-resample.json'), `${JSON.stringify({ machine: machine(), minutes, runs, rows }, null, 2)}\n`);
+    writeFileSync(join(outDir, 'bench-resample.md'), `# Resamplers to 16 kHz\n\n${markdown(rows)}`);
+    console.log(
+      formatRows([
+        ['resampler', 'from Hz', 'in-band SNR dB', 'alias rejection dB', 's per minute'],
+        ...rows.map((r) => [r.engine, String(r.inRate), fmt(r.inBandSnrDb, 1), fmt(r.aliasRejectionDb, 1), fmt(r.wallSecondsPerMinute, 3)]),
+      ]),
+    );
+  });
 }

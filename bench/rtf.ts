@@ -44,10 +44,21 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { LONG_SCRIPT, QUALITY_SEED } from './quality.ts';
 import { gatewayApi as api, startGatewayChild, startImport, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, processCpuSeconds, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import {
+  fmt,
+  formatRows,
+  machine,
+  processCpuSeconds,
+  readFlags,
+  round,
+  runCli,
+  target,
+  type BenchReport,
+  type BenchRunOptions,
+  type Target,
+} from './lib.ts';
 import { openWait } from './traffic.ts';
 import { estimateScriptDuration } from '../simulator/scripts/estimate-duration.ts';
 import { loadScript, REPO_ROOT } from '../simulator/scripts/load-script.ts';
@@ -406,16 +417,20 @@ export function reportMarkdown(report: BenchReport): string {
   ].join('\n');
 }
 
+const USAGE = 'node bench/rtf.ts [--lengths 5,30,60] [--scenes clean,office] [--processes 1,2] [--out-dir DIR] [--tiny]';
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
+  const values = readFlags(
+    process.argv.slice(2),
+    {
       lengths: { type: 'string' },
       scenes: { type: 'string' },
       processes: { type: 'string' },
       'out-dir': { type: 'string' },
       tiny: { type: 'boolean', default: false },
     },
-  });
+    USAGE,
+  );
   const options: Record<string, string> = {};
   for (const k of ['lengths', 'scenes', 'processes'] as const) if (values[k] !== undefined) options[k] = values[k];
   const report = await run({ tiny: values.tiny, options, log: (l) => process.stderr.write(`${l}\n`) });
@@ -428,5 +443,5 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await main();
+  await runCli(main);
 }

@@ -45,6 +45,7 @@ import {
   machine,
   readFlags,
   round,
+  runCli,
   type BenchModule,
   type BenchReport,
   type BenchRunOptions,
@@ -590,13 +591,8 @@ export async function main(argv: readonly string[]): Promise<{ reports: Record<s
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    ({ aggregate: agg }) => {
-      if (Object.values(agg.parts).some((p) => !p.ok)) process.exitCode = 1;
-    },
-    (err: unknown) => {
-      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-      process.exit(1);
-    },
-  );
+  await runCli(async () => {
+    const { aggregate: agg } = await main(process.argv.slice(2));
+    return Object.values(agg.parts).some((p) => !p.ok) ? 1 : 0;
+  });
 }

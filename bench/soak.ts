@@ -40,7 +40,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { fmt, machine, readFlags, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import { fmt, machine, readFlags, round, runCli, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { waitRound, wrongness } from './sse-waits.ts';
 import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
@@ -350,7 +350,7 @@ function soakReportFile(outDir: string, minutes: number): string {
   return join(outDir, `bench-soak-${String(minutes).replace('.', '_')}min.json`);
 }
 
-async function cli(argv: readonly string[]): Promise<void> {
+async function cli(argv: readonly string[]): Promise<number> {
   const flags = readFlags(argv, { minutes: { type: 'string' }, 'out-dir': { type: 'string' } }, '--minutes N [--out-dir DIR]');
   const minutes = flags.minutes === undefined ? 20 : Number(flags.minutes);
   const outDir = resolve(flags['out-dir'] ?? join(REPO, 'reports'));
@@ -361,12 +361,9 @@ async function cli(argv: readonly string[]): Promise<void> {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(table(report));
   console.log(`→ ${file} (npm run bench includes it in reports/bench.md)`);
-  if (Object.values(report.targets).some((t) => !t.met)) process.exitCode = 1;
+  return Object.values(report.targets).some((t) => !t.met) ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  cli(process.argv.slice(2)).catch((err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  });
+  await runCli(() => cli(process.argv.slice(2)));
 }

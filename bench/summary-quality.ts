@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { summarizeExtractively } from '../server/adapters/summarize/extractive.ts';
 import { TEMPLATE_IDS } from '../server/adapters/summarize/templates.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { machine, readFlags, type BenchReport, type BenchRunOptions } from './lib.ts';
+import { machine, readFlags, runCli, type BenchReport, type BenchRunOptions } from './lib.ts';
 import {
   DEFAULT_QMSUM_SOURCE,
   loadQmsum,
@@ -413,27 +413,20 @@ const USAGE =
   'node bench/summary-quality.ts [--qmsum <dir>] [--splits train,val] [--limit N] [--api N] [--transcripts DIR] [--out-dir DIR] [--tiny] [--help]';
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    values = readFlags(
-      process.argv.slice(2),
-      {
-        qmsum: { type: 'string' },
-        splits: { type: 'string' },
-        limit: { type: 'string' },
-        api: { type: 'string' },
-        transcripts: { type: 'string' },
-        'out-dir': { type: 'string' },
-        tiny: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-      USAGE,
-    );
-  } catch (err) {
-    // A usage error is one line and exit 2, not a stack trace.
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
-  }
+  const values = readFlags(
+    process.argv.slice(2),
+    {
+      qmsum: { type: 'string' },
+      splits: { type: 'string' },
+      limit: { type: 'string' },
+      api: { type: 'string' },
+      transcripts: { type: 'string' },
+      'out-dir': { type: 'string' },
+      tiny: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   if (values.help) {
     process.stdout.write(`${USAGE}\n\nTrain is for development, val for the report; the test split is never read (decision 079).\n`);
     return 0;
@@ -464,5 +457,5 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await main();
+  await runCli(main);
 }
