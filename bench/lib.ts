@@ -495,7 +495,7 @@ export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly strin
 }
 
 /** `--help`: the script's usage is the answer (runCli prints it and exits with 0). */
-export class UsageAsked extends Error {
+class UsageAsked extends Error {
   constructor(usage: string) {
     super(`use ${usage}`);
     this.name = 'UsageAsked';
