@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as quality from './quality.ts';
 import { markTargets, type Cell } from './quality.ts';
-import { machine, round, type BenchReport, type Target } from './lib.ts';
+import { machine, round, runCli, type BenchReport, type Target } from './lib.ts';
 import { aggregate, renderHtml, renderMarkdown, writeCharts } from './run.ts';
 
 const LOG_LINE =
@@ -88,6 +88,7 @@ export function mergeQualityReports(reports: readonly BenchReport[]): BenchRepor
 function main(): void {
   const { values, positionals } = parseArgs({
     options: { 'out-dir': { type: 'string' }, command: { type: 'string', multiple: true } },
+    // The chunks are positional (readFlags takes none); runCli still turns a mistyped flag into one line.
     allowPositionals: true,
   });
   const outDir = resolve(values['out-dir'] ?? 'reports');
@@ -128,4 +129,4 @@ function main(): void {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(() => Promise.resolve().then(main));
