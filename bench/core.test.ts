@@ -211,9 +211,15 @@ test('a bench script asked for --help prints its usage and exits 0; a mistyped f
   assert.match(help.stdout, /^use node bench\/rtf\.ts \[--lengths/);
   const wrong = await run(process.execPath, [script, '--lenghts=5']).then(
     () => assert.fail('a mistyped flag must not run the benchmark'),
-    (err: { code: number; stderr: string }) => err,
+    (err: unknown) => err as { code: number; stderr: string },
   );
   assert.equal(wrong.code, 2);
   assert.equal(wrong.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
   assert.match(wrong.stderr, /unknown argument --lenghts/);
+  const nonsense = await run(process.execPath, [script, '--lengths=0']).then(
+    () => assert.fail('a nonsense value must not run the benchmark'),
+    (err: unknown) => err as { code: number; stderr: string },
+  );
+  assert.equal(nonsense.code, 2, 'a value the script refuses is a usage error too');
+  assert.match(nonsense.stderr, /^--lengths: minutes from above 0/);
 });

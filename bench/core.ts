@@ -51,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { AUTOCANNON_VERSION, cannon, type CannonFigures } from './autocannon.ts';
 import { QUERY_MIX } from './corpus.ts';
 import {
+  FlagError,
   fmt,
   formatRows,
   latencyStats,
@@ -156,7 +157,7 @@ export function httpSeconds(options: Record<string, string> | undefined, fallbac
   if (given === undefined) return fallback;
   const n = Number(given);
   if (!Number.isFinite(n) || n <= 0 || n > 600)
-    throw new Error(`--http-seconds must be a number of seconds above 0 and at most 600, got "${given}"`);
+    throw new FlagError(`--http-seconds must be a number of seconds above 0 and at most 600, got "${given}"`);
   return n;
 }
 

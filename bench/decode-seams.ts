@@ -23,7 +23,7 @@ import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
 import { uncontrolled, type RecognizedWord } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
-import { readFlags, runCli } from './lib.ts';
+import { FlagError, readFlags, runCli } from './lib.ts';
 import { stockWholeFileWords } from './quality.ts';
 
 const USAGE =
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     },
     USAGE,
   );
-  if (flags.wav === undefined) throw new Error(`--wav is required; use ${USAGE}`);
+  if (flags.wav === undefined) throw new FlagError(`--wav is required; use ${USAGE}`);
   const truth = (JSON.parse(readFileSync(flags.wav.replace(/\.wav$/, '.truth.json'), 'utf8')) as { words: TimedWord[] }).words;
   const warmUp = flags['warm-up-seconds'] !== undefined ? { warmUpSeconds: Number(flags['warm-up-seconds']) } : {};
   const minGroup = flags['min-group-seconds'] !== undefined ? { minGroupSeconds: Number(flags['min-group-seconds']) } : {};

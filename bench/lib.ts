@@ -487,10 +487,18 @@ export function readFlags<T extends ParseArgsOptionsConfig>(argv: readonly strin
     const message = err instanceof Error ? err.message : String(err);
     const name = /'([^']+)'/.exec(message)?.[1] ?? '';
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
-      throw new Error(`unknown argument ${name.split(' ')[0] ?? name}; use ${usage}`, { cause: err });
+      throw new FlagError(`unknown argument ${name.split(' ')[0] ?? name}; use ${usage}`, { cause: err });
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
-      throw new Error(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
+      throw new FlagError(`${message.split('\n')[0] ?? message}; use ${usage}`, { cause: err });
     throw err;
+  }
+}
+
+/** A command line the script cannot run with: runCli prints the message alone and exits with 2. */
+export class FlagError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'FlagError';
   }
 }
 
@@ -503,9 +511,10 @@ class UsageAsked extends Error {
 }
 
 /**
- * Runs a bench script's main: the number it returns is the exit code (0 when none); a failure such as
- * a mistyped flag (readFlags says which and how to call) prints its message
- * alone and exits with 2, not a stack trace.
+ * Runs a bench script's main: the number it returns is the exit code (0
+ * when none). A command line it cannot run with (FlagError, from readFlags
+ * or the script's own checks) prints its message alone and exits with 2;
+ * anything else is a failure of the benchmark, printed with its stack, exit 1.
  */
 export async function runCli(main: () => Promise<unknown>): Promise<void> {
   try {
@@ -515,9 +524,12 @@ export async function runCli(main: () => Promise<unknown>): Promise<void> {
     if (err instanceof UsageAsked) {
       process.stdout.write(`${err.message}\n`);
       process.exitCode = 0;
-      return;
+    } else if (err instanceof FlagError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
     }
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 2;
   }
 }

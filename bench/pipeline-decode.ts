@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { uncontrolled, type ImportExtension } from '../server/pipeline/types.ts';
-import { machine, ratio, readFlags, round, runCli } from './lib.ts';
+import { FlagError, machine, ratio, readFlags, round, runCli } from './lib.ts';
 
 interface MediaCase {
   /** Report key. */
@@ -213,7 +213,7 @@ function parseCli(argv: readonly string[]): { seconds: number; outDir: string; r
     outDir: flags['out-dir'] === undefined ? join(tmpdir(), 'mas-bench-decode') : resolve(flags['out-dir']),
     runs: flags.runs === undefined ? 3 : Number(flags.runs),
   };
-  if (!(opts.seconds > 0) || !(opts.runs >= 1)) throw new Error('--seconds and --runs must be positive');
+  if (!(opts.seconds > 0) || !(opts.runs >= 1)) throw new FlagError('--seconds and --runs must be positive');
   return opts;
 }
 

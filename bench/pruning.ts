@@ -41,7 +41,7 @@ import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pip
 import { detectSpeech } from '../server/pipeline/vad.ts';
 import { applyScene, resolveScene, SCENE_PRESETS } from '../simulator/scenes/scene.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
-import { fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import { FlagError, fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import { stockWholeFileWords } from './quality.ts';
 import { joinUtterances, REAL_SPEECH_SETS } from './quality-real-speech.ts';
 
@@ -112,7 +112,7 @@ export function settingArgs(name: string): string[] {
   if (name === 'recognizer-defaults') return [];
   const own = PRUNING_GRID[name];
   if (own === undefined)
-    throw new Error(`--settings: no setting "${name}"; known: recognizer-defaults, grid, ${Object.keys(PRUNING_GRID).join(', ')}`);
+    throw new FlagError(`--settings: no setting "${name}"; known: recognizer-defaults, grid, ${Object.keys(PRUNING_GRID).join(', ')}`);
   const pairs = new Map(Object.entries(POCKETSPHINX_DEFAULTS));
   const words = own.split(/\s+/).filter(Boolean);
   for (let i = 0; i + 1 < words.length; i += 2) pairs.set(words[i]!, words[i + 1]!);
@@ -171,10 +171,11 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const settings = Object.fromEntries(settingNames.map((s) => [s, settingArgs(s)]));
   const scenes = list(o['scenes']) ?? (opts.tiny ? ['clean'] : DEFAULT_SCENES);
   for (const scene of scenes)
-    if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
+    if (!(scene in SCENE_PRESETS))
+      throw new FlagError(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   const sets = list(o['sets']) ?? (opts.tiny ? ['cards'] : SETS);
   for (const set of sets)
-    if (!(set in REAL_SPEECH_SETS)) throw new Error(`--sets: no set "${set}"; known: ${Object.keys(REAL_SPEECH_SETS).join(', ')}`);
+    if (!(set in REAL_SPEECH_SETS)) throw new FlagError(`--sets: no set "${set}"; known: ${Object.keys(REAL_SPEECH_SETS).join(', ')}`);
   const recognizers = Object.fromEntries(
     Object.entries(settings).map(([name, extraArgs]) => [name, new PocketSphinxRecognizer({ vocabularyBias: 'off', extraArgs })]),
   );

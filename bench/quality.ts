@@ -67,7 +67,7 @@ import { ENHANCEMENT_MODES, type EnhancementMode } from '../server/pipeline/enha
 import { renderScript, type RenderOptions } from '../simulator/synth/render-script.ts';
 import { barChart } from './charts.ts';
 import { gatewayApi as api, startGatewayChild, startImport, waitForJobEnd, type GatewayChild } from './gateway-child.ts';
-import { fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
+import { FlagError, fmt, formatRows, machine, round, type BenchReport, type BenchRunOptions, type Chart, type Target } from './lib.ts';
 
 /** The scene seed of every cell: one fixed room per scene, so runs compare. */
 export const QUALITY_SEED = 1;
@@ -126,9 +126,10 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
   };
   for (const mode of config.enhancement)
     if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode))
-      throw new Error(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
+      throw new FlagError(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
   for (const scene of config.scenes)
-    if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
+    if (!(scene in SCENE_PRESETS))
+      throw new FlagError(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   return config;
 }
 
@@ -140,13 +141,13 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
 export function withSpeakerVoices(script: MeetingScript, voices: readonly string[] | null): MeetingScript {
   if (voices === null) return script;
   if (voices.length !== script.speakers.length)
-    throw new Error(`--speaker-voices: ${voices.length} voices for ${script.speakers.length} speakers`);
+    throw new FlagError(`--speaker-voices: ${voices.length} voices for ${script.speakers.length} speakers`);
   return {
     ...script,
     speakers: script.speakers.map((speaker, i) => {
       const [voice = '', shift] = voices[i]!.split('/');
       const pitch_shift = shift === undefined ? 0 : Number(shift);
-      if (!Number.isFinite(pitch_shift)) throw new Error(`--speaker-voices: "${voices[i]}" has no number of semitones after "/"`);
+      if (!Number.isFinite(pitch_shift)) throw new FlagError(`--speaker-voices: "${voices[i]}" has no number of semitones after "/"`);
       return { ...speaker, voice, pitch_shift };
     }),
   };

@@ -29,7 +29,7 @@ import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';
 import { alignCapture } from '../simulator/devices/fidelity.ts';
 import { loadScriptAudio } from '../simulator/devices/script-audio.ts';
 import { parseWav } from '../common/audio/wav.ts';
-import { machine, readFlags, round, runCli } from './lib.ts';
+import { FlagError, machine, readFlags, round, runCli } from './lib.ts';
 
 export interface RecordingBenchOptions {
   /** Length of the measured recording; default 1 (the 10-minute figure: --minutes 10). */
@@ -204,7 +204,7 @@ if (import.meta.main) {
       'node bench/recording.ts [--minutes M] [--script NAME] [--baseline-seconds S]',
     );
     const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
-    if (minutes !== undefined && !(minutes > 0)) throw new Error('--minutes must be a positive number');
+    if (minutes !== undefined && !(minutes > 0)) throw new FlagError('--minutes must be a positive number');
     const report = await benchRecording({
       ...(minutes !== undefined ? { minutes } : {}),
       ...(values.script !== undefined ? { script: values.script } : {}),

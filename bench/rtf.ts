@@ -47,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { LONG_SCRIPT, QUALITY_SEED } from './quality.ts';
 import { gatewayApi as api, startGatewayChild, startImport, type GatewayChild } from './gateway-child.ts';
 import {
+  FlagError,
   fmt,
   formatRows,
   machine,
@@ -116,11 +117,12 @@ export function rtfConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): RtfC
     scenes: list(o['scenes']) ?? (opts.tiny ? ['clean'] : DEFAULT_SCENES),
     processes: (list(o['processes']) ?? (cores > 1 ? ['1', String(cores)] : ['1'])).map(Number),
   };
-  for (const m of config.lengths) if (!(m > 0 && m <= 240)) throw new Error(`--lengths: minutes from above 0 to 240, got ${m}`);
+  for (const m of config.lengths) if (!(m > 0 && m <= 240)) throw new FlagError(`--lengths: minutes from above 0 to 240, got ${m}`);
   for (const p of config.processes)
-    if (!Number.isInteger(p) || p < 1 || p > 256) throw new Error(`--processes: whole numbers from 1 to 256, got ${p}`);
+    if (!Number.isInteger(p) || p < 1 || p > 256) throw new FlagError(`--processes: whole numbers from 1 to 256, got ${p}`);
   for (const scene of config.scenes)
-    if (!(scene in SCENE_PRESETS)) throw new Error(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
+    if (!(scene in SCENE_PRESETS))
+      throw new FlagError(`--scenes: no scene preset "${scene}"; known: ${Object.keys(SCENE_PRESETS).join(', ')}`);
   return config;
 }
 

@@ -40,6 +40,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { barChart, escapeXml } from './charts.ts';
 import {
+  FlagError,
   fmt,
   formatRows,
   machine,
@@ -162,12 +163,12 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       .filter((s) => s !== '');
   if (flags.tiny === true) args.tiny = true;
   if (flags['out-dir'] !== undefined) {
-    if (flags['out-dir'] === '') throw new Error('--out-dir needs a value');
+    if (flags['out-dir'] === '') throw new FlagError('--out-dir needs a value');
     args.outDir = resolve(flags['out-dir']);
   }
   for (const name of PASS_THROUGH) {
     const v = flags[name];
-    if (v === '') throw new Error(`--${name} needs a value`);
+    if (v === '') throw new FlagError(`--${name} needs a value`);
     if (v !== undefined) args.options[name] = v;
   }
   if (flags.long === true) args.options.long = 'true';

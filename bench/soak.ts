@@ -40,7 +40,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
-import { fmt, machine, readFlags, round, runCli, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import { FlagError, fmt, machine, readFlags, round, runCli, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 import type { ProbeSample } from './probe.ts';
 import { waitRound, wrongness } from './sse-waits.ts';
 import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
@@ -354,7 +354,7 @@ async function cli(argv: readonly string[]): Promise<number> {
   const flags = readFlags(argv, { minutes: { type: 'string' }, 'out-dir': { type: 'string' } }, '--minutes N [--out-dir DIR]');
   const minutes = flags.minutes === undefined ? 20 : Number(flags.minutes);
   const outDir = resolve(flags['out-dir'] ?? join(REPO, 'reports'));
-  if (!Number.isFinite(minutes) || minutes <= 0) throw new Error('--minutes needs a positive number');
+  if (!Number.isFinite(minutes) || minutes <= 0) throw new FlagError('--minutes needs a positive number');
   const report = await benchSoak(soakConfig(minutes), (line) => process.stderr.write(`${line}\n`));
   mkdirSync(outDir, { recursive: true });
   const file = soakReportFile(outDir, minutes);
