@@ -133,7 +133,7 @@ async function main(): Promise<number> {
       'job-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
-    USAGE,
+    USAGE.replace(/^Usage: /, ''),
   );
   if (values.help === true) {
     console.log(USAGE);
