@@ -25,6 +25,8 @@ export interface PlacedLine {
 
 /** Silence a speaker leaves between two of their own lines, at the least, when the natural dynamics place them. */
 const SELF_GAP_SECONDS = 0.15;
+/** A script line the dynamics place starts at least this long after the script line before it. */
+const MIN_LEAD_SECONDS = 0.1;
 /** A backchannel under speech ends at least this long before the line it accompanies. */
 const UNDER_MARGIN_SECONDS = 0.2;
 
@@ -37,6 +39,8 @@ interface Cursor {
   holder: number;
   /** Where each speaker's latest line ends. */
   speakerEnd: Map<string, number>;
+  /** Where the latest script line (not an inserted one) starts: the next starts after it. */
+  scriptLineStart: number;
 }
 
 function tidyStart(line: PlannedLine, placed: readonly PlacedLine[], cursor: Cursor, sampleRate: number, leadIn: number): number {
@@ -79,7 +83,9 @@ function naturalStart(
       );
       offset = Math.max(offset, -Math.floor(limit));
     }
-    return notOverSelf(cursor.lastEnd + offset);
+    const start = cursor.lastEnd + offset;
+    // Script lines keep their order, also after a short line a scripted overlap put inside another.
+    return notOverSelf(line.inserted === undefined ? Math.max(start, cursor.scriptLineStart + Math.round(MIN_LEAD_SECONDS * sampleRate)) : start);
   }
   if (t.kind === 'under') {
     const anchor = placed[t.anchor]!;
@@ -105,7 +111,7 @@ export function placeLines(
 ): PlacedLine[] {
   if (lengths.length !== plan.length) throw new Error(`${plan.length} planned lines but ${lengths.length} lengths`);
   const placed: PlacedLine[] = [];
-  const cursor: Cursor = { lastEnd: 0, holder: -1, speakerEnd: new Map() };
+  const cursor: Cursor = { lastEnd: 0, holder: -1, speakerEnd: new Map(), scriptLineStart: 0 };
   plan.forEach((line, i) => {
     const length = lengths[i]!;
     const kind = line.timing.kind;
@@ -119,6 +125,7 @@ export function placeLines(
       cursor.lastEnd = start + length;
       cursor.holder = i;
     }
+    if (line.inserted === undefined) cursor.scriptLineStart = start;
     cursor.speakerEnd.set(line.speaker, Math.max(cursor.speakerEnd.get(line.speaker) ?? 0, start + length));
   });
   return placed;

@@ -73,7 +73,7 @@ export function isBackchannelText(text: string): boolean {
 }
 
 /** Dialogue acts of a line, as sentences: at least one. */
-function sentenceCount(text: string): number {
+export function sentenceCount(text: string): number {
   return Math.max(1, (text.trim().match(/[.?!]+(\s|$)/g) ?? []).length);
 }
 
