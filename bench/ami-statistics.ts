@@ -28,7 +28,8 @@ import {
 } from '../simulator/dynamics/conversation-statistics.ts';
 import { FlagError, readFlags, runCli } from './lib.ts';
 
-const USAGE = 'node bench/ami-statistics.ts --path <AMI-diarization-setup checkout> [--set only_words|word_and_vocalsounds] [--json <file>]';
+const USAGE =
+  'node bench/ami-statistics.ts --path <AMI-diarization-setup checkout> [--set only_words|word_and_vocalsounds] [--json <file>]';
 
 /** The probabilities of the quantile tables the natural profile draws from (simulator/dynamics/profiles.ts). */
 export const TABLE_PROBABILITIES = [0.02, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95, 0.98];
@@ -117,13 +118,14 @@ export function recountAmi(path: string, set: string): AmiRecount {
   };
 }
 
-async function main(): Promise<void> {
+function main(): Promise<void> {
   const flags = readFlags(process.argv.slice(2), { path: { type: 'string' }, set: { type: 'string' }, json: { type: 'string' } }, USAGE);
   if (flags.path === undefined) throw new FlagError(`--path is required; use ${USAGE}`);
   const recount = recountAmi(flags.path, flags.set ?? 'only_words');
   const s = recount.statistics;
   const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
-  const q = (x: { q25: number; median: number; q75: number }) => `${x.median.toFixed(2)} s (middle half ${x.q25.toFixed(2)} to ${x.q75.toFixed(2)} s)`;
+  const q = (x: { q25: number; median: number; q75: number }) =>
+    `${x.median.toFixed(2)} s (middle half ${x.q25.toFixed(2)} to ${x.q75.toFixed(2)} s)`;
   process.stdout.write(
     [
       recount.source,
@@ -141,6 +143,7 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
   if (flags.json !== undefined) writeFileSync(flags.json, `${JSON.stringify(recount, null, 2)}\n`);
+  return Promise.resolve();
 }
 
 if (import.meta.main) await runCli(main);

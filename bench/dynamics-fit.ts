@@ -16,12 +16,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  countRecording,
-  emptyCounts,
-  summarize,
-  type ConversationStatistics,
-} from '../simulator/dynamics/conversation-statistics.ts';
+import { countRecording, emptyCounts, summarize, type ConversationStatistics } from '../simulator/dynamics/conversation-statistics.ts';
 import { isBackchannelText, sentenceCount } from '../simulator/dynamics/plan.ts';
 import { renderQmsum } from '../simulator/qmsum/render-qmsum.ts';
 import { loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
@@ -110,7 +105,10 @@ function table(columns: readonly Column[]): string[][] {
     ['pause of one speaker, median', (c) => sec(c.statistics.samePause.median)],
     ['segments inside another speaker', (c) => pct(c.statistics.insideShare)],
     ['segment length, median', (c) => `${c.statistics.segmentLength.median.toFixed(2)} s`],
-    ['segment length, middle half', (c) => `${c.statistics.segmentLength.q25.toFixed(2)} to ${c.statistics.segmentLength.q75.toFixed(2)} s`],
+    [
+      'segment length, middle half',
+      (c) => `${c.statistics.segmentLength.q25.toFixed(2)} to ${c.statistics.segmentLength.q75.toFixed(2)} s`,
+    ],
     ['backchannels per dialogue act', (c) => pct(c.backchannelActShare)],
     ['"um"/"uh" per word', (c) => pct(c.hesitationWordShare)],
   ];

@@ -90,6 +90,7 @@ const PASS_THROUGH = [
   'voices',
   'enhancement',
   'speaker-voices',
+  'dynamics',
   'http-seconds',
   'qmsum',
   'splits',
@@ -137,6 +138,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       voices: { type: 'string' },
       enhancement: { type: 'string' },
       'speaker-voices': { type: 'string' },
+      dynamics: { type: 'string' },
       long: { type: 'boolean' },
       // Passed on to the core benchmark (bench/core.ts).
       'http-seconds': { type: 'string' },
@@ -153,7 +155,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       settings: { type: 'string' },
       sets: { type: 'string' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --long; core: --http-seconds; ' +
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --long; core: --http-seconds; ' +
       'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets)',
   );
   if (flags.only !== undefined)

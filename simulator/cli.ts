@@ -190,11 +190,7 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
  * --dynamics overrides. The command line renders natural dynamics when
  * neither says (decision 108); renderScript itself keeps tidy for its callers.
  */
-function renderOptionsFrom(
-  values: RenderFlagValues,
-  flags: RenderFlags,
-  script: Pick<MeetingScript, 'scene' | 'dynamics'>,
-): RenderOptions {
+function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, script: Pick<MeetingScript, 'scene' | 'dynamics'>): RenderOptions {
   const scriptScene = script.scene;
   return {
     truthPath: flags.truthPath,

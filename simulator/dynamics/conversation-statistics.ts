@@ -24,7 +24,7 @@
  */
 
 /** A speaker's silence shorter than this is not a pause (see above). */
-export const JOIN_GAP_SECONDS = 0.3;
+const JOIN_GAP_SECONDS = 0.3;
 
 export interface SpeechSegment {
   speaker: string;

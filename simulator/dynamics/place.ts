@@ -85,7 +85,9 @@ function naturalStart(
     }
     const start = cursor.lastEnd + offset;
     // Script lines keep their order, also after a short line a scripted overlap put inside another.
-    return notOverSelf(line.inserted === undefined ? Math.max(start, cursor.scriptLineStart + Math.round(MIN_LEAD_SECONDS * sampleRate)) : start);
+    return notOverSelf(
+      line.inserted === undefined ? Math.max(start, cursor.scriptLineStart + Math.round(MIN_LEAD_SECONDS * sampleRate)) : start,
+    );
   }
   if (t.kind === 'under') {
     const anchor = placed[t.anchor]!;

@@ -42,7 +42,7 @@ export type InsertedKind = 'backchannel' | 'false_start';
  *   `fallbackGap` after the latest speech when it does not fit under it;
  * - with: a false start, `delay` after planned line `anchor` starts.
  */
-export type LineTiming =
+type LineTiming =
   | { kind: 'first'; pause: number }
   | { kind: 'after'; pause: number }
   | { kind: 'overlap'; seconds: number; of: number }

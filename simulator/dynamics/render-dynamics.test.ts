@@ -63,7 +63,9 @@ describe('renderScript with the natural dynamics (real voices)', () => {
       for (const w of clip.words) {
         // The clip's speech starts at the line's start; a word keeps its offset from there.
         const start = Math.round((line.start + w.start - span.start / LINE_SAMPLE_RATE) * 1000) / 1000;
-        const found = remaining.findIndex((t) => t.text === w.text && t.speaker === line.speaker && Math.abs(t.start - Math.max(line.start, start)) <= 0.0011);
+        const found = remaining.findIndex(
+          (t) => t.text === w.text && t.speaker === line.speaker && Math.abs(t.start - Math.max(line.start, start)) <= 0.0011,
+        );
         assert.ok(found >= 0, `"${w.text}" of ${line.speaker} at ${start} s`);
         remaining.splice(found, 1);
       }

@@ -49,7 +49,7 @@ export const DEFAULT_CACHE_DIR = process.env.SIMULATOR_CACHE_DIR ?? path.join(RE
  * hesitation ("um", "uh") inside a line. Words and lines of the script itself
  * have no `inserted` field.
  */
-export type InsertedWordKind = InsertedKind | 'hesitation';
+type InsertedWordKind = InsertedKind | 'hesitation';
 
 interface TruthWord {
   text: string;
@@ -262,7 +262,13 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
       const start = Math.max(at.start, Math.round(w.start * sampleRate) + offset);
       const end = Math.min(at.end, Math.max(start + 1, Math.round(w.end * sampleRate) + offset));
       const inserted = line.inserted ?? (hesitations.has(k) ? 'hesitation' : undefined);
-      words.push({ text: w.text, start: seconds(start), end: seconds(end), speaker: line.speaker, ...(inserted !== undefined ? { inserted } : {}) });
+      words.push({
+        text: w.text,
+        start: seconds(start),
+        end: seconds(end),
+        speaker: line.speaker,
+        ...(inserted !== undefined ? { inserted } : {}),
+      });
     });
     lines.push({
       speaker: line.speaker,
