@@ -8,7 +8,7 @@
  * pauses of one speaker are AMI's own distributions, recounted from the
  * word-level RTTMs of all 170 AMI meetings (bench/ami-statistics.ts) and
  * drawn by their quantiles; the backchannel share is ICSI's (about one
- * dialogue act in seven, Shriberg et al. 2004), the hesitation share AMI's
+ * dialogue act in seven, as issue 32 cites Shriberg, Stolcke & Baron 2001), the hesitation share AMI's
  * "um"/"uh" per word. The rates that have no direct counterpart in a script
  * (how an overlap is bounded when a synthesized line cannot stop early) are
  * set so the rendered statistics come out near AMI's (bench/dynamics-fit.ts,
