@@ -111,9 +111,8 @@ export function optionFlags(options: Record<string, string>): string[] {
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /**
- * Run only when named in --only: summary-quality needs the QMSum data set and
- * takes half an hour; rtf renders and transcribes hours of meetings and means
- * something only on an idle machine.
+ * Run only when named in --only: summary-quality needs the QMSum data set and takes half an hour;
+ * rtf renders and transcribes hours of meetings and means something only on an idle machine.
  */
 const OPT_IN = ['summary-quality', 'rtf'];
 /** What `npm run bench` runs without --only. */
