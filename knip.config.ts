@@ -33,6 +33,8 @@ const config: KnipConfig = {
         'bench/quality-diarizer.ts',
         'bench/pipeline-vs-stock.ts',
         'bench/decode-seams.ts',
+        'bench/ami-statistics.ts',
+        'bench/dynamics-fit.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

@@ -35,6 +35,7 @@ import { qmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
 import { DEFAULT_QMSUM_REPO, QMSUM_SPLITS, listQmsumMeetings, loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
 import type { QmsumSplit } from '../simulator/qmsum/qmsum-source.ts';
 import { REPO_ROOT } from '../simulator/scripts/load-script.ts';
+import { DYNAMICS_PROFILES, type DynamicsProfileName } from '../simulator/scripts/meeting-script.ts';
 import { diarizationErrorRate } from '../simulator/score/der.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
@@ -116,7 +117,8 @@ async function importMeeting(
 }
 
 const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N] [--minutes M] [--domain product|academic|committee|all]
-                              [--meetings ID,ID] [--scene clean] [--out DIR] [--qmsum-repo DIR] [--job-timeout S]`;
+                              [--meetings ID,ID] [--scene clean] [--dynamics tidy|natural] [--out DIR] [--qmsum-repo DIR]
+                              [--job-timeout S]`;
 
 async function main(): Promise<number> {
   const values = readFlags(
@@ -128,6 +130,8 @@ async function main(): Promise<number> {
       domain: { type: 'string', default: 'product' },
       meetings: { type: 'string' },
       scene: { type: 'string', default: 'clean' },
+      // How turns fall in time (decision 108); tidy, as decision 080's figures were measured, unless asked.
+      dynamics: { type: 'string', default: 'tidy' },
       out: { type: 'string', default: path.join(REPO_ROOT, 'reports', 'qmsum-pipeline') },
       'qmsum-repo': { type: 'string', default: DEFAULT_QMSUM_REPO },
       'job-timeout': { type: 'string' },
@@ -145,6 +149,11 @@ async function main(): Promise<number> {
     );
     return 2;
   }
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(values.dynamics)) {
+    console.error(`error: --dynamics expects ${DYNAMICS_PROFILES.join(' or ')}, got "${values.dynamics}"\n${USAGE}`);
+    return 2;
+  }
+  const dynamics = values.dynamics as DynamicsProfileName;
   const split = values.split as QmsumSplit;
   const limit = Number(values.limit);
   const minutes = Number(values.minutes);
@@ -179,7 +188,7 @@ async function main(): Promise<number> {
         const loaded = await loadQmsumMeeting(`${split}/${meeting}`, values['qmsum-repo']);
         const wav = path.join(work, `${meeting}.wav`);
         const renderStarted = performance.now();
-        const rendered = await renderQmsum(loaded, wav, { minutes, scene: values.scene });
+        const rendered = await renderQmsum(loaded, wav, { minutes, scene: values.scene, dynamics });
         const renderSeconds = (performance.now() - renderStarted) / 1000;
         const truth = rendered.truth;
         const timeout = values['job-timeout'] !== undefined ? Number(values['job-timeout']) : 120 + truth.duration * 6;

@@ -26,6 +26,13 @@ test('the quality options pass through run.ts: --scripts, --scenes, --voices, --
   assert.deepEqual(optionFlags(args.options), ['--scripts', 'two-person-call', '--scenes', 'clean,office', '--long']);
 });
 
+test('--dynamics passes through to the quality config: tidy unless asked, an unknown profile refused', () => {
+  assert.equal(qualityConfig({ tiny: true, options: {} }).dynamics, 'tidy');
+  const args = parseArgs(['--only', 'quality', '--dynamics=natural']);
+  assert.equal(qualityConfig({ tiny: true, options: args.options }).dynamics, 'natural');
+  assert.throws(() => qualityConfig({ tiny: true, options: { dynamics: 'chaotic' } }), /--dynamics: no profile "chaotic"/);
+});
+
 test('--speaker-voices names each speaker a voice and a pitch shift, in order', async () => {
   const args = parseArgs(['--only', 'quality', '--speaker-voices=flite:kal16,flite:rms/+3']);
   assert.deepEqual(qualityConfig({ tiny: false, options: args.options }).speaker_voices, ['flite:kal16', 'flite:rms/+3']);

@@ -47,6 +47,7 @@
  *   npm run bench -- --only quality                               the default matrix
  *   npm run bench -- --only quality --scripts two-person-call --scenes clean,office
  *   npm run bench -- --only quality --voices espeak --long
+ *   npm run bench -- --only quality --scripts four-person-standup --scenes clean --dynamics natural
  *   npm run bench -- --only quality --scripts two-person-call --scenes noise-only --enhancement off,on,auto
  *   npm run bench -- --only quality --scripts six-person-incident-review --scenes clean \
  *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3
@@ -57,7 +58,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadScript } from '../simulator/scripts/load-script.ts';
-import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
+import { DYNAMICS_PROFILES, type DynamicsProfileName, type MeetingScript } from '../simulator/scripts/meeting-script.ts';
 import { diarizationErrorRate } from '../simulator/score/der.ts';
 import { scoreKeyPoints } from '../simulator/score/key-points.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
@@ -98,6 +99,8 @@ export interface QualityConfig {
   job_timeout_s: number;
   /** Voices named for the scripts' speakers in order (--speaker-voices), over the voice set's assignment; null: none. */
   speaker_voices: string[] | null;
+  /** How turns fall in time (--dynamics, decision 108): tidy, as the matrices of decisions 070 and 097 were measured, or natural (drawn with the seed). */
+  dynamics: DynamicsProfileName;
 }
 
 export const DEFAULT_SCRIPTS = ['two-person-call', 'three-person-design-review', 'four-person-standup', 'six-person-incident-review'];
@@ -123,7 +126,10 @@ export function qualityConfig(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): 
     seed: QUALITY_SEED,
     job_timeout_s: 3600,
     speaker_voices: list(o['speaker-voices']) ?? null,
+    dynamics: (o['dynamics'] ?? 'tidy') as DynamicsProfileName,
   };
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(config.dynamics))
+    throw new FlagError(`--dynamics: no profile "${config.dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
   for (const mode of config.enhancement)
     if (!ENHANCEMENT_MODES.includes(mode as EnhancementMode))
       throw new FlagError(`--enhancement: no mode "${mode}"; known: ${ENHANCEMENT_MODES.join(', ')}`);
@@ -374,7 +380,7 @@ async function runCell(gw: GatewayChild, job: Job, work: string, config: Quality
   if (script.bias === undefined) return markAll({ ...empty, error: 'the script has no "bias"' });
   try {
     const wav = join(work, `${job.script}.${job.voice_set}.${job.scene}.wav`);
-    const rendered = await renderScript(script, wav, { ...voices, scene: job.scene, seed: config.seed });
+    const rendered = await renderScript(script, wav, { ...voices, scene: job.scene, seed: config.seed, dynamics: config.dynamics });
     const truth = rendered.truth;
     const reference = truth.words.map((w) => w.text);
 

@@ -90,6 +90,7 @@ const PASS_THROUGH = [
   'voices',
   'enhancement',
   'speaker-voices',
+  'dynamics',
   'http-seconds',
   'qmsum',
   'splits',
@@ -110,9 +111,8 @@ export function optionFlags(options: Record<string, string>): string[] {
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /**
- * Run only when named in --only: summary-quality needs the QMSum data set and
- * takes half an hour; rtf renders and transcribes hours of meetings and means
- * something only on an idle machine.
+ * Run only when named in --only: summary-quality needs the QMSum data set and takes half an hour;
+ * rtf renders and transcribes hours of meetings and means something only on an idle machine.
  */
 const OPT_IN = ['summary-quality', 'rtf'];
 /** What `npm run bench` runs without --only. */
@@ -137,6 +137,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       voices: { type: 'string' },
       enhancement: { type: 'string' },
       'speaker-voices': { type: 'string' },
+      dynamics: { type: 'string' },
       long: { type: 'boolean' },
       // Passed on to the core benchmark (bench/core.ts).
       'http-seconds': { type: 'string' },
@@ -153,7 +154,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       settings: { type: 'string' },
       sets: { type: 'string' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --long; core: --http-seconds; ' +
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --long; core: --http-seconds; ' +
       'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets)',
   );
   if (flags.only !== undefined)

@@ -37,11 +37,14 @@ describe('simulator/cli.ts', () => {
     const head = await readFile(out);
     assert.equal(head.toString('ascii', 0, 4), 'OggS');
     const truth = JSON.parse(await readFile(path.join(dir, 'tiny.truth.json'), 'utf8')) as {
-      turns: unknown[];
+      lines: { inserted?: string }[];
       voice_set: string;
       speakers: { engine: string }[];
+      dynamics?: { profile: string; seed: number };
     };
-    assert.equal(truth.turns.length, 2);
+    // The command line renders natural dynamics unless told otherwise (decision 108).
+    assert.deepEqual(truth.dynamics, { profile: 'natural', seed: 1 });
+    assert.equal(truth.lines.filter((l) => l.inserted === undefined).length, 2);
     assert.equal(truth.voice_set, 'natural');
     assert.deepEqual(
       truth.speakers.map((s) => s.engine),
@@ -68,6 +71,7 @@ describe('simulator/cli.ts', () => {
     const r = cli('help');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /--voices natural\|espeak/);
+    assert.match(r.stdout, /--dynamics natural\|tidy/);
     assert.match(r.stdout, /render two-person-call --out call\.wav --voices espeak/);
   });
 
@@ -110,9 +114,10 @@ describe('simulator/cli.ts', () => {
       assert.equal(r.code, 0, r.stderr);
       return out;
     };
-    const a = render('scene-a', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3');
-    const b = render('scene-b', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3');
-    const clean = render('scene-clean');
+    // Tidy dynamics: the natural ones draw with the seed, and this compares two seeds' words.
+    const a = render('scene-a', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3', '--dynamics=tidy');
+    const b = render('scene-b', '--scene', 'office', '--noise', 'keyboard:20', '--channel', 'opus:12', '--seed', '3', '--dynamics=tidy');
+    const clean = render('scene-clean', '--dynamics=tidy');
     assert.deepEqual(await readFile(a), await readFile(b));
     const truthOf = async (name: string) =>
       JSON.parse(await readFile(path.join(dir, `${name}.truth.json`), 'utf8')) as {
@@ -128,6 +133,18 @@ describe('simulator/cli.ts', () => {
     assert.deepEqual(truth.words, (await truthOf('scene-clean')).words);
     assert.equal((await truthOf('scene-clean')).scene.preset, 'clean');
     assert.notDeepEqual(await readFile(a), await readFile(clean));
+  });
+
+  it('render --dynamics tidy writes no dynamics field; an unknown profile exits 2 before rendering', async () => {
+    const out = path.join(dir, 'tiny-tidy.wav');
+    const r = cli('render', 'tiny', `--out=${out}`, '--dynamics', 'tidy');
+    assert.equal(r.code, 0, r.stderr);
+    const truth = JSON.parse(await readFile(path.join(dir, 'tiny-tidy.truth.json'), 'utf8')) as { turns: unknown[]; dynamics?: unknown };
+    assert.equal(truth.dynamics, undefined);
+    assert.equal(truth.turns.length, 2);
+    const bad = cli('render', 'tiny', `--out=${path.join(dir, 'never.wav')}`, '--dynamics', 'chaotic');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--dynamics expects one of natural, tidy, got "chaotic"/);
   });
 
   it('a bad scene flag exits 2 naming the flag', () => {

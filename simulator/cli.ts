@@ -18,7 +18,8 @@ import { renderQmsum } from './qmsum/render-qmsum.ts';
 import { DEFAULT_QMSUM_REPO, QmsumSourceError, loadQmsumMeeting } from './qmsum/qmsum-source.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
-import type { MeetingScript } from './scripts/meeting-script.ts';
+import { DYNAMICS_PROFILES } from './scripts/meeting-script.ts';
+import type { DynamicsProfileName, MeetingScript } from './scripts/meeting-script.ts';
 import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-script.ts';
 import type { RenderOptions, RenderedMeeting } from './synth/render-script.ts';
 import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
@@ -28,8 +29,14 @@ import type { VoiceSet } from './synth/voices.ts';
 
 const USAGE = `Usage:
   node simulator/cli.ts render <script-name|path.json> --out <file> [--format <ext>] [--truth <file.json>]
-                              [--voices natural|espeak] [--sample-rate <hz>] [--channels <n>] [--cache <dir>]
+                              [--dynamics natural|tidy] [--voices natural|espeak] [--sample-rate <hz>] [--channels <n>]
+                              [--cache <dir>]
       Synthesize a meeting script and write it in one import format.
+      --dynamics how turns fall in time (decision 108). natural (default, unless the script's
+                 "dynamics" says otherwise): pauses and overlaps drawn from AMI's statistics,
+                 backchannels ("yeah", "uh-huh") from listeners, false starts, "um" and "uh";
+                 drawn with --seed, and the truth marks what was added ("inserted").
+                 tidy: every line 0.4 s after the last unless the script says otherwise.
       --voices   natural (default): speakers speak with the voice their script names
                  ("flite:kal16", "festival:cmu_us_slt_arctic_hts", "espeak:en-us+f3"),
                  others get Flite and Festival voices, pitch and pace varied where
@@ -50,7 +57,8 @@ ${describePresets()
   node simulator/cli.ts render-qmsum <meeting.json|val/<id>|train/<id>> --out <file> [--minutes <n>] [--turns <n>]
                               [--qmsum-repo <git dir>] [the render flags above, scene flags included]
       Render a real meeting transcript from QMSum (decision 080): one natural voice per
-      participant, their turns in order, disfluencies kept, markup ({vocalsound}, {disfmarker},
+      participant, their turns in order (natural dynamics unless --dynamics tidy; its own
+      "um"s and "yeah"s count towards the profile's shares), disfluencies kept, markup ({vocalsound}, {disfmarker},
       {gap}, ...) dropped. The truth file adds "qmsum": source, turns spoken and the human
       summary of the whole meeting. val/<id> and train/<id> read the QMSum mirror
       (default ${DEFAULT_QMSUM_REPO}, or $QMSUM_REPO); the test split is never read.
@@ -123,6 +131,7 @@ const RENDER_FLAG_OPTIONS = {
   cache: { type: 'string' },
   ...SCENE_FLAG_OPTIONS,
   voices: { type: 'string' },
+  dynamics: { type: 'string' },
 } as const;
 
 type RenderFlagValues = ReturnType<typeof parseArgs<{ options: typeof RENDER_FLAG_OPTIONS }>>['values'];
@@ -134,6 +143,7 @@ interface RenderFlags {
   sampleRate: number | undefined;
   channels: number | undefined;
   voiceSet: VoiceSet | undefined;
+  dynamics: DynamicsProfileName | undefined;
   seed: number | undefined;
 }
 
@@ -141,6 +151,9 @@ interface RenderFlags {
 function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
   if (values.voices !== undefined && !(VOICE_SETS as readonly string[]).includes(values.voices)) {
     throw new UsageError(`--voices expects one of ${VOICE_SETS.join(', ')}, got "${values.voices}"`);
+  }
+  if (values.dynamics !== undefined && !(DYNAMICS_PROFILES as readonly string[]).includes(values.dynamics)) {
+    throw new UsageError(`--dynamics expects one of ${DYNAMICS_PROFILES.join(', ')}, got "${values.dynamics}"`);
   }
   if (values.out === undefined) throw new UsageError(`${command} needs --out <file>`);
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
@@ -166,14 +179,22 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
     sampleRate: positiveInt(values['sample-rate'], '--sample-rate'),
     channels: positiveInt(values.channels, '--channels'),
     voiceSet: values.voices as VoiceSet | undefined,
+    dynamics: values.dynamics as DynamicsProfileName | undefined,
     seed,
   };
 }
 
-/** renderScript's options from the shared flags; `scriptScene` is the script's own scene, which scene flags override field by field. */
-function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, scriptScene: MeetingScript['scene']): RenderOptions {
+/**
+ * renderScript's options from the shared flags; `script` gives its own scene,
+ * which scene flags override field by field, and its own dynamics, which
+ * --dynamics overrides. The command line renders natural dynamics when
+ * neither says (decision 108); renderScript itself keeps tidy for its callers.
+ */
+function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, script: Pick<MeetingScript, 'scene' | 'dynamics'>): RenderOptions {
+  const scriptScene = script.scene;
   return {
     truthPath: flags.truthPath,
+    dynamics: flags.dynamics ?? script.dynamics ?? 'natural',
     ...(values.cache !== undefined ? { cacheDir: values.cache } : {}),
     ...(flags.voiceSet !== undefined ? { voiceSet: flags.voiceSet } : {}),
     ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, scriptScene) } : {}),
@@ -186,7 +207,7 @@ function reportRender(values: RenderFlagValues, flags: RenderFlags, result: Rend
     `${flags.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`,
   );
   console.log(
-    `${flags.truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, seed ${result.truth.scene.seed})`,
+    `${flags.truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, dynamics ${result.truth.dynamics?.profile ?? 'tidy'}, seed ${result.truth.scene.seed})`,
   );
 }
 
@@ -195,7 +216,7 @@ async function render(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError(`render expects one script name or path, got ${positionals.length}`);
   const flags = renderFlags('render', values);
   const script = await loadScript(positionals[0]!); // checked above: exactly one positional
-  const options = renderOptionsFrom(values, flags, script.scene);
+  const options = renderOptionsFrom(values, flags, script);
   const started = performance.now();
   const result = await renderToFile(flags.out, flags.format, script.title, flags.sampleRate, flags.channels, (wav) =>
     renderScript(script, wav, options),
@@ -228,7 +249,7 @@ async function renderQmsumCommand(args: string[]): Promise<void> {
     if (error instanceof QmsumSourceError && /test split/.test(error.message)) throw new UsageError(error.message);
     throw error;
   }
-  const options = renderOptionsFrom(values, flags, undefined);
+  const options = renderOptionsFrom(values, flags, {});
   const started = performance.now();
   const result = await renderToFile(flags.out, flags.format, `QMSum ${loaded.meeting}`, flags.sampleRate, flags.channels, (wav) =>
     renderQmsum(loaded, wav, { ...options, ...(minutes !== undefined ? { minutes } : {}), ...(turns !== undefined ? { turns } : {}) }),

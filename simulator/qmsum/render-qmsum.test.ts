@@ -89,7 +89,10 @@ describe('renderQmsum: the vendored ES2006a excerpt, first turns, real voices', 
   it('the CLI renders the same turns (cached) and refuses the test split with a usage error', async () => {
     const out = path.join(dir, 'cli.wav');
     const env = { ...process.env, SIMULATOR_CACHE_DIR: cacheDir };
-    const ok = spawnSync(process.execPath, [CLI, 'render-qmsum', EXCERPT, '--out', out, `--turns=${TURNS}`], { encoding: 'utf8', env });
+    const ok = spawnSync(process.execPath, [CLI, 'render-qmsum', EXCERPT, '--out', out, `--turns=${TURNS}`, '--dynamics=tidy'], {
+      encoding: 'utf8',
+      env,
+    });
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /QMSum ES2006a \(val, product\): turns 8 of 40/);
     const truth = JSON.parse(await readFile(path.join(dir, 'cli.truth.json'), 'utf8')) as RenderedQmsumMeeting['truth'];

@@ -32,7 +32,11 @@ interface QmsumTruth {
   /** True when the whole meeting was rendered; false when --minutes or --turns cut it. */
   complete: boolean;
   cut: QmsumCut;
-  /** For each line of the truth's `lines`, the QMSum turn (index into meeting_transcripts) it was spoken from. */
+  /**
+   * For each line of the truth's `lines` that the dynamics did not add (no
+   * `inserted`; all of them with tidy dynamics), in order, the QMSum turn
+   * (index into meeting_transcripts) it was spoken from.
+   */
   line_turns: number[];
   /**
    * The human summary of the WHOLE meeting ("Summarize the whole meeting."),

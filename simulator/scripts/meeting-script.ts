@@ -9,8 +9,17 @@ import { sceneSchema } from '../scenes/scene.ts';
 
 /** espeak-ng's default rate (-s), the pace of an espeak voice whose speaker gives none; natural voices default to 160 (simulator/synth/voices.ts). */
 export const DEFAULT_RATE_WPM = 175;
-/** Silence before a line that gives neither pause_before nor overlap. */
+/** Silence before a line that gives neither pause_before nor overlap (the "tidy" dynamics). */
 export const DEFAULT_PAUSE_SECONDS = 0.4;
+/**
+ * How turns are placed in time (simulator/dynamics/, decision 108): "tidy"
+ * puts every line DEFAULT_PAUSE_SECONDS after the last (today's renders, byte
+ * for byte); "natural" draws pauses and overlaps from AMI's statistics and
+ * adds backchannels and hesitations. Named here so the script format does
+ * not depend on the dynamics module.
+ */
+export const DYNAMICS_PROFILES = ['natural', 'tidy'] as const;
+export type DynamicsProfileName = (typeof DYNAMICS_PROFILES)[number];
 
 // A voice is "engine:voice" (flite:kal16, festival:cmu_us_slt_arctic_hts,
 // espeak:en-us+f3) or, as older scripts write it, a bare espeak-ng name
@@ -87,6 +96,8 @@ const meetingScriptSchema = z
     lines: z.array(lineSchema).min(1),
     /** The acoustic scene rendered by default: a preset name or a scene object (simulator/scenes/scene.ts). */
     scene: z.union([z.string(), sceneSchema]).optional(),
+    /** The conversation dynamics rendered by default (decision 108); a --dynamics flag wins. */
+    dynamics: z.enum(DYNAMICS_PROFILES).optional(),
     key_points: z.array(keyPointSchema).max(50).optional(),
     bias: biasSchema.optional(),
   })

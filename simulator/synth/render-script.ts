@@ -1,10 +1,12 @@
 /**
  * Meeting script → one WAV (16 kHz, mono, 16-bit) plus its ground truth.
  *
- * Every line is synthesized on its own with its speaker's voice (the voice
- * registry, simulator/synth/voices.ts), trimmed to where sound is, and placed
- * on one continuous timeline: silence where nobody speaks, overlapping lines
- * summed. Times in the truth are taken from the samples actually placed, so a
+ * The conversation dynamics (simulator/dynamics/) turn the script's lines
+ * into the lines to say and how each is timed; every line is synthesized on
+ * its own with its speaker's voice (the voice registry,
+ * simulator/synth/voices.ts), trimmed to where sound is, and placed where the
+ * dynamics say on one continuous timeline: silence where nobody speaks,
+ * overlapping lines summed. Times in the truth are taken from the samples actually placed, so a
  * line's start and end are exact; word times inside a line come from the
  * synthesizer's own timing (Flite, Festival) or are estimated (espeak-ng,
  * simulator/synth/word-times.ts).
@@ -13,8 +15,11 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_PAUSE_SECONDS } from '../scripts/meeting-script.ts';
-import type { MeetingScript } from '../scripts/meeting-script.ts';
+import type { DynamicsProfileName, MeetingScript } from '../scripts/meeting-script.ts';
+import { planDynamics } from '../dynamics/plan.ts';
+import type { InsertedKind } from '../dynamics/plan.ts';
+import { placeLines } from '../dynamics/place.ts';
+import { dynamicsProfile } from '../dynamics/profiles.ts';
 import { REPO_ROOT } from '../scripts/load-script.ts';
 import { LINE_SAMPLE_RATE, VoiceCache, scriptVoices, voiceLabel } from './voices.ts';
 import type { SpeakerVoice, SynthesizedLine, VoiceChoice, VoiceSet, WordTiming } from './voices.ts';
@@ -38,11 +43,20 @@ const VOICE_PROBE_TEXT = 'The quarterly budget review is on the roadmap.';
 
 export const DEFAULT_CACHE_DIR = process.env.SIMULATOR_CACHE_DIR ?? path.join(REPO_ROOT, '.tmp', 'simulator-cache');
 
+/**
+ * What the natural dynamics put into the script (decision 108): a listener's
+ * backchannel, someone who started at once with another and gave way, or a
+ * hesitation ("um", "uh") inside a line. Words and lines of the script itself
+ * have no `inserted` field.
+ */
+type InsertedWordKind = InsertedKind | 'hesitation';
+
 interface TruthWord {
   text: string;
   start: number;
   end: number;
   speaker: string;
+  inserted?: InsertedWordKind;
 }
 
 interface TruthTurn {
@@ -64,6 +78,8 @@ interface TruthLine {
   word_lengths: WordTiming;
   /** False when the line's clause pauses could not be found and words share the whole line. */
   clause_anchored: boolean;
+  /** Set on the lines the natural dynamics added; the script's own lines have none. */
+  inserted?: InsertedKind;
 }
 
 export interface MeetingTruth {
@@ -77,11 +93,13 @@ export interface MeetingTruth {
   speakers: ({ key: string; name: string } & SpeakerVoice)[];
   /** Every spoken word, ordered by start time. */
   words: TruthWord[];
-  /** One turn per script line, ordered by start time; overlapping lines give overlapping turns. */
+  /** One turn per line, ordered by start time; overlapping lines give overlapping turns. */
   turns: TruthTurn[];
   lines: TruthLine[];
-  /** The scene the meeting was rendered in, resolved, with its seed: the words and times above never depend on it. */
+  /** The scene the meeting was rendered in, resolved, with its seed: the words and times above never depend on the scene itself. */
   scene: ResolvedScene;
+  /** The natural dynamics and the seed that drew them (the scene's); absent for tidy renders. */
+  dynamics?: { profile: 'natural'; seed: number };
 }
 
 export interface RenderedMeeting {
@@ -108,6 +126,13 @@ export interface RenderOptions {
    * (voices.ts, assignVoices).
    */
   voiceSet?: VoiceSet;
+  /**
+   * How turns are placed in time (simulator/dynamics/, decision 108); default
+   * the script's "dynamics", else "tidy" (every line 0.4 s after the last, as
+   * tests and benchmarks measured). The natural dynamics draw with the
+   * scene's seed.
+   */
+  dynamics?: DynamicsProfileName;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
@@ -179,46 +204,32 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   const voices = scriptVoices(script, voiceSet);
   await checkVoicesDiffer(cache, script, voices);
   const voiceOf = new Map(script.speakers.map((s, i) => [s.key, voices[i]!]));
-  const rendered = await mapLimit(script.lines, opts.concurrency ?? availableParallelism(), (line) =>
-    // parseScript guarantees every line names a known speaker.
+  const dynamicsName = opts.dynamics ?? script.dynamics ?? 'tidy';
+  const profile = dynamicsProfile(dynamicsName);
+  const plan = planDynamics(script, profile, scene.seed);
+  const rendered = await mapLimit(plan, opts.concurrency ?? availableParallelism(), (line) =>
+    // parseScript guarantees every line names a known speaker; inserted lines are spoken by one of them.
     renderLine(cache, voiceOf.get(line.speaker)!, line.text),
   );
 
   const sampleRate = LINE_SAMPLE_RATE;
   const pad = Math.round(EDGE_PAD_SECONDS * sampleRate);
-
-  // Place every line: `start` is the sample where its speech begins on the timeline.
-  const placed: { start: number; end: number }[] = [];
-  let lastEnd = 0; // end of the latest speech so far, whoever spoke it
-  script.lines.forEach((line, i) => {
-    const r = rendered[i]!;
-    const length = r.speechEnd - r.speechStart;
-    let start: number;
-    const previous = placed[i - 1];
-    if (previous === undefined) {
-      start = Math.round((LEAD_IN_SECONDS + (line.pause_before ?? 0)) * sampleRate);
-    } else if (line.overlap !== undefined) {
-      // Overlap is measured from the end of the line just before, not from the latest end.
-      start = previous.end - Math.round(line.overlap * sampleRate);
-      if (start <= previous.start) {
-        const previousSeconds = (previous.end - previous.start) / sampleRate;
-        throw new Error(
-          `line ${i + 1}: overlap ${line.overlap} s is not shorter than the previous line (${previousSeconds.toFixed(2)} s of speech)`,
-        );
-      }
-    } else {
-      start = lastEnd + Math.round((line.pause_before ?? DEFAULT_PAUSE_SECONDS) * sampleRate);
-    }
-    placed.push({ start, end: start + length });
-    lastEnd = Math.max(lastEnd, start + length);
-  });
+  // Where every line's speech begins and ends on the timeline (simulator/dynamics/place.ts).
+  const placed = placeLines(
+    plan,
+    rendered.map((r) => r.speechEnd - r.speechStart),
+    sampleRate,
+    LEAD_IN_SECONDS,
+    profile,
+  );
+  const lastEnd = placed.reduce((latest, p) => Math.max(latest, p.end), 0);
 
   const total = lastEnd + Math.round(TAIL_SECONDS * sampleRate);
   // One track per speaker when the scene places speakers in a room; else one shared track.
   const tracks = new Map<string, Float32Array>();
   const perSpeaker = needsSpeakerTracks(scene);
   rendered.forEach((r, i) => {
-    const key = perSpeaker ? script.lines[i]!.speaker : '*';
+    const key = perSpeaker ? plan[i]!.speaker : '*';
     let track = tracks.get(key);
     if (track === undefined) tracks.set(key, (track = new Float32Array(total)));
     const at = placed[i]!.start;
@@ -241,16 +252,24 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   const seconds = (samples: number): number => ms(samples / sampleRate);
   const words: TruthWord[] = [];
   const lines: TruthLine[] = [];
-  script.lines.forEach((line, i) => {
+  plan.forEach((line, i) => {
     const r = rendered[i]!;
     const at = placed[i]!;
     const offset = at.start - r.speechStart; // clip sample → timeline sample
-    for (const w of r.words) {
+    const hesitations = new Set(line.hesitationWords);
+    r.words.forEach((w, k) => {
       // Word times are seconds within the clip; the clip's sample 0 lands at `offset`.
       const start = Math.max(at.start, Math.round(w.start * sampleRate) + offset);
       const end = Math.min(at.end, Math.max(start + 1, Math.round(w.end * sampleRate) + offset));
-      words.push({ text: w.text, start: seconds(start), end: seconds(end), speaker: line.speaker });
-    }
+      const inserted = line.inserted ?? (hesitations.has(k) ? 'hesitation' : undefined);
+      words.push({
+        text: w.text,
+        start: seconds(start),
+        end: seconds(end),
+        speaker: line.speaker,
+        ...(inserted !== undefined ? { inserted } : {}),
+      });
+    });
     lines.push({
       speaker: line.speaker,
       text: line.text,
@@ -258,10 +277,14 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
       end: seconds(at.end),
       word_lengths: r.timing,
       clause_anchored: r.clauseAnchored,
+      ...(line.inserted !== undefined ? { inserted: line.inserted } : {}),
     });
   });
-  // Stable sort: overlapping lines interleave their words by start time.
+  // Stable sorts: overlapping lines interleave their words by start time; a
+  // tidy script's lines are in start order already, a natural backchannel
+  // may start after the next line does.
   words.sort((a, b) => a.start - b.start);
+  lines.sort((a, b) => a.start - b.start);
   const truth: MeetingTruth = {
     title: script.title,
     language: script.language,
@@ -273,6 +296,8 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),
     lines,
     scene,
+    // A tidy render's truth stays as it was, byte for byte.
+    ...(profile.name === 'natural' ? { dynamics: { profile: profile.name, seed: scene.seed } } : {}),
   };
   const truthPath = opts.truthPath ?? truthPathFor(wavPath);
   await mkdir(path.dirname(path.resolve(truthPath)), { recursive: true });
