@@ -37,6 +37,7 @@ import type { CaptureOptions } from './features/recording/capture.ts';
 import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
+import { Workers } from './work/workers.ts';
 
 /**
  * What the composition root builds: the Automation API's parts (ApiDeps:
@@ -172,6 +173,19 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
   const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
+  // The background workers in start order; they stop in reverse (work/workers.ts, decision 117).
+  const workers = new Workers([
+    // Quietly fails the operations a stop interrupted: nothing can wait on them yet.
+    { name: 'summary operations', start: () => summaries.recover(), stop: () => summaries.stop() },
+    // Settles interrupted jobs and runs the queued ones; their events precede webhook delivery's start.
+    { name: 'import jobs', start: () => jobs.recover(), stop: () => jobs.stop() },
+    // Undelivered events are dropped at stop, never replayed (decision 117: not on the run queue).
+    { name: 'webhook delivery', start: () => webhooks.start(), stop: () => webhooks.stop() },
+    // Devices made here end with these deps, after the recorder that captures from them.
+    { name: 'devices', start: () => undefined, stop: () => (ownsDevices ? devices.virtualBackend()?.dispose() : undefined) },
+    // Stops first: capture closes and its file is completed; pending recordings are transcribed at the next start.
+    { name: 'recording', start: () => recording.recover(), stop: () => recording.shutdown() },
+  ]);
 
   return {
     // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
@@ -216,11 +230,8 @@ export function createDeps(opts: DepsOptions): AppDeps {
     importBudget,
     uploadsDir: paths.uploads,
     start() {
-      summaries.recover();
-      jobs.recover();
-      webhooks.start();
-      recording.recover();
-      // Last: what the steps above still own is referenced or kept by now.
+      workers.start();
+      // Last: what the workers still own is referenced or kept by now.
       sweepDataFolder({
         uploadsDir: paths.uploads,
         recordingsDir: paths.recordings,
@@ -230,11 +241,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
       });
     },
     shutdown() {
-      recording.shutdown(); // capture stops, the audio file is completed
-      if (ownsDevices) devices.virtualBackend()?.dispose();
-      jobs.stop();
-      summaries.stop();
-      webhooks.stop(); // undelivered events are dropped, never replayed
+      workers.stop();
     },
   };
 }
