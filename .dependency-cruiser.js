@@ -39,10 +39,10 @@ export default {
     {
       name: 'feature-imports-shared-layers',
       comment:
-        'A feature imports the kernel, the adapters, the pipeline and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',
+        'A feature imports the kernel, the adapters, the pipeline, the run queue (work/) and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',
       severity: 'error',
       from: { path: '^server/features/', pathNot: TESTS },
-      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|features)/', '^server/(http-types|operations)\\.ts$'] },
+      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|features|work)/', '^server/(http-types|operations)\\.ts$'] },
     },
     {
       name: 'feature-takes-types-from-root',
@@ -58,6 +58,14 @@ export default {
       severity: 'error',
       from: { path: '^server/features/system/openapi\\.ts$' },
       to: { path: '^server/http-types\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'work-imports-no-feature',
+      comment:
+        "server/work/ (the run queue and the ordered workers, decision 117) is used by the features and the composition root; it imports only itself, the kernel and the pipeline's stage control (pipeline/types.ts), never a feature.",
+      severity: 'error',
+      from: { path: '^server/work/', pathNot: TESTS },
+      to: { path: '^server/', pathNot: ['^server/(work|kernel)/', '^server/pipeline/types\\.ts$'] },
     },
     {
       name: 'kernel-imports-kernel-and-adapters',

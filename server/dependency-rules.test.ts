@@ -47,6 +47,10 @@ const TREE: Record<string, string> = {
   'server/features/system/openapi.ts': "import { OPERATIONS } from '../../operations.ts';\nexport const x = OPERATIONS;\n",
   'server/features/recording/simulator.ts':
     "import { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
+  'server/pipeline/types.ts': 'export const CancelledError = 1;\n',
+  'server/work/run-queue.ts': "import { CancelledError } from '../pipeline/types.ts';\nexport const RunQueue = CancelledError;\n",
+  'server/work/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
+  'server/features/jobs/queue.ts': "import { RunQueue } from '../../work/run-queue.ts';\nexport const x = RunQueue;\n",
   'server/kernel/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
   'server/pipeline/types-from-index.ts':
     "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
@@ -102,6 +106,8 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'feature-takes-types-from-root: server/features/search/value-from-http-types.ts → server/http-types.ts',
         'feature-through-index: server/features/meetings/internal.ts → server/features/jobs/service.ts',
         'kernel-imports-kernel-and-adapters: server/kernel/feature.ts → server/features/jobs/index.ts',
+        // The run queue serves the features and knows none of them (decision 117).
+        'work-imports-no-feature: server/work/feature.ts → server/features/jobs/index.ts',
         // A cycle is reported once, at the import that closes it; it is made of type imports only, and still counts.
         'no-cycle: server/pipeline/cycle-a.ts → server/pipeline/cycle-b.ts',
         'not-to-unresolvable: server/pipeline/stale.ts → ./no-such-file.ts',

@@ -37,6 +37,7 @@ import type { CaptureOptions } from './features/recording/capture.ts';
 import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
+import { Workers } from './work/workers.ts';
 
 /**
  * What the composition root builds: the Automation API's parts (ApiDeps:
@@ -172,6 +173,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
   const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
+  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, devices, ownsDevices, paths, jobsRepo, meetings });
 
   return {
     // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
@@ -216,27 +218,48 @@ export function createDeps(opts: DepsOptions): AppDeps {
     importBudget,
     uploadsDir: paths.uploads,
     start() {
-      summaries.recover();
-      jobs.recover();
-      webhooks.start();
-      recording.recover();
-      // Last: what the steps above still own is referenced or kept by now.
-      sweepDataFolder({
-        uploadsDir: paths.uploads,
-        recordingsDir: paths.recordings,
-        referencedUploads: jobsRepo.referencedUploads(),
-        referencedRecordings: meetings.referencedRecordings(),
-        alsoKeep: (name) => name.startsWith(PENDING_PREFIX),
-      });
+      workers.start();
     },
     shutdown() {
-      recording.shutdown(); // capture stops, the audio file is completed
-      if (ownsDevices) devices.virtualBackend()?.dispose();
-      jobs.stop();
-      summaries.stop();
-      webhooks.stop(); // undelivered events are dropped, never replayed
+      workers.stop();
     },
   };
+}
+
+/** The background workers in start order; they stop in reverse (work/workers.ts, decision 117). */
+function backgroundWorkers(w: {
+  summaries: SummaryService;
+  jobs: JobsService;
+  webhooks: WebhooksService;
+  recording: RecordingService;
+  devices: DeviceCatalog;
+  ownsDevices: boolean;
+  paths: ReturnType<typeof dataPaths>;
+  jobsRepo: JobsRepo;
+  meetings: MeetingsService;
+}): Workers {
+  const sweep = () =>
+    sweepDataFolder({
+      uploadsDir: w.paths.uploads,
+      recordingsDir: w.paths.recordings,
+      referencedUploads: w.jobsRepo.referencedUploads(),
+      referencedRecordings: w.meetings.referencedRecordings(),
+      alsoKeep: (name) => name.startsWith(PENDING_PREFIX),
+    });
+  return new Workers([
+    // Quietly fails the operations a stop interrupted: nothing can wait on them yet.
+    { name: 'summary operations', start: () => w.summaries.recover(), stop: () => w.summaries.stop() },
+    // Settles interrupted jobs and runs the queued ones; their events precede webhook delivery's start.
+    { name: 'import jobs', start: () => w.jobs.recover(), stop: () => w.jobs.stop() },
+    // Undelivered events are dropped at stop, never replayed (decision 117: not on the run queue).
+    { name: 'webhook delivery', start: () => w.webhooks.start(), stop: () => w.webhooks.stop() },
+    // Devices made with these deps end with them, after the recorder that captures from them.
+    { name: 'devices', start: () => undefined, stop: () => (w.ownsDevices ? w.devices.virtualBackend()?.dispose() : undefined) },
+    // Stops first: capture closes and its file is completed; pending recordings are transcribed at the next start.
+    { name: 'recording', start: () => w.recording.recover(), stop: () => w.recording.shutdown() },
+    // Last at start: what the workers above still own is referenced or kept by now.
+    { name: 'data folder sweep', start: sweep, stop: () => undefined },
+  ]);
 }
 
 /** The simulated devices' notices ("[devices] PulseAudio is not available …") as warnings of the gateway's log. */

@@ -113,6 +113,11 @@ export class Gateway {
   /** The last LAN listener change a restart started (opening is asynchronous). */
   #lanChange: Promise<void> = Promise.resolve();
 
+  /**
+   * The gateway and its listeners (not listening yet): each listener hands
+   * its requests to this gateway's current app and dependencies, so nothing
+   * is bound after construction.
+   */
   private constructor(init: {
     opts: GatewayOptions;
     devices: DeviceCatalog;
@@ -120,8 +125,8 @@ export class Gateway {
     deps: AppDeps;
     startupToken: string;
     secret: { secret: string; file: string | null } | null;
-    apiServer: Server;
-    controlServer: Server | null;
+    limits: ConnectionLimits;
+    logger: Logger;
   }) {
     this.#opts = init.opts;
     this.dataDir = init.opts.dataDir;
@@ -132,8 +137,25 @@ export class Gateway {
     this.startupToken = init.startupToken;
     this.controlSecret = init.secret?.secret ?? null;
     this.controlSecretFile = init.secret?.file ?? null;
-    this.#apiServer = init.apiServer;
-    this.#controlServer = init.controlServer;
+    // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
+    // requestTimeout 0 (serverOptions): node's default (300 s for a whole request) would cut a 2 GB import
+    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (kernel/http/connection-limits.ts).
+    this.#apiServer = createServer({ ...serverOptions(init.limits), requireHostHeader: false }, (req, res) => this.#handle(req, res));
+    applyConnectionLimits(this.#apiServer, init.limits);
+    this.#apiServer.on('clientError', handleClientError);
+    this.#controlServer = null;
+    if (init.opts.control !== null && init.secret !== null) {
+      const logger = init.logger;
+      const controlApp = createControlApp({
+        secret: init.secret.secret,
+        deps: () => this.#deps,
+        restart: () => this.restart(),
+        logError: (err, req) => logControlFailure(logger, err, req),
+      });
+      this.#controlServer = createServer(serverOptions(init.limits), controlApp);
+      applyConnectionLimits(this.#controlServer, init.limits, CONTROL_MAX_CONNECTIONS);
+      this.#controlServer.on('clientError', handleClientError);
+    }
   }
 
   /** Opens the data folder and starts listening. Failures are GatewayStartErrors with a one-line message. */
@@ -150,17 +172,7 @@ export class Gateway {
 
     const devices = opts.makeDevices?.(deviceLog(logger)) ?? new RealDeviceCatalog();
     const db = openStore(paths.database);
-    let gateway: Gateway | null = null;
-    // requireHostHeader off: node's own refusal has no body; app.ts refuses a missing Host with the envelope.
-    // requestTimeout 0 (serverOptions): node's default (300 s for a whole request) would cut a 2 GB import
-    // slower than ~6.7 MB/s; slow clients are bounded piece by piece instead (kernel/http/connection-limits.ts).
-    const apiServer = createServer({ ...serverOptions(limits), requireHostHeader: false }, (req, res) => {
-      if (gateway === null) unavailable(res);
-      else gateway.#handle(req, res);
-    });
-    applyConnectionLimits(apiServer, limits);
-    apiServer.on('clientError', handleClientError);
-    let controlServer: Server | null = null;
+    let gateway: Gateway;
     try {
       const deps = buildDeps(opts, db, devices, logger);
       if (opts.enableApi === true) deps.settings.update({ automation_api_enabled: true });
@@ -175,41 +187,46 @@ export class Gateway {
         secret = opts.control.secret !== null ? { secret: opts.control.secret, file: null } : readSecret(paths.controlSecret);
       }
 
-      if (opts.control !== null && secret !== null) {
-        const controlApp = createControlApp({
-          secret: secret.secret,
-          deps: () => (gateway as Gateway).#deps,
-          restart: () => (gateway as Gateway).restart(),
-          logError: (err, req) => logControlFailure(logger, err, req),
-        });
-        controlServer = createServer(serverOptions(limits), controlApp);
-        applyConnectionLimits(controlServer, limits, CONTROL_MAX_CONNECTIONS);
-        controlServer.on('clientError', handleClientError);
-      }
-
-      gateway = new Gateway({ opts, devices, db, deps, startupToken, secret, apiServer, controlServer });
-      deps.start();
-      await listen(apiServer, opts.host, opts.port, 'the Automation API');
-      if (controlServer !== null && opts.control !== null) {
-        await listen(controlServer, opts.control.host, opts.control.port, 'the Control API');
-      }
-      // LAN mode is a startup setting: read here and at every restart, never live.
-      if (deps.settings.get().lan_enabled) await gateway.#openLan();
+      gateway = new Gateway({ opts, devices, db, deps, startupToken, secret, limits, logger });
     } catch (err) {
-      const lan = gateway === null ? null : gateway.#lanServer;
-      await Promise.all([
-        closeServer(apiServer),
-        controlServer === null ? undefined : closeServer(controlServer),
-        lan === null ? undefined : closeServer(lan),
-      ]);
       db.close();
-      if (err instanceof GatewayStartError) throw err;
-      throw new GatewayStartError(oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
+      throw startError(err);
     }
-    for (const server of [apiServer, controlServer]) {
-      server?.on('error', (err) => logger.error({ listener: server === apiServer ? 'api' : 'control', err }, 'listener error'));
+    try {
+      await gateway.#listen();
+    } catch (err) {
+      await gateway.#closeListeners();
+      db.close();
+      throw startError(err);
     }
     return gateway;
+  }
+
+  /** The first start's work and listeners: the workers start, then the API, the Control API and the LAN listener listen. */
+  async #listen(): Promise<void> {
+    const opts = this.#opts;
+    const logger = opts.logger ?? fallbackLogger();
+    this.#deps.start();
+    await listen(this.#apiServer, opts.host, opts.port, 'the Automation API');
+    if (this.#controlServer !== null && opts.control !== null) {
+      await listen(this.#controlServer, opts.control.host, opts.control.port, 'the Control API');
+    }
+    // LAN mode is a startup setting: read here and at every restart, never live.
+    if (this.#deps.settings.get().lan_enabled) await this.#openLan();
+    for (const server of [this.#apiServer, this.#controlServer]) {
+      server?.on('error', (err) => logger.error({ listener: server === this.#apiServer ? 'api' : 'control', err }, 'listener error'));
+    }
+  }
+
+  /** A start that failed half-way: every listener it opened closes. */
+  async #closeListeners(): Promise<void> {
+    const lan = this.#lanServer;
+    this.#lanServer = null;
+    await Promise.all([
+      closeServer(this.#apiServer),
+      this.#controlServer === null ? undefined : closeServer(this.#controlServer),
+      lan === null ? undefined : closeServer(lan),
+    ]);
   }
 
   /** Where the Automation API listens. */
@@ -338,6 +355,12 @@ export class Gateway {
     if (app === null) unavailable(res);
     else app(req, res);
   }
+}
+
+/** A failure of start() as a GatewayStartError with a one-line message. */
+function startError(err: unknown): GatewayStartError {
+  if (err instanceof GatewayStartError) return err;
+  return new GatewayStartError(oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
 }
 
 function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, logger: Logger): AppDeps {

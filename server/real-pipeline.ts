@@ -5,6 +5,7 @@
  * diarizer and the summarizers. The front end and the diarizer run on a
  * worker thread (off-thread.ts).
  */
+import { AFTER_TRANSCRIPTION } from './pipeline/after-transcription.ts';
 import { createRecognizers } from './adapters/asr/registry.ts';
 import { createSummarizers } from './adapters/summarize/registry.ts';
 import { isTemplateId, TEMPLATE_IDS } from './adapters/summarize/templates.ts';
@@ -34,6 +35,8 @@ export function realPipeline(opts: { dataDir: string; env: NodeJS.ProcessEnv }):
     detectSpeech,
     diarize: offThreadDiarizer(),
     assignSpeakers,
+    // The stages added after every transcription (pipeline/after-transcription.ts, decision 119).
+    afterTranscription: AFTER_TRANSCRIPTION,
     recognizerFor: (provider, model) => recognizers.byProvider(provider, model),
     checkRecognizer: (provider, model) => {
       recognizers.byProvider(provider, model);

@@ -54,6 +54,22 @@ export interface TranscriptionParts {
   recognizerFor(provider: string | undefined, model: string | undefined): Recognizer;
   diarize(audio: PcmAudio, regions: readonly SpeechRegion[], settings: DiarizationSettings, control: StageControl): Promise<SpeakerTurn[]>;
   assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[];
+  /** Stages run, in order, on every transcription that found speech, once its speakers are assigned (after-transcription.ts). */
+  afterTranscription?: readonly TranscriptStage[] | undefined;
+}
+
+/**
+ * A processing stage added after the transcription of an import, a
+ * retranscription, a diarization or a recording: it receives the finished
+ * transcription and returns it, changed or not, before it is stored. It runs
+ * within the last stage the owner shows (diarizing) and under the run
+ * queue's control: a stage that runs a child process hands it to
+ * `control.track()`, pure code calls `control.checkpoint()` between chunks.
+ * Registered in after-transcription.ts (decision 119).
+ */
+export interface TranscriptStage {
+  readonly name: string;
+  run(transcription: Transcription, control: StageControl): Promise<Transcription>;
 }
 
 /** The configuration a transcription runs with, read by the caller before it starts (features/config: transcriptionSettings()). */
@@ -182,7 +198,12 @@ export async function transcribe(
   if (words.length === 0) return { audio, speechFound: false, words: [], speakers: [], segments: [] };
 
   const speakers = parts.assignSpeakers(words, turns);
-  return { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+  let transcription: Transcription = { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+  for (const stage of parts.afterTranscription ?? []) {
+    transcription = await stage.run(transcription, control);
+    await control.checkpoint();
+  }
+  return transcription;
 }
 
 /**

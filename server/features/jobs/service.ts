@@ -1,24 +1,25 @@
 /**
- * Jobs: their records, their state machine and the worker that runs them.
+ * Jobs: their records, their state machine, and their lane of the run
+ * queue (server/work/run-queue.ts) that runs them.
  *
  * One job runs at a time (the recognizer and the diarizer each want a whole
  * core of this two-core class of machine; uploads still stream in parallel).
  * Every state change goes through states.ts and publishes its event on
  * the bus, so a wait stream and a webhook see the same history.
  *
- * Pause and cancel are real: a running stage calls `checkpoint()` between
- * chunks, and child processes registered with `track()` are stopped with
- * SIGSTOP on pause, continued with SIGCONT on resume, and killed on cancel.
- * Decisions: docs/decisions/012-jobs.md.
+ * Pause and cancel are real: the queue's stage control stops a running
+ * stage's processes with SIGSTOP on pause, continues them on resume and kills
+ * them on cancel; pure code stops at its next `checkpoint()`.
+ * Decisions: docs/decisions/012-jobs.md, 117-one-run-queue.md.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../adapters/clock.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus, EventName } from '../../kernel/events.ts';
-import { CancelledError, StageError, type StageControl } from '../../pipeline/types.ts';
+import { StageError, type StageControl } from '../../pipeline/types.ts';
+import { RunQueue, type Lane } from '../../work/run-queue.ts';
 import type { JobParams, JobRecord, JobsRepo } from './repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './states.ts';
 import { redactPaths } from '../../kernel/redact.ts';
@@ -50,14 +51,6 @@ export interface JobRun {
 }
 
 export type JobRunners = Record<JobKind, JobWork>;
-
-interface Execution {
-  jobId: string;
-  abort: AbortController;
-  paused: boolean;
-  resumeWaiters: (() => void)[];
-  children: Set<ChildProcess>;
-}
 
 export interface JobsServiceOptions {
   repo: JobsRepo;
@@ -101,13 +94,12 @@ export function jobDto(job: JobRecord) {
 
 export class JobsService {
   readonly #o: JobsServiceOptions;
-  #active: Execution | null = null;
-  #stopped = false;
-  /** Resolves when the worker has nothing left to do; tests await it. */
-  #idleWaiters: (() => void)[] = [];
+  /** The jobs' lane of the run queue: one job at a time, oldest queued first. */
+  readonly #queue: RunQueue<JobRecord, { meetingId: string }, JobStage>;
 
   constructor(opts: JobsServiceOptions) {
     this.#o = opts;
+    this.#queue = new RunQueue(this.#lane(), opts.logError !== undefined ? { logError: opts.logError } : {});
   }
 
   // ── Reading ─────────────────────────────────────────────────────────────
@@ -143,7 +135,7 @@ export class JobsService {
       hold: false,
       created_at: this.#now(),
     });
-    this.#pump();
+    this.#queue.kick();
     return job;
   }
 
@@ -166,7 +158,7 @@ export class JobsService {
       hold: false,
       created_at: this.#now(),
     });
-    this.#pump();
+    this.#queue.kick();
     return job;
   }
 
@@ -200,7 +192,7 @@ export class JobsService {
       created_at: now,
       finished_at: isTerminal(input.state) ? now : null,
     });
-    this.#pump();
+    this.#queue.kick();
     return job;
   }
 
@@ -208,11 +200,10 @@ export class JobsService {
   cancel(id: string): JobRecord {
     const job = this.get(id);
     if (isTerminal(job.state) || job.state === 'cancelling') return job; // already over or ending: cancel is idempotent
-    const exec = this.#active?.jobId === id ? this.#active : null;
     let updated = this.#move(job, 'cancel');
-    if (exec !== null) this.#abort(exec); // its executor sees the cancel and settles the state
+    const running = this.#queue.cancel(id); // its lane sees the cancel and settles the state
     // Nobody works on a held fixture: it ends at once.
-    if (exec === null && updated.state === 'cancelling') updated = this.#move(updated, 'cancelled');
+    if (!running && updated.state === 'cancelling') updated = this.#move(updated, 'cancelled');
     return updated;
   }
 
@@ -221,14 +212,11 @@ export class JobsService {
     if (job.kind === 'import') throw new ApiError('import_not_pausable', 'import jobs cannot be paused; cancel and upload again instead');
     if (job.state === 'pausing' || job.state === 'paused') return job;
     if (job.state !== 'running') throw new ApiError('engine_busy', `only a running job can be paused; this one is ${job.state}`);
-    let updated = this.#move(job, 'pause');
-    const exec = this.#active?.jobId === id ? this.#active : null;
-    if (exec === null) return this.#move(updated, 'paused'); // a held fixture: nothing to stop
-    exec.paused = true;
-    for (const child of exec.children) child.kill('SIGSTOP');
-    // A stage running a child process is stopped now; pure code settles at its next checkpoint.
-    if (exec.children.size > 0) updated = this.#move(updated, 'paused');
-    return updated;
+    const updated = this.#move(job, 'pause');
+    const outcome = this.#queue.pause(id);
+    // A held fixture has nothing to stop; a stage running a child process is stopped now;
+    // pure code settles at its next checkpoint (the lane's pausedAt).
+    return outcome === 'at-checkpoint' ? updated : this.#move(updated, 'paused');
   }
 
   resume(id: string): JobRecord {
@@ -237,12 +225,7 @@ export class JobsService {
     if (job.state === 'resuming' || job.state === 'running') return job;
     if (job.state !== 'paused') throw new ApiError('engine_busy', `only a paused job can be resumed; this one is ${job.state}`);
     const resuming = this.#move(job, 'resume');
-    const exec = this.#active?.jobId === id ? this.#active : null;
-    if (exec !== null) {
-      exec.paused = false;
-      for (const child of exec.children) child.kill('SIGCONT');
-      for (const wake of exec.resumeWaiters.splice(0)) wake();
-    }
+    this.#queue.resume(id);
     this.#move(resuming, 'resumed');
     return resuming;
   }
@@ -269,7 +252,7 @@ export class JobsService {
       finished_at: null,
       attempts: job.attempts + 1,
     });
-    this.#pump();
+    this.#queue.kick();
     return queued;
   }
 
@@ -295,14 +278,96 @@ export class JobsService {
   }
 
   // ── Lifecycle ───────────────────────────────────────────────────────────
+  /** At startup: the lane's recovery (below), then whatever is queued runs. */
+  recover(): void {
+    this.#queue.start();
+  }
+
+  /** Stops the worker (restart, quit). The job in flight is left for recover() of the next start. */
+  stop(): void {
+    this.#queue.stop();
+  }
+
+  deleteAll(): void {
+    this.#queue.stop();
+    this.#o.repo.deleteAll();
+    rmSync(this.#o.uploadsDir, { recursive: true, force: true });
+    this.#queue.reopen();
+  }
+
+  /** Resolves once no job is running and none is waiting to run (tests, tools). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  // ── The jobs' lane of the run queue ─────────────────────────────────────
+  /** What a job's run is: its runner (runners.ts) over its stages, and what each ending means for the job. */
+  #lane(): Lane<JobRecord, { meetingId: string }, JobStage> {
+    return {
+      next: () => this.#o.repo.inStates(['queued']).find((j) => !j.hold) ?? null,
+      key: (job) => job.id,
+      begin: (job) => this.#move(job, 'start', { stage: 'decoding' }),
+      work: (job, run) => {
+        const meetingSaved = (meetingId: string) => {
+          if (!run.stopped) this.#o.repo.update(job.id, { meeting_id: meetingId, source_file: null }, this.#now());
+        };
+        return this.#o.runners[job.kind](job, { control: run.control, stage: run.stage, upload: this.uploadPath(job), meetingSaved });
+      },
+      stage: (job, stage) => {
+        const current = this.#o.repo.get(job.id);
+        if (current !== null && !isTerminal(current.state)) this.#o.repo.update(job.id, { stage }, this.#now());
+      },
+      progress: (job, fraction) => {
+        const current = this.#o.repo.get(job.id);
+        if (current === null || isTerminal(current.state)) return;
+        if (fraction !== current.progress) this.#o.repo.update(job.id, { progress: fraction }, this.#now());
+      },
+      pausedAt: (job) => {
+        const current = this.#o.repo.get(job.id);
+        if (current?.state === 'pausing') this.#move(current, 'paused');
+      },
+      succeeded: (job, { meetingId }) => {
+        const current = this.#o.repo.get(job.id);
+        if (current === null || isTerminal(current.state)) return;
+        if (current.state === 'cancelling') this.#move(current, 'cancelled');
+        else this.#move(current, 'succeed', { stage: 'done', progress: 1, meeting_id: meetingId, finished_at: this.#now() });
+      },
+      cancelled: (job) => this.#settleCancelled(job.id),
+      failed: (job, err, stage) => {
+        const current = this.#o.repo.get(job.id);
+        if (current === null || isTerminal(current.state)) return;
+        if (current.state === 'cancelling') {
+          this.#settleCancelled(job.id);
+          return;
+        }
+        const known = err instanceof StageError;
+        if (!known) this.#o.logError?.(err);
+        const message = known ? err.message : `the job failed unexpectedly while ${(stage ?? 'decoding').replace('_', ' ')}`;
+        const retryable = known ? err.retryable : true;
+        const failed = this.#move(current, 'fail', { error: message, is_retryable: retryable, finished_at: this.#now() });
+        // An upload that can never succeed is not kept: nothing half-made stays behind.
+        if (failed.kind === 'import' && !retryable) this.#removeUpload(failed);
+      },
+      recover: () => this.#recoverInterrupted(),
+    };
+  }
+
+  /** A cancelled run ends its job: cancelling → cancelled (a running one is moved to cancelling first). */
+  #settleCancelled(id: string): void {
+    const current = this.#o.repo.get(id);
+    if (current === null || isTerminal(current.state)) return;
+    const cancelling = current.state === 'cancelling' ? current : this.#move(current, 'cancel');
+    if (cancelling.state === 'cancelling') this.#move(cancelling, 'cancelled');
+  }
+
   /**
-   * At startup: jobs that were in flight when the application stopped cannot
-   * continue where they were (their process is gone), so they fail as
+   * Restart recovery: jobs that were in flight when the application stopped
+   * cannot continue where they were (their process is gone), so they fail as
    * interrupted and may be retried; queued jobs run again. An import whose
    * meeting was already saved (JobRun.meetingSaved) made what it was asked for: it
    * succeeds, naming the meeting (whose summary can be regenerated).
    */
-  recover(): void {
+  #recoverInterrupted(): void {
     for (const job of this.#o.repo.inStates(['running', 'pausing', 'paused', 'resuming', 'cancelling'])) {
       if (job.hold) continue;
       if (job.state === 'cancelling') {
@@ -319,142 +384,6 @@ export class JobsService {
         finished_at: this.#now(),
       });
     }
-    this.#pump();
-  }
-
-  /** Stops the worker (restart, quit). The job in flight is left for recover() of the next start. */
-  stop(): void {
-    this.#stopped = true;
-    if (this.#active !== null) {
-      this.#active.abort.abort();
-      for (const child of this.#active.children) {
-        child.kill('SIGCONT');
-        child.kill('SIGKILL');
-      }
-    }
-  }
-
-  deleteAll(): void {
-    this.stop();
-    this.#o.repo.deleteAll();
-    rmSync(this.#o.uploadsDir, { recursive: true, force: true });
-    this.#stopped = false;
-  }
-
-  /** Resolves once no job is running and none is waiting to run (tests, tools). */
-  idle(): Promise<void> {
-    if (this.#active === null && this.#next() === null) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  // ── Worker ──────────────────────────────────────────────────────────────
-  #next(): JobRecord | null {
-    return this.#o.repo.inStates(['queued']).find((j) => !j.hold) ?? null;
-  }
-
-  #pump(): void {
-    if (this.#active !== null || this.#stopped) return;
-    const job = this.#next();
-    if (job === null) {
-      for (const wake of this.#idleWaiters.splice(0)) wake();
-      return;
-    }
-    const exec: Execution = { jobId: job.id, abort: new AbortController(), paused: false, resumeWaiters: [], children: new Set() };
-    this.#active = exec;
-    const running = this.#move(job, 'start', { stage: 'decoding' });
-    // Run on the next turn so the caller's reply goes out first.
-    setImmediate(() => {
-      void this.#execute(running, exec).finally(() => {
-        this.#active = null;
-        this.#pump();
-      });
-    });
-  }
-
-  async #execute(job: JobRecord, exec: Execution): Promise<void> {
-    const control = this.#controlFor(exec);
-    let stage: JobStage = 'decoding';
-    const setStage = (s: JobStage) => {
-      stage = s;
-      if (this.#stopped) return;
-      const current = this.#o.repo.get(job.id);
-      if (current !== null && !isTerminal(current.state)) this.#o.repo.update(job.id, { stage: s }, this.#now());
-    };
-    try {
-      const meetingSaved = (meetingId: string) => {
-        if (!this.#stopped) this.#o.repo.update(job.id, { meeting_id: meetingId, source_file: null }, this.#now());
-      };
-      const { meetingId } = await this.#o.runners[job.kind](job, { control, stage: setStage, upload: this.uploadPath(job), meetingSaved });
-      if (this.#stopped) return; // the store is closing; recover() settles the job at the next start
-      const current = this.#o.repo.get(job.id);
-      if (current === null || isTerminal(current.state)) return;
-      if (current.state === 'cancelling') {
-        this.#move(current, 'cancelled');
-        return;
-      }
-      this.#move(current, 'succeed', { stage: 'done', progress: 1, meeting_id: meetingId, finished_at: this.#now() });
-    } catch (err) {
-      if (this.#stopped) return;
-      const current = this.#o.repo.get(job.id);
-      if (current === null || isTerminal(current.state)) return;
-      if (current.state === 'cancelling' || err instanceof CancelledError || exec.abort.signal.aborted) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run while the job awaited
-        if (this.#stopped) return; // shutting down: recover() decides at the next start
-        const cancelling = current.state === 'cancelling' ? current : this.#move(current, 'cancel');
-        if (cancelling.state === 'cancelling') this.#move(cancelling, 'cancelled');
-        return;
-      }
-      const known = err instanceof StageError;
-      if (!known) this.#o.logError?.(err);
-      const message = known ? err.message : `the job failed unexpectedly while ${stage.replace('_', ' ')}`;
-      const retryable = known ? err.retryable : true;
-      const failed = this.#move(current, 'fail', { error: message, is_retryable: retryable, finished_at: this.#now() });
-      // An upload that can never succeed is not kept: nothing half-made stays behind.
-      if (failed.kind === 'import' && !retryable) this.#removeUpload(failed);
-    }
-  }
-
-  #controlFor(exec: Execution): StageControl {
-    return {
-      signal: exec.abort.signal,
-      checkpoint: async () => {
-        if (exec.abort.signal.aborted || this.#stopped) throw new CancelledError();
-        if (!exec.paused) return;
-        const job = this.#o.repo.get(exec.jobId);
-        if (job?.state === 'pausing') this.#move(job, 'paused');
-        await new Promise<void>((resolve) => {
-          exec.resumeWaiters.push(resolve);
-          exec.abort.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a cancel may have come while paused
-        if (exec.abort.signal.aborted) throw new CancelledError();
-      },
-      track: (child) => {
-        exec.children.add(child);
-        if (exec.paused) child.kill('SIGSTOP');
-        const forget = () => exec.children.delete(child);
-        child.once('exit', forget);
-        return () => {
-          forget();
-        };
-      },
-      progress: (fraction) => {
-        if (this.#stopped) return;
-        const current = this.#o.repo.get(exec.jobId);
-        if (current === null || isTerminal(current.state)) return;
-        const rounded = Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 1000;
-        if (rounded !== current.progress) this.#o.repo.update(exec.jobId, { progress: rounded }, this.#now());
-      },
-    };
-  }
-
-  #abort(exec: Execution): void {
-    exec.abort.abort();
-    for (const child of exec.children) {
-      child.kill('SIGCONT'); // a stopped process cannot handle the kill until continued
-      child.kill('SIGKILL');
-    }
-    for (const wake of exec.resumeWaiters.splice(0)) wake();
   }
 
   /** The one place a job's state changes: checked against the table, written, announced. */

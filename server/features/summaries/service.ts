@@ -2,14 +2,18 @@
  * Summaries made by the service: the one generated automatically after an
  * import or a recording (no operation to wait on; summary.completed tells),
  * and regenerations started through the API, each an operation with its own
- * status and wait stream (API.md, Summary; decisions 004 and 013).
+ * status and wait stream (API.md, Summary; decisions 004 and 013). Both run
+ * on the summaries' lane of the run queue (server/work/run-queue.ts; decision
+ * 117): each starts at once, beside the others, since a regeneration must not
+ * wait behind an import and an import waits for its own summary.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../adapters/clock.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import { redactPaths } from '../../kernel/redact.ts';
-import { StageError, uncontrolled, type Summarizer } from '../../pipeline/types.ts';
+import { StageError, type Summarizer } from '../../pipeline/types.ts';
+import { RunQueue, type Run } from '../../work/run-queue.ts';
 import { EmptyTranscriptError } from '../../adapters/summarize/extractive.ts';
 import { transaction, type Database } from '../../kernel/store/database.ts';
 import type { MeetingsService } from '../meetings/index.ts';
@@ -113,6 +117,14 @@ interface ResolvedParams {
   language: string | null;
 }
 
+/** One run of the summarizer: a regeneration (with its operation) or the automatic summary (without). */
+interface SummaryRun {
+  meetingId: string;
+  params: ResolvedParams;
+  summarizer: Summarizer;
+  operationId: string | null;
+}
+
 export class SummaryService {
   readonly #db: Database;
   readonly #bus: EventBus;
@@ -121,9 +133,8 @@ export class SummaryService {
   readonly #summarizers: SummarizerCatalog;
   readonly #defaults: SummaryDefaults;
   readonly #logError: (err: unknown) => void;
-  /** Runs in flight, so tests and shutdown can wait for them. */
-  readonly #running = new Set<Promise<void>>();
-  #stopped = false;
+  /** The summaries' lane: every run starts at once; the queue stops them and calls recovery at start. */
+  readonly #queue: RunQueue<SummaryRun, void, string>;
 
   constructor(opts: {
     db: Database;
@@ -142,6 +153,16 @@ export class SummaryService {
     this.#summarizers = opts.summarizers;
     this.#defaults = opts.defaults ?? SUMMARY_DEFAULTS;
     this.#logError = opts.logError ?? (() => undefined);
+    this.#queue = new RunQueue(
+      {
+        startOn: 'now',
+        concurrency: Infinity,
+        key: (run) => run.operationId ?? `automatic:${run.meetingId}`,
+        work: (run, control) => this.#run(run, control),
+        recover: () => this.#recoverInterrupted(),
+      },
+      { logError: this.#logError },
+    );
   }
 
   /**
@@ -185,7 +206,7 @@ export class SummaryService {
         )
         .run(id, meetingId, 'queued', JSON.stringify(params), now, now);
     });
-    this.#track(this.#run(meetingId, params, summarizer, id));
+    this.#queue.runNow({ meetingId, params, summarizer, operationId: id }).catch((err: unknown) => this.#logError(err));
     return this.operation(meetingId, id);
   }
 
@@ -198,7 +219,7 @@ export class SummaryService {
       language: null,
     };
     const summarizer = this.#summarizers.byModel(params.model, params.model_name ?? undefined);
-    await this.#run(meetingId, params, summarizer, null);
+    await this.#queue.runNow({ meetingId, params, summarizer, operationId: null });
   }
 
   /**
@@ -229,8 +250,8 @@ export class SummaryService {
   }
 
   /** Resolves once every run in flight has ended (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  settled(): Promise<void> {
+    return this.#queue.idle();
   }
 
   /**
@@ -238,11 +259,16 @@ export class SummaryService {
    * about to close); recover() at the next start settles what they left.
    */
   stop(): void {
-    this.#stopped = true;
+    this.#queue.stop();
+  }
+
+  /** At start: the lane's recovery (below). */
+  recover(): void {
+    this.#queue.start();
   }
 
   /** Operations left queued or running by a stop cannot continue: they fail. */
-  recover(): void {
+  #recoverInterrupted(): void {
     const active = this.#db
       .prepare(`SELECT id FROM summary_operations WHERE state IN (${ACTIVE_OPERATION_STATES.map(() => '?').join(', ')})`)
       .all(...ACTIVE_OPERATION_STATES) as { id: string }[];
@@ -254,12 +280,7 @@ export class SummaryService {
       .run();
   }
 
-  #track(run: Promise<void>): void {
-    const tracked = run.catch((err: unknown) => this.#logError(err)).finally(() => this.#running.delete(tracked));
-    this.#running.add(tracked);
-  }
-
-  async #run(meetingId: string, params: ResolvedParams, summarizer: Summarizer, operationId: string | null): Promise<void> {
+  async #run({ meetingId, params, summarizer, operationId }: SummaryRun, run: Run<string>): Promise<void> {
     const before = this.#meetings.summary(meetingId);
     const previous = before.result;
     this.#moveOperation(operationId, 'start', null);
@@ -283,9 +304,9 @@ export class SummaryService {
             text: s.text,
           })),
         },
-        uncontrolled(),
+        run.control,
       );
-      if (this.#stopped || !this.#meetings.exists(meetingId)) return; // stopping, or deleted while we worked
+      if (run.stopped || !this.#meetings.exists(meetingId)) return; // stopping, or deleted while we worked
       this.#meetings.storeSummary(meetingId, {
         status: 'ready',
         result: { text: output.text, sections: output.sections, template_id: params.template_id, model: output.model, source: 'generated' },
@@ -295,7 +316,7 @@ export class SummaryService {
       this.#moveOperation(operationId, 'succeed', null);
       this.#bus.publish('summary.completed', { kind: 'meeting', id: meetingId }, operationId === null ? {} : { operation_id: operationId });
     } catch (err) {
-      if (this.#stopped) return;
+      if (run.stopped) return;
       if (!(err instanceof StageError)) this.#logError(err);
       const reason = redactPaths(err instanceof StageError ? err.message : 'the summarizer failed unexpectedly');
       if (this.#meetings.exists(meetingId)) {
