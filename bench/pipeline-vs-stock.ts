@@ -26,8 +26,8 @@
  * then a card name, each file with its own lead-in and tail, so real speech
  * has the many turns and short regions of a meeting; `talkers-paused`: the
  * same with 1.5 s of each reading's own room tone before it, so voice
- * activity leaves the pauses out and the recognizer decodes the regions
- * laid end to end (the readings alone are cut too tightly for that). A set
+ * activity leaves the pauses out and the regions cover under 90 % of the
+ * recording (the readings alone are cut too tightly for that). A set
  * `script:<name>` is a quality-matrix meeting rendered as the quality bench
  * renders it (natural voices, the cell's seed): for reporting only, no
  * setting is chosen on it. Scenes are simulator/scenes presets laid over
@@ -91,7 +91,7 @@ interface Pauses {
  * Real speech: the set's readings end to end, each word timed by its
  * reading. talkers: the two sets interleaved; talkers-paused: the same with
  * a pause of room tone before each reading, so voice activity finds several
- * regions and the recognizer decodes them laid end to end, as in a meeting.
+ * regions with pauses between them, as in a meeting.
  * With `pauses`, every set gets that pause before each reading but the first.
  */
 function realSpeech(set: string, pauses: Pauses | null): { samples: Float32Array; reference: ReferenceWord[] } {
@@ -279,6 +279,8 @@ interface VariantResult {
   regions: number;
   spans: number;
   groups: number;
+  /** CPU seconds of the decode (user+sys, the recognizer's processes included) per second of the recording. */
+  cpu_per_audio_second: number;
   lost: number;
   gained: number;
   lost_where: Placement;
@@ -320,6 +322,8 @@ async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
     const grouped = planDecodeGroups(regions, enhanced.audio.durationSeconds, opts.processes, undefined, undefined, layout);
     const spans = grouped.plan.spans.map((s) => ({ start: s.sourceStart, end: s.sourceEnd }));
     const key = JSON.stringify(grouped);
+    // CPU of this decode (the recognizer's processes are waited for, so their time is counted): 0 when decoded before.
+    const cpuBefore = cpuSecondsWithChildren();
     const hyp =
       decoded.get(key) ??
       (
@@ -328,6 +332,7 @@ async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
           .transcribe(enhanced.audio, regions, { language: 'en', customWords: [], initialPrompt: '' }, uncontrolled())
       ).map((w) => w.text);
     decoded.set(key, hyp);
+    const cpu = cpuSecondsWithChildren() - cpuBefore;
     const ok = matched(tokens, hyp);
     const lost = tokens.filter((_, i) => stockOk[i] === true && ok[i] === false);
     const gained = tokens.filter((_, i) => stockOk[i] === false && ok[i] === true).length;
@@ -337,6 +342,7 @@ async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
       regions: regions.length,
       spans: spans.length,
       groups: grouped.groups.length,
+      cpu_per_audio_second: round(cpu / audio.durationSeconds),
       lost: lost.length,
       gained,
       lost_where: place(lost, spans),
@@ -345,7 +351,7 @@ async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
     results.push(r);
     console.log(
       `${set} ${scene} ${name}: WER ${pct(r.wer)} against stock ${pct(stockWer)} (its options ${pct(stockSameOptionsWer)}); ${r.regions} regions (${pct(covered)} of ` +
-        `${audio.durationSeconds.toFixed(1)} s) → ${r.spans} spans, ${r.groups} groups; lost ${r.lost}, gained ${r.gained}; lost: outside ` +
+        `${audio.durationSeconds.toFixed(1)} s) → ${r.spans} spans, ${r.groups} groups, CPU ${r.cpu_per_audio_second.toFixed(2)} s per audio s; lost ${r.lost}, gained ${r.gained}; lost: outside ` +
         `${r.lost_where.outside}, start edge ${r.lost_where.edge_start}, end edge ${r.lost_where.edge_end}, inside ` +
         `${r.lost_where.inside} (in short regions ${r.lost_where.in_short_region})`,
     );
