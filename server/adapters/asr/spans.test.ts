@@ -25,6 +25,7 @@ import {
   type DecodeGroup,
   type DecodePlan,
   type FileWord,
+  type SpanLayout,
 } from './spans.ts';
 
 /** Deterministic regions: `count` stretches of speech of 2–20 s with pauses of 0.6–8 s (a seeded LCG). */
@@ -270,13 +271,14 @@ describe('decode groups', () => {
         for (let t = r.start + 0.05, i = 0; t + 0.3 <= r.end; t += 0.5, i++) words.push({ text: `r${ri}w${i}`, start: t, end: t + 0.3 });
         return words;
       });
-      for (const [count, warmUp] of [
-        [1, 10],
-        [2, 0],
-        [2, 10],
-        [3, 7.3],
-      ]) {
-        const { plan, groups } = planDecodeGroups(regions, duration, count!, 1, warmUp);
+      for (const [count, warmUp, layout] of [
+        [1, 10, 'recording'],
+        [2, 0, 'recording'],
+        [2, 10, 'recording'],
+        [3, 7.3, 'recording'],
+        [3, 7.3, 'regions'],
+      ] as [number, number, SpanLayout][]) {
+        const { plan, groups } = planDecodeGroups(regions, duration, count, 1, warmUp, layout);
         // What each group's recognizer hears: the truth's words inside its stretch of the file, in its own file's times.
         const hear = (g: DecodeGroup): FileWord[] =>
           truth.flatMap((w) => {
@@ -296,7 +298,7 @@ describe('decode groups', () => {
         assert.deepEqual(
           joined.map((w) => w.text),
           truth.map((w) => w.text),
-          `${count} groups, ${warmUp} s of warm-up`,
+          `${count} groups, ${warmUp} s of warm-up, ${layout}`,
         );
         joined.forEach((w, i) => {
           assert.ok(Math.abs(w.start - truth[i]!.start) < 0.002 && Math.abs(w.end - truth[i]!.end) < 0.002, `${w.text} keeps its times`);
