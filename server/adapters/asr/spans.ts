@@ -184,8 +184,9 @@ export interface GroupedPlan {
 export type SpanLayout = 'recording' | 'regions';
 
 /**
- * The plan of planContinuousSpans (or, for measurements, planDecodeSpans), its file shared among at most `count`
- * recognizer processes (decision 094, amended by decisions 104 and 120).
+ * The plan of planContinuousSpans (or, for measurements, planDecodeSpans),
+ * its file shared among at most `count` recognizer processes (decision 094,
+ * amended by decisions 104 and 120).
  *
  * Every group decodes a stretch of the very file the single process would
  * decode, begun on one of its frame boundaries: the same samples in the same
