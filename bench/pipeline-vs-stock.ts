@@ -1,9 +1,9 @@
 /**
  * Where the pipeline loses words against the recognizer run alone: the
  * same recording decoded by stock whole-file pocketsphinx (bench/quality.ts's
- * `wer_stock`: `pocketsphinx_continuous -infile <wav>`, no option; beside it
- * the same with the recognizer's search bounds, POCKETSPHINX_SEARCH_ARGS) and by the
- * pipeline's path without bias (front end auto → voice activity with the vad
+ * `wer_stock`: `pocketsphinx_continuous -infile <wav>`, no option; beside
+ * it the same with the recognizer's search bounds, POCKETSPHINX_SEARCH_ARGS)
+ * and by the pipeline's path without bias (front end auto → voice activity with the vad
  * section's defaults → PocketSphinxRecognizer on the speech regions), both
  * aligned against the reference. A reference word the stock decoder gets
  * and the pipeline misses is a loss; each is placed against the regions the
@@ -13,10 +13,11 @@
  *
  * Variants change only what the recognizer is given (the regions, or how
  * its file is laid out), so each candidate fix is measured on the same
- * audio: `regions-apart` (the speech regions laid end to end when they cover
- * under 90 % of the recording, as decisions 094 to 104 decoded them; the
- * pipeline now decodes the recording with its pauses, decision 120), `one-region` (the whole
- * recording as one region: the front end and the recognizer's options alone),
+ * audio: `regions-apart` (the speech regions laid end to end when they
+ * cover under 90 % of the recording, as decisions 094 to 104 decoded them;
+ * the pipeline now decodes the recording with its pauses, decision 120),
+ * `one-region` (the whole recording as one region: the front end and the
+ * recognizer's options alone),
  * `pad:<ms>` (every region widened for the recognizer only), `merge:<s>`
  * (regions closer than that decoded as one).
  *
@@ -33,12 +34,26 @@
  * setting is chosen on it. Scenes are simulator/scenes presets laid over
  * the real speech (clean: as recorded).
  *
+ * Pauses (recordings that are not nearly all speech, decision 120):
+ * `--pause-seconds S` puts S seconds between the readings of a real set
+ * (`--pause-kind tone`, the next reading's own room tone, or `silence`,
+ * digital zeros as `sox … pad` or a concatenation with silence writes them)
+ * and between the turns of a script set (every line after the first starts
+ * S seconds after the one before ends; a scripted overlap becomes such a
+ * pause). `--speaker-voices V,V` names a script set's voices
+ * (bench/quality.ts withSpeakerVoices), e.g. four Flite voices.
+ * `--processes N` is the recognizer's process count (default one per core,
+ * as in the gateway); `--wav-dir DIR` keeps the recordings there (to import
+ * them through the gateway).
+ *
  *   node bench/pipeline-vs-stock.ts [--sets librivox,cards,talkers,script:two-person-call]
- *       [--scenes clean,reverb-only] [--variants pipeline,one-region,pad:200,merge:1] [--out <file.json>]
+ *       [--scenes clean,reverb-only] [--variants pipeline,regions-apart,one-region,pad:200,merge:1] [--out <file.json>]
+ *       [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR]
  *
  * One line per cell and variant; `--out` writes every cell, lost words
- * included, as JSON. CPU seconds (this process and its children) are printed
- * at the end: decoding dominates, about 0.65 CPU s per audio second per run.
+ * included, as JSON, with each decode's CPU seconds per audio second (from
+ * /proc, the recognizer's processes included); the whole run's CPU seconds
+ * are printed at the end.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
