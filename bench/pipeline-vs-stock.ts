@@ -1,8 +1,9 @@
 /**
  * Where the pipeline loses words against the recognizer run alone: the
  * same recording decoded by stock whole-file pocketsphinx (bench/quality.ts's
- * `wer_stock`: `pocketsphinx_continuous -infile <wav>`, no option) and by the
- * pipeline's path without bias (front end auto → voice activity with the vad
+ * `wer_stock`: `pocketsphinx_continuous -infile <wav>`, no option; beside
+ * it the same with the recognizer's search bounds, POCKETSPHINX_SEARCH_ARGS)
+ * and by the pipeline's path without bias (front end auto → voice activity with the vad
  * section's defaults → PocketSphinxRecognizer on the speech regions), both
  * aligned against the reference. A reference word the stock decoder gets
  * and the pipeline misses is a loss; each is placed against the regions the
@@ -10,9 +11,13 @@
  * within 0.3 s of a region's start or end (its edge), or inside; and in a
  * short region (under 1.5 s) or not.
  *
- * Variants change only what the recognizer is given (the regions), so each
- * candidate fix is measured on the same audio: `one-region` (the whole
- * recording as one region: the front end and the recognizer's options alone),
+ * Variants change only what the recognizer is given (the regions, or how
+ * its file is laid out), so each candidate fix is measured on the same
+ * audio: `regions-apart` (the speech regions laid end to end when they
+ * cover under 90 % of the recording, as decisions 094 to 104 decoded them;
+ * the pipeline now decodes the recording with its pauses, decision 120),
+ * `one-region` (the whole recording as one region: the front end and the
+ * recognizer's options alone),
  * `pad:<ms>` (every region widened for the recognizer only), `merge:<s>`
  * (regions closer than that decoded as one).
  *
@@ -22,26 +27,40 @@
  * then a card name, each file with its own lead-in and tail, so real speech
  * has the many turns and short regions of a meeting; `talkers-paused`: the
  * same with 1.5 s of each reading's own room tone before it, so voice
- * activity leaves the pauses out and the recognizer decodes the regions
- * laid end to end (the readings alone are cut too tightly for that). A set
+ * activity leaves the pauses out and the regions cover under 90 % of the
+ * recording (the readings alone are cut too tightly for that). A set
  * `script:<name>` is a quality-matrix meeting rendered as the quality bench
  * renders it (natural voices, the cell's seed): for reporting only, no
  * setting is chosen on it. Scenes are simulator/scenes presets laid over
  * the real speech (clean: as recorded).
  *
+ * Pauses (recordings that are not nearly all speech, decision 120):
+ * `--pause-seconds S` puts S seconds between the readings of a real set
+ * (`--pause-kind tone`, the next reading's own room tone, or `silence`,
+ * digital zeros as `sox … pad` or a concatenation with silence writes them)
+ * and between the turns of a script set (every line after the first starts
+ * S seconds after the one before ends; a scripted overlap becomes such a
+ * pause). `--speaker-voices V,V` names a script set's voices
+ * (bench/quality.ts withSpeakerVoices), e.g. four Flite voices.
+ * `--processes N` is the recognizer's process count (default one per core,
+ * as in the gateway); `--wav-dir DIR` keeps the recordings there (to import
+ * them through the gateway).
+ *
  *   node bench/pipeline-vs-stock.ts [--sets librivox,cards,talkers,script:two-person-call]
- *       [--scenes clean,reverb-only] [--variants pipeline,one-region,pad:200,merge:1] [--out <file.json>]
+ *       [--scenes clean,reverb-only] [--variants pipeline,regions-apart,one-region,pad:200,merge:1] [--out <file.json>]
+ *       [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR]
  *
  * One line per cell and variant; `--out` writes every cell, lost words
- * included, as JSON. CPU seconds (this process and its children) are printed
- * at the end: decoding dominates, about 0.65 CPU s per audio second per run.
+ * included, as JSON, with each decode's CPU seconds per audio second (from
+ * /proc, the recognizer's processes included); the whole run's CPU seconds
+ * are printed at the end.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeWav } from '../common/audio/wav.ts';
-import { PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
-import { planDecodeSpans } from '../server/adapters/asr/spans.ts';
+import { POCKETSPHINX_SEARCH_ARGS, PocketSphinxRecognizer } from '../server/adapters/asr/pocketsphinx.ts';
+import { planDecodeGroups, type SpanLayout } from '../server/adapters/asr/spans.ts';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
@@ -52,9 +71,10 @@ import { normalizeWords } from '../simulator/score/normalize-words.ts';
 import { alignWords, wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
-import { QUALITY_SEED, stockWholeFileWords } from './quality.ts';
+import { QUALITY_SEED, stockWholeFileWords, withSpeakerVoices } from './quality.ts';
 import { readPcm16Wav, REAL_SPEECH_SETS } from './quality-real-speech.ts';
-import { readFlags, runCli } from './lib.ts';
+import { cpuSecondsWithChildren, FlagError, readFlags, runCli } from './lib.ts';
+import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
 
 /** A reference word with the stretch of the recording it lies in (its own times, or its reading's). */
 interface ReferenceWord {
@@ -76,22 +96,32 @@ const TURN_PAUSE_SECONDS = 1.5;
 /** The stretch at the head of every reading that holds its room's background (the readings are cut tightly: 0.1-0.2 s). */
 const ROOM_TONE_SECONDS = 0.1;
 
+/** What goes between readings or turns (--pause-seconds, --pause-kind); null: the set's own arrangement. */
+interface Pauses {
+  seconds: number;
+  kind: 'tone' | 'silence';
+}
+
 /**
  * Real speech: the set's readings end to end, each word timed by its
  * reading. talkers: the two sets interleaved; talkers-paused: the same with
  * a pause of room tone before each reading, so voice activity finds several
- * regions and the recognizer decodes them laid end to end, as in a meeting.
+ * regions with pauses between them, as in a meeting.
+ * With `pauses`, every set gets that pause before each reading but the first.
  */
-function realSpeech(set: string): { samples: Float32Array; reference: ReferenceWord[] } {
+function realSpeech(set: string, pauses: Pauses | null): { samples: Float32Array; reference: ReferenceWord[] } {
   const readings =
     set === 'talkers' || set === 'talkers-paused'
       ? interleave(REAL_SPEECH_SETS['librivox']!(), REAL_SPEECH_SETS['cards']!())
       : (REAL_SPEECH_SETS[set]?.() ?? fail(`no real-speech set "${set}"`));
-  const paused = set === 'talkers-paused';
+  const pause = pauses ?? (set === 'talkers-paused' ? { seconds: TURN_PAUSE_SECONDS, kind: 'tone' as const } : null);
   const parts = readings.flatMap((u, i) => {
     const samples = readPcm16Wav(u.file);
     const reading = { samples, words: u.words };
-    return paused && i > 0 ? [{ samples: roomTone(samples, TURN_PAUSE_SECONDS), words: [] }, reading] : [reading];
+    if (pause === null || i === 0) return [reading];
+    const gap =
+      pause.kind === 'tone' ? roomTone(samples, pause.seconds) : new Float32Array(Math.round(pause.seconds * PIPELINE_SAMPLE_RATE));
+    return [{ samples: gap, words: [] }, reading];
   });
   const samples = new Float32Array(parts.reduce((n, p) => n + p.samples.length, 0));
   const reference: ReferenceWord[] = [];
@@ -104,6 +134,18 @@ function realSpeech(set: string): { samples: Float32Array; reference: ReferenceW
     at += p.samples.length;
   }
   return { samples, reference };
+}
+
+/** A script with every turn after the first `seconds` after the previous one ends (its overlaps too). */
+function withPauses(script: MeetingScript, seconds: number | null): MeetingScript {
+  if (seconds === null) return script;
+  return {
+    ...script,
+    lines: script.lines.map((line, i) => {
+      const { overlap: _overlap, pause_before: _pause, ...rest } = line;
+      return i === 0 ? line : { ...rest, pause_before: seconds };
+    }),
+  };
 }
 
 /**
@@ -135,17 +177,22 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-async function prepare(set: string, scene: string, work: string): Promise<Input> {
+interface Arrangement {
+  pauses: Pauses | null;
+  speakerVoices: readonly string[] | null;
+}
+
+async function prepare(set: string, scene: string, work: string, arrangement: Arrangement): Promise<Input> {
   const wav = join(work, `${set.replace(/[^a-z0-9-]/gi, '_')}.${scene}.wav`);
   if (set.startsWith('script:')) {
-    const rendered = await renderScript(await loadScript(set.slice('script:'.length)), wav, {
-      voiceSet: 'natural',
-      scene,
-      seed: QUALITY_SEED,
-    });
+    const script = withPauses(
+      withSpeakerVoices(await loadScript(set.slice('script:'.length)), arrangement.speakerVoices),
+      arrangement.pauses?.seconds ?? null,
+    );
+    const rendered = await renderScript(script, wav, { voiceSet: 'natural', scene, seed: QUALITY_SEED });
     return { set, scene, wav, reference: rendered.truth.words.map((w) => ({ text: w.text, start: w.start, end: w.end })) };
   }
-  const real = realSpeech(set);
+  const real = realSpeech(set, arrangement.pauses);
   const samples =
     scene === 'clean'
       ? real.samples
@@ -159,8 +206,13 @@ async function prepare(set: string, scene: string, work: string): Promise<Input>
 
 type Variant = (regions: readonly SpeechRegion[], duration: number) => SpeechRegion[];
 
+/** How the recognizer lays out its file for a variant: regions-apart is the layout before decision 120. */
+function layoutOf(name: string): SpanLayout {
+  return name === 'regions-apart' ? 'regions' : 'recording';
+}
+
 function variant(name: string): Variant {
-  if (name === 'pipeline') return (regions) => [...regions];
+  if (name === 'pipeline' || name === 'regions-apart') return (regions) => [...regions];
   if (name === 'one-region') return (_regions, duration) => [{ start: 0, end: duration }];
   const [kind, value] = name.split(':');
   const v = Number(value);
@@ -177,7 +229,7 @@ function variant(name: string): Variant {
       }
       return out;
     };
-  return fail(`--variants: no variant "${name}" (pipeline, one-region, pad:<ms>, merge:<s>)`);
+  return fail(`--variants: no variant "${name}" (pipeline, regions-apart, one-region, pad:<ms>, merge:<s>)`);
 }
 
 function mergeOverlaps(regions: readonly SpeechRegion[]): SpeechRegion[] {
@@ -241,17 +293,125 @@ interface VariantResult {
   wer: number;
   regions: number;
   spans: number;
+  groups: number;
+  /** CPU seconds of the decode (user+sys, the recognizer's processes included) per second of the recording. */
+  cpu_per_audio_second: number;
   lost: number;
   gained: number;
   lost_where: Placement;
   lost_words: string[];
 }
 
+interface CellOptions {
+  variants: readonly string[];
+  recognizer: (layout: SpanLayout) => PocketSphinxRecognizer;
+  processes: number;
+}
+
+/** One recording: stock whole-file decoding, then the pipeline's path with each variant's regions. */
+async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
+  const { set, scene } = input;
+  const vad = CONFIG_SECTIONS.vad.defaults;
+  const tokens = referenceTokens(input.reference);
+  const reference = input.reference.map((w) => w.text);
+  const stock = await stockWholeFileWords(input.wav);
+  const stockOk = matched(tokens, stock.split(/\s+/));
+  const stockWer = wordErrorRate(reference, stock).wer;
+  // The same decoder with the recognizer's search bounds: what the pipeline adds beyond its options.
+  const stockSameOptionsWer = wordErrorRate(reference, await stockWholeFileWords(input.wav, POCKETSPHINX_SEARCH_ARGS)).wer;
+  const audio: PcmAudio = await new AudioDecoder().decode(input.wav, 'wav', uncontrolled());
+  const enhanced = await enhanceSpeech(
+    audio,
+    { enhancement: 'auto', denoise: vad.denoise, dereverberation: vad.dereverberation },
+    uncontrolled(),
+  );
+  const found = detectSpeech(enhanced.audio, { ...vad });
+  const covered = found.reduce((sum, r) => sum + r.end - r.start, 0) / Math.max(1e-9, audio.durationSeconds);
+  const results: VariantResult[] = [];
+  // Variants that lay out the same file decode to the same words: decoded once.
+  const decoded = new Map<string, string[]>();
+  for (const name of opts.variants) {
+    const regions = variant(name)(found, enhanced.audio.durationSeconds);
+    // The recognizer's own layout: what it merged and decoded, and how its processes share it.
+    const layout = layoutOf(name);
+    const grouped = planDecodeGroups(regions, enhanced.audio.durationSeconds, opts.processes, undefined, undefined, layout);
+    const spans = grouped.plan.spans.map((s) => ({ start: s.sourceStart, end: s.sourceEnd }));
+    const key = JSON.stringify(grouped);
+    // CPU of this decode (the recognizer's processes are waited for, so their time is counted): 0 when decoded before.
+    const cpuBefore = cpuSecondsWithChildren();
+    const hyp =
+      decoded.get(key) ??
+      (
+        await opts
+          .recognizer(layout)
+          .transcribe(enhanced.audio, regions, { language: 'en', customWords: [], initialPrompt: '' }, uncontrolled())
+      ).map((w) => w.text);
+    decoded.set(key, hyp);
+    const cpu = cpuSecondsWithChildren() - cpuBefore;
+    const ok = matched(tokens, hyp);
+    const lost = tokens.filter((_, i) => stockOk[i] === true && ok[i] === false);
+    const gained = tokens.filter((_, i) => stockOk[i] === false && ok[i] === true).length;
+    const r: VariantResult = {
+      variant: name,
+      wer: round(wordErrorRate(reference, hyp).wer),
+      regions: regions.length,
+      spans: spans.length,
+      groups: grouped.groups.length,
+      cpu_per_audio_second: round(cpu / audio.durationSeconds),
+      lost: lost.length,
+      gained,
+      lost_where: place(lost, spans),
+      lost_words: lost.map((w) => `${w.text}@${w.start.toFixed(2)}`),
+    };
+    results.push(r);
+    console.log(
+      `${set} ${scene} ${name}: WER ${pct(r.wer)} against stock ${pct(stockWer)} (its options ${pct(stockSameOptionsWer)}); ${r.regions} regions (${pct(covered)} of ` +
+        `${audio.durationSeconds.toFixed(1)} s) → ${r.spans} spans, ${r.groups} groups, CPU ${r.cpu_per_audio_second.toFixed(2)} s per audio s; lost ${r.lost}, gained ${r.gained}; lost: outside ` +
+        `${r.lost_where.outside}, start edge ${r.lost_where.edge_start}, end edge ${r.lost_where.edge_end}, inside ` +
+        `${r.lost_where.inside} (in short regions ${r.lost_where.in_short_region})`,
+    );
+  }
+  return {
+    set,
+    scene,
+    words: reference.length,
+    seconds: round(audio.durationSeconds),
+    speech_share: round(covered),
+    front_end: { denoised: enhanced.denoised, dereverberated: enhanced.dereverberated },
+    wer_stock: round(stockWer),
+    wer_stock_same_options: round(stockSameOptionsWer),
+    regions: found,
+    variants: results,
+  };
+}
+
+function readArrangement(values: { 'pause-seconds'?: string; 'pause-kind'?: string; 'speaker-voices'?: string }): Arrangement {
+  const seconds = values['pause-seconds'] === undefined ? null : Number(values['pause-seconds']);
+  if (seconds !== null && !(Number.isFinite(seconds) && seconds >= 0))
+    throw new FlagError('--pause-seconds: a number of seconds, 0 or more');
+  const kind = values['pause-kind'] ?? 'tone';
+  if (kind !== 'tone' && kind !== 'silence') throw new FlagError('--pause-kind: tone or silence');
+  return {
+    pauses: seconds === null ? null : { seconds, kind },
+    speakerVoices: values['speaker-voices']?.split(',').filter(Boolean) ?? null,
+  };
+}
+
 async function main(): Promise<void> {
   const values = readFlags(
     process.argv.slice(2),
-    { sets: { type: 'string' }, scenes: { type: 'string' }, variants: { type: 'string' }, out: { type: 'string' } },
-    'node bench/pipeline-vs-stock.ts [--sets S,S] [--scenes S,S] [--variants V,V] [--out FILE]',
+    {
+      sets: { type: 'string' },
+      scenes: { type: 'string' },
+      variants: { type: 'string' },
+      out: { type: 'string' },
+      'pause-seconds': { type: 'string' },
+      'pause-kind': { type: 'string' },
+      'speaker-voices': { type: 'string' },
+      processes: { type: 'string' },
+      'wav-dir': { type: 'string' },
+    },
+    'node bench/pipeline-vs-stock.ts [--sets S,S] [--scenes S,S] [--variants V,V] [--out FILE] [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR]',
   );
   const list = (v: string | undefined, d: string[]) =>
     v
@@ -260,94 +420,27 @@ async function main(): Promise<void> {
       .filter(Boolean) ?? d;
   const sets = list(values.sets, ['librivox', 'cards', 'talkers', 'talkers-paused']);
   const scenes = list(values.scenes, ['clean', 'reverb-only']);
-  const variants = list(values.variants, ['pipeline', 'one-region']);
-  const vad = CONFIG_SECTIONS.vad.defaults;
-  const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off' });
-  const work = mkdtempSync(join(tmpdir(), 'mas-pipeline-vs-stock-'));
+  const arrangement = readArrangement(values);
+  const processes = values.processes === undefined ? undefined : Number(values.processes);
+  if (processes !== undefined && !(Number.isInteger(processes) && processes >= 1))
+    throw new FlagError('--processes: a whole number, 1 or more');
+  const opts: CellOptions = {
+    variants: list(values.variants, ['pipeline', 'regions-apart', 'one-region']),
+    recognizer: (spanLayout) =>
+      new PocketSphinxRecognizer({ vocabularyBias: 'off', spanLayout, processes: processes ?? availableParallelism() }),
+    processes: processes ?? availableParallelism(),
+  };
+  // --wav-dir keeps the recordings (to import them through the gateway); otherwise a scratch folder, removed.
+  const work = values['wav-dir'] ?? mkdtempSync(join(tmpdir(), 'mas-pipeline-vs-stock-'));
   const cells: unknown[] = [];
+  const cpuBefore = cpuSecondsWithChildren();
   try {
-    for (const set of sets) {
-      for (const scene of scenes) {
-        const input = await prepare(set, scene, work);
-        const tokens = referenceTokens(input.reference);
-        const reference = input.reference.map((w) => w.text);
-        const stock = await stockWholeFileWords(input.wav);
-        const stockOk = matched(tokens, stock.split(/\s+/));
-        const stockWer = wordErrorRate(reference, stock).wer;
-        const audio: PcmAudio = await new AudioDecoder().decode(input.wav, 'wav', uncontrolled());
-        const enhanced = await enhanceSpeech(
-          audio,
-          { enhancement: 'auto', denoise: vad.denoise, dereverberation: vad.dereverberation },
-          uncontrolled(),
-        );
-        const found = detectSpeech(enhanced.audio, { ...vad });
-        const results: VariantResult[] = [];
-        // Variants that lay out the same file decode to the same words: decoded once.
-        const decoded = new Map<string, string[]>();
-        for (const name of variants) {
-          const regions = variant(name)(found, enhanced.audio.durationSeconds);
-          // The recognizer's own layout: what it merged and decoded (the whole file when the regions cover nearly all of it).
-          const plan = planDecodeSpans(regions, enhanced.audio.durationSeconds);
-          const spans = plan.spans.map((s) => ({ start: s.sourceStart, end: s.sourceEnd }));
-          const key = JSON.stringify(plan);
-          const hyp =
-            decoded.get(key) ??
-            (
-              await recognizer.transcribe(enhanced.audio, regions, { language: 'en', customWords: [], initialPrompt: '' }, uncontrolled())
-            ).map((w) => w.text);
-          decoded.set(key, hyp);
-          const ok = matched(tokens, hyp);
-          const lost = tokens.filter((_, i) => stockOk[i] === true && ok[i] === false);
-          const gained = tokens.filter((_, i) => stockOk[i] === false && ok[i] === true).length;
-          const r: VariantResult = {
-            variant: name,
-            wer: round(wordErrorRate(reference, hyp).wer),
-            regions: regions.length,
-            spans: spans.length,
-            lost: lost.length,
-            gained,
-            lost_where: place(lost, spans),
-            lost_words: lost.map((w) => `${w.text}@${w.start.toFixed(2)}`),
-          };
-          results.push(r);
-          console.log(
-            `${set} ${scene} ${name}: WER ${pct(r.wer)} against stock ${pct(stockWer)}; ${r.regions} regions → ${r.spans} spans; ` +
-              `lost ${r.lost}, gained ${r.gained}; lost: outside ${r.lost_where.outside}, start edge ${r.lost_where.edge_start}, ` +
-              `end edge ${r.lost_where.edge_end}, inside ${r.lost_where.inside} (in short regions ${r.lost_where.in_short_region})`,
-          );
-        }
-        cells.push({
-          set,
-          scene,
-          words: reference.length,
-          seconds: round(audio.durationSeconds),
-          front_end: { denoised: enhanced.denoised, dereverberated: enhanced.dereverberated },
-          wer_stock: round(stockWer),
-          regions: found,
-          variants: results,
-        });
-      }
-    }
+    for (const set of sets) for (const scene of scenes) cells.push(await measureCell(await prepare(set, scene, work, arrangement), opts));
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (values['wav-dir'] === undefined) rmSync(work, { recursive: true, force: true });
   }
-  const usage = process.resourceUsage();
-  const children = cpuOfChildren();
-  console.log(
-    `CPU: this process ${((usage.userCPUTime + usage.systemCPUTime) / 1e6).toFixed(1)} s, its children ${children.toFixed(1)} s (user+sys)`,
-  );
+  console.log(`CPU: ${(cpuSecondsWithChildren() - cpuBefore).toFixed(1)} s, this process and its children (user+sys)`);
   if (values.out !== undefined) writeFileSync(values.out, `${JSON.stringify(cells, null, 1)}\n`);
-}
-
-/** User+sys seconds of the waited-for children (pocketsphinx, ffmpeg, the synthesizers): /proc/self/stat fields cutime and cstime. */
-function cpuOfChildren(): number {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 function round(x: number): number {

@@ -300,11 +300,13 @@ const execFileAsync = promisify(execFile);
  * pocketsphinx_continuous with nothing but -infile (the Debian package's
  * compiled-in en-us model, language model and dictionary; no voice activity,
  * regions or bias of the pipeline), one hypothesis line per utterance it
- * finds on stdout (its log goes to stderr). The words, joined.
+ * finds on stdout (its log goes to stderr). The words, joined. `extraArgs`
+ * (pairs of option and value, e.g. the pipeline's search bounds) give the
+ * same decoder the recognizer's options.
  */
-export async function stockWholeFileWords(wav: string): Promise<string> {
+export async function stockWholeFileWords(wav: string, extraArgs: readonly string[] = []): Promise<string> {
   // -infile=<path> would not parse (pocketsphinx reads "-name value"); the path is mkdtemp's, so absolute.
-  const { stdout } = await execFileAsync('pocketsphinx_continuous', ['-infile', wav], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await execFileAsync('pocketsphinx_continuous', ['-infile', wav, ...extraArgs], { maxBuffer: 64 * 1024 * 1024 });
   return stdout.replace(/\n/g, ' ');
 }
 

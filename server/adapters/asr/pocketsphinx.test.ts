@@ -301,7 +301,8 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
     { start: 1, end: 3 },
     { start: 6, end: 8 },
   ];
-  const twoSecondWavBytes = 44 + 2 * 32_000;
+  /** The size of a WAV file of that many seconds of the pipeline's audio. */
+  const wavBytes = (seconds: number) => 44 + 2 * 16_000 * seconds;
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'mas-ps-groups-'));
@@ -362,10 +363,10 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
     assert.deepEqual(
       words.map((w) => [w.text, w.start]),
       [
-        [`together${twoSecondWavBytes}`, 1.01],
-        [`together${twoSecondWavBytes}`, 6.01],
+        [`together${wavBytes(4.5)}`, 0.01],
+        [`together${wavBytes(5.5)}`, 4.51],
       ],
-      'each process had its own file of one region, and ran while the other did',
+      'each process had its own stretch of the recording, cut in the middle of the pause (4.5 s), and ran while the other did',
     );
   });
 
@@ -375,24 +376,25 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
       'size=$(stat -c %s "$infile")\necho "first$size 0.010 0.020 0.900"\n' +
         'if [ "$size" -gt 100000 ]; then echo "second$size 4.500 4.600 0.900"; fi',
     );
-    const words = await new PocketSphinxRecognizer({ binary: twice, modelRoot, processes: 2, minGroupSeconds: 1 }).transcribe(
-      tenSeconds,
-      twoRegions,
-      options,
-      uncontrolled(),
-    );
-    // Group 2's file: region 1 (its warm-up), the gap, region 2: 5 s.
-    const fiveSecondWavBytes = 44 + 2 * 16_000 * 5;
+    const words = await new PocketSphinxRecognizer({
+      binary: twice,
+      modelRoot,
+      processes: 2,
+      minGroupSeconds: 1,
+      warmUpSeconds: 2,
+    }).transcribe(tenSeconds, twoRegions, options, uncontrolled());
+    // Group 1's file: 0-4.5 s (its "second" word at 4.5 s lies past its cut: dropped); group 2's: 2.5-10 s, its
+    // first 2 s the warm-up (its "first" word, at 2.51 s, is group 1's: dropped).
     assert.deepEqual(
       words.map((w) => [w.text, w.start]),
       [
-        [`first${twoSecondWavBytes}`, 1.01],
-        [`second${fiveSecondWavBytes}`, 7.5],
+        [`first${wavBytes(4.5)}`, 0.01],
+        [`second${wavBytes(7.5)}`, 7],
       ],
     );
   });
 
-  it('with one process, one file of both regions and the gap between them (the path of before)', async () => {
+  it('with one process, one file: the recording, its pauses in it (decision 120)', async () => {
     const size = tool('size.sh', 'echo "file$(stat -c %s "$infile") 0.010 0.020 0.900"');
     const words = await new PocketSphinxRecognizer({ binary: size, modelRoot, processes: 1, minGroupSeconds: 1 }).transcribe(
       tenSeconds,
@@ -402,7 +404,7 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
     );
     assert.deepEqual(
       words.map((w) => w.text),
-      [`file${44 + 2 * 16_000 * 5}`],
+      [`file${wavBytes(10)}`],
     );
   });
 

@@ -23,11 +23,12 @@
  * (`vocabularyBias: "kws"` or `"lm+kws"`: pocketsphinx-kws.ts) for
  * measurements; it helped less.
  *
- * The file holds only the speech regions of the voice-activity stage, with a
- * second of near-silence between them, so music and long silences cost no
- * decoding time and produce no invented words; times are mapped back
- * (spans.ts, shared by every recognizer). The tool itself runs in
- * pocketsphinx-process.ts.
+ * The file is the recording itself, its pauses in it, so the recognizer's
+ * own voice activity ends and begins its utterances as it does on the whole
+ * file; only stretches without speech longer than a few seconds are
+ * shortened (spans.ts planContinuousSpans, decision 120: decoding the speech
+ * regions apart lost words). Times are mapped back (spans.ts). The tool
+ * itself runs in pocketsphinx-process.ts.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -56,7 +57,15 @@ import {
 } from './pocketsphinx-lm-cache.ts';
 import { isSpokenWord, overrideOptions, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
-import { mapToSourceTime, MIN_GROUP_SECONDS, planDecodeGroups, WARM_UP_SECONDS, writeSpansAsWav, type FileWord } from './spans.ts';
+import {
+  mapToSourceTime,
+  MIN_GROUP_SECONDS,
+  planDecodeGroups,
+  WARM_UP_SECONDS,
+  writeSpansAsWav,
+  type FileWord,
+  type SpanLayout,
+} from './spans.ts';
 
 export const DEFAULT_POCKETSPHINX_MODEL_ROOT = '/usr/share/pocketsphinx/model';
 export const POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
@@ -118,6 +127,8 @@ export interface PocketSphinxOptions {
   minGroupSeconds?: number;
   /** Seconds of the speech before a group decoded to warm its process up (spans.ts WARM_UP_SECONDS; measurements). */
   warmUpSeconds?: number;
+  /** What the file holds (spans.ts SpanLayout): the recording with its pauses (default), or the regions laid end to end (measurements). */
+  spanLayout?: SpanLayout;
 }
 
 export type VocabularyBiasMode = 'lm' | 'kws' | 'lm+kws' | 'off';
@@ -192,6 +203,7 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #processes: number;
   readonly #minGroupSeconds: number;
   readonly #warmUpSeconds: number;
+  readonly #spanLayout: SpanLayout;
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -209,6 +221,7 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#processes = Number.isFinite(processes) ? Math.max(1, Math.floor(processes)) : 1;
     this.#minGroupSeconds = opts.minGroupSeconds ?? MIN_GROUP_SECONDS;
     this.#warmUpSeconds = opts.warmUpSeconds ?? WARM_UP_SECONDS;
+    this.#spanLayout = opts.spanLayout ?? 'recording';
   }
 
   async available(): Promise<boolean> {
@@ -233,7 +246,14 @@ export class PocketSphinxRecognizer implements Recognizer {
       throw new StageError(`no pocketsphinx ${what} is installed under ${this.#modelRoot}`, { retryable: true, dependencyMissing: true });
     }
 
-    const { plan, groups } = planDecodeGroups(regions, audio.durationSeconds, this.#processes, this.#minGroupSeconds, this.#warmUpSeconds);
+    const { plan, groups } = planDecodeGroups(
+      regions,
+      audio.durationSeconds,
+      this.#processes,
+      this.#minGroupSeconds,
+      this.#warmUpSeconds,
+      this.#spanLayout,
+    );
     if (groups.length === 0) return [];
     // Progress: seconds of file decoded over all groups. Spotting prints its
     // detections newest first: only ever report forward progress.

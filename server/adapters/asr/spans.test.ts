@@ -1,9 +1,12 @@
 /**
- * The span planner's groups (planDecodeGroups, decisions 094 and 104): each
- * recognizer process decodes a stretch of the single plan's file begun on a
- * frame boundary, cut only in the middle of pauses, balanced by the seconds
- * each owns, and words mapped back and joined with none lost or doubled at a
- * seam. One process: the whole file of planDecodeSpans, unchanged.
+ * pocketsphinx's span planner (planContinuousSpans, decision 120): the
+ * recording with its pauses, only long stretches without speech shortened,
+ * the spans joined with nothing between them. Its groups (planDecodeGroups,
+ * decisions 094 and 104): each recognizer process decodes a stretch of the
+ * single plan's file begun on a frame boundary, cut only in the middle of
+ * pauses, balanced by the seconds each owns, and words mapped back and
+ * joined with none lost or doubled at a seam. One process: the whole file
+ * of planContinuousSpans.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,13 +15,17 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { PcmAudio, SpeechRegion } from '../../pipeline/types.ts';
 import {
+  LONG_PAUSE_SECONDS,
   mapToSourceTime,
+  PAUSE_KEPT_SECONDS,
+  planContinuousSpans,
   planDecodeGroups,
   planDecodeSpans,
   writeSpansAsWav,
   type DecodeGroup,
   type DecodePlan,
   type FileWord,
+  type SpanLayout,
 } from './spans.ts';
 
 /** Deterministic regions: `count` stretches of speech of 2–20 s with pauses of 0.6–8 s (a seeded LCG). */
@@ -47,23 +54,117 @@ function fileTime(plan: DecodePlan, t: number): number | null {
 const RATE = 16_000;
 const FRAME = 160;
 
-/** Where each region of a plan lies in its file, in samples (as writeSpansAsWav lays it: rounded ranges, 1 s gaps). */
+/** Where each region of a plan lies in its file, in samples. */
 function regionSamples(plan: DecodePlan, regions: readonly SpeechRegion[]): [number, number][] {
-  if (plan.spans.length === 1 && plan.spans[0]!.sourceStart === 0)
-    return regions.map((r) => [Math.round(r.start * RATE), Math.round(r.end * RATE)]);
-  let at = 0;
-  return plan.spans.map((s, i) => {
-    if (i > 0) at += RATE;
-    const length = Math.round(s.sourceEnd * RATE) - Math.round(s.sourceStart * RATE);
-    at += length;
-    return [at - length, at];
-  });
+  return regions.map((r) => [fileTime(plan, r.start)! * RATE, fileTime(plan, r.end)! * RATE]);
 }
 
 const middle = (w: { start: number; end: number }) => (w.start + w.end) / 2;
 
+describe("pocketsphinx's plan: the recording with its pauses", () => {
+  it('pauses up to LONG_PAUSE_SECONDS: one span, the whole recording, whatever the speech share', () => {
+    for (const pause of [
+      [0.6, 1],
+      [2, LONG_PAUSE_SECONDS],
+    ] as [number, number][]) {
+      const { regions, duration } = regionsOf(30, 4, pause);
+      const share = regions.reduce((sum, r) => sum + r.end - r.start, 0) / duration;
+      assert.deepEqual(planContinuousSpans(regions, duration), {
+        spans: [{ sourceStart: 0, sourceEnd: duration, fileStart: 0 }],
+        fileDuration: duration,
+        gapSeconds: 0,
+      });
+      if (pause[0] === 2) assert.ok(share < 0.9, `a speech share the regions layout decoded apart: ${share}`);
+    }
+    assert.deepEqual(planContinuousSpans([], 30).spans, [{ sourceStart: 0, sourceEnd: 30, fileStart: 0 }], 'no speech found: all of it');
+    assert.deepEqual(planContinuousSpans([{ start: 1, end: 2 }], 0).spans, []);
+  });
+
+  it('a longer stretch without speech keeps PAUSE_KEPT_SECONDS of its own audio beside the speech; the spans join', () => {
+    const regions = [
+      { start: 20, end: 30 },
+      { start: 32, end: 40 },
+      { start: 60, end: 70 },
+      { start: 75, end: 80 },
+    ];
+    const plan = planContinuousSpans(regions, 100);
+    const k = PAUSE_KEPT_SECONDS;
+    assert.deepEqual(
+      plan.spans.map((s) => [s.sourceStart, s.sourceEnd]),
+      [
+        [20 - k, 40 + k],
+        [60 - k, 80 + k],
+      ],
+      'the long lead-in, the 20 s pause and the long tail shortened; the 2 s and 5 s pauses kept whole',
+    );
+    assert.equal(plan.gapSeconds, 0);
+    let at = 0;
+    for (const s of plan.spans) {
+      assert.equal(s.fileStart, at, 'each span begins where the one before ends');
+      at += s.sourceEnd - s.sourceStart;
+    }
+    assert.equal(plan.fileDuration, at);
+    assert.deepEqual(
+      planContinuousSpans([{ start: 3, end: 95 }], 100).spans,
+      [{ sourceStart: 0, sourceEnd: 100, fileStart: 0 }],
+      'a short lead-in and tail stay',
+    );
+  });
+
+  it("its file is the recording's own samples, span after span, with no dither between them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-spans-'));
+    try {
+      const { regions, duration } = regionsOf(8, 9, [0.6, 20]);
+      const samples = new Float32Array(Math.round(duration * RATE));
+      for (let i = 0; i < samples.length; i++) samples[i] = Math.round(Math.sin(i * 0.01) * 16000) / 32767;
+      const plan = planContinuousSpans(regions, duration);
+      assert.ok(plan.spans.length > 1, 'long pauses shortened');
+      await writeSpansAsWav({ sampleRate: RATE, samples, durationSeconds: duration }, plan, join(dir, 'file.wav'));
+      const file = readFileSync(join(dir, 'file.wav')).subarray(44);
+      const expected = plan.spans.flatMap((s) =>
+        Array.from(samples.subarray(Math.round(s.sourceStart * RATE), Math.round(s.sourceEnd * RATE)), (v) => Math.round(v * 32767)),
+      );
+      assert.equal(file.length, expected.length * 2);
+      expected.forEach((v, i) => {
+        if (file.readInt16LE(i * 2) !== v) assert.fail(`sample ${i}: ${file.readInt16LE(i * 2)} for ${v}`);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('words map back to the recording across a shortened pause', () => {
+    const regions = [
+      { start: 2, end: 5 },
+      { start: 30, end: 33 },
+    ];
+    const plan = planContinuousSpans(regions, 40);
+    const second = plan.spans[1]!;
+    const words = mapToSourceTime(
+      [
+        { text: 'before', start: 3, end: 3.4, confidence: 1 },
+        {
+          text: 'after',
+          start: second.fileStart + 31 - second.sourceStart,
+          end: second.fileStart + 31.5 - second.sourceStart,
+          confidence: 1,
+        },
+      ],
+      plan,
+      40,
+    );
+    assert.deepEqual(
+      words.map((w) => [w.text, w.start, w.end]),
+      [
+        ['before', 3, 3.4],
+        ['after', 31, 31.5],
+      ],
+    );
+  });
+});
+
 describe('decode groups', () => {
-  it('one process: one group, the whole file of planDecodeSpans (the single-process path is unchanged)', () => {
+  it('one process: one group, the whole file of planContinuousSpans (regions laid end to end on request)', () => {
     for (const seed of [1, 2, 3]) {
       for (const pause of [
         [3, 30],
@@ -71,7 +172,8 @@ describe('decode groups', () => {
       ] as [number, number][]) {
         const { regions, duration } = regionsOf(30, seed, pause);
         const { plan, groups } = planDecodeGroups(regions, duration, 1);
-        assert.deepEqual(plan, planDecodeSpans(regions, duration));
+        assert.deepEqual(plan, planContinuousSpans(regions, duration));
+        assert.deepEqual(planDecodeGroups(regions, duration, 1, undefined, undefined, 'regions').plan, planDecodeSpans(regions, duration));
         assert.equal(groups.length, 1);
         assert.equal(groups[0]!.fromSample, 0);
         assert.ok(Math.abs(groups[0]!.toSample / RATE - plan.fileDuration) < 0.01, 'to the end of the file');
@@ -105,11 +207,9 @@ describe('decode groups', () => {
           const after = laid.findIndex(([a]) => a / RATE > cut);
           assert.ok(after > 0, 'a cut lies between two regions');
           assert.ok(Math.abs(cut - (laid[after - 1]![1] + laid[after]![0]) / 2 / RATE) < 0.01, 'in the middle of the pause');
-          // With no warm-up, a group starts on the frame boundary just before its first region (before its cut, when the
-          // recording is decoded whole), and the one before ends with its last region (at the cut).
-          const own = plan.spans.length === 1 ? Math.round(cut * RATE) : laid[after]![0];
-          assert.equal(groups[k]!.fromSample, Math.floor(own / FRAME) * FRAME);
-          assert.equal(groups[k - 1]!.toSample, plan.spans.length === 1 ? Math.round(cut * RATE) : laid[after - 1]![1]);
+          // With no warm-up, a group starts on the frame boundary at or before its cut, and the one before ends at the cut.
+          assert.equal(groups[k]!.fromSample, Math.floor(Math.round(cut * RATE) / FRAME) * FRAME);
+          assert.equal(groups[k - 1]!.toSample, Math.round(cut * RATE));
         }
         const longest = Math.max(...laid.map(([a, b]) => b - a)) / RATE + 1.2;
         const owned = groups.map((g) => Math.min(g.keepTo, plan.fileDuration) - Math.max(g.keepFrom, 0));
@@ -140,12 +240,12 @@ describe('decode groups', () => {
   it("a group's file is the very samples of the whole file at its place", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mas-spans-'));
     try {
-      const { regions, duration } = regionsOf(12, 3, [0.6, 4]);
+      const { regions, duration } = regionsOf(12, 3, [0.6, 14]);
       const samples = new Float32Array(Math.round(duration * RATE));
       for (let i = 0; i < samples.length; i++) samples[i] = Math.sin(i * 0.01) * 0.5;
       const audio: PcmAudio = { sampleRate: RATE, samples, durationSeconds: duration };
       const { plan, groups } = planDecodeGroups(regions, duration, 3, 1, 7.3);
-      assert.ok(plan.spans.length > 1, 'regions laid end to end, gaps of dither between them');
+      assert.ok(plan.spans.length > 1, 'long pauses shortened, the spans joined');
       await writeSpansAsWav(audio, plan, join(dir, 'whole.wav'));
       const whole = readFileSync(join(dir, 'whole.wav'));
       for (const [k, g] of groups.entries()) {
@@ -171,13 +271,14 @@ describe('decode groups', () => {
         for (let t = r.start + 0.05, i = 0; t + 0.3 <= r.end; t += 0.5, i++) words.push({ text: `r${ri}w${i}`, start: t, end: t + 0.3 });
         return words;
       });
-      for (const [count, warmUp] of [
-        [1, 10],
-        [2, 0],
-        [2, 10],
-        [3, 7.3],
-      ]) {
-        const { plan, groups } = planDecodeGroups(regions, duration, count!, 1, warmUp);
+      for (const [count, warmUp, layout] of [
+        [1, 10, 'recording'],
+        [2, 0, 'recording'],
+        [2, 10, 'recording'],
+        [3, 7.3, 'recording'],
+        [3, 7.3, 'regions'],
+      ] as [number, number, SpanLayout][]) {
+        const { plan, groups } = planDecodeGroups(regions, duration, count, 1, warmUp, layout);
         // What each group's recognizer hears: the truth's words inside its stretch of the file, in its own file's times.
         const hear = (g: DecodeGroup): FileWord[] =>
           truth.flatMap((w) => {
@@ -197,7 +298,7 @@ describe('decode groups', () => {
         assert.deepEqual(
           joined.map((w) => w.text),
           truth.map((w) => w.text),
-          `${count} groups, ${warmUp} s of warm-up`,
+          `${count} groups, ${warmUp} s of warm-up, ${layout}`,
         );
         joined.forEach((w, i) => {
           assert.ok(Math.abs(w.start - truth[i]!.start) < 0.002 && Math.abs(w.end - truth[i]!.end) < 0.002, `${w.text} keeps its times`);

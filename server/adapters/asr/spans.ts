@@ -1,11 +1,18 @@
 /**
- * The span planner every recognizer shares: the speech regions of the
- * voice-activity stage laid end to end in one file, with near-silence
- * between them, so music and long silences cost no decoding time and
- * produce no invented words; the recognizer's times are then mapped back to
- * the recording. pocketsphinx, whisper.cpp and the OpenAI-compatible
- * recognizer all decode such a plan. pocketsphinx decodes it in groups, one
- * process per core (planDecodeGroups, cut at pauses; decision 094).
+ * The span planners: what of a recording a recognizer decodes, as one file
+ * whose times are then mapped back to the recording.
+ *
+ * whisper.cpp and the OpenAI-compatible recognizer decode the speech regions
+ * of the voice-activity stage laid end to end, with near-silence between
+ * them (planDecodeSpans), so music and long silences cost no decoding time
+ * and produce no invented words.
+ *
+ * pocketsphinx decodes the recording itself, its pauses in it
+ * (planContinuousSpans, decision 120): its own voice activity closes an
+ * utterance at a pause, and regions decoded apart lost words against the
+ * whole file. Only a long stretch without speech is shortened. It decodes
+ * that file in groups, one process per core (planDecodeGroups, cut at
+ * pauses; decisions 094 and 104).
  */
 import { open } from 'node:fs/promises';
 import { wavHeader } from '../../../common/audio/wav.ts';
@@ -29,6 +36,8 @@ export interface DecodeSpan {
 export interface DecodePlan {
   spans: DecodeSpan[];
   fileDuration: number;
+  /** Seconds of dither between consecutive spans in the file: SPAN_GAP_SECONDS when absent; 0 where they join. */
+  gapSeconds?: number;
 }
 
 /** Regions closer than this are decoded as one (a pause inside a sentence). */
@@ -80,6 +89,51 @@ function layEndToEnd(merged: readonly SpeechRegion[]): DecodePlan {
 }
 
 /**
+ * A stretch without speech longer than this (a pause, the lead-in, the tail)
+ * is shortened in pocketsphinx's file; shorter ones are decoded as recorded.
+ * Its voice activity closes an utterance after half a second of silence, so
+ * a few seconds of the room's own sound is all a pause needs to end one
+ * utterance and begin the next as in the whole file (decision 120).
+ */
+export const LONG_PAUSE_SECONDS = 6;
+/** What a shortened stretch keeps of its own audio beside the speech on each side (the recording's own room, not dither). */
+export const PAUSE_KEPT_SECONDS = 1.5;
+
+/**
+ * pocketsphinx's plan (decision 120): the recording as it is, pauses and
+ * all, except that every stretch without speech longer than
+ * LONG_PAUSE_SECONDS keeps only PAUSE_KEPT_SECONDS of its own audio beside
+ * the speech on each side (at the recording's start and end, only the side
+ * beside the speech). The spans follow one another in the file with nothing
+ * between them. With no speech region at all, the whole recording.
+ */
+export function planContinuousSpans(regions: readonly SpeechRegion[], duration: number): DecodePlan {
+  if (duration <= 0) return { spans: [], fileDuration: 0, gapSeconds: 0 };
+  const merged = mergeRegions(regions, duration);
+  if (merged.length === 0) return { spans: [{ sourceStart: 0, sourceEnd: duration, fileStart: 0 }], fileDuration: duration, gapSeconds: 0 };
+  // The stretches kept: from the recording's start, cut at every long stretch without speech.
+  const kept: SpeechRegion[] = [];
+  const first = merged[0]!;
+  let start = first.start > LONG_PAUSE_SECONDS ? first.start - PAUSE_KEPT_SECONDS : 0;
+  for (let i = 1; i < merged.length; i++) {
+    const before = merged[i - 1]!;
+    const after = merged[i]!;
+    if (after.start - before.end <= LONG_PAUSE_SECONDS) continue;
+    kept.push({ start, end: before.end + PAUSE_KEPT_SECONDS });
+    start = after.start - PAUSE_KEPT_SECONDS;
+  }
+  const last = merged.at(-1)!;
+  kept.push({ start, end: duration - last.end > LONG_PAUSE_SECONDS ? last.end + PAUSE_KEPT_SECONDS : duration });
+  const spans: DecodeSpan[] = [];
+  let at = 0;
+  for (const k of kept) {
+    spans.push({ sourceStart: k.start, sourceEnd: k.end, fileStart: at });
+    at += k.end - k.start;
+  }
+  return { spans, fileDuration: at, gapSeconds: 0 };
+}
+
+/**
  * A group shorter than this (seconds of decoded file) is not given a process
  * of its own. Each process loads the acoustic and language models before it
  * decodes a frame, and a process that starts at a seam brings another
@@ -122,20 +176,29 @@ export interface GroupedPlan {
 }
 
 /**
- * The plan of planDecodeSpans, its file shared among at most `count`
- * recognizer processes (decision 094, amended by decision 104).
+ * What pocketsphinx's file holds: `recording`, the recording with its pauses
+ * (planContinuousSpans, decision 120); `regions`, the speech regions laid
+ * end to end when they cover under 90 % of it (planDecodeSpans: decisions
+ * 094 to 104 decoded so; kept for measurements).
+ */
+export type SpanLayout = 'recording' | 'regions';
+
+/**
+ * The plan of planContinuousSpans (or, for measurements, planDecodeSpans),
+ * its file shared among at most `count` recognizer processes (decision 094,
+ * amended by decisions 104 and 120).
  *
  * Every group decodes a stretch of the very file the single process would
  * decode, begun on one of its frame boundaries: the same samples in the same
  * frames, so a group differs from the single process only by the decoder
  * state it brings to its first words. Cuts fall only at pauses the voice
- * activity found, in the middle of the pause, so no word is cut in two; each
- * group keeps the words whose middle lies between its two cuts, so each word
- * is kept by exactly one group, and the groups joined in order are the
- * recording's words in order. Each group but the first starts `warmUpSeconds`
- * of file before its cut, to warm its decoder up; it ends at the end of its
- * last region (the file's end for the last group). The groups are balanced
- * by the seconds of file between their cuts.
+ * activity found, in the middle of the pause as the file holds it, so no
+ * word is cut in two; each group keeps the words whose middle lies between
+ * its two cuts, so each word is kept by exactly one group, and the groups
+ * joined in order are the recording's words in order. Each group but the
+ * first starts `warmUpSeconds` of file before its cut, to warm its decoder
+ * up, and ends at its second cut (the file's end for the last group). The
+ * groups are balanced by the seconds of file between their cuts.
  *
  * With `count` 1, or too little audio for two groups of `minGroupSeconds`,
  * there is one group, the whole file: the single-process path, unchanged.
@@ -146,42 +209,40 @@ export function planDecodeGroups(
   count: number,
   minGroupSeconds = MIN_GROUP_SECONDS,
   warmUpSeconds = WARM_UP_SECONDS,
+  layout: SpanLayout = 'recording',
 ): GroupedPlan {
-  const plan = planDecodeSpans(regions, duration);
+  const plan = layout === 'recording' ? planContinuousSpans(regions, duration) : planDecodeSpans(regions, duration);
   if (plan.spans.length === 0) return { plan, groups: [] };
-  const layout = sampleLayout(plan, Math.round(duration * PIPELINE_SAMPLE_RATE));
-  const whole: DecodeGroup = { fromSample: 0, toSample: layout.total, keepFrom: -Infinity, keepTo: Infinity };
+  const total = sampleLayout(plan, Math.round(duration * PIPELINE_SAMPLE_RATE)).total;
+  const whole: DecodeGroup = { fromSample: 0, toSample: total, keepFrom: -Infinity, keepTo: Infinity };
   const merged = mergeRegions(regions, duration);
   const wanted = Math.min(Math.floor(count), merged.length, Math.floor(plan.fileDuration / Math.max(minGroupSeconds, 1e-9)));
   if (wanted <= 1) return { plan, groups: [whole] };
 
-  // The cuts: the middle of each pause between regions (in the recording decoded whole; else of the gap between them in the file).
-  const wholeRecording = decodesWholeFile(merged, duration);
-  const inFile = wholeRecording ? merged : plan.spans.map((s) => ({ start: s.fileStart, end: s.fileStart + s.sourceEnd - s.sourceStart }));
+  // The cuts: the middle of each pause between regions, as the file holds it.
+  const inFile = merged.map((r) => ({ start: fileTimeOf(plan, r.start), end: fileTimeOf(plan, r.end) }));
   const cuts = [0, ...inFile.slice(1).map((r, i) => (inFile[i]!.end + r.start) / 2), plan.fileDuration];
   const costs = inFile.map((_, i) => cuts[i + 1]! - cuts[i]!);
   const rate = PIPELINE_SAMPLE_RATE;
   const groups = balancedRuns(costs, wanted).map(([from, to]): DecodeGroup => {
     const first = from === 0;
     const last = to === inFile.length;
-    // Decoded whole, a group owns the recording from the middle of a pause to the middle of another; laid end to
-    // end, from its first region's start to its last region's end.
-    const ownStart = wholeRecording ? Math.round(cuts[from]! * rate) : layout.starts[from]!;
-    const lastRange = layout.ranges[to - 1]!;
-    const ownEnd = last
-      ? layout.total
-      : wholeRecording
-        ? Math.round(cuts[to]! * rate)
-        : layout.starts[to - 1]! + lastRange[1] - lastRange[0];
-    const warmStart = Math.max(0, ownStart - Math.round(warmUpSeconds * rate));
+    const warmStart = Math.max(0, Math.round(cuts[from]! * rate) - Math.round(warmUpSeconds * rate));
     return {
       fromSample: first ? 0 : Math.floor(warmStart / FRAME_SAMPLES) * FRAME_SAMPLES,
-      toSample: ownEnd,
+      toSample: last ? total : Math.round(cuts[to]! * rate),
       keepFrom: first ? -Infinity : cuts[from]!,
       keepTo: last ? Infinity : cuts[to]!,
     };
   });
   return { plan, groups };
+}
+
+/** Where a time of the recording lies in the plan's file (the span holding it; a region always lies inside one). */
+function fileTimeOf(plan: DecodePlan, t: number): number {
+  let span = plan.spans[0]!;
+  for (const s of plan.spans) if (s.sourceStart <= t) span = s;
+  return span.fileStart + Math.min(span.sourceEnd, Math.max(span.sourceStart, t)) - span.sourceStart;
 }
 
 /** Where writeSpansAsWav puts each span: its source sample range, its first sample in the file, and the file's length. */
@@ -190,7 +251,7 @@ function sampleLayout(
   sampleCount: number,
 ): { ranges: (readonly [number, number])[]; starts: number[]; gapSamples: number; total: number } {
   const rate = PIPELINE_SAMPLE_RATE;
-  const gapSamples = Math.round(SPAN_GAP_SECONDS * rate);
+  const gapSamples = Math.round((plan.gapSeconds ?? SPAN_GAP_SECONDS) * rate);
   const ranges = plan.spans.map((s) => {
     const from = Math.round(s.sourceStart * rate);
     return [from, Math.max(from, Math.min(sampleCount, Math.round(s.sourceEnd * rate)))] as const;
