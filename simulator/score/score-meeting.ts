@@ -43,7 +43,7 @@ export interface MeetingScore {
 }
 
 /** The speaker of the turn covering a word's middle, else of the nearest turn. */
-function speakerAt(turns: readonly DiarizationTurn[], start: number, end: number): string | null {
+export function speakerAt(turns: readonly DiarizationTurn[], start: number, end: number): string | null {
   const mid = (start + end) / 2;
   let best: DiarizationTurn | null = null;
   let bestDistance = Infinity;
