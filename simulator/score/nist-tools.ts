@@ -127,7 +127,7 @@ export function runMdEval(
       out = execFileSync('perl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
     } catch (error) {
       // With nothing left to score (all collar or overlap) md-eval divides by zero and dies; DER is then 0, as scoreMeeting says.
-      const stdout = String((error as { stdout?: unknown }).stdout ?? '');
+      const stdout = (error as { stdout?: string }).stdout ?? '';
       if (/SCORED TIME =\s+0\.00 secs/.test(stdout)) return { scored: 0, missed: 0, falseAlarm: 0, confusion: 0, der: 0 };
       throw error;
     }

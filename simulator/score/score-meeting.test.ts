@@ -88,7 +88,13 @@ describe('scoreMeeting', () => {
 });
 
 describe('speakerAt', () => {
-  it('takes the covering turn, else the nearest', () => {
+  it('takes the turn overlapping the word most, the later one on a tie, else the nearest', () => {
+    const overlapping = [
+      { speaker: 'x', start: 0.5, end: 1.6 },
+      { speaker: 'y', start: 1.2, end: 2 },
+    ];
+    assert.equal(speakerAt(overlapping, 0.8, 1.6), 'x');
+    assert.equal(speakerAt(overlapping, 1.2, 1.5), 'y');
     const turns = [
       { speaker: 'p', start: 0, end: 1 },
       { speaker: 'q', start: 3, end: 4 },

@@ -42,10 +42,24 @@ export interface MeetingScore {
   key_points: KeyPointScore | null;
 }
 
-/** The speaker of the turn covering a word's middle, else of the nearest turn. */
+/**
+ * The speaker a word without one gets from a diarization: the turn that
+ * overlaps the word most; under overlapping speech, of turns overlapping it
+ * equally, the one that started last (a word starting under a running turn
+ * more likely belongs to the newcomer); a word in no turn takes the nearest.
+ */
 export function speakerAt(turns: readonly DiarizationTurn[], start: number, end: number): string | null {
-  const mid = (start + end) / 2;
   let best: DiarizationTurn | null = null;
+  let bestOverlap = 0;
+  for (const t of turns) {
+    const overlap = Math.min(end, t.end) - Math.max(start, t.start);
+    if (overlap > bestOverlap || (overlap === bestOverlap && overlap > 0 && best !== null && t.start > best.start)) {
+      best = t;
+      bestOverlap = overlap;
+    }
+  }
+  if (best !== null) return best.speaker;
+  const mid = (start + end) / 2;
   let bestDistance = Infinity;
   for (const t of turns) {
     const distance = mid < t.start ? t.start - mid : mid > t.end ? mid - t.end : 0;
