@@ -33,6 +33,7 @@ const config: KnipConfig = {
         'bench/quality-diarizer.ts',
         'bench/pipeline-vs-stock.ts',
         'bench/decode-seams.ts',
+        'bench/truth-formats-agreement.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

@@ -3,10 +3,10 @@
  * against its truth file (score-meeting.ts says what is measured), and
  * `truth-formats`, which writes a truth file's standard formats.
  *
- * Exit codes: 0 scored, 1 a file could not be read for another reason,
- * 2 a bad command line, truth or hypothesis: one line naming the file, where
- * and what was expected. Every file is read and checked before anything is
- * scored.
+ * Exit codes: 0 scored; 2 a bad command line, or a truth, hypothesis or
+ * summary file that cannot be read or is malformed: one line naming the
+ * file, where and what was expected. Every file is read and checked before
+ * anything is scored.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -48,7 +48,7 @@ const TruthFile = z.object({
 });
 
 /** A truth file as the scorers need it; a ScoreInputError naming what is wrong. */
-export async function readTruth(file: string): Promise<TruthWords> {
+async function readTruth(file: string): Promise<TruthWords> {
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, 'utf8'));

@@ -25,7 +25,7 @@ import { normalizeWords } from '../score/normalize-words.ts';
  * 0.25 s DER collar: a shorter pause lies wholly inside the no-score collars
  * of its two edges, so merging it changes no collared DER.
  */
-export const TURN_GAP_SECONDS = 0.5;
+const TURN_GAP_SECONDS = 0.5;
 
 /** What the formats need of a truth file (simulator/synth/render-script.ts, MeetingTruth). */
 export interface TruthWords {
