@@ -49,7 +49,7 @@ interface Row extends Partial<Agreement> {
 }
 
 /** Share of speech time (union of all turns) during which two or more turns run. */
-function overlapShare(turns: readonly { start: number; end: number }[]): number {
+export function overlapShare(turns: readonly { start: number; end: number }[]): number {
   const events = turns.flatMap((t) => [
     { t: t.start, d: 1 },
     { t: t.end, d: -1 },
