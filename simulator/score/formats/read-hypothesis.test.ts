@@ -14,6 +14,7 @@ describe('detectFormat', () => {
     assert.equal(detectFormat('a.txt', 'Title\n=====\n\nDate: x\n\nTRANSCRIPT\n'), 'api-export');
     assert.equal(detectFormat('a.txt', 'hello there\n<s> 0.000 0.140 0.999400\n'), 'pocketsphinx');
     assert.equal(detectFormat('a.txt', 'hello there 2 3 4\n'), 'txt');
+    assert.equal(detectFormat('a.txt', 'ok 1 2 3\n'), 'txt');
     assert.equal(detectFormat('a.wav', ''), null);
   });
 });

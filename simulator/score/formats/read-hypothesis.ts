@@ -38,8 +38,8 @@ export class HypothesisFileError extends Error {
   }
 }
 
-/** A word line of pocketsphinx_continuous -time yes: "word(2) 1.230 1.560 0.871". */
-const POCKETSPHINX_WORD_LINE = /^\S+ \d+(\.\d+)? \d+(\.\d+)? -?\d+(\.\d+)?(e-?\d+)?$/m;
+/** A word line of pocketsphinx_continuous -time yes: "word(2) 1.230 1.560 0.871" (always with decimals, unlike a plain text's numbers). */
+const POCKETSPHINX_WORD_LINE = /^\S+ \d+\.\d+ \d+\.\d+ -?\d+\.\d+(e-?\d+)?$/m;
 
 /** The format a file is in, from its extension and, for .txt, .md and .json, its content. */
 export function detectFormat(file: string, text: string): HypothesisFormat | null {
