@@ -5,9 +5,13 @@
  * hand-made truths with overlapping speech and for random meetings.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { seededRandom } from '../seeded-random.ts';
-import { speakerTurns, truthStm, truthTokens } from '../truth-formats/truth-formats.ts';
+import { speakerTurns, truthStm, truthTokens, writeTruthFormats } from '../truth-formats/truth-formats.ts';
 import type { DiarizationTurn } from './der.ts';
 import type { HypothesisWord } from './formats/hypothesis.ts';
 import { nistAgreement } from './nist-agreement.ts';
@@ -172,5 +176,21 @@ describe('simulator score against sclite and md-eval', { skip }, () => {
       },
     );
     assert.deepEqual([counts.correct, counts.errors], [4, 0]);
+  });
+
+  it('sctk’s validators accept the STM, CTM and RTTM of an overlapping truth', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'truth-validators-'));
+    try {
+      const paths = await writeTruthFormats({ words: HAND_MADE[0]!.truth }, path.join(dir, 'meeting.truth.json'));
+      const bin = path.dirname(tools!.sclite);
+      const run = (tool: string, ...args: string[]) =>
+        execFileSync('perl', [path.join(bin, tool), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.match(run('stmValidator.pl', '-l', 'english', '-i', paths.stm), /Validated/);
+      assert.match(run('ctmValidator.pl', '-l', 'english', '-i', paths.ctm), /Validated/);
+      // -p: an RTTM of SPEAKER lines only, as diarization tools write and read it (no SPKR-INFO records).
+      assert.doesNotMatch(run('rttmValidator.pl', '-p', '-i', paths.rttm), /ERROR/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
