@@ -181,7 +181,8 @@ describe('simulator score against sclite and md-eval', { skip }, () => {
   it('sctk’s validators accept the STM, CTM and RTTM of an overlapping truth', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'truth-validators-'));
     try {
-      const paths = await writeTruthFormats({ words: HAND_MADE[0]!.truth }, path.join(dir, 'meeting.truth.json'));
+      // Two people starting at once. (Not the first truth: the validators' English check refuses a token with a digit, "q3", which sclite itself scores.)
+      const paths = await writeTruthFormats({ words: HAND_MADE[1]!.truth }, path.join(dir, 'meeting.truth.json'));
       const bin = path.dirname(tools!.sclite);
       const run = (tool: string, ...args: string[]) =>
         execFileSync('perl', [path.join(bin, tool), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
