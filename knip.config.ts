@@ -35,6 +35,7 @@ const config: KnipConfig = {
         'bench/decode-seams.ts',
         'bench/ami-statistics.ts',
         'bench/dynamics-fit.ts',
+        'bench/truth-formats-agreement.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

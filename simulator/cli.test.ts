@@ -50,6 +50,9 @@ describe('simulator/cli.ts', () => {
       truth.speakers.map((s) => s.engine),
       ['festival', 'flite'],
     );
+    // The truth in standard formats beside it (simulator/truth-formats/).
+    assert.match(await readFile(path.join(dir, 'tiny.rttm'), 'utf8'), /^SPEAKER tiny 1 0\.500 /);
+    for (const ext of ['stm', 'ctm', 'seglst.json']) assert.ok((await readFile(path.join(dir, `tiny.${ext}`), 'utf8')).length > 0, ext);
   });
 
   it('render --voices espeak: every speaker speaks with espeak-ng', async () => {

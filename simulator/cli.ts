@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateBrokenFixtures } from './broken/generate-broken-fixtures.ts';
+import { SCORE_USAGE, ScoreInputError, scoreCommand, truthFormatsCommand } from './score/score-command.ts';
+import { writeTruthFormats } from './truth-formats/truth-formats.ts';
 import { DEVICES_USAGE, DevicesUsageError, devicesCommand } from './devices/cli.ts';
 import { IMPORT_FORMATS, encodeFormat, isImportFormat } from './encode/encode-format.ts';
 import type { ImportFormat } from './encode/encode-format.ts';
@@ -43,7 +45,8 @@ const USAGE = `Usage:
                  speakers outnumber voices; espeak: every speaker speaks with espeak-ng.
                  The truth file lists each speaker's engine, voice, pitch and pace.
       --format   one of ${IMPORT_FORMATS.join(', ')}; default: the extension of --out
-      --truth    where to write the ground truth; default: beside --out as <name>.truth.json
+      --truth    where to write the ground truth; default: beside --out as <name>.truth.json;
+                 its RTTM, STM, CTM and SegLST go beside it (<name>.rttm, .stm, .ctm, .seglst.json)
       --sample-rate, --channels   resample the encoded file (the render is 16 kHz mono)
       --cache    synthesizer cache; default ${path.relative(process.cwd(), DEFAULT_CACHE_DIR) || DEFAULT_CACHE_DIR} (or $SIMULATOR_CACHE_DIR)
     Acoustic scene (written into the truth file; the truth's words and times never change with it):
@@ -71,6 +74,7 @@ ${describePresets()
       The scripts in fixtures/meetings/ with speakers, lines and estimated duration.
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
       Write files an import must refuse, with manifest.json.
+${SCORE_USAGE}
 ${DEVICES_USAGE}
 
 Example:
@@ -202,13 +206,16 @@ function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, script:
   };
 }
 
-function reportRender(values: RenderFlagValues, flags: RenderFlags, result: RenderedMeeting, elapsed: number): void {
+/** Prints what a render wrote, after writing the truth's standard formats beside it (truth-formats.ts). */
+async function reportRender(values: RenderFlagValues, flags: RenderFlags, result: RenderedMeeting, elapsed: number): Promise<void> {
+  const formats = await writeTruthFormats(result.truth, flags.truthPath);
   console.log(
     `${flags.out}: ${formatDuration(result.duration)} of audio (${result.truth.words.length} words, ${result.truth.turns.length} turns) in ${elapsed.toFixed(1)} s`,
   );
   console.log(
     `${flags.truthPath}: ground truth (scene ${result.truth.scene.preset}${hasSceneFlags(values) ? ' with flags' : ''}, dynamics ${result.truth.dynamics?.profile ?? 'tidy'}, seed ${result.truth.scene.seed})`,
   );
+  console.log(`${Object.values(formats).join(', ')}: the truth as RTTM, STM, CTM and SegLST`);
 }
 
 async function render(args: string[]): Promise<void> {
@@ -221,7 +228,7 @@ async function render(args: string[]): Promise<void> {
   const result = await renderToFile(flags.out, flags.format, script.title, flags.sampleRate, flags.channels, (wav) =>
     renderScript(script, wav, options),
   );
-  reportRender(values, flags, result, (performance.now() - started) / 1000);
+  await reportRender(values, flags, result, (performance.now() - started) / 1000);
 }
 
 function positiveNumber(value: string | undefined, flag: string): number | undefined {
@@ -255,7 +262,7 @@ async function renderQmsumCommand(args: string[]): Promise<void> {
     renderQmsum(loaded, wav, { ...options, ...(minutes !== undefined ? { minutes } : {}), ...(turns !== undefined ? { turns } : {}) }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  reportRender(values, flags, result, elapsed);
+  await reportRender(values, flags, result, elapsed);
   const q = result.truth.qmsum;
   console.log(
     `QMSum ${q.meeting} (${q.split ?? 'split unknown'}, ${q.domain}): turns ${q.turns_considered} of ${q.turns_total} (${q.turns_dropped_markup_only} markup only), ${result.truth.speakers.length} speakers; ${(elapsed / (result.duration / 60)).toFixed(1)} s of rendering per minute of audio`,
@@ -309,6 +316,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'broken':
         await broken(rest);
         return 0;
+      case 'score':
+        return await scoreCommand(rest);
+      case 'truth-formats':
+        return await truthFormatsCommand(rest);
       case 'devices':
         await devicesCommand(rest);
         return 0;
@@ -323,6 +334,11 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
+    // A bad truth or hypothesis file: the one line that names it, no usage.
+    if (error instanceof ScoreInputError) {
+      console.error(`error: ${error.message}`);
+      return 2;
+    }
     // parseArgs reports unknown or malformed flags with codes starting ERR_PARSE_ARGS.
     const code = (error as NodeJS.ErrnoException).code;
     if (

@@ -65,6 +65,17 @@ describe('diarizationErrorRate', () => {
     assert.ok(Math.abs(r.der - 4.75 / 9.5) < 1e-9);
   });
 
+  it('scores only single-speaker stretches with ignoreOverlap, as md-eval -1', () => {
+    // a and b overlap from 2 to 3 s; the hypothesis hears only a.
+    const ref = [t('a', 0, 3), t('b', 2, 5)];
+    const hyp = [t('x', 0, 3)];
+    const all = diarizationErrorRate(ref, hyp, { collarSeconds: 0 });
+    assert.ok(Math.abs(all.der - 3 / 6) < 1e-9);
+    const single = diarizationErrorRate(ref, hyp, { collarSeconds: 0, ignoreOverlap: true });
+    assert.ok(Math.abs(single.der - 2 / 4) < 1e-9);
+    assert.equal(single.scored_speaker_time, 4);
+  });
+
   it('is 0 with nothing to score', () => {
     assert.equal(diarizationErrorRate([], [t('x', 0, 1)]).der, 0);
   });

@@ -33,6 +33,12 @@ export interface DiarizationTurn {
 export interface DerOptions {
   /** No-score collar, seconds on each side of a reference boundary; default 0.25. */
   collarSeconds?: number;
+  /**
+   * Score only where at most one reference speaker talks, as md-eval's -1
+   * does (`simulator score --ignore-overlap`); the mapping still uses the
+   * whole span. Default false: overlapping speech is scored.
+   */
+  ignoreOverlap?: boolean;
 }
 
 export interface DiarizationErrorRate {
@@ -102,6 +108,25 @@ function subtract(spans: readonly Span[], holes: readonly Span[]): Span[] {
     if (from < s.end) out.push({ start: from, end: s.end });
   }
   return out;
+}
+
+/** Where two or more of `speakers` (each a sorted union) talk at once. */
+function overlapOf(speakers: readonly Span[][]): Span[] {
+  const events = speakers.flat().flatMap((s) => [
+    { t: s.start, d: 1 },
+    { t: s.end, d: -1 },
+  ]);
+  // Ends before starts at the same instant: touching turns are no overlap.
+  events.sort((a, b) => a.t - b.t || a.d - b.d);
+  const out: Span[] = [];
+  let talking = 0;
+  let from = 0;
+  for (const e of events) {
+    talking += e.d;
+    if (e.d > 0 && talking === 2) from = e.t;
+    if (e.d < 0 && talking === 1 && e.t > from) out.push({ start: from, end: e.t });
+  }
+  return union(out);
 }
 
 /** A stretch in which the same reference and hypothesis speakers talk. */
@@ -197,7 +222,8 @@ export function diarizationErrorRate(
   // Around every reference turn's own edges, as md-eval does, even where one speaker's turns touch or overlap.
   const edges = reference.filter((t) => t.end > t.start).flatMap((t) => [t.start, t.end]);
   const collars = union(edges.map((t) => ({ start: t - collar, end: t + collar })));
-  const scored = collar > 0 ? subtract(span, collars) : span;
+  const collared = collar > 0 ? subtract(span, collars) : span;
+  const scored = opts.ignoreOverlap === true ? subtract(collared, overlapOf(ref)) : collared;
   let scoredTime = 0;
   let missed = 0;
   let falseAlarm = 0;
