@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', 'dist/', 'conformance/dist/'] },
+  { ignores: ['node_modules/', 'reports/', 'data/', '.tmp/', '.cache/', 'dist/', 'conformance/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,6 +1,7 @@
 /**
  * Real meetings through the whole pipeline, for the summary benchmark
- * (issue 22, decision 080): QMSum meetings from the mirror are rendered by
+ * (issue 22, decision 080): QMSum meetings from a git copy (`npm run
+ * qmsum:fetch`, or --qmsum-repo) are rendered by
  * the simulator (one natural voice per participant, simulator/qmsum/),
  * imported into a real reference gateway (server/main.ts in a child process,
  * bench/gateway-child.ts) over HTTP on loopback like bench/quality.ts does,
@@ -32,7 +33,8 @@ import path from 'node:path';
 import { renderQmsum } from '../simulator/qmsum/render-qmsum.ts';
 import type { QmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
 import { qmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
-import { DEFAULT_QMSUM_REPO, QMSUM_SPLITS, listQmsumMeetings, loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
+import { QMSUM_DEFAULT_DESCRIPTION, defaultQmsumRepo } from '../simulator/qmsum/qmsum-repo.ts';
+import { QMSUM_SPLITS, QmsumSourceError, listQmsumMeetings, loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
 import type { QmsumSplit } from '../simulator/qmsum/qmsum-source.ts';
 import { REPO_ROOT } from '../simulator/scripts/load-script.ts';
 import { diarizationErrorRate } from '../simulator/score/der.ts';
@@ -40,7 +42,7 @@ import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd } from './gateway-child.ts';
 import type { GatewayChild } from './gateway-child.ts';
-import { readFlags, runCli } from './lib.ts';
+import { FlagError, readFlags, runCli } from './lib.ts';
 
 interface Segment {
   speaker: string;
@@ -116,7 +118,8 @@ async function importMeeting(
 }
 
 const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N] [--minutes M] [--domain product|academic|committee|all]
-                              [--meetings ID,ID] [--scene clean] [--out DIR] [--qmsum-repo DIR] [--job-timeout S]`;
+                              [--meetings ID,ID] [--scene clean] [--out DIR] [--qmsum-repo DIR] [--job-timeout S]
+  --qmsum-repo  a git copy of QMSum; default ${QMSUM_DEFAULT_DESCRIPTION}`;
 
 async function main(): Promise<number> {
   const values = readFlags(
@@ -129,7 +132,7 @@ async function main(): Promise<number> {
       meetings: { type: 'string' },
       scene: { type: 'string', default: 'clean' },
       out: { type: 'string', default: path.join(REPO_ROOT, 'reports', 'qmsum-pipeline') },
-      'qmsum-repo': { type: 'string', default: DEFAULT_QMSUM_REPO },
+      'qmsum-repo': { type: 'string', default: defaultQmsumRepo() },
       'job-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -154,7 +157,14 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const all = await listQmsumMeetings(split, values['qmsum-repo']);
+  let all: string[];
+  try {
+    all = await listQmsumMeetings(split, values['qmsum-repo']);
+  } catch (error) {
+    // No QMSum copy (or not one git can read): one line naming the command that gets it, not a stack.
+    if (error instanceof QmsumSourceError) throw new FlagError(error.message);
+    throw error;
+  }
   let chosen: string[];
   if (values.meetings !== undefined) {
     chosen = values.meetings.split(',').filter(Boolean);
