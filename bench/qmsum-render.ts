@@ -117,6 +117,64 @@ async function importMeeting(
   return { seconds, segments: transcript.segments };
 }
 
+interface MeetingRun {
+  repo: string;
+  minutes: number;
+  scene: string;
+  jobTimeout: string | undefined;
+}
+
+/** One meeting: rendered, imported into the gateway, read back and scored against the rendered truth. */
+async function runMeeting(gw: GatewayChild, work: string, split: QmsumSplit, meeting: string, o: MeetingRun): Promise<QmsumPipelineFile> {
+  const loaded = await loadQmsumMeeting(`${split}/${meeting}`, o.repo);
+  const wav = path.join(work, `${meeting}.wav`);
+  const renderStarted = performance.now();
+  const rendered = await renderQmsum(loaded, wav, { minutes: o.minutes, scene: o.scene });
+  const renderSeconds = (performance.now() - renderStarted) / 1000;
+  const truth = rendered.truth;
+  const timeout = o.jobTimeout !== undefined ? Number(o.jobTimeout) : 120 + truth.duration * 6;
+  const imported = await importMeeting(gw, wav, `qmsum-${meeting}`, timeout);
+  const hypothesis = imported.segments.flatMap((s) =>
+    (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })),
+  );
+  const wer = wordErrorRate(
+    truth.words.map((w) => w.text),
+    hypothesis.map((w) => w.text),
+  );
+  const attribution = speakerAttribution(hypothesis, truth.words);
+  const der = diarizationErrorRate(
+    truth.turns,
+    imported.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })),
+  );
+  return {
+    meeting,
+    split,
+    domain: loaded.domain,
+    minutes: round(truth.duration / 60, 2),
+    transcript: imported.segments.map((s) => ({ speaker: s.speaker, content: s.text, start: s.start, end: s.end })),
+    wer: round(wer.wer, 4),
+    rtf: round(imported.seconds / truth.duration, 3),
+    render_seconds_per_audio_minute: round(renderSeconds / (truth.duration / 60), 1),
+    audio_seconds: truth.duration,
+    reference_words: wer.reference_words,
+    hypothesis_words: hypothesis.length,
+    speakers: truth.speakers.length,
+    speakers_found: new Set(imported.segments.map((s) => s.speaker)).size,
+    attribution: hypothesis.length === 0 ? null : round(attribution.accuracy, 4),
+    der: round(der.der, 4),
+    turns_rendered: truth.qmsum.turns_considered,
+    turns_total: truth.qmsum.turns_total,
+    complete: truth.qmsum.complete,
+    reference_summary: truth.qmsum.summary?.answer ?? null,
+    scene: truth.scene.preset,
+    voices: truth.speakers.map((s) => ({
+      key: s.key,
+      name: s.name,
+      voice: `${s.engine}:${s.voice}${s.pitch_shift !== 0 ? ` ${s.pitch_shift > 0 ? '+' : ''}${s.pitch_shift} st` : ''} ${s.rate} wpm`,
+    })),
+  };
+}
+
 const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N] [--minutes M] [--domain product|academic|committee|all]
                               [--meetings ID,ID] [--scene clean] [--out DIR] [--qmsum-repo DIR] [--job-timeout S]
   --qmsum-repo  a git copy of QMSum; default ${QMSUM_DEFAULT_DESCRIPTION}`;
@@ -186,53 +244,12 @@ async function main(): Promise<number> {
   try {
     for (const meeting of chosen) {
       try {
-        const loaded = await loadQmsumMeeting(`${split}/${meeting}`, values['qmsum-repo']);
-        const wav = path.join(work, `${meeting}.wav`);
-        const renderStarted = performance.now();
-        const rendered = await renderQmsum(loaded, wav, { minutes, scene: values.scene });
-        const renderSeconds = (performance.now() - renderStarted) / 1000;
-        const truth = rendered.truth;
-        const timeout = values['job-timeout'] !== undefined ? Number(values['job-timeout']) : 120 + truth.duration * 6;
-        const imported = await importMeeting(gw, wav, `qmsum-${meeting}`, timeout);
-        const hypothesis = imported.segments.flatMap((s) =>
-          (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })),
-        );
-        const wer = wordErrorRate(
-          truth.words.map((w) => w.text),
-          hypothesis.map((w) => w.text),
-        );
-        const attribution = speakerAttribution(hypothesis, truth.words);
-        const der = diarizationErrorRate(
-          truth.turns,
-          imported.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })),
-        );
-        const file: QmsumPipelineFile = {
-          meeting,
-          split,
-          domain: loaded.domain,
-          minutes: round(truth.duration / 60, 2),
-          transcript: imported.segments.map((s) => ({ speaker: s.speaker, content: s.text, start: s.start, end: s.end })),
-          wer: round(wer.wer, 4),
-          rtf: round(imported.seconds / truth.duration, 3),
-          render_seconds_per_audio_minute: round(renderSeconds / (truth.duration / 60), 1),
-          audio_seconds: truth.duration,
-          reference_words: wer.reference_words,
-          hypothesis_words: hypothesis.length,
-          speakers: truth.speakers.length,
-          speakers_found: new Set(imported.segments.map((s) => s.speaker)).size,
-          attribution: hypothesis.length === 0 ? null : round(attribution.accuracy, 4),
-          der: round(der.der, 4),
-          turns_rendered: truth.qmsum.turns_considered,
-          turns_total: truth.qmsum.turns_total,
-          complete: truth.qmsum.complete,
-          reference_summary: truth.qmsum.summary?.answer ?? null,
-          scene: truth.scene.preset,
-          voices: truth.speakers.map((s) => ({
-            key: s.key,
-            name: s.name,
-            voice: `${s.engine}:${s.voice}${s.pitch_shift !== 0 ? ` ${s.pitch_shift > 0 ? '+' : ''}${s.pitch_shift} st` : ''} ${s.rate} wpm`,
-          })),
-        };
+        const file = await runMeeting(gw, work, split, meeting, {
+          repo: values['qmsum-repo'],
+          minutes,
+          scene: values.scene,
+          jobTimeout: values['job-timeout'],
+        });
         writeFileSync(path.join(outDir, `${meeting}.json`), `${JSON.stringify(file, null, 2)}\n`);
         results.push(file);
         console.log(

@@ -9,7 +9,6 @@
  * registry (server/kernel/errors.ts). What is implemented, and how reset and restart
  * behave, is recorded in docs/decisions/008-control-api.md.
  */
-import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Clock } from '../adapters/clock.ts';
 import type { DeviceCatalog } from '../adapters/devices.ts';
@@ -23,18 +22,8 @@ import { bearerToken } from '../kernel/auth.ts';
 import { json, readBody } from './http.ts';
 import { ApiError, sendError, toApiError } from '../kernel/errors.ts';
 import { RESET_SETTINGS, SettingsPatch } from '../kernel/store/settings-repo.ts';
-import {
-  CAPABILITIES,
-  CONTROL_VERSION,
-  CreateTokenBody,
-  EmptyBody,
-  PatchTokenBody,
-  CreateJobBody,
-  FinishJobBody,
-  PlugDeviceBody,
-  SeedMeetingBody,
-} from './schemas.ts';
-import { jobDto } from '../features/jobs/service.ts';
+import { CAPABILITIES, CONTROL_VERSION, CreateTokenBody, EmptyBody, PatchTokenBody } from './schemas.ts';
+import { registerFixtureControlRoutes, type FixtureControlDeps } from './fixtures.ts';
 import { secretMatches } from './secret.ts';
 import { registerRecordingControl, type RecordingControlDeps } from './recording.ts';
 import { registerWebhookControlRoutes, type WebhookControlDeps } from './webhooks.ts';
@@ -44,20 +33,20 @@ import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
 import { requestFields } from '../kernel/http/request-log.ts';
 import { clip } from '../../common/clip.ts';
 
-/** What the routes of this file use: reset, settings, tokens, fixtures, simulated devices. */
+/** What the routes of this file use: reset, settings, tokens. */
 interface CoreControlDeps {
   recording: Pick<RecordingService, 'reset'>;
-  jobs: Pick<JobsService, 'deleteAll' | 'createFixture' | 'finishFixture'>;
-  meetings: Pick<MeetingsService, 'deleteAll' | 'create' | 'exists'>;
+  jobs: Pick<JobsService, 'deleteAll'>;
+  meetings: Pick<MeetingsService, 'deleteAll'>;
   tokens: Pick<TokensRepo, 'deleteAll' | 'create' | 'get' | 'setEnabled' | 'delete' | 'list'>;
   counters: Pick<HealthCounters, 'reset'>;
-  devices: Pick<DeviceCatalog, 'unplugAll' | 'listSimulated' | 'plug' | 'unplug'>;
+  devices: Pick<DeviceCatalog, 'unplugAll'>;
   settings: Pick<SettingsRepo, 'get' | 'update'>;
   clock: Clock;
 }
 
 /** Every service the Control API reaches, each route file's declared needs together (the composition root's AppDeps has them). */
-type ControlServices = CoreControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
+type ControlServices = CoreControlDeps & FixtureControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
 
 export interface ControlDeps {
   /** The control secret every request must present. */
@@ -164,85 +153,7 @@ export function createControlApp(ctl: ControlDeps): express.Express {
     res.status(204).end();
   });
 
-  // ── Meetings (fixtures) ─────────────────────────────────────────────────
-  r.post('/control/meetings', async (req, res) => {
-    const body = await readBody(req, SeedMeetingBody, true);
-    const deps = ctl.deps();
-    const meeting = deps.meetings.create({
-      title: body.title,
-      created_at: body.created_at ?? deps.clock.now().toISOString(),
-      source: 'fixture',
-      segments: body.segments,
-      summary: body.summary ?? null,
-      audio: body.audio ?? false,
-    });
-    json(res, 201, { id: meeting.id });
-  });
-
-  // ── Jobs (fixtures) ─────────────────────────────────────────────────────
-  r.post('/control/jobs', async (req, res) => {
-    const body = await readBody(req, CreateJobBody, true);
-    const deps = ctl.deps();
-    const meetingId = body.meeting_id ?? null;
-    if (meetingId !== null && !deps.meetings.exists(meetingId)) throw new ApiError('invalid_request', 'meeting_id names no meeting');
-    const job = deps.jobs.createFixture({
-      kind: body.kind,
-      state: body.state,
-      meeting_id: meetingId,
-      is_retryable: body.is_retryable ?? false,
-      source_gone: body.source_gone ?? false,
-      error: body.error ?? null,
-      hold: body.hold ?? false,
-    });
-    json(res, 201, { id: job.id });
-  });
-
-  r.post('/control/jobs/:job_id/finish', async (req, res) => {
-    const body = await readBody(req, FinishJobBody, true);
-    const deps = ctl.deps();
-    let job;
-    try {
-      job = deps.jobs.finishFixture(req.params.job_id, body.outcome, body.error ?? null);
-    } catch (err) {
-      // The Control API's 409 is plain conflict: it has no sub-codes.
-      if (err instanceof ApiError && err.status === 409) throw new ApiError('conflict', err.message);
-      throw err;
-    }
-    json(res, 200, jobDto(job));
-  });
-
-  // ── Devices (the simulator) ─────────────────────────────────────────────
-  r.get('/control/devices', (_req, res) => {
-    json(res, 200, { devices: ctl.deps().devices.listSimulated().map(deviceView) });
-  });
-
-  r.post('/control/devices', async (req, res) => {
-    const body = await readBody(req, PlugDeviceBody, true);
-    const script = body.script ?? null;
-    let scene: ResolvedScene | null = null;
-    if ((body.scene !== undefined && body.scene !== null) || body.seed !== undefined) {
-      if (script === null)
-        throw new ApiError('invalid_request', 'scene and seed need a script: a silent device has no speech to place in a room');
-      try {
-        scene = resolveScene(body.scene ?? undefined, body.seed);
-      } catch (err) {
-        if (err instanceof SceneError) throw new ApiError('invalid_request', err.message);
-        throw err;
-      }
-    }
-    const device = { name: body.name, device_type: body.device_type, script, scene };
-    if (!ctl.deps().devices.plug(device)) {
-      throw new ApiError('conflict', 'a simulated device with this name is already plugged in');
-    }
-    json(res, 201, deviceView(device));
-  });
-
-  r.delete('/control/devices/:name', (req, res) => {
-    const name = req.params.name;
-    if (!ctl.deps().devices.unplug(name)) throw new ApiError('not_found', 'no simulated device with this name');
-    res.status(204).end();
-  });
-
+  registerFixtureControlRoutes(r, ctl.deps);
   registerWebhookControlRoutes(r, ctl.deps);
   registerPairingControlRoutes(r, ctl.deps);
   registerRecordingControl(r, ctl.deps);
@@ -274,17 +185,6 @@ function answerThenRestart(res: Response, ctl: ControlDeps): void {
   } catch (err) {
     (ctl.logError ?? defaultLogError)(err, res.req);
   }
-}
-
-function deviceView(d: { name: string; device_type: string; script: string | null; scene?: unknown }) {
-  // The scene is shown only when one was asked for, so the spec's four fields stay as they are otherwise.
-  return {
-    name: d.name,
-    device_type: d.device_type,
-    simulated: true,
-    script: d.script,
-    ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}),
-  };
 }
 
 function defaultLogError(err: unknown, req: Request): void {
