@@ -99,6 +99,14 @@ export default {
       to: { path: '^(server|simulator|common|bench|cli|client)/', pathNot: ['^simulator/scripts/', '^simulator/seeded-random\\.ts$'] },
     },
     {
+      name: 'cli-speaks-through-the-client',
+      comment:
+        'The command line (cli/) knows the gateway only through the typed client and its generated values (client/openapi-types.ts, client/routes.ts, client/spec-values.ts): never server/ itself, so nothing of the spec is copied into it by hand (decision 116). Its tests may start a gateway.',
+      severity: 'error',
+      from: { path: '^cli/', pathNot: TESTS },
+      to: { path: '^server/' },
+    },
+    {
       name: 'common-is-a-leaf',
       comment: 'common/ imports only Node, npm packages and common/ itself (common/README.md).',
       severity: 'error',

@@ -10,6 +10,7 @@
  * connection reset or any other transport failure is always unexpected.
  */
 import http from 'node:http';
+import { CONFIG_SECTIONS } from '../client/spec-values.ts';
 import { QUERY_MIX, meetingSeed, prng } from './corpus.ts';
 import type { GatewayChild } from './gateway-child.ts';
 import { latencyStats, round, type LatencyStats } from './lib.ts';
@@ -42,17 +43,6 @@ export function histogram(samplesMs: readonly number[], edges: readonly number[]
 }
 
 // ── The request mix ────────────────────────────────────────────────────────
-
-const CONFIG_SECTIONS = [
-  'vad',
-  'diarization',
-  'speaker-identification',
-  'meeting-detection',
-  'global-shortcut',
-  'audio-player',
-  'custom-words',
-  'initial-prompt',
-] as const;
 
 export interface Op {
   /** The label the figures are grouped by. */

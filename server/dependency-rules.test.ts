@@ -1,7 +1,7 @@
 /**
  * The folder rules of .dependency-cruiser.js fire on deliberate crossings and
  * stay quiet on the allowed imports: a small tree of files laid out like the
- * repository (server/features/…, simulator/, conformance/, common/) is written
+ * repository (server/features/…, simulator/, conformance/, common/, cli/) is written
  * to a temporary folder and cruised with the project's own configuration, and
  * the violations found must be exactly the crossings planted in it.
  */
@@ -63,6 +63,9 @@ const TREE: Record<string, string> = {
   'conformance/checks/simulator.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
   'conformance/checks/common.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
   'common/devices.ts': 'export interface DeviceCatalog { list(): string[] }\n',
+  'client/spec-values.ts': 'export const CONFIG_SECTIONS = [];\n',
+  'cli/commands/config.ts': "import { CONFIG_SECTIONS } from '../../client/spec-values.ts';\nexport const x = CONFIG_SECTIONS;\n",
+  'cli/commands/copied.ts': "import { ApiError } from '../../server/kernel/errors.ts';\nexport const x = ApiError;\n",
   'common/gateway.ts': "import { ApiError } from '../server/kernel/errors.ts';\nexport const x = ApiError;\n",
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }),
 };
@@ -83,7 +86,7 @@ test('the dependency rules refuse each planted crossing and nothing else', async
     // depcruise exits non-zero when it finds violations; the JSON report is on stdout either way.
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [DEPCRUISE, `--config=${CONFIG}`, '--output-type=json', 'server', 'simulator', 'conformance', 'common'],
+      [DEPCRUISE, `--config=${CONFIG}`, '--output-type=json', 'server', 'simulator', 'conformance', 'common', 'cli', 'client'],
       { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
     ).catch((err: unknown) => err as { stdout: string });
     const report = JSON.parse(stdout) as { summary: { violations: Violation[] } };
@@ -91,6 +94,7 @@ test('the dependency rules refuse each planted crossing and nothing else', async
     assert.deepEqual(
       found,
       [
+        'cli-speaks-through-the-client: cli/commands/copied.ts → server/kernel/errors.ts',
         'common-is-a-leaf: common/gateway.ts → server/kernel/errors.ts',
         'conformance-is-a-black-box: conformance/checks/common.ts → common/devices.ts',
         'conformance-is-a-black-box: conformance/checks/server.ts → server/kernel/errors.ts',
