@@ -75,6 +75,14 @@ export default {
       to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'] },
     },
     {
+      name: 'pipeline-imports-no-adapter',
+      comment:
+        'The adapters implement the contracts of the pipeline (server/pipeline/types.ts) and import it; the pipeline never imports an adapter back, so the two go one way. The composition root (server/real-pipeline.ts) hands the pipeline its adapters (decision 087, amended).',
+      severity: 'error',
+      from: { path: '^server/pipeline/', pathNot: TESTS },
+      to: { path: '^server/adapters/' },
+    },
+    {
       name: 'server-imports-simulator-only-from-root-and-control',
       comment:
         'server/ imports simulator/ only from the composition root (server/main.ts plugs the virtual devices in) and the Control API (server/control/: CONTROL.md drives the simulator); tests and server/testing/ may.',

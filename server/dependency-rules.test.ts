@@ -55,6 +55,10 @@ const TREE: Record<string, string> = {
   'server/pipeline/cycle-a.ts': "import type { B } from './cycle-b.ts';\nexport type A = B | 1;\n",
   'server/pipeline/cycle-b.ts': "import type { A } from './cycle-a.ts';\nexport type B = A | 2;\n",
   'server/pipeline/stale.ts': "import { gone } from './no-such-file.ts';\nexport const x = gone;\n",
+  'server/pipeline/types.ts': 'export interface Recognizer { name: string }\n',
+  'server/pipeline/from-adapter.ts': "import { recognizer } from '../adapters/asr/recognizer.ts';\nexport const x = recognizer;\n",
+  'server/adapters/asr/recognizer.ts':
+    "import type { Recognizer } from '../../pipeline/types.ts';\nexport const recognizer: Recognizer = { name: 'r' };\n",
   'simulator/scenes/scene.ts': 'export const scene = 1;\n',
   'simulator/devices/catalog.ts':
     "import type { DeviceCatalog } from '../../common/devices.ts';\nexport const VirtualDeviceCatalog = 1;\nexport type X = DeviceCatalog;\n",
@@ -110,6 +114,8 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'no-cycle: server/pipeline/cycle-a.ts → server/pipeline/cycle-b.ts',
         'not-to-unresolvable: server/pipeline/stale.ts → ./no-such-file.ts',
         'pipeline-and-adapters-import-no-feature: server/pipeline/internal.ts → server/features/jobs/service.ts',
+        // The adapters import the pipeline's contracts; the pipeline importing an adapter back is the one direction refused.
+        'pipeline-imports-no-adapter: server/pipeline/from-adapter.ts → server/adapters/asr/recognizer.ts',
         // The pipeline is handed its settings: not even a feature's types (decision 084).
         'pipeline-and-adapters-import-no-feature: server/pipeline/types-from-index.ts → server/features/jobs/index.ts',
         'pipeline-and-adapters-import-no-feature: server/pipeline/value-from-index.ts → server/features/jobs/index.ts',

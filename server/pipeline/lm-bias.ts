@@ -3,6 +3,11 @@
  * trigram model with the user's words made more probable, renormalized, and
  * the words it lacks added (decision 032).
  *
+ * It sits in the pipeline, not with the pocketsphinx adapter, because the
+ * pipeline's worker thread builds it (off-thread-worker.ts) and the pipeline
+ * imports no adapter; the adapter's cache (adapters/asr/pocketsphinx-lm-cache.ts)
+ * imports it from here to build in place (decision 087, amended).
+ *
  * The stock English model ships only as a binary trie (en-us.lm.bin), and
  * the Debian sphinx_lm_convert cannot write it as ARPA text: its header
  * declares six more bigrams than the trie holds and the writer asserts they
