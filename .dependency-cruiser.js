@@ -75,6 +75,14 @@ export default {
       to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'] },
     },
     {
+      name: 'control-receives-its-services',
+      comment:
+        'The Control API (server/control/) is a table of routes whose handlers get the services they declare; it never imports the composition root (app.ts, deps.ts, gateway.ts, main.ts, any file of server/ itself): gateway.ts hands it the services.',
+      severity: 'error',
+      from: { path: '^server/control/', pathNot: TESTS },
+      to: { path: '^server/[^/]+\\.ts$' },
+    },
+    {
       name: 'pipeline-imports-no-adapter',
       comment:
         'The adapters implement the contracts of the pipeline (server/pipeline/types.ts) and import it; the pipeline never imports an adapter back, so the two go one way. The composition root (server/real-pipeline.ts) hands the pipeline its adapters (decision 087, amended).',

@@ -32,6 +32,7 @@ const TREE: Record<string, string> = {
   'server/main-fixture.test.ts':
     "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
   'server/control/app.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
+  'server/control/from-root.ts': "import type { DepsOptions } from '../deps.ts';\nexport type X = DepsOptions;\n",
   'server/features/jobs/service.ts': 'export const JobsService = 1;\n',
   'server/features/jobs/index.ts': "export { JobsService } from './service.ts';\n",
   'server/features/jobs/imports/budget.ts':
@@ -100,6 +101,7 @@ test('the dependency rules refuse each planted crossing and nothing else', async
       [
         'cli-speaks-through-the-client: cli/commands/copied.ts → server/kernel/errors.ts',
         'common-is-a-leaf: common/gateway.ts → server/kernel/errors.ts',
+        'control-receives-its-services: server/control/from-root.ts → server/deps.ts',
         'conformance-is-a-black-box: conformance/checks/common.ts → common/devices.ts',
         'conformance-is-a-black-box: conformance/checks/server.ts → server/kernel/errors.ts',
         'conformance-is-a-black-box: conformance/checks/simulator.ts → simulator/scenes/scene.ts',

@@ -23,11 +23,12 @@ import { json, readBody } from './http.ts';
 import { ApiError, sendError, toApiError } from '../kernel/errors.ts';
 import { RESET_SETTINGS, SettingsPatch } from '../kernel/store/settings-repo.ts';
 import { CAPABILITIES, CONTROL_VERSION, CreateTokenBody, EmptyBody, PatchTokenBody } from './schemas.ts';
-import { registerFixtureControlRoutes, type FixtureControlDeps } from './fixtures.ts';
+import { FIXTURE_CONTROL_ROUTES, type FixtureControlDeps } from './fixtures.ts';
 import { secretMatches } from './secret.ts';
-import { registerRecordingControl, type RecordingControlDeps } from './recording.ts';
-import { registerWebhookControlRoutes, type WebhookControlDeps } from './webhooks.ts';
-import { registerPairingControlRoutes, type PairingControlDeps } from './pairings.ts';
+import { RECORDING_CONTROL_ROUTES, type RecordingControlDeps } from './recording.ts';
+import { WEBHOOK_CONTROL_ROUTES, type WebhookControlDeps } from './webhooks.ts';
+import { PAIRING_CONTROL_ROUTES, type PairingControlDeps } from './pairings.ts';
+import type { ControlRoute } from './route-table.ts';
 import { registerSettingsPage } from './settings-page/index.ts';
 import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
 import { requestFields } from '../kernel/http/request-log.ts';
@@ -65,6 +66,102 @@ export interface ControlDeps {
 
 const REALM = { 'WWW-Authenticate': 'Bearer realm="mas-control"' };
 
+/** Every route of the Control API, each route file's rows together. */
+export function controlRouteTable(ctl: ControlDeps): ControlRoute<ControlServices>[] {
+  return [
+    ...coreControlRoutes(ctl),
+    ...FIXTURE_CONTROL_ROUTES,
+    ...WEBHOOK_CONTROL_ROUTES,
+    ...PAIRING_CONTROL_ROUTES,
+    ...RECORDING_CONTROL_ROUTES,
+  ];
+}
+
+/** The routes of this file: reset and restart (which answer, then restart through `ctl`), settings and tokens. */
+function coreControlRoutes(ctl: ControlDeps): ControlRoute<CoreControlDeps>[] {
+  return [
+    {
+      method: 'post',
+      path: '/control/reset',
+      capability: 'reset',
+      handle: async (req, res, deps) => {
+        await readBody(req, EmptyBody, false);
+        deps.recording.reset(); // first: capture stops before its meeting and file are erased
+        deps.jobs.deleteAll();
+        deps.meetings.deleteAll();
+        deps.tokens.deleteAll();
+        deps.counters.reset();
+        deps.devices.unplugAll();
+        deps.settings.update(RESET_SETTINGS);
+        answerThenRestart(res, ctl);
+      },
+    },
+    {
+      method: 'post',
+      path: '/control/restart',
+      capability: 'restart',
+      handle: async (req, res) => {
+        await readBody(req, EmptyBody, false);
+        answerThenRestart(res, ctl);
+      },
+    },
+    {
+      method: 'get',
+      path: '/control/settings',
+      capability: 'settings',
+      handle: (_req, res, deps) => {
+        json(res, 200, deps.settings.get());
+      },
+    },
+    {
+      method: 'patch',
+      path: '/control/settings',
+      capability: 'settings',
+      handle: async (req, res, deps) => {
+        const patch = await readBody(req, SettingsPatch, true);
+        json(res, 200, deps.settings.update(patch));
+      },
+    },
+    {
+      method: 'post',
+      path: '/control/tokens',
+      capability: 'tokens',
+      handle: async (req, res, deps) => {
+        const body = await readBody(req, CreateTokenBody, true);
+        const { token, record } = deps.tokens.create(
+          { name: body.name ?? 'control', scopes: body.scopes, origin: body.origin ?? 'loopback', kind: body.kind ?? 'standard' },
+          deps.clock.now(),
+        );
+        json(res, 201, { token, token_id: record.id, scopes: record.scopes });
+      },
+    },
+    {
+      method: 'patch',
+      path: '/control/tokens/:token_id',
+      capability: 'tokens',
+      handle: async (req, res, deps) => {
+        const id = String(req.params['token_id']);
+        const body = await readBody(req, PatchTokenBody, true);
+        const tokens = deps.tokens;
+        if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
+        const record = tokens.setEnabled(id, body.enabled);
+        if (record === null) throw new ApiError('not_found', 'no token with this id');
+        json(res, 200, record);
+      },
+    },
+    {
+      method: 'delete',
+      path: '/control/tokens/:token_id',
+      capability: 'tokens',
+      handle: (req, res, deps) => {
+        const id = String(req.params['token_id']);
+        if (!deps.tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
+        res.status(204).end();
+      },
+    },
+  ];
+}
+
 export function createControlApp(ctl: ControlDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -92,71 +189,16 @@ export function createControlApp(ctl: ControlDeps): express.Express {
 
   const r = express.Router({ caseSensitive: true });
 
-  // ── Discovery ───────────────────────────────────────────────────────────
+  // Discovery: the capabilities the table serves, in CONTROL.md's order.
+  const routes = controlRouteTable(ctl);
+  const served = CAPABILITIES.filter((c) => routes.some((route) => route.capability === c));
   r.get('/control', (_req, res) => {
-    json(res, 200, { version: CONTROL_VERSION, capabilities: [...CAPABILITIES] });
+    json(res, 200, { version: CONTROL_VERSION, capabilities: served });
   });
 
-  // ── Reset and restart ───────────────────────────────────────────────────
-  r.post('/control/reset', async (req, res) => {
-    await readBody(req, EmptyBody, false);
-    const deps = ctl.deps();
-    deps.recording.reset(); // first: capture stops before its meeting and file are erased
-    deps.jobs.deleteAll();
-    deps.meetings.deleteAll();
-    deps.tokens.deleteAll();
-    deps.counters.reset();
-    deps.devices.unplugAll();
-    deps.settings.update(RESET_SETTINGS);
-    answerThenRestart(res, ctl);
-  });
-
-  r.post('/control/restart', async (req, res) => {
-    await readBody(req, EmptyBody, false);
-    answerThenRestart(res, ctl);
-  });
-
-  // ── Settings ────────────────────────────────────────────────────────────
-  r.get('/control/settings', (_req, res) => {
-    json(res, 200, ctl.deps().settings.get());
-  });
-
-  r.patch('/control/settings', async (req, res) => {
-    const patch = await readBody(req, SettingsPatch, true);
-    json(res, 200, ctl.deps().settings.update(patch));
-  });
-
-  // ── Tokens ──────────────────────────────────────────────────────────────
-  r.post('/control/tokens', async (req, res) => {
-    const body = await readBody(req, CreateTokenBody, true);
-    const deps = ctl.deps();
-    const { token, record } = deps.tokens.create(
-      { name: body.name ?? 'control', scopes: body.scopes, origin: body.origin ?? 'loopback', kind: body.kind ?? 'standard' },
-      deps.clock.now(),
-    );
-    json(res, 201, { token, token_id: record.id, scopes: record.scopes });
-  });
-
-  r.patch('/control/tokens/:token_id', async (req, res) => {
-    const id = req.params.token_id;
-    const body = await readBody(req, PatchTokenBody, true);
-    const tokens = ctl.deps().tokens;
-    if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
-    const record = tokens.setEnabled(id, body.enabled);
-    if (record === null) throw new ApiError('not_found', 'no token with this id');
-    json(res, 200, record);
-  });
-
-  r.delete('/control/tokens/:token_id', (req, res) => {
-    const id = req.params.token_id;
-    if (!ctl.deps().tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
-    res.status(204).end();
-  });
-
-  registerFixtureControlRoutes(r, ctl.deps);
-  registerWebhookControlRoutes(r, ctl.deps);
-  registerPairingControlRoutes(r, ctl.deps);
-  registerRecordingControl(r, ctl.deps);
+  for (const route of routes) {
+    r[route.method](route.path, (req: Request, res: Response) => route.handle(req, res, ctl.deps()));
+  }
   app.use(r);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
