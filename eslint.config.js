@@ -123,7 +123,7 @@ export default tseslint.config(
   },
   {
     // Functions over the limit still being split, each by its own change: the composition root's createDeps
-    // (its start and stop order is moving to server/work/) and the conformance suite's (the suite's own split).
+    // (its start and stop order is moving to the one run queue) and the conformance suite's (the suite's own split).
     files: ['server/deps.ts', 'conformance/**/*.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
