@@ -83,6 +83,22 @@ export default {
       to: { path: ['^server/features/', '^server/control/', '^server/[^/]+\\.ts$'] },
     },
     {
+      name: 'control-receives-its-services',
+      comment:
+        'The Control API (server/control/) is a table of routes whose handlers get the services they declare; it never imports the composition root (app.ts, deps.ts, gateway.ts, main.ts, any file of server/ itself): gateway.ts hands it the services.',
+      severity: 'error',
+      from: { path: '^server/control/', pathNot: TESTS },
+      to: { path: '^server/[^/]+\\.ts$' },
+    },
+    {
+      name: 'pipeline-imports-no-adapter',
+      comment:
+        'The adapters implement the contracts of the pipeline (server/pipeline/types.ts) and import it; the pipeline never imports an adapter back, so the two go one way. The composition root (server/real-pipeline.ts) hands the pipeline its adapters (decision 087, amended).',
+      severity: 'error',
+      from: { path: '^server/pipeline/', pathNot: TESTS },
+      to: { path: '^server/adapters/' },
+    },
+    {
       name: 'server-imports-simulator-only-from-root-and-control',
       comment:
         'server/ imports simulator/ only from the composition root (server/main.ts plugs the virtual devices in) and the Control API (server/control/: CONTROL.md drives the simulator); tests and server/testing/ may.',
@@ -105,6 +121,14 @@ export default {
       severity: 'error',
       from: { path: '^conformance/' },
       to: { path: '^(server|simulator|common|bench|cli|client)/', pathNot: ['^simulator/scripts/', '^simulator/seeded-random\\.ts$'] },
+    },
+    {
+      name: 'cli-speaks-through-the-client',
+      comment:
+        'The command line (cli/) knows the gateway only through the typed client and its generated values (client/openapi-types.ts, client/routes.ts, client/spec-values.ts): never server/ itself, so nothing of the spec is copied into it by hand (decision 116). Its tests may start a gateway.',
+      severity: 'error',
+      from: { path: '^cli/', pathNot: TESTS },
+      to: { path: '^server/' },
     },
     {
       name: 'common-is-a-leaf',

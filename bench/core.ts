@@ -169,114 +169,68 @@ async function body(port: number, path: string, headers: Record<string, string> 
   return text;
 }
 
-export async function run(opts: BenchRunOptions): Promise<BenchReport> {
-  const base = opts.tiny ? TINY : FULL;
-  const cfg: CoreConfig = { ...base, http_seconds: httpSeconds(opts.options, base.http_seconds) };
-  const log = opts.log;
-  const benchmarks: Record<string, unknown> = {};
-  const dirs: string[] = [];
-  const servers: ChildServer[] = [];
+/** Where each throughput figure is measured: a server, its paths, and the token the gateway wants. */
+type Targets = Record<FigureKey, { port: number; pid: number; paths: readonly string[]; headers?: Record<string, string> }>;
 
-  const start = async (name: string, arg: unknown = {}): Promise<ChildServer> => {
-    const s = await startServer(server(name), arg);
-    servers.push(s);
-    return s;
-  };
-  const stop = async (s: ChildServer): Promise<void> => {
-    await s.stop();
-    servers.splice(servers.indexOf(s), 1);
-  };
-  const gateway = async (meetings: number): Promise<ChildServer> => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-'));
-    dirs.push(dataDir);
-    log(`core: seeding ${meetings} meetings × ${cfg.segments_per_meeting} segments through MeetingsService.create…`);
-    const arg: GatewayServerArg = { dataDir, meetings, segments: cfg.segments_per_meeting };
-    const s = await start('gateway', arg);
-    log(`core: seeded in ${fmt(Number(s.info['seed_ms']) / 1000, 1)} s`);
-    return s;
-  };
-
-  let perRound: Record<string, number | null> = {};
-  try {
-    // Throughput: the gateway over a small store and its baselines, all up at once.
-    const gw = await gateway(cfg.http_meetings);
-    const auth = { Authorization: `Bearer ${String(gw.info['token'])}` };
-    const whoami = JSON.parse(await body(gw.info.port, '/v1/whoami', auth)) as unknown;
-    const bareExpress = await start('bare-express', { json: whoami });
-    const bareHttp = await start('bare-http', { json: whoami });
-    const sqliteArg: BareSqliteArg = { database: String(gw.info['database']) };
-    const bareSqlite = await start('bare-sqlite', sqliteArg);
-    const searchPaths = QUERY_MIX.map((q) => `/v1/search?q=${encodeURIComponent(q)}`);
-    const portAndPid = (s: ChildServer): { port: number; pid: number } => ({ port: s.info.port, pid: s.pid });
-    const targets: Record<FigureKey, { port: number; pid: number; paths: readonly string[]; headers?: Record<string, string> }> = {
-      whoami_gateway: { ...portAndPid(gw), paths: ['/v1/whoami'], headers: auth },
-      whoami_bare_express: { ...portAndPid(bareExpress), paths: ['/v1/whoami'] },
-      whoami_bare_http: { ...portAndPid(bareHttp), paths: ['/v1/whoami'] },
-      meetings_gateway: { ...portAndPid(gw), paths: ['/v1/meetings?limit=50'], headers: auth },
-      meetings_bare_http: { ...portAndPid(bareSqlite), paths: ['/v1/meetings?limit=50'] },
-      search_gateway: { ...portAndPid(gw), paths: searchPaths, headers: auth },
-      search_bare_http: { ...portAndPid(bareSqlite), paths: searchPaths },
-    };
-
-    // Same question, same answer: every baseline's bytes against the gateway's.
-    for (const [gatewayKey, baselineKeys] of [
-      ['whoami_gateway', ['whoami_bare_express', 'whoami_bare_http']],
-      ['meetings_gateway', ['meetings_bare_http']],
-      ['search_gateway', ['search_bare_http']],
-    ] as const) {
-      const g = targets[gatewayKey];
-      for (const path of g.paths) {
-        const expected = await body(g.port, path, g.headers);
-        for (const key of baselineKeys) {
-          const got = await body(targets[key].port, path);
-          if (got !== expected)
-            throw new Error(
-              `core: ${key} answers GET ${path} differently from the gateway:\n  gateway:  ${expected.slice(0, 300)}\n  baseline: ${got.slice(0, 300)}`,
-            );
-        }
+/** Same question, same answer: every baseline's bytes against the gateway's, before anything is timed. */
+async function checkSameAnswers(targets: Targets): Promise<void> {
+  for (const [gatewayKey, baselineKeys] of [
+    ['whoami_gateway', ['whoami_bare_express', 'whoami_bare_http']],
+    ['meetings_gateway', ['meetings_bare_http']],
+    ['search_gateway', ['search_bare_http']],
+  ] as const) {
+    const g = targets[gatewayKey];
+    for (const path of g.paths) {
+      const expected = await body(g.port, path, g.headers);
+      for (const key of baselineKeys) {
+        const got = await body(targets[key].port, path);
+        if (got !== expected)
+          throw new Error(
+            `core: ${key} answers GET ${path} differently from the gateway:\n  gateway:  ${expected.slice(0, 300)}\n  baseline: ${got.slice(0, 300)}`,
+          );
       }
     }
-
-    log(
-      `core: throughput with autocannon ${AUTOCANNON_VERSION}: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_s} s warm-up, ${cfg.http_seconds} s measured`,
-    );
-    const rounds: Partial<Record<FigureKey, CannonFigures[]>> = {};
-    for (let r = 1; r <= cfg.rounds; r++) {
-      for (const [key, label] of HTTP_FIGURES) {
-        const t = targets[key];
-        const f = await cannon({
-          port: t.port,
-          paths: t.paths,
-          ...(t.headers === undefined ? {} : { headers: t.headers }),
-          connections: cfg.connections,
-          seconds: cfg.http_seconds,
-          warmupSeconds: cfg.warmup_s,
-          serverPid: t.pid,
-        });
-        (rounds[key] ??= []).push(f);
-        log(
-          `core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ` +
-            `server CPU ${fmt(f.server_cpu_us, 1)} µs/request, ${f.errors} errors, ${f.non2xx} non-2xx`,
-        );
-      }
-    }
-    for (const [key] of HTTP_FIGURES) benchmarks[key] = throughput(rounds[key] ?? []);
-    perRound = perRoundRatios(rounds);
-    for (const s of [bareExpress, bareHttp, bareSqlite, gw]) await stop(s);
-
-    const small = await gateway(cfg.small_meetings);
-    benchmarks['search_small'] = await search(cfg, small, log);
-    await stop(small);
-
-    // Large search: a fresh gateway over the large store.
-    const large = await gateway(cfg.large_meetings);
-    benchmarks['search_large'] = await search(cfg, large, log);
-    await stop(large);
-  } finally {
-    await Promise.all(servers.map((x) => x.stop()));
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
+}
 
+/** The autocannon rounds: every figure once per round, in turn, so load on the machine falls on all alike. */
+async function throughputRounds(
+  cfg: CoreConfig,
+  targets: Targets,
+  log: (line: string) => void,
+): Promise<Partial<Record<FigureKey, CannonFigures[]>>> {
+  log(
+    `core: throughput with autocannon ${AUTOCANNON_VERSION}: ${cfg.rounds} round(s), ${cfg.connections} connections, ${cfg.warmup_s} s warm-up, ${cfg.http_seconds} s measured`,
+  );
+  const rounds: Partial<Record<FigureKey, CannonFigures[]>> = {};
+  for (let r = 1; r <= cfg.rounds; r++) {
+    for (const [key, label] of HTTP_FIGURES) {
+      const t = targets[key];
+      const f = await cannon({
+        port: t.port,
+        paths: t.paths,
+        ...(t.headers === undefined ? {} : { headers: t.headers }),
+        connections: cfg.connections,
+        seconds: cfg.http_seconds,
+        warmupSeconds: cfg.warmup_s,
+        serverPid: t.pid,
+      });
+      (rounds[key] ??= []).push(f);
+      log(
+        `core: ${label} (round ${r}/${cfg.rounds}): ${fmt(f.rps, 0)} req/s, p50 ${fmt(f.latency_ms.p50, 1)} ms, p99 ${fmt(f.latency_ms.p99, 1)} ms, ` +
+          `server CPU ${fmt(f.server_cpu_us, 1)} µs/request, ${f.errors} errors, ${f.non2xx} non-2xx`,
+      );
+    }
+  }
+  return rounds;
+}
+
+function coreReport(
+  cfg: CoreConfig,
+  tiny: boolean,
+  benchmarks: Record<string, unknown>,
+  perRound: Record<string, number | null>,
+): BenchReport {
   const p99 = (key: string): number | null => (benchmarks[key] as SearchFigures | undefined)?.latency_ms.p99 ?? null;
   const ratios: Record<string, number | null> = {
     ...Object.fromEntries(
@@ -292,7 +246,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
     machine: machine(),
     config: {
       ...cfg,
-      tiny: opts.tiny,
+      tiny,
       query_mix: [...QUERY_MIX],
       load_generator: `autocannon ${AUTOCANNON_VERSION} in the bench process (throughput); the bench's own node:http loop, one connection (search latency)`,
       servers: `child processes of the same node (${process.version}), 127.0.0.1`,
@@ -323,6 +277,78 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       search_p99_growth: target(at('search_p99_growth'), { max: 3 }),
     },
   };
+}
+
+export async function run(opts: BenchRunOptions): Promise<BenchReport> {
+  const base = opts.tiny ? TINY : FULL;
+  const cfg: CoreConfig = { ...base, http_seconds: httpSeconds(opts.options, base.http_seconds) };
+  const log = opts.log;
+  const benchmarks: Record<string, unknown> = {};
+  const dirs: string[] = [];
+  const servers: ChildServer[] = [];
+
+  const start = async (name: string, arg: unknown = {}): Promise<ChildServer> => {
+    const s = await startServer(server(name), arg);
+    servers.push(s);
+    return s;
+  };
+  const stop = async (s: ChildServer): Promise<void> => {
+    await s.stop();
+    servers.splice(servers.indexOf(s), 1);
+  };
+  const gateway = async (meetings: number): Promise<ChildServer> => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-'));
+    dirs.push(dataDir);
+    log(`core: seeding ${meetings} meetings × ${cfg.segments_per_meeting} segments through MeetingsService.create…`);
+    const arg: GatewayServerArg = { dataDir, meetings, segments: cfg.segments_per_meeting };
+    const s = await start('gateway', arg);
+    log(`core: seeded in ${fmt(Number(s.info['seed_ms']) / 1000, 1)} s`);
+    return s;
+  };
+
+  let perRound: Record<string, number | null>;
+  try {
+    // Throughput: the gateway over a small store and its baselines, all up at once.
+    const gw = await gateway(cfg.http_meetings);
+    const auth = { Authorization: `Bearer ${String(gw.info['token'])}` };
+    const whoami = JSON.parse(await body(gw.info.port, '/v1/whoami', auth)) as unknown;
+    const bareExpress = await start('bare-express', { json: whoami });
+    const bareHttp = await start('bare-http', { json: whoami });
+    const sqliteArg: BareSqliteArg = { database: String(gw.info['database']) };
+    const bareSqlite = await start('bare-sqlite', sqliteArg);
+    const searchPaths = QUERY_MIX.map((q) => `/v1/search?q=${encodeURIComponent(q)}`);
+    const portAndPid = (s: ChildServer): { port: number; pid: number } => ({ port: s.info.port, pid: s.pid });
+    const targets: Targets = {
+      whoami_gateway: { ...portAndPid(gw), paths: ['/v1/whoami'], headers: auth },
+      whoami_bare_express: { ...portAndPid(bareExpress), paths: ['/v1/whoami'] },
+      whoami_bare_http: { ...portAndPid(bareHttp), paths: ['/v1/whoami'] },
+      meetings_gateway: { ...portAndPid(gw), paths: ['/v1/meetings?limit=50'], headers: auth },
+      meetings_bare_http: { ...portAndPid(bareSqlite), paths: ['/v1/meetings?limit=50'] },
+      search_gateway: { ...portAndPid(gw), paths: searchPaths, headers: auth },
+      search_bare_http: { ...portAndPid(bareSqlite), paths: searchPaths },
+    };
+
+    await checkSameAnswers(targets);
+
+    const rounds = await throughputRounds(cfg, targets, log);
+    for (const [key] of HTTP_FIGURES) benchmarks[key] = throughput(rounds[key] ?? []);
+    perRound = perRoundRatios(rounds);
+    for (const s of [bareExpress, bareHttp, bareSqlite, gw]) await stop(s);
+
+    const small = await gateway(cfg.small_meetings);
+    benchmarks['search_small'] = await search(cfg, small, log);
+    await stop(small);
+
+    // Large search: a fresh gateway over the large store.
+    const large = await gateway(cfg.large_meetings);
+    benchmarks['search_large'] = await search(cfg, large, log);
+    await stop(large);
+  } finally {
+    await Promise.all(servers.map((x) => x.stop()));
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+
+  return coreReport(cfg, opts.tiny, benchmarks, perRound);
 }
 
 /**

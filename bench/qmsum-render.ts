@@ -1,6 +1,7 @@
 /**
  * Real meetings through the whole pipeline, for the summary benchmark
- * (issue 22, decision 080): QMSum meetings from the mirror are rendered by
+ * (issue 22, decision 080): QMSum meetings from a git copy (`npm run
+ * qmsum:fetch`, or --qmsum-repo) are rendered by
  * the simulator (one natural voice per participant, simulator/qmsum/),
  * imported into a real reference gateway (server/main.ts in a child process,
  * bench/gateway-child.ts) over HTTP on loopback like bench/quality.ts does,
@@ -32,7 +33,8 @@ import path from 'node:path';
 import { renderQmsum } from '../simulator/qmsum/render-qmsum.ts';
 import type { QmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
 import { qmsumDomain } from '../simulator/qmsum/qmsum-meeting.ts';
-import { DEFAULT_QMSUM_REPO, QMSUM_SPLITS, listQmsumMeetings, loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
+import { QMSUM_DEFAULT_DESCRIPTION, defaultQmsumRepo } from '../simulator/qmsum/qmsum-repo.ts';
+import { QMSUM_SPLITS, QmsumSourceError, listQmsumMeetings, loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
 import type { QmsumSplit } from '../simulator/qmsum/qmsum-source.ts';
 import { REPO_ROOT } from '../simulator/scripts/load-script.ts';
 import { DYNAMICS_PROFILES, type DynamicsProfileName } from '../simulator/scripts/meeting-script.ts';
@@ -41,7 +43,7 @@ import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd } from './gateway-child.ts';
 import type { GatewayChild } from './gateway-child.ts';
-import { readFlags, runCli } from './lib.ts';
+import { FlagError, readFlags, runCli } from './lib.ts';
 
 interface Segment {
   speaker: string;
@@ -116,9 +118,69 @@ async function importMeeting(
   return { seconds, segments: transcript.segments };
 }
 
+interface MeetingRun {
+  repo: string;
+  minutes: number;
+  scene: string;
+  dynamics: DynamicsProfileName;
+  jobTimeout: string | undefined;
+}
+
+/** One meeting: rendered, imported into the gateway, read back and scored against the rendered truth. */
+async function runMeeting(gw: GatewayChild, work: string, split: QmsumSplit, meeting: string, o: MeetingRun): Promise<QmsumPipelineFile> {
+  const loaded = await loadQmsumMeeting(`${split}/${meeting}`, o.repo);
+  const wav = path.join(work, `${meeting}.wav`);
+  const renderStarted = performance.now();
+  const rendered = await renderQmsum(loaded, wav, { minutes: o.minutes, scene: o.scene, dynamics: o.dynamics });
+  const renderSeconds = (performance.now() - renderStarted) / 1000;
+  const truth = rendered.truth;
+  const timeout = o.jobTimeout !== undefined ? Number(o.jobTimeout) : 120 + truth.duration * 6;
+  const imported = await importMeeting(gw, wav, `qmsum-${meeting}`, timeout);
+  const hypothesis = imported.segments.flatMap((s) =>
+    (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })),
+  );
+  const wer = wordErrorRate(
+    truth.words.map((w) => w.text),
+    hypothesis.map((w) => w.text),
+  );
+  const attribution = speakerAttribution(hypothesis, truth.words);
+  const der = diarizationErrorRate(
+    truth.turns,
+    imported.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })),
+  );
+  return {
+    meeting,
+    split,
+    domain: loaded.domain,
+    minutes: round(truth.duration / 60, 2),
+    transcript: imported.segments.map((s) => ({ speaker: s.speaker, content: s.text, start: s.start, end: s.end })),
+    wer: round(wer.wer, 4),
+    rtf: round(imported.seconds / truth.duration, 3),
+    render_seconds_per_audio_minute: round(renderSeconds / (truth.duration / 60), 1),
+    audio_seconds: truth.duration,
+    reference_words: wer.reference_words,
+    hypothesis_words: hypothesis.length,
+    speakers: truth.speakers.length,
+    speakers_found: new Set(imported.segments.map((s) => s.speaker)).size,
+    attribution: hypothesis.length === 0 ? null : round(attribution.accuracy, 4),
+    der: round(der.der, 4),
+    turns_rendered: truth.qmsum.turns_considered,
+    turns_total: truth.qmsum.turns_total,
+    complete: truth.qmsum.complete,
+    reference_summary: truth.qmsum.summary?.answer ?? null,
+    scene: truth.scene.preset,
+    voices: truth.speakers.map((s) => ({
+      key: s.key,
+      name: s.name,
+      voice: `${s.engine}:${s.voice}${s.pitch_shift !== 0 ? ` ${s.pitch_shift > 0 ? '+' : ''}${s.pitch_shift} st` : ''} ${s.rate} wpm`,
+    })),
+  };
+}
+
 const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N] [--minutes M] [--domain product|academic|committee|all]
                               [--meetings ID,ID] [--scene clean] [--dynamics tidy|natural] [--out DIR] [--qmsum-repo DIR]
-                              [--job-timeout S]`;
+                              [--job-timeout S]
+  --qmsum-repo  a git copy of QMSum; default ${QMSUM_DEFAULT_DESCRIPTION}`;
 
 async function main(): Promise<number> {
   const values = readFlags(
@@ -133,7 +195,7 @@ async function main(): Promise<number> {
       // How turns fall in time (decision 108); tidy, as decision 080's figures were measured, unless asked.
       dynamics: { type: 'string', default: 'tidy' },
       out: { type: 'string', default: path.join(REPO_ROOT, 'reports', 'qmsum-pipeline') },
-      'qmsum-repo': { type: 'string', default: DEFAULT_QMSUM_REPO },
+      'qmsum-repo': { type: 'string', default: defaultQmsumRepo() },
       'job-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -163,7 +225,14 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const all = await listQmsumMeetings(split, values['qmsum-repo']);
+  let all: string[];
+  try {
+    all = await listQmsumMeetings(split, values['qmsum-repo']);
+  } catch (error) {
+    // No QMSum copy (or not one git can read): one line naming the command that gets it, not a stack.
+    if (error instanceof QmsumSourceError) throw new FlagError(error.message);
+    throw error;
+  }
   let chosen: string[];
   if (values.meetings !== undefined) {
     chosen = values.meetings.split(',').filter(Boolean);
@@ -185,53 +254,13 @@ async function main(): Promise<number> {
   try {
     for (const meeting of chosen) {
       try {
-        const loaded = await loadQmsumMeeting(`${split}/${meeting}`, values['qmsum-repo']);
-        const wav = path.join(work, `${meeting}.wav`);
-        const renderStarted = performance.now();
-        const rendered = await renderQmsum(loaded, wav, { minutes, scene: values.scene, dynamics });
-        const renderSeconds = (performance.now() - renderStarted) / 1000;
-        const truth = rendered.truth;
-        const timeout = values['job-timeout'] !== undefined ? Number(values['job-timeout']) : 120 + truth.duration * 6;
-        const imported = await importMeeting(gw, wav, `qmsum-${meeting}`, timeout);
-        const hypothesis = imported.segments.flatMap((s) =>
-          (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })),
-        );
-        const wer = wordErrorRate(
-          truth.words.map((w) => w.text),
-          hypothesis.map((w) => w.text),
-        );
-        const attribution = speakerAttribution(hypothesis, truth.words);
-        const der = diarizationErrorRate(
-          truth.turns,
-          imported.segments.map((s) => ({ speaker: s.speaker, start: s.start, end: s.end })),
-        );
-        const file: QmsumPipelineFile = {
-          meeting,
-          split,
-          domain: loaded.domain,
-          minutes: round(truth.duration / 60, 2),
-          transcript: imported.segments.map((s) => ({ speaker: s.speaker, content: s.text, start: s.start, end: s.end })),
-          wer: round(wer.wer, 4),
-          rtf: round(imported.seconds / truth.duration, 3),
-          render_seconds_per_audio_minute: round(renderSeconds / (truth.duration / 60), 1),
-          audio_seconds: truth.duration,
-          reference_words: wer.reference_words,
-          hypothesis_words: hypothesis.length,
-          speakers: truth.speakers.length,
-          speakers_found: new Set(imported.segments.map((s) => s.speaker)).size,
-          attribution: hypothesis.length === 0 ? null : round(attribution.accuracy, 4),
-          der: round(der.der, 4),
-          turns_rendered: truth.qmsum.turns_considered,
-          turns_total: truth.qmsum.turns_total,
-          complete: truth.qmsum.complete,
-          reference_summary: truth.qmsum.summary?.answer ?? null,
-          scene: truth.scene.preset,
-          voices: truth.speakers.map((s) => ({
-            key: s.key,
-            name: s.name,
-            voice: `${s.engine}:${s.voice}${s.pitch_shift !== 0 ? ` ${s.pitch_shift > 0 ? '+' : ''}${s.pitch_shift} st` : ''} ${s.rate} wpm`,
-          })),
-        };
+        const file = await runMeeting(gw, work, split, meeting, {
+          repo: values['qmsum-repo'],
+          minutes,
+          scene: values.scene,
+          dynamics,
+          jobTimeout: values['job-timeout'],
+        });
         writeFileSync(path.join(outDir, `${meeting}.json`), `${JSON.stringify(file, null, 2)}\n`);
         results.push(file);
         console.log(

@@ -7,8 +7,9 @@
  * kept for independent evaluation, so `loadQmsum` refuses it and nothing here
  * builds a path into it.
  *
- * The source is either a bare git mirror (read with `git show HEAD:path`, as
- * /work/.mirror/Yale-LILY+QMSum/repo is) or a plain checkout folder.
+ * The source is a checkout of the QMSum repository (the clone `npm run
+ * qmsum:fetch` makes, the default; simulator/qmsum/qmsum-repo.ts) or a bare
+ * git mirror of it, read with `git show HEAD:path`.
  *
  * QMSum transcripts carry annotation marks ({vocalsound}, {disfmarker},
  * {gap}) and tokenised punctuation ("meeting ." ); both are cleaned so the
@@ -19,8 +20,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { qmsumMissingMessage } from '../simulator/qmsum/qmsum-repo.ts';
 
-export const DEFAULT_QMSUM_SOURCE = '/work/.mirror/Yale-LILY+QMSum/repo';
 export const QMSUM_DOMAINS = ['product', 'academic', 'committee'] as const;
 export type QmsumDomain = (typeof QMSUM_DOMAINS)[number];
 const QMSUM_SPLITS = ['train', 'val'] as const;
@@ -47,10 +48,7 @@ export interface QmsumMeeting {
 
 export class QmsumMissingError extends Error {
   constructor(source: string) {
-    super(
-      `QMSum is not at ${source}. Get it with \`git clone https://github.com/Yale-LILY/QMSum\` and pass --qmsum <that folder>, ` +
-        'or fetch the mirror to /work/.mirror/Yale-LILY+QMSum/repo.',
-    );
+    super(qmsumMissingMessage(source, '--qmsum'));
     this.name = 'QmsumMissingError';
   }
 }
@@ -91,7 +89,8 @@ export function cleanQmsumText(text: string): string {
 }
 
 export interface LoadOptions {
-  source?: string;
+  /** A QMSum checkout or bare mirror (the caller's default: defaultQmsumRepo()). */
+  source: string;
   splits: readonly QmsumSplit[];
   domains?: readonly QmsumDomain[];
   /** At most this many meetings per domain and split (first by name). */
@@ -101,7 +100,7 @@ export interface LoadOptions {
 }
 
 export function loadQmsum(opts: LoadOptions): QmsumMeeting[] {
-  const src = openSource(opts.source ?? DEFAULT_QMSUM_SOURCE);
+  const src = openSource(opts.source);
   const out: QmsumMeeting[] = [];
   for (const split of opts.splits) {
     // A guard, not a convenience: the test split must never be read (DATA DISCIPLINE, decision 079).

@@ -59,6 +59,30 @@ function ownCpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
+/** How faithfully the recording holds the script: the whole-file alignment, and 5 s windows aligned one by one. */
+function fidelityOf(scriptSamples: Int16Array, recorded: Int16Array): Record<string, unknown> {
+  const fit = alignCapture(scriptSamples, recorded.subarray(0, Math.min(recorded.length, scriptSamples.length + 48_000)), 48_000);
+  const window = 5 * 16_000;
+  const windows: { offset_ms: number; correlation: number }[] = [];
+  // Windows of the script that the recording holds entirely (a short recording stops mid-script).
+  for (let w = 0; w + window <= scriptSamples.length && w + window + fit.offsetSamples <= recorded.length; w += window) {
+    const part = scriptSamples.subarray(w, w + window);
+    const local = alignCapture(part, recorded.subarray(w, Math.min(recorded.length, w + window + 48_000)), 48_000);
+    // A silent window has nothing to align on.
+    if (part.some((s) => Math.abs(s) > 300))
+      windows.push({ offset_ms: round(local.offsetMs, 1), correlation: round(local.correlation, 4) });
+  }
+  const offsets = windows.map((w) => w.offset_ms);
+  return {
+    path: 'pacat → null sink → monitor → parec → WAV',
+    offset_ms: round(fit.offsetMs, 1),
+    correlation: round(fit.correlation, 5),
+    windows_5s: windows.length,
+    window_correlation_min: windows.length === 0 ? null : Math.min(...windows.map((w) => w.correlation)),
+    window_offset_spread_ms: offsets.length === 0 ? null : round(Math.max(...offsets) - Math.min(...offsets), 1),
+  };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<Record<string, unknown>> {
@@ -136,18 +160,6 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
 
     // Fidelity: the meeting's WAV against the script.
     const wav = parseWav(readFileSync(deps.meetings.recordingPath(meetingId)!));
-    const fit = alignCapture(script.samples, wav.samples.subarray(0, Math.min(wav.samples.length, script.samples.length + 48_000)), 48_000);
-    const window = 5 * 16_000;
-    const windows: { offset_ms: number; correlation: number }[] = [];
-    // Windows of the script that the recording holds entirely (a short recording stops mid-script).
-    for (let w = 0; w + window <= script.samples.length && w + window + fit.offsetSamples <= wav.samples.length; w += window) {
-      const part = script.samples.subarray(w, w + window);
-      const local = alignCapture(part, wav.samples.subarray(w, Math.min(wav.samples.length, w + window + 48_000)), 48_000);
-      // A silent window has nothing to align on.
-      if (part.some((s) => Math.abs(s) > 300))
-        windows.push({ offset_ms: round(local.offsetMs, 1), correlation: round(local.correlation, 4) });
-    }
-    const offsets = windows.map((w) => w.offset_ms);
 
     return {
       generated_at: new Date().toISOString(),
@@ -160,14 +172,7 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
         transport: vd.transport,
       },
       device: { plug_to_ready_ms: round(plugMs, 0) },
-      fidelity: {
-        path: 'pacat → null sink → monitor → parec → WAV',
-        offset_ms: round(fit.offsetMs, 1),
-        correlation: round(fit.correlation, 5),
-        windows_5s: windows.length,
-        window_correlation_min: windows.length === 0 ? null : Math.min(...windows.map((w) => w.correlation)),
-        window_offset_spread_ms: offsets.length === 0 ? null : round(Math.max(...offsets) - Math.min(...offsets), 1),
-      },
+      fidelity: fidelityOf(script.samples, wav.samples),
       cpu: {
         recording_seconds: round(wall, 1),
         captured_seconds: round(captured, 2),

@@ -41,13 +41,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
 import { FlagError, fmt, machine, readFlags, round, runCli, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
-import type { ProbeSample } from './probe.ts';
-import { waitRound, wrongness } from './sse-waits.ts';
-import { drive, mixOp, openWait, seedStore, type DriveResult, type Store } from './traffic.ts';
+import { emptyCounts, sleep, soakPhase, type SoakRun } from './soak-activities.ts';
+import { seedStore, type Store } from './traffic.ts';
 import { FULL, TINY, soakConfig, type SoakConfig } from './soak-config.ts';
-import { startReceiver, tinyMeetingFile } from './soak-fixtures.ts';
+import { startReceiver, tinyMeetingFile, type Receiver } from './soak-fixtures.ts';
 import { slope, slopeLimits, theilSen } from './soak-stats.ts';
-import type { Counts, SoakFigures, SoakSample } from './soak-types.ts';
+import type { SoakFigures, SoakSample } from './soak-types.ts';
 import { table } from './soak-report.ts';
 
 export { charts, markdown, table } from './soak-report.ts';
@@ -55,8 +54,6 @@ export { charts, markdown, table } from './soak-report.ts';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 // ── The soak ───────────────────────────────────────────────────────────────
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** Descriptors with nothing in flight: sampled until two readings in a row agree (connections take a moment to close). */
 async function quietFds(gw: GatewayChild): Promise<number | null> {
@@ -70,243 +67,79 @@ async function quietFds(gw: GatewayChild): Promise<number | null> {
   return last;
 }
 
-export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): Promise<BenchReport> {
-  const totalMs = cfg.minutes * 60_000;
-  const warmupMs = Math.max(cfg.warmup_min_s * 1000, totalMs * cfg.warmup_fraction);
-  const media = await tinyMeetingFile();
-  const mediaBytes = new Uint8Array(readFileSync(media));
-  const receiver = await startReceiver();
-  let gw: GatewayChild | null = null;
-  const counts: Counts = {
-    reads: 0,
-    reads_unexpected: 0,
-    reads_by_status: {},
-    reads_keepalive_retries: 0,
-    read_examples: [],
-    wait_rounds: 0,
-    waits: 0,
-    waits_right: 0,
-    timeout_waits: 0,
-    timeout_waits_right: 0,
-    wait_examples: [],
-    imports: 0,
-    imports_succeeded: 0,
-    imports_refused_budget: 0,
-    import_failures: [],
-    job_events_expected: 0,
-    activity_errors: [],
+/** Seeds the gateway, allowlists the receiver (a restart applies it) and subscribes it to job events. */
+async function prepareGateway(g: GatewayChild, cfg: SoakConfig, receiver: Receiver, log: (line: string) => void): Promise<Store> {
+  log(`soak: gateway pid ${g.pid}; seeding ${cfg.meetings} meetings, allowlisting the webhook receiver ${receiver.target} and restarting…`);
+  const store: Store = await seedStore(g, cfg.meetings, cfg.segments_per_meeting);
+  await g.control('PATCH', '/control/settings', { local_webhook_targets: [receiver.target] });
+  await g.control('POST', '/control/restart');
+  for (let i = 0; i < 100 && (await httpCall({ port: g.apiPort, method: 'GET', path: '/health' })).status !== 200; i++) await sleep(100);
+  const hook = await httpCall({
+    port: g.apiPort,
+    method: 'POST',
+    path: '/v1/webhooks',
+    token: store.token,
+    body: { url: receiver.url, events: ['job.completed', 'job.failed'], delivery_mode: 'at-least-once' },
+  });
+  if (hook.status !== 201) throw new Error(`POST /v1/webhooks: ${hook.status} ${hook.text}`);
+  const created = JSON.parse(hook.text) as { id: string; hmac_secret: string };
+  receiver.setSecret(created.hmac_secret);
+  await g.control('POST', `/control/webhooks/${created.id}/approval`, { state: 'allowed' });
+  return store;
+}
+
+/** The figures of a finished run: slopes of the second half, event-loop delay, and every unexpected outcome counted. */
+function figuresOf(run: SoakRun, receiver: Receiver, fdsQuiet: SoakFigures['fds_quiet'], warmupMs: number): SoakFigures {
+  const { cfg, counts, samples } = run;
+  const durationS = (Date.now() - run.started) / 1000;
+  const failures = run.g.stderrLines().filter((l) => /failed:|Error|uncaught/i.test(l));
+  const half = (cfg.minutes * 60) / 2;
+  const second = samples.filter((s) => s.phase === 'main' && s.t_s >= half);
+  const pts = (k: 'rss_mb' | 'heap_used_mb'): [number, number][] => second.map((s) => [s.t_s / 60, s[k]]);
+  const r2 = (v: number | null): number | null => (v === null ? null : round(v, 3));
+  const main = samples.filter((s) => s.phase === 'main');
+  const p50s = main.map((s) => s.eld_p50_ms).sort((a, b) => a - b);
+  const unexpected =
+    counts.reads_unexpected +
+    (counts.waits - counts.waits_right) +
+    (counts.timeout_waits - counts.timeout_waits_right) +
+    counts.import_failures.length +
+    counts.activity_errors.length +
+    receiver.badSignatures +
+    Math.max(0, counts.job_events_expected - receiver.events.size) +
+    failures.length;
+  return {
+    minutes: cfg.minutes,
+    duration_s: round(durationS, 1),
+    warmup_s: round(warmupMs / 1000, 1),
+    samples,
+    fds_quiet: fdsQuiet,
+    slopes_second_half: {
+      rss_mb_per_min: r2(slope(pts('rss_mb'))),
+      heap_mb_per_min: r2(slope(pts('heap_used_mb'))),
+      rss_theil_sen_mb_per_min: r2(theilSen(pts('rss_mb'))),
+      heap_theil_sen_mb_per_min: r2(theilSen(pts('heap_used_mb'))),
+    },
+    eld_ms: {
+      p50_median: p50s.length === 0 ? null : p50s[p50s.length >> 1]!,
+      p99_max: main.length === 0 ? null : Math.max(...main.map((s) => s.eld_p99_ms)),
+      max: main.length === 0 ? null : Math.max(...main.map((s) => s.eld_max_ms)),
+    },
+    counts,
+    webhooks: {
+      expected_events: counts.job_events_expected,
+      received_events: receiver.events.size,
+      deliveries: receiver.deliveries,
+      bad_signatures: receiver.badSignatures,
+    },
+    logged_failures: failures.length,
+    logged_failure_examples: failures.slice(0, 5),
+    unexpected_total: unexpected,
   };
-  const samples: SoakSample[] = [];
-  const fdsQuiet: SoakFigures['fds_quiet'] = { after_warmup: null, end: null };
-  let figures: SoakFigures;
-  let started = 0;
-  try {
-    gw = await startGatewayChild({ args: cfg.gateway_args });
-    const g = gw;
-    log(
-      `soak: gateway pid ${g.pid}; seeding ${cfg.meetings} meetings, allowlisting the webhook receiver ${receiver.target} and restarting…`,
-    );
-    const store: Store = await seedStore(g, cfg.meetings, cfg.segments_per_meeting);
-    await g.control('PATCH', '/control/settings', { local_webhook_targets: [receiver.target] });
-    await g.control('POST', '/control/restart');
-    for (let i = 0; i < 100 && (await httpCall({ port: g.apiPort, method: 'GET', path: '/health' })).status !== 200; i++) await sleep(100);
-    const hook = await httpCall({
-      port: g.apiPort,
-      method: 'POST',
-      path: '/v1/webhooks',
-      token: store.token,
-      body: { url: receiver.url, events: ['job.completed', 'job.failed'], delivery_mode: 'at-least-once' },
-    });
-    if (hook.status !== 201) throw new Error(`POST /v1/webhooks: ${hook.status} ${hook.text}`);
-    const created = JSON.parse(hook.text) as { id: string; hmac_secret: string };
-    receiver.setSecret(created.hmac_secret);
-    await g.control('POST', `/control/webhooks/${created.id}/approval`, { state: 'allowed' });
+}
 
-    const failed = (what: string, err: unknown): void => {
-      const line = `${what}: ${err instanceof Error ? err.message : String(err)}`;
-      if (counts.activity_errors.length < 20) counts.activity_errors.push(line);
-      else counts.activity_errors[19] = `… and more (last: ${line})`;
-      log(`soak: ${line}`);
-    };
-
-    const reads = async (ms: number): Promise<void> => {
-      const r: DriveResult = await drive({
-        port: g.apiPort,
-        token: store.token,
-        connections: cfg.read_connections,
-        warmupMs: 0,
-        durationMs: ms,
-        next: (rand) => mixOp(store, rand),
-        ratePerS: cfg.read_rate_per_s,
-        requestTimeoutMs: 60_000,
-        seed: Math.floor(ms),
-      });
-      counts.reads += r.requests;
-      counts.reads_unexpected += r.unexpected;
-      counts.reads_keepalive_retries += r.keepalive_retries;
-      for (const [k, v] of Object.entries(r.by_status)) counts.reads_by_status[k] = (counts.reads_by_status[k] ?? 0) + v;
-      for (const e of r.unexpected_examples)
-        if (counts.read_examples.length < 10) counts.read_examples.push(`${e.op} → ${e.status} ${e.body}`);
-    };
-
-    const every = async (periodS: number, until: number, what: string, action: () => Promise<void>): Promise<void> => {
-      while (Date.now() < until) {
-        const t = Date.now();
-        try {
-          await action();
-        } catch (err) {
-          failed(what, err);
-        }
-        await sleep(Math.min(until - Date.now(), periodS * 1000 - (Date.now() - t)));
-      }
-    };
-
-    const waitsOnce = async (): Promise<void> => {
-      // Waits that time out first, on a held job of their own (opened before the round so they overlap it).
-      const { id: slow } = await g.control<{ id: string }>('POST', '/control/jobs', { kind: 'diarization', state: 'running', hold: true });
-      const timeouts = Array.from({ length: cfg.timeout_waits }, () => openWait(g.apiPort, `/v1/jobs/${slow}/wait?timeout=1`, store.token));
-      const r = await waitRound(g, store.token, { waits: cfg.waits, jobs: cfg.wait_jobs, open_concurrency: 50, phase_timeout_ms: 60_000 });
-      counts.job_events_expected += cfg.wait_jobs;
-      counts.wait_rounds += 1;
-      for (const o of r.outcomes) {
-        counts.waits += 1;
-        const why = wrongness(o);
-        if (why === null) counts.waits_right += 1;
-        else if (counts.wait_examples.length < 10) counts.wait_examples.push(why);
-      }
-      for (const t of await Promise.all(timeouts.map((w) => w.done))) {
-        counts.timeout_waits += 1;
-        if (t.status === 200 && t.event === 'timeout') counts.timeout_waits_right += 1;
-        else if (counts.wait_examples.length < 10)
-          counts.wait_examples.push(
-            `timeout wait: status ${t.status}, event ${t.event ?? 'none'}${t.error !== undefined ? `, ${t.error}` : ''}`,
-          );
-      }
-      await g.control('POST', `/control/jobs/${slow}/finish`, { outcome: 'succeeded' });
-      counts.job_events_expected += 1;
-    };
-
-    const importOnce = async (): Promise<void> => {
-      counts.imports += 1;
-      const res = await httpCall({
-        port: g.apiPort,
-        method: 'POST',
-        path: `/v1/jobs/import?filename=soak.m4a&title=${encodeURIComponent(`Soak ${counts.imports}`)}`,
-        token: store.token,
-        bytes: mediaBytes,
-        timeoutMs: 60_000,
-      });
-      if (res.status === 429) {
-        counts.imports_refused_budget += 1;
-        return;
-      }
-      if (res.status !== 202) {
-        counts.import_failures.push(`POST /v1/jobs/import → ${res.status || res.error} ${res.text.slice(0, 200)}`);
-        return;
-      }
-      const jobId = (JSON.parse(res.text) as { job_id: string }).job_id;
-      const w = await openWait(g.apiPort, `/v1/jobs/${jobId}/wait?timeout=300`, store.token).done;
-      counts.job_events_expected += 1;
-      if (w.status === 200 && w.event === 'job.completed') counts.imports_succeeded += 1;
-      else
-        counts.import_failures.push(
-          `import ${jobId}: wait → ${w.status}, ${w.event ?? 'no event'} ${JSON.stringify(w.data).slice(0, 300)}`,
-        );
-    };
-
-    const sampler = async (until: number, phase: SoakSample['phase']): Promise<void> => {
-      await every(cfg.sample_every_s, until, 'sample', async () => {
-        const s: ProbeSample = await g.sample(true);
-        samples.push({
-          t_s: round((s.at_ms - started) / 1000, 2),
-          phase,
-          rss_mb: round(s.rss / 2 ** 20, 2),
-          heap_used_mb: round(s.heap_used / 2 ** 20, 2),
-          external_mb: round(s.external / 2 ** 20, 2),
-          fds: s.fds,
-          eld_p50_ms: s.eld_ms.p50,
-          eld_p99_ms: s.eld_ms.p99,
-          eld_max_ms: s.eld_ms.max,
-        });
-      });
-    };
-
-    const phase = async (name: SoakSample['phase'], ms: number): Promise<void> => {
-      const until = Date.now() + ms;
-      await Promise.all([
-        reads(ms),
-        every(cfg.waits_every_s, until, 'waits', waitsOnce),
-        every(cfg.import_every_s, until, 'import', importOnce),
-        sampler(until, name),
-      ]);
-    };
-
-    // A first sample resets the event-loop histogram, so setup does not count.
-    await g.sample(true);
-    started = Date.now();
-    log(`soak: ${cfg.minutes} min of mixed work (${fmt(warmupMs / 1000, 0)} s warm-up), a sample every ${cfg.sample_every_s} s`);
-    await phase('warmup', warmupMs);
-    fdsQuiet.after_warmup = await quietFds(g);
-    log(`soak: warm-up done; ${fdsQuiet.after_warmup} descriptors with nothing in flight`);
-    await phase('main', totalMs - warmupMs);
-    // Let the last webhook deliveries arrive.
-    for (let i = 0; i < 150 && receiver.events.size < counts.job_events_expected; i++) await sleep(200);
-    fdsQuiet.end = await quietFds(g);
-    const durationS = (Date.now() - started) / 1000;
-
-    const failures = g.stderrLines().filter((l) => /failed:|Error|uncaught/i.test(l));
-    const half = totalMs / 1000 / 2;
-    const second = samples.filter((s) => s.phase === 'main' && s.t_s >= half);
-    const pts = (k: 'rss_mb' | 'heap_used_mb'): [number, number][] => second.map((s) => [s.t_s / 60, s[k]]);
-    const r2 = (v: number | null): number | null => (v === null ? null : round(v, 3));
-    const main = samples.filter((s) => s.phase === 'main');
-    const p50s = main.map((s) => s.eld_p50_ms).sort((a, b) => a - b);
-    const unexpected =
-      counts.reads_unexpected +
-      (counts.waits - counts.waits_right) +
-      (counts.timeout_waits - counts.timeout_waits_right) +
-      counts.import_failures.length +
-      counts.activity_errors.length +
-      receiver.badSignatures +
-      Math.max(0, counts.job_events_expected - receiver.events.size) +
-      failures.length;
-    figures = {
-      minutes: cfg.minutes,
-      duration_s: round(durationS, 1),
-      warmup_s: round(warmupMs / 1000, 1),
-      samples,
-      fds_quiet: fdsQuiet,
-      slopes_second_half: {
-        rss_mb_per_min: r2(slope(pts('rss_mb'))),
-        heap_mb_per_min: r2(slope(pts('heap_used_mb'))),
-        rss_theil_sen_mb_per_min: r2(theilSen(pts('rss_mb'))),
-        heap_theil_sen_mb_per_min: r2(theilSen(pts('heap_used_mb'))),
-      },
-      eld_ms: {
-        p50_median: p50s.length === 0 ? null : p50s[p50s.length >> 1]!,
-        p99_max: main.length === 0 ? null : Math.max(...main.map((s) => s.eld_p99_ms)),
-        max: main.length === 0 ? null : Math.max(...main.map((s) => s.eld_max_ms)),
-      },
-      counts,
-      webhooks: {
-        expected_events: counts.job_events_expected,
-        received_events: receiver.events.size,
-        deliveries: receiver.deliveries,
-        bad_signatures: receiver.badSignatures,
-      },
-      logged_failures: failures.length,
-      logged_failure_examples: failures.slice(0, 5),
-      unexpected_total: unexpected,
-    };
-    log(
-      `soak: done in ${fmt(durationS, 0)} s: ${counts.reads} reads (${counts.reads_unexpected} unexpected), ${counts.waits_right}/${counts.waits} waits + ${counts.timeout_waits_right}/${counts.timeout_waits} timeouts right, ` +
-        `${counts.imports_succeeded}/${counts.imports} imports, webhooks ${receiver.events.size}/${counts.job_events_expected}; ` +
-        `slopes RSS ${fmt(figures.slopes_second_half.rss_mb_per_min, 2)} heap ${fmt(figures.slopes_second_half.heap_mb_per_min, 2)} MiB/min; fds ${fdsQuiet.after_warmup} → ${fdsQuiet.end}`,
-    );
-  } finally {
-    await gw?.stop();
-    await receiver.close();
-  }
+function reportOf(cfg: SoakConfig, figures: SoakFigures): BenchReport {
+  const { counts, fds_quiet: fdsQuiet } = figures;
   const fdGrowth = fdsQuiet.after_warmup === null || fdsQuiet.end === null ? null : fdsQuiet.end - fdsQuiet.after_warmup;
   const limits = slopeLimits(cfg);
   const targets: Record<string, Target> = {
@@ -333,6 +166,43 @@ export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): P
     },
     targets,
   };
+}
+
+export async function benchSoak(cfg: SoakConfig, log: (line: string) => void): Promise<BenchReport> {
+  const totalMs = cfg.minutes * 60_000;
+  const warmupMs = Math.max(cfg.warmup_min_s * 1000, totalMs * cfg.warmup_fraction);
+  const mediaBytes = new Uint8Array(readFileSync(await tinyMeetingFile()));
+  const receiver = await startReceiver();
+  let gw: GatewayChild | null = null;
+  const fdsQuiet: SoakFigures['fds_quiet'] = { after_warmup: null, end: null };
+  let figures: SoakFigures;
+  try {
+    gw = await startGatewayChild({ args: cfg.gateway_args });
+    const store = await prepareGateway(gw, cfg, receiver, log);
+    const run: SoakRun = { g: gw, cfg, store, mediaBytes, counts: emptyCounts(), samples: [], started: 0, log };
+    // A first sample resets the event-loop histogram, so setup does not count.
+    await gw.sample(true);
+    run.started = Date.now();
+    log(`soak: ${cfg.minutes} min of mixed work (${fmt(warmupMs / 1000, 0)} s warm-up), a sample every ${cfg.sample_every_s} s`);
+    await soakPhase(run, 'warmup', warmupMs);
+    fdsQuiet.after_warmup = await quietFds(gw);
+    log(`soak: warm-up done; ${fdsQuiet.after_warmup} descriptors with nothing in flight`);
+    await soakPhase(run, 'main', totalMs - warmupMs);
+    // Let the last webhook deliveries arrive.
+    for (let i = 0; i < 150 && receiver.events.size < run.counts.job_events_expected; i++) await sleep(200);
+    fdsQuiet.end = await quietFds(gw);
+    figures = figuresOf(run, receiver, fdsQuiet, warmupMs);
+    const { counts } = run;
+    log(
+      `soak: done in ${fmt(figures.duration_s, 0)} s: ${counts.reads} reads (${counts.reads_unexpected} unexpected), ${counts.waits_right}/${counts.waits} waits + ${counts.timeout_waits_right}/${counts.timeout_waits} timeouts right, ` +
+        `${counts.imports_succeeded}/${counts.imports} imports, webhooks ${receiver.events.size}/${counts.job_events_expected}; ` +
+        `slopes RSS ${fmt(figures.slopes_second_half.rss_mb_per_min, 2)} heap ${fmt(figures.slopes_second_half.heap_mb_per_min, 2)} MiB/min; fds ${fdsQuiet.after_warmup} → ${fdsQuiet.end}`,
+    );
+  } finally {
+    await gw?.stop();
+    await receiver.close();
+  }
+  return reportOf(cfg, figures);
 }
 
 function ratioOfSamples(samples: readonly SoakSample[], k: 'rss_mb' | 'heap_used_mb'): number | null {

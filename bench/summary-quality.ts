@@ -7,6 +7,7 @@
  * has), with the summary's length and the time taken. Decision 079.
  *
  *   node bench/summary-quality.ts [--qmsum <dir>] [--splits train,val] [--limit N] [--api N] [--transcripts DIR]
+ *     (--qmsum: a QMSum checkout; default $QMSUM_REPO, else the clone `npm run qmsum:fetch` makes)
  *   npm run bench -- --only summary-quality
  *
  * - train is for development, val for the report; the test split is never read.
@@ -33,7 +34,6 @@ import { TEMPLATE_IDS } from '../server/adapters/summarize/templates.ts';
 import { startGatewayChild, httpCall, type GatewayChild } from './gateway-child.ts';
 import { machine, readFlags, runCli, type BenchReport, type BenchRunOptions } from './lib.ts';
 import {
-  DEFAULT_QMSUM_SOURCE,
   loadQmsum,
   QMSUM_DOMAINS,
   QmsumMissingError,
@@ -42,6 +42,7 @@ import {
   type QmsumSplit,
   type QmsumTurn,
 } from './qmsum.ts';
+import { defaultQmsumRepo } from '../simulator/qmsum/qmsum-repo.ts';
 import { rouge, rougeTokens, type RougeScores } from './rouge.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -297,7 +298,7 @@ export function configFrom(opts: Pick<BenchRunOptions, 'tiny' | 'options'>): Sum
   const o = opts.options ?? {};
   const limit = o['limit'] !== undefined ? Number(o['limit']) : opts.tiny ? 1 : undefined;
   return {
-    source: resolve(o['qmsum'] ?? DEFAULT_QMSUM_SOURCE),
+    source: resolve(o['qmsum'] ?? defaultQmsumRepo()),
     splits: (o['splits'] ?? 'train,val').split(',').map((s) => {
       if (s !== 'train' && s !== 'val') throw new Error(`--splits takes train and val (the test split is never read), not ${s}`);
       return s;

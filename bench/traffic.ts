@@ -10,6 +10,7 @@
  * connection reset or any other transport failure is always unexpected.
  */
 import http from 'node:http';
+import { CONFIG_SECTIONS } from '../client/spec-values.ts';
 import { QUERY_MIX, meetingSeed, prng } from './corpus.ts';
 import type { GatewayChild } from './gateway-child.ts';
 import { latencyStats, round, type LatencyStats } from './lib.ts';
@@ -42,17 +43,6 @@ export function histogram(samplesMs: readonly number[], edges: readonly number[]
 }
 
 // ── The request mix ────────────────────────────────────────────────────────
-
-const CONFIG_SECTIONS = [
-  'vad',
-  'diarization',
-  'speaker-identification',
-  'meeting-detection',
-  'global-shortcut',
-  'audio-player',
-  'custom-words',
-  'initial-prompt',
-] as const;
 
 export interface Op {
   /** The label the figures are grouped by. */
@@ -161,6 +151,119 @@ export interface DriveResult {
   keepalive_retries: number;
 }
 
+/** What drive() counts: every answer while it records (the warm-up is not recorded), and the sockets it opened. */
+class DriveTally {
+  recording = false;
+  readonly samples: number[] = [];
+  readonly byOp = new Map<string, number[]>();
+  readonly byStatus: Record<string, number> = {};
+  readonly examples: DriveResult['unexpected_examples'] = [];
+  unexpected = 0;
+  keepAliveRetries = 0;
+  socketsOpened = 0;
+  private readonly sockets = new WeakSet<object>();
+  private readonly allowed: DriveOptions['allowed'];
+
+  constructor(allowed: DriveOptions['allowed']) {
+    this.allowed = allowed;
+  }
+
+  socket(s: object): void {
+    if (this.sockets.has(s)) return;
+    this.sockets.add(s);
+    this.socketsOpened += 1;
+  }
+
+  answer(op: Op, status: string, body: string, ms: number): void {
+    if (!this.recording) return;
+    this.samples.push(ms);
+    let list = this.byOp.get(op.name);
+    if (list === undefined) this.byOp.set(op.name, (list = []));
+    list.push(ms);
+    this.byStatus[status] = (this.byStatus[status] ?? 0) + 1;
+    const code = Number(status);
+    const fine = code >= 200 && code < 300 ? true : (this.allowed?.[op.name] ?? []).includes(code);
+    if (!fine) {
+      this.unexpected += 1;
+      if (this.examples.length < 10) this.examples.push({ op: `${op.method} ${op.path}`, status, body: body.slice(0, 300) });
+    }
+  }
+
+  result(connections: number, elapsedS: number): DriveResult {
+    const samples = this.samples;
+    return {
+      connections,
+      sockets_opened: this.socketsOpened,
+      requests: samples.length,
+      duration_s: round(elapsedS, 3),
+      rps: round(samples.length / elapsedS, 1),
+      latency_ms: latencyStats(samples),
+      histogram: histogram(samples),
+      by_op: Object.fromEntries(
+        [...this.byOp]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, list]) => [name, { count: list.length, latency_ms: latencyStats(list) }]),
+      ),
+      by_status: this.byStatus,
+      unexpected: this.unexpected,
+      unexpected_examples: this.examples,
+      keepalive_retries: this.keepAliveRetries,
+    };
+  }
+}
+
+/** One request of the mix on the agent's connections, its answer counted; resolves once it is answered or has failed. */
+function requestOnce(o: DriveOptions, agent: http.Agent, tally: DriveTally, op: Op): Promise<void> {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const payload = op.body === undefined ? undefined : Buffer.from(JSON.stringify(op.body));
+    const headers: Record<string, string | number> = { Authorization: `Bearer ${o.token}` };
+    if (payload !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = payload.byteLength;
+    }
+    let settled = false;
+    let retried = false;
+    const finish = (status: string, body: string): void => {
+      if (settled) return;
+      settled = true;
+      tally.answer(op, status, body, Number(process.hrtime.bigint() - t0) / 1e6);
+      resolve();
+    };
+    const attempt = (): void => {
+      let answered = false;
+      const req = http.request({ host: '127.0.0.1', port: o.port, method: op.method, path: op.path, headers, agent }, (res) => {
+        answered = true;
+        const code = res.statusCode ?? 0;
+        const keep = code < 200 || code >= 300;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          if (keep) chunks.push(c);
+        });
+        res.on('end', () => finish(String(code), keep ? Buffer.concat(chunks).toString('utf8') : ''));
+        res.on('error', (err: NodeJS.ErrnoException) => finish(err.code ?? 'response_error', err.message));
+      });
+      req.on('socket', (sock) => tally.socket(sock));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // The keep-alive race every HTTP/1.1 client has: the server closed an idle kept-alive
+        // connection (its keep-alive timeout) just as this request went out on it. Nothing reached
+        // the application; node's documentation (request.reusedSocket) says to retry, once.
+        if (req.reusedSocket && !retried && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          retried = true;
+          if (tally.recording) tally.keepAliveRetries += 1;
+          attempt();
+          return;
+        }
+        finish(err.code ?? 'request_error', err.message);
+      });
+      if (o.requestTimeoutMs !== undefined)
+        req.setTimeout(o.requestTimeoutMs, () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
+      req.end(payload);
+    };
+    attempt();
+  });
+}
+
 /**
  * Keeps `connections` keep-alive connections busy with the mix (one request
  * in flight on each), first for the warm-up (nothing recorded), then for the
@@ -169,87 +272,10 @@ export interface DriveResult {
  */
 export async function drive(o: DriveOptions): Promise<DriveResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections, maxFreeSockets: o.connections, keepAliveMsecs: 1000 });
-  const sockets = new WeakSet<object>();
-  let socketsOpened = 0;
   agent.on('free', () => undefined);
   const rand = prng(o.seed ?? 42);
-  const auth = `Bearer ${o.token}`;
-  let recording = false;
-  const samples: number[] = [];
-  const byOp = new Map<string, number[]>();
-  const byStatus: Record<string, number> = {};
-  const examples: DriveResult['unexpected_examples'] = [];
-  let unexpected = 0;
-  let keepAliveRetries = 0;
+  const tally = new DriveTally(o.allowed);
   let nextSlot = performance.now();
-
-  const one = (op: Op): Promise<void> =>
-    new Promise((resolve) => {
-      const t0 = process.hrtime.bigint();
-      const payload = op.body === undefined ? undefined : Buffer.from(JSON.stringify(op.body));
-      const headers: Record<string, string | number> = { Authorization: auth };
-      if (payload !== undefined) {
-        headers['Content-Type'] = 'application/json';
-        headers['Content-Length'] = payload.byteLength;
-      }
-      let settled = false;
-      let retried = false;
-      const finish = (status: string, body: string): void => {
-        if (settled) return;
-        settled = true;
-        if (recording) {
-          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-          samples.push(ms);
-          let list = byOp.get(op.name);
-          if (list === undefined) byOp.set(op.name, (list = []));
-          list.push(ms);
-          byStatus[status] = (byStatus[status] ?? 0) + 1;
-          const code = Number(status);
-          const fine = code >= 200 && code < 300 ? true : (o.allowed?.[op.name] ?? []).includes(code);
-          if (!fine) {
-            unexpected += 1;
-            if (examples.length < 10) examples.push({ op: `${op.method} ${op.path}`, status, body: body.slice(0, 300) });
-          }
-        }
-        resolve();
-      };
-      const attempt = (): void => {
-        let answered = false;
-        const req = http.request({ host: '127.0.0.1', port: o.port, method: op.method, path: op.path, headers, agent }, (res) => {
-          answered = true;
-          const code = res.statusCode ?? 0;
-          const keep = code < 200 || code >= 300;
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => {
-            if (keep) chunks.push(c);
-          });
-          res.on('end', () => finish(String(code), keep ? Buffer.concat(chunks).toString('utf8') : ''));
-          res.on('error', (err: NodeJS.ErrnoException) => finish(err.code ?? 'response_error', err.message));
-        });
-        req.on('socket', (s) => {
-          if (!sockets.has(s)) {
-            sockets.add(s);
-            socketsOpened += 1;
-          }
-        });
-        req.on('error', (err: NodeJS.ErrnoException) => {
-          // The keep-alive race every HTTP/1.1 client has: the server closed an idle kept-alive
-          // connection (its keep-alive timeout) just as this request went out on it. Nothing reached
-          // the application; node's documentation (request.reusedSocket) says to retry, once.
-          if (req.reusedSocket && !retried && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
-            retried = true;
-            if (recording) keepAliveRetries += 1;
-            attempt();
-            return;
-          }
-          finish(err.code ?? 'request_error', err.message);
-        });
-        if (o.requestTimeoutMs !== undefined)
-          req.setTimeout(o.requestTimeoutMs, () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
-        req.end(payload);
-      };
-      attempt();
-    });
 
   const phase = async (ms: number): Promise<void> => {
     const deadline = Date.now() + ms;
@@ -263,7 +289,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
           if (wait > 0) await new Promise((r) => setTimeout(r, wait));
           if (Date.now() >= deadline || (o.stop?.() ?? false)) break;
         }
-        await one(o.next(rand));
+        await requestOnce(o, agent, tally, o.next(rand));
       }
     };
     await Promise.all(Array.from({ length: o.connections }, worker));
@@ -271,28 +297,10 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
 
   try {
     if (o.warmupMs > 0) await phase(o.warmupMs);
-    recording = true;
+    tally.recording = true;
     const started = process.hrtime.bigint();
     await phase(o.durationMs);
-    const elapsedS = Number(process.hrtime.bigint() - started) / 1e9;
-    return {
-      connections: o.connections,
-      sockets_opened: socketsOpened,
-      requests: samples.length,
-      duration_s: round(elapsedS, 3),
-      rps: round(samples.length / elapsedS, 1),
-      latency_ms: latencyStats(samples),
-      histogram: histogram(samples),
-      by_op: Object.fromEntries(
-        [...byOp]
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, list]) => [name, { count: list.length, latency_ms: latencyStats(list) }]),
-      ),
-      by_status: byStatus,
-      unexpected,
-      unexpected_examples: examples,
-      keepalive_retries: keepAliveRetries,
-    };
+    return tally.result(o.connections, Number(process.hrtime.bigint() - started) / 1e9);
   } finally {
     agent.destroy();
   }

@@ -187,7 +187,14 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** A receiver that accepts every connection and never reads or answers. */
-async function startStallReceiver(): Promise<{ target: string; url: string; connections: () => number; close(): Promise<void> }> {
+interface StallReceiver {
+  target: string;
+  url: string;
+  connections: () => number;
+  close(): Promise<void>;
+}
+
+async function startStallReceiver(): Promise<StallReceiver> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -259,6 +266,153 @@ interface ThroughputFigures {
   seconds: Rounds;
 }
 
+/** What the three measurements share: the gateway child, its receivers and the webhooks pointed at them. */
+interface WebhookBench {
+  gw: ChildServer;
+  cfg: WebhooksConfig;
+  receiver: Receiver;
+  stall: StallReceiver;
+  hooks: { signed: { id: string; secret: string } };
+  benchmarks: Record<string, unknown>;
+  log: (line: string) => void;
+}
+
+/** 1. Throughput: signed deliveries against plain POSTs of the same size, in interleaved rounds. */
+async function measureThroughput({ gw, cfg, receiver, hooks, benchmarks, log }: WebhookBench): Promise<void> {
+  const waitMs = Math.max(30_000, cfg.events * 20);
+  const signedRate: number[] = [];
+  const plainRate: number[] = [];
+  const signedSeconds: number[] = [];
+  const plainSeconds: number[] = [];
+  let envelopeBytes = 0;
+  let signatureBad = 0;
+  let signatureOk = 0;
+  let plainFailed = 0;
+  if (cfg.warmup_events > 0) {
+    log(`webhooks: warm-up: ${cfg.warmup_events} deliveries and ${cfg.warmup_events} plain POSTs`);
+    receiver.expect('/signed', 200, hooks.signed.secret);
+    await gw.call('publish', { n: cfg.warmup_events, event: 'job.completed' });
+    await receiver.waitFor('/signed', cfg.warmup_events, waitMs);
+    await drained(gw, waitMs);
+    receiver.expect('/plain', 200);
+    await gw.call('plain', { n: cfg.warmup_events, concurrency: cfg.concurrency, url: receiver.url('/plain'), bytes: 250 });
+    await receiver.waitFor('/plain', cfg.warmup_events, waitMs);
+  }
+  for (let r = 1; r <= cfg.rounds; r++) {
+    const signed = receiver.expect('/signed', 200, hooks.signed.secret);
+    let t0 = performance.now();
+    await gw.call('publish', { n: cfg.events, event: 'job.completed' });
+    await receiver.waitFor('/signed', cfg.events, waitMs);
+    let s = (signed.at[cfg.events - 1]! - t0) / 1000;
+    signedSeconds.push(s);
+    signedRate.push(cfg.events / s);
+    envelopeBytes = signed.bodyBytes;
+    signatureOk += signed.signatureOk;
+    signatureBad += signed.signatureBad + signed.unsigned;
+    await drained(gw, waitMs); // the last deliveries' log entries are written before the baseline starts
+    log(`webhooks: signed round ${r}/${cfg.rounds}: ${cfg.events} deliveries in ${fmt(s, 3)} s = ${fmt(cfg.events / s, 0)}/s`);
+
+    const plain = receiver.expect('/plain', 200);
+    t0 = performance.now();
+    const done = await gw.call<{ failed: number }>('plain', {
+      n: cfg.events,
+      concurrency: cfg.concurrency,
+      url: receiver.url('/plain'),
+      bytes: envelopeBytes,
+    });
+    await receiver.waitFor('/plain', cfg.events, waitMs);
+    s = (plain.at[cfg.events - 1]! - t0) / 1000;
+    plainSeconds.push(s);
+    plainRate.push(cfg.events / s);
+    plainFailed += done.failed;
+    log(`webhooks: plain  round ${r}/${cfg.rounds}: ${cfg.events} POSTs in ${fmt(s, 3)} s = ${fmt(cfg.events / s, 0)}/s`);
+  }
+  const signedFig: ThroughputFigures = {
+    events: cfg.events,
+    concurrency: cfg.concurrency,
+    deliveries_per_s: rounds(signedRate, 1),
+    seconds: rounds(signedSeconds, 3, true),
+  };
+  benchmarks['signed_deliveries'] = {
+    ...signedFig,
+    envelope_bytes: envelopeBytes,
+    signatures_verified: signatureOk,
+    signatures_failed: signatureBad,
+  };
+  benchmarks['plain_posts'] = {
+    events: cfg.events,
+    concurrency: cfg.concurrency,
+    deliveries_per_s: rounds(plainRate, 1),
+    seconds: rounds(plainSeconds, 3, true),
+    body_bytes: envelopeBytes,
+    failed: plainFailed,
+  };
+}
+
+/** 2. Retry waits: the gaps between attempts against a receiver answering 500, beside the nominal delays. */
+async function measureRetryWaits({ gw, cfg, receiver, benchmarks, log }: WebhookBench): Promise<void> {
+  const retry = receiver.expect('/retry', 500);
+  const nominal = RETRY_DELAYS_MS.slice(0, cfg.retry_attempts - 1).map((ms) => ms / 1000);
+  log(`webhooks: retries: ${cfg.retry_attempts} attempts against a receiver answering 500 (about ${nominal.reduce((a, b) => a + b, 0)} s)`);
+  await gw.call('publish', { n: 1, event: 'job.failed' });
+  await receiver.waitFor('/retry', cfg.retry_attempts, nominal.reduce((a, b) => a + b, 0) * 1000 + 30_000);
+  const at = retry.at.slice(0, cfg.retry_attempts);
+  const gaps = at.slice(1).map((t, i) => {
+    const gap = (t - at[i]!) / 1000;
+    return { nominal_s: nominal[i]!, gap_s: round(gap, 4), error_ms: round((gap - nominal[i]!) * 1000, 1) };
+  });
+  for (const g of gaps)
+    log(`webhooks: retry gap ${fmt(g.gap_s, 3)} s against ${g.nominal_s} s: ${g.error_ms >= 0 ? '+' : ''}${fmt(g.error_ms, 1)} ms`);
+  const errors = gaps.map((g) => Math.abs(g.error_ms));
+  benchmarks['retry_waits'] = {
+    attempts_recorded: at.length,
+    status_answered: 500,
+    arrivals_s: at.map((t) => round((t - at[0]!) / 1000, 4)),
+    gaps,
+    max_abs_error_ms: errors.length === 0 ? null : Math.max(...errors),
+    note: 'a gap is the wait after a failed attempt plus the next attempt up to its arrival; the wait starts when the 500 has been read',
+  };
+  if (cfg.retry_attempts === MAX_ATTEMPTS) await drained(gw, 30_000);
+}
+
+/** 3. Memory with the queue full: bytes per queued event, and the events over the bound dropped. */
+async function measureQueueMemory({ gw, cfg, stall, benchmarks, log }: WebhookBench): Promise<void> {
+  const before = await gw.call<NodeJS.MemoryUsage>('memory', { gc: true });
+  const c0 = await gw.call<Counters>('counters');
+  const limit = cfg.queue_limit ?? DISPATCH_DEFAULTS.queueLimit;
+  const fill = limit - c0.held;
+  log(`webhooks: memory: ${fill} events to a receiver that never answers (queue bound ${limit}, ${c0.held} held already)`);
+  const published = await gw.call<{ publish_ms: number }>('publish', { n: fill, event: 'job.cancelled' });
+  const c1 = await gw.call<Counters>('counters');
+  const after = await gw.call<NodeJS.MemoryUsage>('memory', { gc: true });
+  await gw.call('publish', { n: cfg.over_limit_events, event: 'job.cancelled' });
+  const c2 = await gw.call<Counters>('counters');
+  const queued = c1.held - c0.held;
+  const per = (key: 'heapUsed' | 'rss' | 'external' | 'arrayBuffers') =>
+    queued > 0 ? round((after[key] - before[key]) / queued, 0) : null;
+  const dropped = c2.events_dropped - c1.events_dropped;
+  benchmarks['queue_memory'] = {
+    queue_limit: limit,
+    queued,
+    held_after: c1.held,
+    publish_ms: round(published.publish_ms, 1),
+    stalled_connections: stall.connections(),
+    before: pickMemory(before),
+    after: pickMemory(after),
+    bytes_per_queued_event: { heap_used: per('heapUsed'), rss: per('rss'), external: per('external') },
+    note:
+      'heap_used (after a full GC) is the figure; RSS moves with the allocator and V8 spaces (it ' +
+      'plateaus near 300 MB after the throughput bursts) and can even fall',
+    over_limit_published: cfg.over_limit_events,
+    events_dropped: dropped,
+    events_dropped_total: c2.events_dropped,
+    dropped_as_expected: dropped === cfg.over_limit_events && c2.held === c1.held,
+  };
+  log(
+    `webhooks: memory: ${queued} queued, heap +${fmt((after.heapUsed - before.heapUsed) / 2 ** 20, 1)} MiB (${fmt(per('heapUsed'), 0)} B each), RSS ${after.rss >= before.rss ? '+' : ''}${fmt((after.rss - before.rss) / 2 ** 20, 1)} MiB; ${dropped} of ${cfg.over_limit_events} over the bound dropped`,
+  );
+}
+
 async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport> {
   const cfg = opts.tiny ? TINY : FULL;
   const log = opts.log;
@@ -282,137 +436,10 @@ async function benchWebhooks(opts: BenchRunOptions): Promise<BenchReport> {
       stall: await allowedWebhook(gw, controlSecret, stall.url, 'job.cancelled'),
     };
 
-    // 1. Throughput, interleaved rounds.
-    const waitMs = Math.max(30_000, cfg.events * 20);
-    const signedRate: number[] = [];
-    const plainRate: number[] = [];
-    const signedSeconds: number[] = [];
-    const plainSeconds: number[] = [];
-    let envelopeBytes = 0;
-    let signatureBad = 0;
-    let signatureOk = 0;
-    let plainFailed = 0;
-    if (cfg.warmup_events > 0) {
-      log(`webhooks: warm-up: ${cfg.warmup_events} deliveries and ${cfg.warmup_events} plain POSTs`);
-      receiver.expect('/signed', 200, hooks.signed.secret);
-      await gw.call('publish', { n: cfg.warmup_events, event: 'job.completed' });
-      await receiver.waitFor('/signed', cfg.warmup_events, waitMs);
-      await drained(gw, waitMs);
-      receiver.expect('/plain', 200);
-      await gw.call('plain', { n: cfg.warmup_events, concurrency: cfg.concurrency, url: receiver.url('/plain'), bytes: 250 });
-      await receiver.waitFor('/plain', cfg.warmup_events, waitMs);
-    }
-    for (let r = 1; r <= cfg.rounds; r++) {
-      const signed = receiver.expect('/signed', 200, hooks.signed.secret);
-      let t0 = performance.now();
-      await gw.call('publish', { n: cfg.events, event: 'job.completed' });
-      await receiver.waitFor('/signed', cfg.events, waitMs);
-      let s = (signed.at[cfg.events - 1]! - t0) / 1000;
-      signedSeconds.push(s);
-      signedRate.push(cfg.events / s);
-      envelopeBytes = signed.bodyBytes;
-      signatureOk += signed.signatureOk;
-      signatureBad += signed.signatureBad + signed.unsigned;
-      await drained(gw, waitMs); // the last deliveries' log entries are written before the baseline starts
-      log(`webhooks: signed round ${r}/${cfg.rounds}: ${cfg.events} deliveries in ${fmt(s, 3)} s = ${fmt(cfg.events / s, 0)}/s`);
-
-      const plain = receiver.expect('/plain', 200);
-      t0 = performance.now();
-      const done = await gw.call<{ failed: number }>('plain', {
-        n: cfg.events,
-        concurrency: cfg.concurrency,
-        url: receiver.url('/plain'),
-        bytes: envelopeBytes,
-      });
-      await receiver.waitFor('/plain', cfg.events, waitMs);
-      s = (plain.at[cfg.events - 1]! - t0) / 1000;
-      plainSeconds.push(s);
-      plainRate.push(cfg.events / s);
-      plainFailed += done.failed;
-      log(`webhooks: plain  round ${r}/${cfg.rounds}: ${cfg.events} POSTs in ${fmt(s, 3)} s = ${fmt(cfg.events / s, 0)}/s`);
-    }
-    const signedFig: ThroughputFigures = {
-      events: cfg.events,
-      concurrency: cfg.concurrency,
-      deliveries_per_s: rounds(signedRate, 1),
-      seconds: rounds(signedSeconds, 3, true),
-    };
-    benchmarks['signed_deliveries'] = {
-      ...signedFig,
-      envelope_bytes: envelopeBytes,
-      signatures_verified: signatureOk,
-      signatures_failed: signatureBad,
-    };
-    benchmarks['plain_posts'] = {
-      events: cfg.events,
-      concurrency: cfg.concurrency,
-      deliveries_per_s: rounds(plainRate, 1),
-      seconds: rounds(plainSeconds, 3, true),
-      body_bytes: envelopeBytes,
-      failed: plainFailed,
-    };
-
-    // 2. Retry waits.
-    const retry = receiver.expect('/retry', 500);
-    const nominal = RETRY_DELAYS_MS.slice(0, cfg.retry_attempts - 1).map((ms) => ms / 1000);
-    log(
-      `webhooks: retries: ${cfg.retry_attempts} attempts against a receiver answering 500 (about ${nominal.reduce((a, b) => a + b, 0)} s)`,
-    );
-    await gw.call('publish', { n: 1, event: 'job.failed' });
-    await receiver.waitFor('/retry', cfg.retry_attempts, nominal.reduce((a, b) => a + b, 0) * 1000 + 30_000);
-    const at = retry.at.slice(0, cfg.retry_attempts);
-    const gaps = at.slice(1).map((t, i) => {
-      const gap = (t - at[i]!) / 1000;
-      return { nominal_s: nominal[i]!, gap_s: round(gap, 4), error_ms: round((gap - nominal[i]!) * 1000, 1) };
-    });
-    for (const g of gaps)
-      log(`webhooks: retry gap ${fmt(g.gap_s, 3)} s against ${g.nominal_s} s: ${g.error_ms >= 0 ? '+' : ''}${fmt(g.error_ms, 1)} ms`);
-    const errors = gaps.map((g) => Math.abs(g.error_ms));
-    benchmarks['retry_waits'] = {
-      attempts_recorded: at.length,
-      status_answered: 500,
-      arrivals_s: at.map((t) => round((t - at[0]!) / 1000, 4)),
-      gaps,
-      max_abs_error_ms: errors.length === 0 ? null : Math.max(...errors),
-      note: 'a gap is the wait after a failed attempt plus the next attempt up to its arrival; the wait starts when the 500 has been read',
-    };
-    if (cfg.retry_attempts === MAX_ATTEMPTS) await drained(gw, 30_000);
-
-    // 3. Memory with the queue full.
-    const before = await gw.call<NodeJS.MemoryUsage>('memory', { gc: true });
-    const c0 = await gw.call<Counters>('counters');
-    const limit = cfg.queue_limit ?? DISPATCH_DEFAULTS.queueLimit;
-    const fill = limit - c0.held;
-    log(`webhooks: memory: ${fill} events to a receiver that never answers (queue bound ${limit}, ${c0.held} held already)`);
-    const published = await gw.call<{ publish_ms: number }>('publish', { n: fill, event: 'job.cancelled' });
-    const c1 = await gw.call<Counters>('counters');
-    const after = await gw.call<NodeJS.MemoryUsage>('memory', { gc: true });
-    await gw.call('publish', { n: cfg.over_limit_events, event: 'job.cancelled' });
-    const c2 = await gw.call<Counters>('counters');
-    const queued = c1.held - c0.held;
-    const per = (key: 'heapUsed' | 'rss' | 'external' | 'arrayBuffers') =>
-      queued > 0 ? round((after[key] - before[key]) / queued, 0) : null;
-    const dropped = c2.events_dropped - c1.events_dropped;
-    benchmarks['queue_memory'] = {
-      queue_limit: limit,
-      queued,
-      held_after: c1.held,
-      publish_ms: round(published.publish_ms, 1),
-      stalled_connections: stall.connections(),
-      before: pickMemory(before),
-      after: pickMemory(after),
-      bytes_per_queued_event: { heap_used: per('heapUsed'), rss: per('rss'), external: per('external') },
-      note:
-        'heap_used (after a full GC) is the figure; RSS moves with the allocator and V8 spaces (it ' +
-        'plateaus near 300 MB after the throughput bursts) and can even fall',
-      over_limit_published: cfg.over_limit_events,
-      events_dropped: dropped,
-      events_dropped_total: c2.events_dropped,
-      dropped_as_expected: dropped === cfg.over_limit_events && c2.held === c1.held,
-    };
-    log(
-      `webhooks: memory: ${queued} queued, heap +${fmt((after.heapUsed - before.heapUsed) / 2 ** 20, 1)} MiB (${fmt(per('heapUsed'), 0)} B each), RSS ${after.rss >= before.rss ? '+' : ''}${fmt((after.rss - before.rss) / 2 ** 20, 1)} MiB; ${dropped} of ${cfg.over_limit_events} over the bound dropped`,
-    );
+    const bench: WebhookBench = { gw, cfg, receiver, stall, hooks, benchmarks, log };
+    await measureThroughput(bench);
+    await measureRetryWaits(bench);
+    await measureQueueMemory(bench);
   } finally {
     await gw?.stop();
     await receiver.close();

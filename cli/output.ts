@@ -4,6 +4,8 @@
  * plain text on a terminal and in a pipe (no colour, no box drawing); only
  * the progress line (progress.ts) is terminal-only.
  */
+import { SUB_CODE_PARENTS } from '../client/spec-values.ts';
+
 export interface Writable {
   write(text: string): unknown;
 }
@@ -45,22 +47,9 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-/** Sub-codes of API.md's Errors section, with the code they refine. */
-const SUB_CODE_PARENT: Record<string, string> = {
-  import_not_pausable: 'conflict',
-  not_retryable: 'conflict',
-  not_terminal: 'conflict',
-  summary_generating: 'conflict',
-  recording_active: 'conflict',
-  recording_in_progress: 'conflict',
-  engine_busy: 'conflict',
-  source_gone: 'conflict',
-  import_budget_full: 'too_many_requests',
-};
-
 /** The one error line: `HTTP 409 conflict/import_not_pausable: <message>`. */
 export function errorLine(status: number, error: { code: string; message: string }, retryAfter?: string): string {
-  const parent = SUB_CODE_PARENT[error.code];
+  const parent = SUB_CODE_PARENTS[error.code];
   const code = parent !== undefined ? `${parent}/${error.code}` : error.code;
   const retry = retryAfter !== undefined ? ` (retry after ${retryAfter} s)` : '';
   return `mas: HTTP ${status} ${code}: ${error.message.replace(/[\r\n]+/g, ' ')}${retry}\n`;

@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { testGateway } from '../server/testing/gateway.ts';
 import { SUBSCRIBABLE_EVENTS } from '../server/features/webhooks/event-catalog.ts';
-import { DOCUMENT_PATH, ROUTES_PATH, TYPES_PATH, documentText, routesText, typesText } from './generate.ts';
+import {
+  DOCUMENT_PATH,
+  ROUTES_PATH,
+  SPEC_VALUES_PATH,
+  TYPES_PATH,
+  documentText,
+  routesText,
+  specValuesText,
+  typesText,
+} from './generate.ts';
 
 const committed = readFileSync(DOCUMENT_PATH, 'utf8');
 
@@ -34,6 +43,11 @@ test('client/openapi-types.ts is what openapi-typescript generates from the comm
     'client/openapi-types.ts is stale: run npm run openapi:generate',
   );
   assert.equal(readFileSync(ROUTES_PATH, 'utf8'), routesText(committed), 'client/routes.ts is stale: run npm run openapi:generate');
+  assert.equal(
+    readFileSync(SPEC_VALUES_PATH, 'utf8'),
+    specValuesText(committed),
+    'client/spec-values.ts is stale: run npm run openapi:generate',
+  );
 });
 
 interface Doc {

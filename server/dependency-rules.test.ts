@@ -1,7 +1,7 @@
 /**
  * The folder rules of .dependency-cruiser.js fire on deliberate crossings and
  * stay quiet on the allowed imports: a small tree of files laid out like the
- * repository (server/features/…, simulator/, conformance/, common/) is written
+ * repository (server/features/…, simulator/, conformance/, common/, cli/) is written
  * to a temporary folder and cruised with the project's own configuration, and
  * the violations found must be exactly the crossings planted in it.
  */
@@ -32,6 +32,7 @@ const TREE: Record<string, string> = {
   'server/main-fixture.test.ts':
     "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
   'server/control/app.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
+  'server/control/from-root.ts': "import type { DepsOptions } from '../deps.ts';\nexport type X = DepsOptions;\n",
   'server/features/jobs/service.ts': 'export const JobsService = 1;\n',
   'server/features/jobs/index.ts': "export { JobsService } from './service.ts';\n",
   'server/features/jobs/imports/budget.ts':
@@ -59,6 +60,10 @@ const TREE: Record<string, string> = {
   'server/pipeline/cycle-a.ts': "import type { B } from './cycle-b.ts';\nexport type A = B | 1;\n",
   'server/pipeline/cycle-b.ts': "import type { A } from './cycle-a.ts';\nexport type B = A | 2;\n",
   'server/pipeline/stale.ts': "import { gone } from './no-such-file.ts';\nexport const x = gone;\n",
+  'server/pipeline/types.ts': 'export interface Recognizer { name: string }\n',
+  'server/pipeline/from-adapter.ts': "import { recognizer } from '../adapters/asr/recognizer.ts';\nexport const x = recognizer;\n",
+  'server/adapters/asr/recognizer.ts':
+    "import type { Recognizer } from '../../pipeline/types.ts';\nexport const recognizer: Recognizer = { name: 'r' };\n",
   'simulator/scenes/scene.ts': 'export const scene = 1;\n',
   'simulator/devices/catalog.ts':
     "import type { DeviceCatalog } from '../../common/devices.ts';\nexport const VirtualDeviceCatalog = 1;\nexport type X = DeviceCatalog;\n",
@@ -67,6 +72,9 @@ const TREE: Record<string, string> = {
   'conformance/checks/simulator.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
   'conformance/checks/common.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
   'common/devices.ts': 'export interface DeviceCatalog { list(): string[] }\n',
+  'client/spec-values.ts': 'export const CONFIG_SECTIONS = [];\n',
+  'cli/commands/config.ts': "import { CONFIG_SECTIONS } from '../../client/spec-values.ts';\nexport const x = CONFIG_SECTIONS;\n",
+  'cli/commands/copied.ts': "import { ApiError } from '../../server/kernel/errors.ts';\nexport const x = ApiError;\n",
   'common/gateway.ts': "import { ApiError } from '../server/kernel/errors.ts';\nexport const x = ApiError;\n",
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }),
 };
@@ -87,7 +95,7 @@ test('the dependency rules refuse each planted crossing and nothing else', async
     // depcruise exits non-zero when it finds violations; the JSON report is on stdout either way.
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [DEPCRUISE, `--config=${CONFIG}`, '--output-type=json', 'server', 'simulator', 'conformance', 'common'],
+      [DEPCRUISE, `--config=${CONFIG}`, '--output-type=json', 'server', 'simulator', 'conformance', 'common', 'cli', 'client'],
       { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
     ).catch((err: unknown) => err as { stdout: string });
     const report = JSON.parse(stdout) as { summary: { violations: Violation[] } };
@@ -95,7 +103,9 @@ test('the dependency rules refuse each planted crossing and nothing else', async
     assert.deepEqual(
       found,
       [
+        'cli-speaks-through-the-client: cli/commands/copied.ts → server/kernel/errors.ts',
         'common-is-a-leaf: common/gateway.ts → server/kernel/errors.ts',
+        'control-receives-its-services: server/control/from-root.ts → server/deps.ts',
         'conformance-is-a-black-box: conformance/checks/common.ts → common/devices.ts',
         'conformance-is-a-black-box: conformance/checks/server.ts → server/kernel/errors.ts',
         'conformance-is-a-black-box: conformance/checks/simulator.ts → simulator/scenes/scene.ts',
@@ -112,6 +122,8 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'no-cycle: server/pipeline/cycle-a.ts → server/pipeline/cycle-b.ts',
         'not-to-unresolvable: server/pipeline/stale.ts → ./no-such-file.ts',
         'pipeline-and-adapters-import-no-feature: server/pipeline/internal.ts → server/features/jobs/service.ts',
+        // The adapters import the pipeline's contracts; the pipeline importing an adapter back is the one direction refused.
+        'pipeline-imports-no-adapter: server/pipeline/from-adapter.ts → server/adapters/asr/recognizer.ts',
         // The pipeline is handed its settings: not even a feature's types (decision 084).
         'pipeline-and-adapters-import-no-feature: server/pipeline/types-from-index.ts → server/features/jobs/index.ts',
         'pipeline-and-adapters-import-no-feature: server/pipeline/value-from-index.ts → server/features/jobs/index.ts',

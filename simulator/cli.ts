@@ -17,7 +17,8 @@ import { DEVICES_USAGE, DevicesUsageError, devicesCommand } from './devices/cli.
 import { IMPORT_FORMATS, encodeFormat, isImportFormat } from './encode/encode-format.ts';
 import type { ImportFormat } from './encode/encode-format.ts';
 import { renderQmsum } from './qmsum/render-qmsum.ts';
-import { DEFAULT_QMSUM_REPO, QmsumSourceError, loadQmsumMeeting } from './qmsum/qmsum-source.ts';
+import { QmsumSourceError, loadQmsumMeeting } from './qmsum/qmsum-source.ts';
+import { QMSUM_DEFAULT_DESCRIPTION, defaultQmsumRepo } from './qmsum/qmsum-repo.ts';
 import { estimateScriptDuration } from './scripts/estimate-duration.ts';
 import { listScriptNames, loadScript } from './scripts/load-script.ts';
 import { DYNAMICS_PROFILES } from './scripts/meeting-script.ts';
@@ -58,13 +59,14 @@ ${describePresets()
       Example: render two-person-call --out call.mp3 --scene office --seed 7
                render two-person-call --out call.wav --rt60 0.6 --noise babble:10,keyboard:25 --channel opus:12
   node simulator/cli.ts render-qmsum <meeting.json|val/<id>|train/<id>> --out <file> [--minutes <n>] [--turns <n>]
-                              [--qmsum-repo <git dir>] [the render flags above, scene flags included]
+                              [--qmsum-repo <dir>] [the render flags above, scene flags included]
       Render a real meeting transcript from QMSum (decision 080): one natural voice per
       participant, their turns in order (natural dynamics unless --dynamics tidy; its own
       "um"s and "yeah"s count towards the profile's shares), disfluencies kept, markup ({vocalsound}, {disfmarker},
       {gap}, ...) dropped. The truth file adds "qmsum": source, turns spoken and the human
-      summary of the whole meeting. val/<id> and train/<id> read the QMSum mirror
-      (default ${DEFAULT_QMSUM_REPO}, or $QMSUM_REPO); the test split is never read.
+      summary of the whole meeting. val/<id> and train/<id> read a git copy of QMSum;
+      the test split is never read.
+      --qmsum-repo  default ${QMSUM_DEFAULT_DESCRIPTION}
       --minutes  about the first n minutes: whole turns, up to the first whose middle would fall
                  past n minutes (estimated from the text at 160 wpm)
       --turns    only the first n turns of the transcript
@@ -250,7 +252,7 @@ async function renderQmsumCommand(args: string[]): Promise<void> {
   const turns = positiveInt(values.turns, '--turns');
   let loaded;
   try {
-    loaded = await loadQmsumMeeting(positionals[0]!, values['qmsum-repo'] ?? DEFAULT_QMSUM_REPO);
+    loaded = await loadQmsumMeeting(positionals[0]!, values['qmsum-repo'] ?? defaultQmsumRepo());
   } catch (error) {
     // Asking for the test split is a mistake on the command line, not a failure.
     if (error instanceof QmsumSourceError && /test split/.test(error.message)) throw new UsageError(error.message);

@@ -1,20 +1,10 @@
 /** `mas config get|set`: read or replace one configuration section. */
 import type { Schemas } from '../../client/client.ts';
+import { CONFIG_SECTIONS, type ConfigSection } from '../../client/spec-values.ts';
 import { cell, json } from '../output.ts';
 import { UsageError } from '../settings.ts';
 import type { TableRow } from '../command-table.ts';
 import { readInput, show } from '../context.ts';
-
-const CONFIG_SECTIONS = [
-  'vad',
-  'diarization',
-  'speaker-identification',
-  'meeting-detection',
-  'global-shortcut',
-  'audio-player',
-  'custom-words',
-  'initial-prompt',
-];
 
 function configText(c: Schemas['ConfigDto']): string {
   return `section: ${c.section}\n${json(c.config)}${c.withheld.length > 0 ? `withheld: ${c.withheld.map(cell).join(', ')}\n` : ''}`;
@@ -30,7 +20,7 @@ export const CONFIG_COMMANDS: readonly TableRow[] = [
         description: 'one section',
         args: [['<section>', 'section name']],
         run: async (c, section: string) =>
-          show(c, await c.client.call('getConfigSection', { path: { section: section as 'vad' }, signal: c.io.signal }), (r) =>
+          show(c, await c.client.call('getConfigSection', { path: { section: section as ConfigSection }, signal: c.io.signal }), (r) =>
             configText(r.data),
           ),
       },
@@ -50,7 +40,7 @@ export const CONFIG_COMMANDS: readonly TableRow[] = [
             throw new UsageError(`the section is not valid JSON: ${(err as Error).message}`);
           }
           const r = await c.client.call('replaceConfigSection', {
-            path: { section: section as 'vad' },
+            path: { section: section as ConfigSection },
             body: body as Schemas['ConfigSectionBody'],
             signal: c.io.signal,
           });

@@ -9,7 +9,6 @@
  * registry (server/kernel/errors.ts). What is implemented, and how reset and restart
  * behave, is recorded in docs/decisions/008-control-api.md.
  */
-import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Clock } from '../adapters/clock.ts';
 import type { DeviceCatalog } from '../adapters/devices.ts';
@@ -23,41 +22,32 @@ import { bearerToken } from '../kernel/auth.ts';
 import { json, readBody } from './http.ts';
 import { ApiError, sendError, toApiError } from '../kernel/errors.ts';
 import { RESET_SETTINGS, SettingsPatch } from '../kernel/store/settings-repo.ts';
-import {
-  CAPABILITIES,
-  CONTROL_VERSION,
-  CreateTokenBody,
-  EmptyBody,
-  PatchTokenBody,
-  CreateJobBody,
-  FinishJobBody,
-  PlugDeviceBody,
-  SeedMeetingBody,
-} from './schemas.ts';
-import { jobDto } from '../features/jobs/service.ts';
+import { CAPABILITIES, CONTROL_VERSION, CreateTokenBody, EmptyBody, PatchTokenBody } from './schemas.ts';
+import { FIXTURE_CONTROL_ROUTES, type FixtureControlDeps } from './fixtures.ts';
 import { secretMatches } from './secret.ts';
-import { registerRecordingControl, type RecordingControlDeps } from './recording.ts';
-import { registerWebhookControlRoutes, type WebhookControlDeps } from './webhooks.ts';
-import { registerPairingControlRoutes, type PairingControlDeps } from './pairings.ts';
+import { RECORDING_CONTROL_ROUTES, type RecordingControlDeps } from './recording.ts';
+import { WEBHOOK_CONTROL_ROUTES, type WebhookControlDeps } from './webhooks.ts';
+import { PAIRING_CONTROL_ROUTES, type PairingControlDeps } from './pairings.ts';
+import type { ControlRoute } from './route-table.ts';
 import { registerSettingsPage } from './settings-page/index.ts';
 import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
 import { requestFields } from '../kernel/http/request-log.ts';
 import { clip } from '../../common/clip.ts';
 
-/** What the routes of this file use: reset, settings, tokens, fixtures, simulated devices. */
+/** What the routes of this file use: reset, settings, tokens. */
 interface CoreControlDeps {
   recording: Pick<RecordingService, 'reset'>;
-  jobs: Pick<JobsService, 'deleteAll' | 'createFixture' | 'finishFixture'>;
-  meetings: Pick<MeetingsService, 'deleteAll' | 'create' | 'exists'>;
+  jobs: Pick<JobsService, 'deleteAll'>;
+  meetings: Pick<MeetingsService, 'deleteAll'>;
   tokens: Pick<TokensRepo, 'deleteAll' | 'create' | 'get' | 'setEnabled' | 'delete' | 'list'>;
   counters: Pick<HealthCounters, 'reset'>;
-  devices: Pick<DeviceCatalog, 'unplugAll' | 'listSimulated' | 'plug' | 'unplug'>;
+  devices: Pick<DeviceCatalog, 'unplugAll'>;
   settings: Pick<SettingsRepo, 'get' | 'update'>;
   clock: Clock;
 }
 
 /** Every service the Control API reaches, each route file's declared needs together (the composition root's AppDeps has them). */
-type ControlServices = CoreControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
+type ControlServices = CoreControlDeps & FixtureControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
 
 export interface ControlDeps {
   /** The control secret every request must present. */
@@ -75,6 +65,102 @@ export interface ControlDeps {
 }
 
 const REALM = { 'WWW-Authenticate': 'Bearer realm="mas-control"' };
+
+/** Every route of the Control API, each route file's rows together. */
+export function controlRouteTable(ctl: ControlDeps): ControlRoute<ControlServices>[] {
+  return [
+    ...coreControlRoutes(ctl),
+    ...FIXTURE_CONTROL_ROUTES,
+    ...WEBHOOK_CONTROL_ROUTES,
+    ...PAIRING_CONTROL_ROUTES,
+    ...RECORDING_CONTROL_ROUTES,
+  ];
+}
+
+/** The routes of this file: reset and restart (which answer, then restart through `ctl`), settings and tokens. */
+function coreControlRoutes(ctl: ControlDeps): ControlRoute<CoreControlDeps>[] {
+  return [
+    {
+      method: 'post',
+      path: '/control/reset',
+      capability: 'reset',
+      handle: async (req, res, deps) => {
+        await readBody(req, EmptyBody, false);
+        deps.recording.reset(); // first: capture stops before its meeting and file are erased
+        deps.jobs.deleteAll();
+        deps.meetings.deleteAll();
+        deps.tokens.deleteAll();
+        deps.counters.reset();
+        deps.devices.unplugAll();
+        deps.settings.update(RESET_SETTINGS);
+        answerThenRestart(res, ctl);
+      },
+    },
+    {
+      method: 'post',
+      path: '/control/restart',
+      capability: 'restart',
+      handle: async (req, res) => {
+        await readBody(req, EmptyBody, false);
+        answerThenRestart(res, ctl);
+      },
+    },
+    {
+      method: 'get',
+      path: '/control/settings',
+      capability: 'settings',
+      handle: (_req, res, deps) => {
+        json(res, 200, deps.settings.get());
+      },
+    },
+    {
+      method: 'patch',
+      path: '/control/settings',
+      capability: 'settings',
+      handle: async (req, res, deps) => {
+        const patch = await readBody(req, SettingsPatch, true);
+        json(res, 200, deps.settings.update(patch));
+      },
+    },
+    {
+      method: 'post',
+      path: '/control/tokens',
+      capability: 'tokens',
+      handle: async (req, res, deps) => {
+        const body = await readBody(req, CreateTokenBody, true);
+        const { token, record } = deps.tokens.create(
+          { name: body.name ?? 'control', scopes: body.scopes, origin: body.origin ?? 'loopback', kind: body.kind ?? 'standard' },
+          deps.clock.now(),
+        );
+        json(res, 201, { token, token_id: record.id, scopes: record.scopes });
+      },
+    },
+    {
+      method: 'patch',
+      path: '/control/tokens/:token_id',
+      capability: 'tokens',
+      handle: async (req, res, deps) => {
+        const id = String(req.params['token_id']);
+        const body = await readBody(req, PatchTokenBody, true);
+        const tokens = deps.tokens;
+        if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
+        const record = tokens.setEnabled(id, body.enabled);
+        if (record === null) throw new ApiError('not_found', 'no token with this id');
+        json(res, 200, record);
+      },
+    },
+    {
+      method: 'delete',
+      path: '/control/tokens/:token_id',
+      capability: 'tokens',
+      handle: (req, res, deps) => {
+        const id = String(req.params['token_id']);
+        if (!deps.tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
+        res.status(204).end();
+      },
+    },
+  ];
+}
 
 export function createControlApp(ctl: ControlDeps): express.Express {
   const app = express();
@@ -103,149 +189,16 @@ export function createControlApp(ctl: ControlDeps): express.Express {
 
   const r = express.Router({ caseSensitive: true });
 
-  // ── Discovery ───────────────────────────────────────────────────────────
+  // Discovery: the capabilities the table serves, in CONTROL.md's order.
+  const routes = controlRouteTable(ctl);
+  const served = CAPABILITIES.filter((c) => routes.some((route) => route.capability === c));
   r.get('/control', (_req, res) => {
-    json(res, 200, { version: CONTROL_VERSION, capabilities: [...CAPABILITIES] });
+    json(res, 200, { version: CONTROL_VERSION, capabilities: served });
   });
 
-  // ── Reset and restart ───────────────────────────────────────────────────
-  r.post('/control/reset', async (req, res) => {
-    await readBody(req, EmptyBody, false);
-    const deps = ctl.deps();
-    deps.recording.reset(); // first: capture stops before its meeting and file are erased
-    deps.jobs.deleteAll();
-    deps.meetings.deleteAll();
-    deps.tokens.deleteAll();
-    deps.counters.reset();
-    deps.devices.unplugAll();
-    deps.settings.update(RESET_SETTINGS);
-    answerThenRestart(res, ctl);
-  });
-
-  r.post('/control/restart', async (req, res) => {
-    await readBody(req, EmptyBody, false);
-    answerThenRestart(res, ctl);
-  });
-
-  // ── Settings ────────────────────────────────────────────────────────────
-  r.get('/control/settings', (_req, res) => {
-    json(res, 200, ctl.deps().settings.get());
-  });
-
-  r.patch('/control/settings', async (req, res) => {
-    const patch = await readBody(req, SettingsPatch, true);
-    json(res, 200, ctl.deps().settings.update(patch));
-  });
-
-  // ── Tokens ──────────────────────────────────────────────────────────────
-  r.post('/control/tokens', async (req, res) => {
-    const body = await readBody(req, CreateTokenBody, true);
-    const deps = ctl.deps();
-    const { token, record } = deps.tokens.create(
-      { name: body.name ?? 'control', scopes: body.scopes, origin: body.origin ?? 'loopback', kind: body.kind ?? 'standard' },
-      deps.clock.now(),
-    );
-    json(res, 201, { token, token_id: record.id, scopes: record.scopes });
-  });
-
-  r.patch('/control/tokens/:token_id', async (req, res) => {
-    const id = req.params.token_id;
-    const body = await readBody(req, PatchTokenBody, true);
-    const tokens = ctl.deps().tokens;
-    if (tokens.get(id) === null) throw new ApiError('not_found', 'no token with this id');
-    const record = tokens.setEnabled(id, body.enabled);
-    if (record === null) throw new ApiError('not_found', 'no token with this id');
-    json(res, 200, record);
-  });
-
-  r.delete('/control/tokens/:token_id', (req, res) => {
-    const id = req.params.token_id;
-    if (!ctl.deps().tokens.delete(id)) throw new ApiError('not_found', 'no token with this id');
-    res.status(204).end();
-  });
-
-  // ── Meetings (fixtures) ─────────────────────────────────────────────────
-  r.post('/control/meetings', async (req, res) => {
-    const body = await readBody(req, SeedMeetingBody, true);
-    const deps = ctl.deps();
-    const meeting = deps.meetings.create({
-      title: body.title,
-      created_at: body.created_at ?? deps.clock.now().toISOString(),
-      source: 'fixture',
-      segments: body.segments,
-      summary: body.summary ?? null,
-      audio: body.audio ?? false,
-    });
-    json(res, 201, { id: meeting.id });
-  });
-
-  // ── Jobs (fixtures) ─────────────────────────────────────────────────────
-  r.post('/control/jobs', async (req, res) => {
-    const body = await readBody(req, CreateJobBody, true);
-    const deps = ctl.deps();
-    const meetingId = body.meeting_id ?? null;
-    if (meetingId !== null && !deps.meetings.exists(meetingId)) throw new ApiError('invalid_request', 'meeting_id names no meeting');
-    const job = deps.jobs.createFixture({
-      kind: body.kind,
-      state: body.state,
-      meeting_id: meetingId,
-      is_retryable: body.is_retryable ?? false,
-      source_gone: body.source_gone ?? false,
-      error: body.error ?? null,
-      hold: body.hold ?? false,
-    });
-    json(res, 201, { id: job.id });
-  });
-
-  r.post('/control/jobs/:job_id/finish', async (req, res) => {
-    const body = await readBody(req, FinishJobBody, true);
-    const deps = ctl.deps();
-    let job;
-    try {
-      job = deps.jobs.finishFixture(req.params.job_id, body.outcome, body.error ?? null);
-    } catch (err) {
-      // The Control API's 409 is plain conflict: it has no sub-codes.
-      if (err instanceof ApiError && err.status === 409) throw new ApiError('conflict', err.message);
-      throw err;
-    }
-    json(res, 200, jobDto(job));
-  });
-
-  // ── Devices (the simulator) ─────────────────────────────────────────────
-  r.get('/control/devices', (_req, res) => {
-    json(res, 200, { devices: ctl.deps().devices.listSimulated().map(deviceView) });
-  });
-
-  r.post('/control/devices', async (req, res) => {
-    const body = await readBody(req, PlugDeviceBody, true);
-    const script = body.script ?? null;
-    let scene: ResolvedScene | null = null;
-    if ((body.scene !== undefined && body.scene !== null) || body.seed !== undefined) {
-      if (script === null)
-        throw new ApiError('invalid_request', 'scene and seed need a script: a silent device has no speech to place in a room');
-      try {
-        scene = resolveScene(body.scene ?? undefined, body.seed);
-      } catch (err) {
-        if (err instanceof SceneError) throw new ApiError('invalid_request', err.message);
-        throw err;
-      }
-    }
-    const device = { name: body.name, device_type: body.device_type, script, scene };
-    if (!ctl.deps().devices.plug(device)) {
-      throw new ApiError('conflict', 'a simulated device with this name is already plugged in');
-    }
-    json(res, 201, deviceView(device));
-  });
-
-  r.delete('/control/devices/:name', (req, res) => {
-    const name = req.params.name;
-    if (!ctl.deps().devices.unplug(name)) throw new ApiError('not_found', 'no simulated device with this name');
-    res.status(204).end();
-  });
-
-  registerWebhookControlRoutes(r, ctl.deps);
-  registerPairingControlRoutes(r, ctl.deps);
-  registerRecordingControl(r, ctl.deps);
+  for (const route of routes) {
+    r[route.method](route.path, (req: Request, res: Response) => route.handle(req, res, ctl.deps()));
+  }
   app.use(r);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -274,17 +227,6 @@ function answerThenRestart(res: Response, ctl: ControlDeps): void {
   } catch (err) {
     (ctl.logError ?? defaultLogError)(err, res.req);
   }
-}
-
-function deviceView(d: { name: string; device_type: string; script: string | null; scene?: unknown }) {
-  // The scene is shown only when one was asked for, so the spec's four fields stay as they are otherwise.
-  return {
-    name: d.name,
-    device_type: d.device_type,
-    simulated: true,
-    script: d.script,
-    ...(d.scene !== undefined && d.scene !== null ? { scene: d.scene } : {}),
-  };
 }
 
 function defaultLogError(err: unknown, req: Request): void {

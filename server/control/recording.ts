@@ -10,9 +10,9 @@
  *
  * Decisions: docs/decisions/017-recording.md and 018-virtual-devices.md.
  */
-import type { Router } from 'express';
 import { z } from 'zod';
 import { json, readBody } from './http.ts';
+import type { ControlRoute } from './route-table.ts';
 import { ApiError } from '../kernel/errors.ts';
 import type { DeviceCatalog, VirtualDeviceBackend } from '../adapters/devices.ts';
 import type { RecordingService } from '../features/recording/service.ts';
@@ -27,26 +27,39 @@ const FaultBody = z.strictObject({ error: z.string().min(1).max(10_000) });
 const FailDeviceBody = z.strictObject({ error: z.string().min(1).max(10_000).optional() });
 
 /** `deps` gives the current services (they are rebuilt at every restart). */
-export function registerRecordingControl(r: Router, deps: () => RecordingControlDeps): void {
-  r.post('/control/recording/fault', async (req, res) => {
-    const body = await readBody(req, FaultBody, true);
-    json(res, 200, deps().recording.fault(body.error));
-  });
-
-  r.get('/control/devices/:name', (req, res) => {
-    const vd = virtualCatalog(deps()).virtual(req.params['name']);
-    if (vd === null) throw new ApiError('not_found', 'no simulated device with this name');
-    json(res, 200, vd.view());
-  });
-
-  r.post('/control/devices/:name/fail', async (req, res) => {
-    const body = await readBody(req, FailDeviceBody, false);
-    const catalog = virtualCatalog(deps());
-    const name = req.params['name'];
-    if (!catalog.fail(name, body?.error)) throw new ApiError('not_found', 'no simulated device with this name');
-    json(res, 200, catalog.virtual(name)!.view()); // fail() found it, and a failed device stays plugged in
-  });
-}
+export const RECORDING_CONTROL_ROUTES: ControlRoute<RecordingControlDeps>[] = [
+  {
+    method: 'post',
+    path: '/control/recording/fault',
+    capability: 'recording-fault',
+    handle: async (req, res, deps) => {
+      const body = await readBody(req, FaultBody, true);
+      json(res, 200, deps.recording.fault(body.error));
+    },
+  },
+  {
+    method: 'get',
+    path: '/control/devices/:name',
+    capability: 'devices',
+    handle: (req, res, deps) => {
+      const vd = virtualCatalog(deps).virtual(String(req.params['name']));
+      if (vd === null) throw new ApiError('not_found', 'no simulated device with this name');
+      json(res, 200, vd.view());
+    },
+  },
+  {
+    method: 'post',
+    path: '/control/devices/:name/fail',
+    capability: 'devices',
+    handle: async (req, res, deps) => {
+      const body = await readBody(req, FailDeviceBody, false);
+      const catalog = virtualCatalog(deps);
+      const name = String(req.params['name']);
+      if (!catalog.fail(name, body?.error)) throw new ApiError('not_found', 'no simulated device with this name');
+      json(res, 200, catalog.virtual(name)!.view()); // fail() found it, and a failed device stays plugged in
+    },
+  },
+];
 
 function virtualCatalog(deps: RecordingControlDeps): VirtualDeviceBackend {
   const backend = deps.devices.virtualBackend();

@@ -10,11 +10,11 @@
  * They work whatever the Automation API switch and webhooks_enabled say.
  * Decisions: docs/decisions/014-webhooks.md.
  */
-import type { Router } from 'express';
 import { z } from 'zod';
 import { controlWebhookView, type WebhooksService } from '../features/webhooks/service.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { json, readBody } from './http.ts';
+import type { ControlRoute } from './route-table.ts';
 
 /** What the webhook routes use, and nothing else. */
 export interface WebhookControlDeps {
@@ -24,20 +24,30 @@ export interface WebhookControlDeps {
 const ApprovalBody = z.strictObject({ state: z.enum(['allowed', 'denied']) });
 
 /** `deps` gives the current services (they are rebuilt at every restart). */
-export function registerWebhookControlRoutes(router: Router, deps: () => WebhookControlDeps): void {
-  router.get('/control/webhooks', (_req, res) => {
-    json(res, 200, { webhooks: deps().webhooks.listAll().map(controlWebhookView) });
-  });
-
-  router.get('/control/webhooks/:id/deliveries', (req, res) => {
-    const webhooks = deps().webhooks;
-    const hook = webhooks.get(req.params.id);
-    if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
-    json(res, 200, { webhook_id: hook.id, deliveries: webhooks.repo.deliveries(hook.id) });
-  });
-
-  router.post('/control/webhooks/:id/approval', async (req, res) => {
-    const body = await readBody(req, ApprovalBody, true);
-    json(res, 200, controlWebhookView(deps().webhooks.setApproval(req.params.id, body.state)));
-  });
-}
+export const WEBHOOK_CONTROL_ROUTES: ControlRoute<WebhookControlDeps>[] = [
+  {
+    method: 'get',
+    path: '/control/webhooks',
+    capability: 'webhook-approval',
+    handle: (_req, res, deps) => json(res, 200, { webhooks: deps.webhooks.listAll().map(controlWebhookView) }),
+  },
+  {
+    method: 'get',
+    path: '/control/webhooks/:id/deliveries',
+    capability: 'webhook-approval',
+    handle: (req, res, deps) => {
+      const hook = deps.webhooks.get(String(req.params['id']));
+      if (hook === null) throw new ApiError('not_found', 'no webhook with this id');
+      json(res, 200, { webhook_id: hook.id, deliveries: deps.webhooks.repo.deliveries(hook.id) });
+    },
+  },
+  {
+    method: 'post',
+    path: '/control/webhooks/:id/approval',
+    capability: 'webhook-approval',
+    handle: async (req, res, deps) => {
+      const body = await readBody(req, ApprovalBody, true);
+      json(res, 200, controlWebhookView(deps.webhooks.setApproval(String(req.params['id']), body.state)));
+    },
+  },
+];

@@ -4,7 +4,7 @@
  * StageControl whose progress and checkpoints travel to the main thread.
  */
 import { parentPort, type Transferable } from 'node:worker_threads';
-import { biasTrieModel, readTrieModel, type TrieLanguageModel } from '../adapters/asr/lm-bias.ts';
+import { biasTrieModel, readTrieModel, type TrieLanguageModel } from './lm-bias.ts';
 import { diarize } from './diarize.ts';
 import { estimateSignal } from './enhance/estimate.ts';
 import type { DenoisedSamples } from './enhance/parts.ts';

@@ -304,7 +304,7 @@ export function offThreadDiarizer(runner: OffThreadRunner = offThread): Transcri
 }
 
 /**
- * The vocabulary-biased language model (adapters/asr/lm-bias.ts biasTrieModel)
+ * The vocabulary-biased language model (lm-bias.ts biasTrieModel)
  * built on the worker. The composition root (real-pipeline.ts) hands it to the
  * pocketsphinx recognizer, so the adapter never imports the pipeline (decision 087).
  */

@@ -224,7 +224,7 @@ describe('QMSum sources', () => {
   });
 
   it('reads val/<id> and train/<id> from a QMSum git copy, and lists a split', async () => {
-    // A small repository laid out as QMSum's (data/ALL/<split>/<id>.json), read the way the mirror is: git show HEAD:path.
+    // A small repository laid out as QMSum's (data/ALL/<split>/<id>.json), read the way a QMSum copy is: git show HEAD:path.
     const repo = await mkdtemp(path.join(tmpdir(), 'qmsum-repo-'));
     try {
       const m = meeting([['Project Manager', 'Hello {vocalsound} .']]);

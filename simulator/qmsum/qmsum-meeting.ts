@@ -17,7 +17,7 @@
  *   "D_V_D_" become "D V D", ICSI's split contractions "it 's" become "it's",
  *   and the space the corpora put before punctuation goes.
  *
- * Pure: no I/O. Reading a meeting from a file or the QMSum mirror is
+ * Pure: no I/O. Reading a meeting from a file or a QMSum copy is
  * qmsum-source.ts; rendering with the summary in the truth is render-qmsum.ts.
  */
 import { z } from 'zod';

@@ -1,7 +1,8 @@
 /**
  * Where a QMSum meeting is read from: a JSON file (the vendored excerpt in
- * fixtures/qmsum/, or any copy) or the QMSum mirror, a bare git directory
- * read with `git show` ($QMSUM_REPO, default /work/.mirror/Yale-LILY+QMSum/repo).
+ * fixtures/qmsum/, or any copy) or a git copy of the QMSum repository, a
+ * clone or a bare mirror, read with `git show` (qmsum-repo.ts says which:
+ * by default the clone `npm run qmsum:fetch` makes).
  *
  * Data discipline (decision 080): the train split is for development, the
  * validation split for reported figures, and the test split is never read:
@@ -14,10 +15,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { qmsumDomain, qmsumMeetingSchema } from './qmsum-meeting.ts';
 import type { QmsumDomain, QmsumMeeting } from './qmsum-meeting.ts';
+import { defaultQmsumRepo, isQmsumRepo, qmsumMissingMessage } from './qmsum-repo.ts';
 
 const execFileAsync = promisify(execFile);
-
-export const DEFAULT_QMSUM_REPO = process.env.QMSUM_REPO ?? '/work/.mirror/Yale-LILY+QMSum/repo';
 
 /** The splits this project may read; QMSum's "test" is held out. */
 export const QMSUM_SPLITS = ['train', 'val'] as const;
@@ -31,7 +31,7 @@ export interface LoadedQmsumMeeting {
   split: QmsumSplit | null;
   domain: QmsumDomain;
   data: QmsumMeeting;
-  /** Where it was read: a file path, or the mirror and the path inside it. */
+  /** Where it was read: a file path, or the QMSum copy and the path inside it. */
   source: string;
 }
 
@@ -65,9 +65,14 @@ function parseMeeting(text: string, source: string): QmsumMeeting {
   return parsed.data;
 }
 
-/** Lists the meetings of a split in the mirror, sorted (file names only; nothing is opened). */
-export async function listQmsumMeetings(split: QmsumSplit, repo = DEFAULT_QMSUM_REPO): Promise<string[]> {
+function requireRepo(repo: string): void {
+  if (!isQmsumRepo(repo)) throw new QmsumSourceError(qmsumMissingMessage(repo));
+}
+
+/** Lists the meetings of a split in the QMSum copy, sorted (file names only; nothing is opened). */
+export async function listQmsumMeetings(split: QmsumSplit, repo = defaultQmsumRepo()): Promise<string[]> {
   refuseTest(split);
+  requireRepo(repo);
   const { stdout } = await execFileAsync('git', ['-C', repo, 'ls-tree', '--name-only', 'HEAD', `data/ALL/${split}/`]);
   return stdout
     .split('\n')
@@ -77,14 +82,15 @@ export async function listQmsumMeetings(split: QmsumSplit, repo = DEFAULT_QMSUM_
 }
 
 /**
- * A meeting by reference: "val/ES2006a" or "train/ES2002a" from the mirror, or
+ * A meeting by reference: "val/ES2006a" or "train/ES2002a" from the QMSum copy, or
  * a path to a QMSum JSON file (its split taken from a train or val folder on
  * the path, if any).
  */
-export async function loadQmsumMeeting(reference: string, repo = DEFAULT_QMSUM_REPO): Promise<LoadedQmsumMeeting> {
+export async function loadQmsumMeeting(reference: string, repo = defaultQmsumRepo()): Promise<LoadedQmsumMeeting> {
   refuseTest(reference);
   const fromMirror = /^(train|val)\/([A-Za-z0-9_]+)$/.exec(reference);
   if (fromMirror !== null && !reference.endsWith('.json')) {
+    requireRepo(repo);
     const split = fromMirror[1] as QmsumSplit;
     const meeting = fromMirror[2]!;
     const inRepo = `data/ALL/${split}/${meeting}.json`;

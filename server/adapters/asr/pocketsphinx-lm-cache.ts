@@ -2,14 +2,15 @@
  * The language model adapted to a request's vocabulary (decision 032): which
  * words to favour, and the adapted trigram model and dictionary kept on disk,
  * written once per model file and configuration in a cache folder and reused
- * by every later run with the same words. lm-bias.ts computes the model
- * itself.
+ * by every later run with the same words. server/pipeline/lm-bias.ts
+ * computes the model itself.
  *
  * Building it costs seconds of CPU, so the recognizer is given the builder:
  * the gateway's composition root hands it the one that runs on the
  * pipeline's worker thread (decisions 035 and 087); anything else (tests,
  * benchmarks) builds in place. The adapter never imports the pipeline's
- * worker: the worker imports lm-bias.ts.
+ * worker, and the worker imports no adapter: both import
+ * server/pipeline/lm-bias.ts.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { mkdir, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { isFile } from '../fs-probe.ts';
 import { CancelledError, type RecognitionOptions, type StageControl } from '../../pipeline/types.ts';
-import { biasTrieModel, readTrieModel, unigramProbability, type TrieLanguageModel } from './lm-bias.ts';
+import { biasTrieModel, readTrieModel, unigramProbability, type TrieLanguageModel } from '../../pipeline/lm-bias.ts';
 import { dictionaryKey, loadDictionary, pronounce, tokenize } from './pronunciations.ts';
 
 /** A word the adapted model favours: its model/dictionary key, how the user wrote it, its phones when the dictionary lacks it. */

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SummaryInput } from '../../pipeline/types.ts';
 import { dueDate } from './dates.ts';
-import { cleanSpoken, extractNotes, wordBudget, type MeetingNotes } from './notes.ts';
+import { cleanSpoken } from './notes-grammar.ts';
+import { extractNotes, wordBudget, type MeetingNotes } from './notes.ts';
 
 type Line = [speaker: string, text: string];
 

@@ -28,6 +28,32 @@
 import type { SummaryInput } from '../../pipeline/types.ts';
 import { dueDate, meetingReference } from './dates.ts';
 import { contentTerms, cosine, splitSentences, textRank, tfidfVectors, type Sentence } from './sentences.ts';
+import {
+  AGREEMENT,
+  ASSIGNMENT_CUES,
+  BLOCKER_CUES,
+  cleanSpoken,
+  COMMITMENT_CUES,
+  cue,
+  DECIDER_BEFORE,
+  DECISION_CUES,
+  WORD_END,
+  firstCue,
+  GROUP_DECIDES,
+  LETS,
+  NEGATION,
+  nonGlobal,
+  NOT_A_TASK,
+  NOT_AN_OWNER,
+  OPEN_CUES,
+  OWNER_REPLY,
+  REPORTED_QUESTION,
+  REPORTING,
+  WORD_START,
+  WHO_OWNS,
+  words,
+  type CueMatch,
+} from './notes-grammar.ts';
 
 type NoteKind = 'topic' | 'decision' | 'action' | 'blocker' | 'question';
 
@@ -74,178 +100,6 @@ export interface NotesOptions {
   meetingDate?: string | null;
 }
 
-// ── Cleaning spoken text ─────────────────────────────────────────────────
-
-const FILLER = /(?<![\p{L}'’-])(?:u+m+|u+h+m*|e+r+m+|e+h+|a+h+|h+m+|m+-?hm+|mm+|uh-huh|you know|i mean)(?![\p{L}'’-])[,.]?/giu;
-/** Hedges of speech that carry nothing in notes: "it's basically just sort of round" → "it's round". */
-const HEDGES =
-  /(?<![\p{L}'’-])(?:basically|actually|obviously|literally|just|sort of|kind of(?= [\p{L}]+ing| a| the| like)|i guess|i suppose)(?![\p{L}'’-])[,]?/giu;
-/**
- * Asides and intensifiers that carry nothing in notes either: "I think the
- * case is really too big, and so on" → "the case is too big". Chosen on QMSum
- * train (decision 099 has the figures).
- */
-const ASIDES =
-  /(?<![\p{L}'’-])(?:i think|i'd say|i would say|you see|let's say|so to speak|or something(?: like that)?|or whatever|and stuff(?: like that)?|and things like that|and so on|et cetera|pretty much|really|quite|like(?=,))(?![\p{L}'’-])[,]?/giu;
-const LEADING_DISCOURSE =
-  /^(?:(?:okay|ok|so|well|right|yeah|yep|yes|and|but|oh|alright|now|anyway|actually|basically|then|um|uh)(?![\p{L}'’])[,.]?\s*)+/iu;
-
-/**
- * A spoken sentence as it reads in notes: fillers (um, uh, you know) and
- * stutters ("the the", "I I") out, no opening "okay so well", capital first
- * letter and closing punctuation. Words are never changed or added.
- */
-export function cleanSpoken(text: string): string {
-  let s = text.replace(FILLER, ' ');
-  s = s.replace(HEDGES, ' ').replace(ASIDES, ' ');
-  s = s.replace(/\s+/g, ' ').trim();
-  // Stutters and restarts: a word (or two) said again at once.
-  for (let i = 0; i < 2; i++)
-    s = s.replace(/(?<![\p{L}\p{N}'’])([\p{L}\p{N}'’]+(?: [\p{L}\p{N}'’]+)?)(?:,? \1)+(?![\p{L}\p{N}'’])/giu, '$1');
-  s = s.replace(/\s+([,.!?;:])/g, '$1').replace(/([,;:])(?=[,.!?;:])/g, '');
-  const before = s;
-  s = s.replace(LEADING_DISCOURSE, '');
-  if (s.split(' ').length < 3) s = before; // "Yes, okay." stays what it was
-  s = s.replace(/^[,.;:\s-]+/, '').trim();
-  if (s === '') return '';
-  s = s.charAt(0).toLocaleUpperCase('en') + s.slice(1);
-  return /[.!?…]["')\]]?$/u.test(s) ? s : `${s.replace(/[,;:]$/, '')}.`;
-}
-
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
-}
-
-// ── Cue grammar ──────────────────────────────────────────────────────────
-
-const NEGATION = /^(?:no|not|nothing|none|never|without|nobody|neither|nor|cannot)$|n['’]t$/;
-const REPORTING =
-  /\b(?:said|says|say|told|tells|mentioned|claimed|claims|reported|heard|asked|asks|wondered|wonders|thought|according to|apparently|supposedly)\b/i;
-
-/** True when a negation stands among the few words before `index` (or right after the cue). */
-function negatedAt(text: string, index: number, length: number): boolean {
-  const before = words(text.slice(0, index)).slice(-3);
-  const after = words(text.slice(index + length)).slice(0, 1);
-  return before.some((w) => NEGATION.test(w)) || after.some((w) => /^(?:not|never)$/.test(w));
-}
-
-/** A reporting verb before the cue: someone else's words, not this meeting's ("she said they would fix it"). */
-function reportedAt(text: string, index: number): boolean {
-  return REPORTING.test(text.slice(0, index));
-}
-
-interface CueMatch {
-  index: number;
-  length: number;
-  /** The words after the cue, to the end of the sentence. */
-  rest: string;
-  groups: Record<string, string | undefined>;
-}
-
-function firstCue(text: string, patterns: readonly RegExp[]): CueMatch | undefined {
-  for (const re of patterns) {
-    for (const m of text.matchAll(re)) {
-      if (negatedAt(text, m.index, m[0].length) || reportedAt(text, m.index)) continue;
-      return { index: m.index, length: m[0].length, rest: text.slice(m.index + m[0].length).trim(), groups: m.groups ?? {} };
-    }
-  }
-  return undefined;
-}
-
-const W = String.raw`(?<![\p{L}\p{N}'’])`;
-const E = String.raw`(?![\p{L}\p{N}'’])`;
-const cue = (source: string) => new RegExp(`${W}(?:${source.replace(/'/g, "['’]")})${E}`, 'giu');
-
-const DECISION_CUES = [
-  cue(
-    String.raw`(?:we|i|they|everyone|everybody|the team|the group|finance|management)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chosen|chose|opted|approved|concluded)`,
-  ),
-  cue(String.raw`(?:it|that|this)(?:'s| is| was| has been) (?:decided|agreed|settled|approved|final)`),
-  // The bare verb ("… agreed on the rubber case") only when the meeting decides: see DECIDER_BEFORE.
-  cue(String.raw`(?<bare>decided|agreed|approved|settled) (?:on|to|that|it)`),
-  cue(String.raw`(?:we|i)(?:'ll| will| are going to|'re going to| should) (?:go|stick) with`),
-  cue(String.raw`let's (?:go with|stick with|use|keep|do|make|choose|take)|let us (?:go with|stick with|use|keep|choose)`),
-  cue(String.raw`the decision (?:is|was)|(?:our|the) (?:final )?(?:choice|conclusion) (?:is|was)|we fix that first`),
-];
-
-/**
- * Who may stand before a bare "decided to / agreed on": the meeting itself
- * (we, I, all of us, the team) or nobody (a sentence that opens with it,
- * "Agreed on the rubber case."). "Bell Canada has decided to partner with
- * Ericsson" is news about someone else's decision, not one of this meeting.
- */
-const DECIDER_BEFORE =
-  /(?:^|(?<![\p{L}'’])(?:we|i|us|all|everyone|everybody|team|group|committee|so|and|then|ok|okay))(?:['’]ve| have| had| has| all| just| finally| now| already)*\s*$/iu;
-
-/**
- * A decision said as the meeting's ("we decided / agreed / chose …", "the
- * team settled on …", "we'll go with …"): the notes say the group decided
- * it, as minutes do, rather than the one who happened to say it.
- */
-const GROUP_DECIDES = nonGlobal(
-  cue(
-    String.raw`(?:we|everyone|everybody|the team|the group)(?:'ve| have| had)? (?:all )?(?:decided|agreed|settled|chose|chosen|opted|concluded)|we(?:'ll| will| are going to|'re going to) (?:go|stick) with`,
-  ),
-);
-const LETS = nonGlobal(cue(String.raw`let's|let us`));
-
-/** A short reply that agrees: "Agreed.", "Sounds good.", "Yes, let's do that." */
-const AGREEMENT =
-  /^(?:agreed|agree|i agree|yes|yeah|yep|okay|ok|sure|fine|sounds good|sounds great|good idea|perfect|great|exactly|absolutely|definitely|right|correct|deal|that works|works for me|let's do (?:it|that))\b/i;
-
-/** First person committing to a task: the verb after the cue must be an action (not "be", "have", "see"). */
-const COMMITMENT_CUES = [
-  cue(
-    String.raw`(?<who>i|we)(?:'ll| will| shall| am going to|'m going to| are going to|'re going to| can take| will take| take) (?:also |then |just |first |quickly |now |definitely )?(?<verb>[\p{L}]+)`,
-  ),
-  cue(String.raw`(?<who>let me) (?<verb>[\p{L}]+)`),
-  cue(String.raw`(?<who>i|we)(?:'m| am|'re| are)? (?:plan|planning|intend|intending) to (?<verb>[\p{L}]+)`),
-  cue(String.raw`(?<who>i|we) (?:need|have|got) to (?<verb>[\p{L}]+)`),
-];
-/** A task given to someone named or addressed: "Priya will fix it", "you can book the servers today", "can you send …". */
-const ASSIGNMENT_CUES = [
-  cue(
-    String.raw`(?<who>[\p{Lu}][\p{L}]+|you|he|she|they)(?:'ll| will| is going to|'s going to| are going to| needs to| need to| has to| have to| should| can| could)(?: also| then| please)? (?<verb>[\p{L}]+)`,
-  ),
-  cue(String.raw`(?:can|could|would) (?<who>you)(?: please)? (?<verb>[\p{L}]+)`),
-  cue(String.raw`(?:action item|to do|todo)(?: for (?<who>[\p{L}]+))?[:,]?(?: is)? (?<verb>[\p{L}]+)`),
-];
-/** A question for the owner of some work: "Who owns the billing service right now?" → "the billing service". */
-const WHO_OWNS =
-  /(?<![\p{L}'’])who(?:'s| is)? (?:owns|handles|is handling|handling|is responsible for|responsible for|is in charge of|in charge of|is working on|is doing|will (?:do|take|handle|fix|own)|takes|can take|looks after) (?<work>.+?)(?: right now| at the moment| now| currently)?[?.!]*$/iu;
-/** The reply naming the owner: "Priya does.", "Priya will.", "I do." (the first word of the reply). */
-const OWNER_REPLY = /^(?<who>[\p{L}]+)(?: [\p{L}]+)? (?:does|do|will|is|owns it|has it|handles it|can)(?![\p{L}'’])/iu;
-/** A question someone outside the meeting asked, reported and so still to answer: "the customer asked whether …". */
-const REPORTED_QUESTION =
-  /(?<![\p{L}'’])(?:asked (?:us |me |them )?(?:whether|if)|wondered (?:whether|if)|wants? to know (?:whether|if)|wanted to know (?:whether|if))(?![\p{L}'’])/iu;
-
-/** After "will": words that make the future a state or an opinion, not a task. */
-const NOT_A_TASK = new Set(
-  (
-    'be been being have has had see know think guess say mean probably maybe perhaps never not also just ' +
-    'try want like love hate need get find feel seem look wait go come happen depend remember forget ' +
-    'agree disagree assume hope wonder believe imagine suppose bet admit ' +
-    // A conjunction or article after the cue: "we will, but we're ready" has no task in it.
-    'and but or so because if when then that than the a an to of in on at for with as'
-  ).split(' '),
-);
-/** Subjects that are no owner: "It will rain", "That will take a while". */
-const NOT_AN_OWNER = new Set(
-  'it this that there what which who they he she you we i the a an one something nothing everything anything'.split(' '),
-);
-
-const BLOCKER_CUES = [
-  cue(
-    String.raw`blocked|blocker|blockers|blocking|stuck|waiting (?:on|for)|depends on|dependent on|risk|risks|risky|concern|concerned|worried|worry|problem|problems|issue|issues|bug|bugs|broken|fails|failing|failed|delayed|delay|behind schedule|can't|cannot|times out|timed out|timing out|keeps failing|difficult|expensive|too much|too many|constraint|limitation|trade-off`,
-  ),
-];
-
-const OPEN_CUES = [
-  cue(
-    String.raw`(?:still|yet) (?:need|have) to (?:figure out|find out|decide|work out|check|see)|not (?:yet )?(?:decided|sure|clear|settled|known)|(?:question|issue|point|matter|it|that|this) (?:is|remains?) (?:still )?(?:open|unclear|undecided)|(?:is|are|remains?) (?:still )?(?:unclear|undecided|an open question)|open question|to be decided|tbd|we'll see|don't know yet|do not know yet|haven't decided|have not decided`,
-  ),
-];
-
 // ── Extraction ───────────────────────────────────────────────────────────
 
 /** Notes grow by a word for every this many words of transcript… */
@@ -254,10 +108,6 @@ const TRANSCRIPT_WORDS_PER_NOTE_WORD = 30;
 const MAX_WORDS = 170;
 /** The share of the overview's words given to the opening: meetings state their purpose first. */
 const OPENING_SHARE = 0.5;
-/** The same pattern without the global flag, for `.test` (a global RegExp keeps its lastIndex between calls). */
-function nonGlobal(re: RegExp): RegExp {
-  return new RegExp(re.source, re.flags.replace('g', ''));
-}
 /** Cosine similarity above which an overview line repeats one already taken. */
 const DUPLICATE_SIMILARITY = 0.7;
 /**
@@ -523,7 +373,8 @@ function addressee(s: Sentence, sentences: readonly Sentence[], speakers: readon
   for (const name of speakers) {
     if (name === s.speaker) continue;
     const first = name.split(/\s+/)[0]!;
-    if (first.length > 1 && new RegExp(`${W}${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${E}`, 'iu').test(s.text)) return name;
+    if (first.length > 1 && new RegExp(`${WORD_START}${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${WORD_END}`, 'iu').test(s.text))
+      return name;
   }
   const others = speakers.filter((x) => x !== s.speaker);
   if (others.length === 1) return others[0];

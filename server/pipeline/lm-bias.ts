@@ -3,6 +3,11 @@
  * trigram model with the user's words made more probable, renormalized, and
  * the words it lacks added (decision 032).
  *
+ * It sits in the pipeline, not with the pocketsphinx adapter, because the
+ * pipeline's worker thread builds it (off-thread-worker.ts) and the pipeline
+ * imports no adapter; the adapter's cache (adapters/asr/pocketsphinx-lm-cache.ts)
+ * imports it from here to build in place (decision 087, amended).
+ *
  * The stock English model ships only as a binary trie (en-us.lm.bin), and
  * the Debian sphinx_lm_convert cannot write it as ARPA text: its header
  * declares six more bigrams than the trie holds and the writer asserts they
@@ -145,6 +150,72 @@ function nearestBin(bins: Float32Array, value: number): number {
 const toLog = (p: number) => Math.log(p) / LOG_BASE;
 const toProb = (l: number) => Math.exp(l * LOG_BASE);
 
+/** The unigram level of a biased model: probabilities (linear), backoffs (log) and each word's first bigram entry. */
+interface Unigrams {
+  p1: Float64Array;
+  bo1: Float64Array;
+  next1: Uint32Array;
+}
+
+/** Unigrams: favoured ones ×boost (at least `floor`), missing ones added at `floor` with no n-grams, all divided by their sum. */
+function biasedUnigrams(model: TrieLanguageModel, favoured: ReadonlySet<number>, added: readonly string[], bias: VocabularyBias): Unigrams {
+  const { bytes } = model;
+  const n = model.counts[0]!;
+  const total = n + added.length;
+  const p1 = new Float64Array(total);
+  const bo1 = new Float64Array(total);
+  const next1 = new Uint32Array(total + 1);
+  for (let i = 0; i <= n; i++) {
+    const at = model.unigramOffset + 12 * i;
+    if (i < n) {
+      p1[i] = toProb(bytes.readFloatLE(at));
+      bo1[i] = bytes.readFloatLE(at + 4);
+    }
+    next1[i] = bytes.readUInt32LE(at + 8);
+  }
+  for (const i of favoured) p1[i] = Math.max(p1[i]! * bias.boost, bias.floor);
+  added.forEach((_, k) => {
+    p1[n + k] = bias.floor;
+    next1[n + k + 1] = next1[n]!; // no n-grams end in a new word: an empty range
+  });
+  next1[total] = next1[n]!;
+  let sum = 0;
+  for (let i = 0; i < total; i++) sum += p1[i]!;
+  for (let i = 0; i < total; i++) p1[i] = p1[i]! / sum;
+  return { p1, bo1, next1 };
+}
+
+/** The new trie file: header and quantization unchanged but for the unigram count, then unigrams, n-grams and words. */
+function assemble(model: TrieLanguageModel, added: readonly string[], { p1, bo1, next1 }: Unigrams, ngrams: Buffer): Buffer {
+  const total = p1.length;
+  const head = Buffer.from(model.bytes.subarray(0, model.unigramOffset));
+  head.writeUInt32LE(total, HEADER.length + 1);
+  const unigrams = Buffer.alloc((total + 1) * 12);
+  for (let i = 0; i <= total; i++) {
+    if (i < total) {
+      unigrams.writeFloatLE(toLog(p1[i]!), 12 * i);
+      unigrams.writeFloatLE(bo1[i]!, 12 * i + 4);
+    }
+    unigrams.writeUInt32LE(next1[i]!, 12 * i + 8);
+  }
+  const strings = Buffer.from([...model.words, ...added].map((w) => `${w}\0`).join(''), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeInt32LE(strings.length);
+  return Buffer.concat([head, unigrams, ngrams, length, strings]);
+}
+
+/** The bigram entry "u y": under unigram node y (entries next1[y] to next1[y + 1], sorted by word), the entry whose word is u, else −1. */
+function bigramEntry(next1: Uint32Array, bWord: Uint32Array, u: number, y: number): number {
+  let lo = next1[y]!;
+  let hi = next1[y + 1]!;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (bWord[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < next1[y + 1]! && bWord[lo] === u ? lo : -1;
+}
+
 /**
  * The model with the bias applied, as the bytes of a new binary trie file.
  *
@@ -191,26 +262,7 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
   const trigramProbBins = table(2);
 
   // ── Unigrams ──
-  const p1 = new Float64Array(total);
-  const bo1 = new Float64Array(total);
-  const next1 = new Uint32Array(total + 1);
-  for (let i = 0; i <= n; i++) {
-    const at = model.unigramOffset + 12 * i;
-    if (i < n) {
-      p1[i] = toProb(bytes.readFloatLE(at));
-      bo1[i] = bytes.readFloatLE(at + 4);
-    }
-    next1[i] = bytes.readUInt32LE(at + 8);
-  }
-  for (const i of favoured) p1[i] = Math.max(p1[i]! * bias.boost, bias.floor);
-  added.forEach((_, k) => {
-    p1[n + k] = bias.floor;
-    next1[n + k + 1] = next1[n]!; // no n-grams end in a new word: an empty range
-  });
-  next1[total] = next1[n]!;
-  let sum = 0;
-  for (let i = 0; i < total; i++) sum += p1[i]!;
-  for (let i = 0; i < total; i++) p1[i] = p1[i]! / sum;
+  const { p1, bo1, next1 } = biasedUnigrams(model, favoured, added, bias);
 
   // ── Bigrams "y x", stored under x ──
   const bWord = new Uint32Array(bigrams + 1);
@@ -248,17 +300,6 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
   }
 
   // ── Trigrams "u y x", stored under bigram entry "y x" ──
-  /** The bigram entry "u y": under node y, the entry whose word is u. */
-  const bigramEntry = (u: number, y: number): number => {
-    let lo = next1[y]!;
-    let hi = next1[y + 1]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (bWord[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < next1[y + 1]! && bWord[lo] === u ? lo : -1;
-  };
   const tHistory = new Int32Array(trigrams);
   const tParent = new Uint32Array(trigrams);
   const p3 = new Float64Array(trigrams);
@@ -272,7 +313,7 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
       const u = readBits(ngrams, bit, pk.wordBits);
       p3[t] = toProb(trigramProbBins[readBits(ngrams, bit + pk.wordBits, QUANT_BITS)]!);
       tParent[t] = e;
-      const h = bigramEntry(u, y);
+      const h = bigramEntry(next1, bWord, u, y);
       tHistory[t] = h;
       if (h < 0) continue;
       if (favoured.has(x)) favouredMass2[h] = favouredMass2[h]! + p3[t]!;
@@ -304,21 +345,7 @@ export function biasTrieModel(model: TrieLanguageModel, bias: VocabularyBias): B
       writeBits(ngrams, bit, QUANT_BITS, nearestBin(bigramBackoffBins, toLog(left / (1 - lower2[e]!))));
   }
 
-  // ── Assemble: header and quantization unchanged but for the unigram count ──
-  const head = Buffer.from(bytes.subarray(0, model.unigramOffset));
-  head.writeUInt32LE(total, HEADER.length + 1);
-  const unigrams = Buffer.alloc((total + 1) * 12);
-  for (let i = 0; i <= total; i++) {
-    if (i < total) {
-      unigrams.writeFloatLE(toLog(p1[i]!), 12 * i);
-      unigrams.writeFloatLE(bo1[i]!, 12 * i + 4);
-    }
-    unigrams.writeUInt32LE(next1[i]!, 12 * i + 8);
-  }
-  const strings = Buffer.from([...model.words, ...added].map((w) => `${w}\0`).join(''), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeInt32LE(strings.length);
-  return Buffer.concat([head, unigrams, ngrams, length, strings]);
+  return assemble(model, added, { p1, bo1, next1 }, ngrams);
 }
 
 /**
