@@ -48,7 +48,7 @@ const TREE: Record<string, string> = {
   'server/features/system/openapi.ts': "import { OPERATIONS } from '../../operations.ts';\nexport const x = OPERATIONS;\n",
   'server/features/recording/simulator.ts':
     "import { VirtualDeviceCatalog } from '../../../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
-  'server/pipeline/types.ts': 'export const CancelledError = 1;\n',
+  'server/pipeline/types.ts': 'export const CancelledError = 1;\nexport interface Recognizer { name: string }\n',
   'server/work/run-queue.ts': "import { CancelledError } from '../pipeline/types.ts';\nexport const RunQueue = CancelledError;\n",
   'server/work/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
   'server/features/jobs/queue.ts': "import { RunQueue } from '../../work/run-queue.ts';\nexport const x = RunQueue;\n",
@@ -60,7 +60,6 @@ const TREE: Record<string, string> = {
   'server/pipeline/cycle-a.ts': "import type { B } from './cycle-b.ts';\nexport type A = B | 1;\n",
   'server/pipeline/cycle-b.ts': "import type { A } from './cycle-a.ts';\nexport type B = A | 2;\n",
   'server/pipeline/stale.ts': "import { gone } from './no-such-file.ts';\nexport const x = gone;\n",
-  'server/pipeline/types.ts': 'export interface Recognizer { name: string }\n',
   'server/pipeline/from-adapter.ts': "import { recognizer } from '../adapters/asr/recognizer.ts';\nexport const x = recognizer;\n",
   'server/adapters/asr/recognizer.ts':
     "import type { Recognizer } from '../../pipeline/types.ts';\nexport const recognizer: Recognizer = { name: 'r' };\n",
