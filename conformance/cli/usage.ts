@@ -133,5 +133,3 @@ PASS, NON_STRICT, INFORMATIONAL, SKIPPED and FLAKY do not fail a run unless --fa
 names them; --only/--skip selecting no check is bad usage.
 `;
 }
-
-export const USAGE = usage('npm run conformance --');

@@ -199,8 +199,10 @@ export class Receiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      if (this.#arrivalDelayMs > 0 && this.#firstAttempt(raw)) setTimeout(() => this.record(req, res, raw), this.#arrivalDelayMs);
-      else this.record(req, res, raw);
+      // receivedAt stays the arrival: a held attempt reads as answered late, as behind a slow receiver.
+      const arrived = Date.now();
+      if (this.#arrivalDelayMs > 0 && this.#firstAttempt(raw)) setTimeout(() => this.record(req, res, raw, arrived), this.#arrivalDelayMs);
+      else this.record(req, res, raw, arrived);
     });
   }
 
@@ -219,7 +221,7 @@ export class Receiver {
   }
 
   /** Records a delivery that has arrived and answers it. */
-  private record(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+  private record(req: IncomingMessage, res: ServerResponse, raw: Buffer, arrived: number): void {
     const path = (req.url ?? '/').split('?')[0]!;
     const ep = this.#endpoints.get(path);
     const headers: Record<string, string> = {};
@@ -227,7 +229,7 @@ export class Receiver {
     this.#seq += 1;
     const delivery: Delivery = {
       seq: this.#seq,
-      receivedAt: Date.now(),
+      receivedAt: arrived,
       endpoint: ep?.name ?? '(none)',
       method: req.method ?? '',
       path: req.url ?? '',

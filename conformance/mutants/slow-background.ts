@@ -81,22 +81,33 @@ function follow(tools: MutantTools, path: string, auth: string, ended: (v: Recor
   return t;
 }
 
+/** When the proxy received each wait request (its own timeout counts from then). */
+const askedAt = new WeakMap<ProxyRequest, number>();
+
 /**
  * Holds a wait's answer until the slowed clock reaches the end the reference's answer announced. A wait
  * whose own timeout (`timeoutMs`, from its request) comes first answers a timeout event then instead, as
  * the slow target would.
  */
-async function holdWait(t: Timeline | undefined, res: ProxyResponse, timeoutMs: number | undefined): Promise<ProxyResponse> {
-  const asked = Date.now();
+async function holdWait(
+  t: Timeline | undefined,
+  req: ProxyRequest,
+  res: ProxyResponse,
+  timeoutMs: number | undefined,
+): Promise<ProxyResponse> {
   const text = res.body.toString('utf8');
   if (t === undefined || !text.includes('event:') || /event:\s*timeout/.test(text)) return res;
-  // Give the follower a moment to sample the end the wait announced.
-  for (let i = 0; i < 50 && t.endedAt === null && t.realFrom === null; i++) await sleep(SAMPLE_MS);
-  const hold = untilEnd(t);
-  if (timeoutMs !== undefined && Date.now() + hold > asked + timeoutMs) {
-    await sleep(Math.max(0, asked + timeoutMs - Date.now()));
+  const deadline = timeoutMs === undefined ? Infinity : (askedAt.get(req) ?? Date.now()) + timeoutMs;
+  const timedOut = async (): Promise<ProxyResponse> => {
+    await sleep(Math.max(0, deadline - Date.now()));
     return { ...res, body: Buffer.from('event: timeout\ndata: {}\n\n') };
-  }
+  };
+  // Give the follower a moment to sample the end the wait announced.
+  for (let i = 0; i < 50 && t.endedAt === null && t.realFrom === null && Date.now() < deadline; i++) await sleep(SAMPLE_MS);
+  // Not sampled yet: the slowed end is later still.
+  if (t.endedAt === null && t.realFrom === null && Date.now() >= deadline) return timedOut();
+  const hold = untilEnd(t);
+  if (Date.now() + hold > deadline) return timedOut();
   await sleep(hold);
   return res;
 }
@@ -122,6 +133,7 @@ export function slowSummarizer(): Pick<Mutant, 'request' | 'response'> {
   const latestOf = (meeting: string): Timeline | undefined => operations.get(latest.get(meeting) ?? '');
   return {
     request: (req) => {
+      if (req.method === 'GET' && OPERATION.exec(req.url.pathname)?.[3] !== undefined) askedAt.set(req, Date.now());
       const regen = REGENERATE.exec(req.url.pathname);
       if (req.method === 'POST' && regen !== null && busy(latestOf(decodeURIComponent(regen[1]!))))
         return errorAnswer(409, 'summary_generating', 'a summary of this meeting is already being generated');
@@ -143,7 +155,7 @@ export function slowSummarizer(): Pick<Mutant, 'request' | 'response'> {
       const op = OPERATION.exec(path);
       if (op !== null) {
         const t = operations.get(decodeURIComponent(op[2]!));
-        if (op[3] !== undefined) return holdWait(t, res, waitTimeoutMs(req));
+        if (op[3] !== undefined) return holdWait(t, req, res, waitTimeoutMs(req));
         const shown = res.status === 200 ? shownAt(t) : null;
         return shown === null ? res : withJson(res, { ...body, ...shown });
       }
@@ -163,6 +175,7 @@ export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
   return {
     request: (req) => {
       const path = req.url.pathname;
+      if (req.method === 'GET' && RECORDING_WAIT.test(path)) askedAt.set(req, Date.now());
       if (req.method === 'POST' && path === '/v1/recording/start' && busy(phase)) {
         const shown = shownAt(phase);
         if (shown === null || shown['state'] !== 'idle')
@@ -188,7 +201,7 @@ export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
         const shown = shownAt(phase);
         return shown === null ? res : withJson(res, shown);
       }
-      if (req.method === 'GET' && RECORDING_WAIT.test(path)) return holdWait(phase, res, waitTimeoutMs(req));
+      if (req.method === 'GET' && RECORDING_WAIT.test(path)) return holdWait(phase, req, res, waitTimeoutMs(req));
       return res;
     },
   };
