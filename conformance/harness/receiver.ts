@@ -141,7 +141,7 @@ export class Receiver {
   #counter = 0;
   readonly #answerDelayMs: number;
   readonly #arrivalDelayMs: number;
-  /** The event ids whose first attempt has arrived (arrivalDelayMs holds only that one). */
+  /** "path event_id" of every event whose first attempt has arrived there (arrivalDelayMs holds only that one). */
   readonly #arrived = new Set<string>();
 
   private constructor(server: Server, publicHost: string, port: number, delays: { answerMs: number; arrivalMs: number }) {
@@ -201,13 +201,17 @@ export class Receiver {
       const raw = Buffer.concat(chunks);
       // receivedAt stays the arrival: a held attempt reads as answered late, as behind a slow receiver.
       const arrived = Date.now();
-      if (this.#arrivalDelayMs > 0 && this.#firstAttempt(raw)) setTimeout(() => this.record(req, res, raw, arrived), this.#arrivalDelayMs);
+      if (this.#arrivalDelayMs > 0 && this.#firstAttempt(req.url ?? '', raw))
+        setTimeout(() => this.record(req, res, raw, arrived), this.#arrivalDelayMs);
       else this.record(req, res, raw, arrived);
     });
   }
 
-  /** Is this the first attempt of its event (by event_id; a body without one counts as a first attempt)? */
-  #firstAttempt(raw: Buffer): boolean {
+  /**
+   * Is this the first attempt of its event at this endpoint (by path and event_id: one event goes to every
+   * webhook subscribed to it)? A body without an event_id counts as a first attempt.
+   */
+  #firstAttempt(path: string, raw: Buffer): boolean {
     let id: unknown;
     try {
       id = (JSON.parse(raw.toString('utf8')) as { event_id?: unknown }).event_id;
@@ -215,8 +219,9 @@ export class Receiver {
       return true;
     }
     if (typeof id !== 'string') return true;
-    if (this.#arrived.has(id)) return false;
-    this.#arrived.add(id);
+    const key = `${path} ${id}`;
+    if (this.#arrived.has(key)) return false;
+    this.#arrived.add(key);
     return true;
   }
 
