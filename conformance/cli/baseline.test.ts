@@ -54,13 +54,21 @@ function file(name: string, text: string): string {
 
 test('a listed FAIL does not fail the run and is shown apart; an unlisted one does', async () => {
   const listed = file('listed.txt', '# known\nmeetings/list-shape   the list is not built yet\n');
-  const ok = await run([...against(), '--only', 'meetings/list-shape,health/no-auth', `--expected-failures=${listed}`]);
+  const md = join(dir, 'listed.md');
+  const ok = await run([...against(), '--only', 'meetings/list-shape,health/no-auth', `--expected-failures=${listed}`, `--md=${md}`]);
   assert.equal(ok.code, 0, ok.out + ok.err);
   assert.match(
     ok.out,
     /Expected failures \(.*listed\.txt; they do not fail the run\):\n {2}FAIL meetings\/list-shape \(line 2: the list is not built yet\)/,
   );
   assert.doesNotMatch(ok.out, /── FAIL meetings\/list-shape/, 'the failure is not detailed with those that fail the run');
+  const report = readFileSync(md, 'utf8');
+  assert.match(report, /^# ✅ /, 'the Markdown report is not red for a listed failure');
+  assert.match(
+    report,
+    /## Expected failures \(`.*listed\.txt`\)[\s\S]*\| `meetings\/list-shape` \| FAIL \| 2 \| the list is not built yet \|/,
+  );
+  assert.doesNotMatch(report, /## Failures and remarks/);
   const byClause = file('clause.txt', 'meetings.list.shape\n');
   assert.equal((await run([...against(), '--only', 'meetings/list-shape', `--expected-failures=${byClause}`])).code, 0);
   const empty = file('empty.txt', '');

@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../gate.ts';
-import type { CheckResult } from '../runner/result.ts';
+import type { CheckResult, RunMeta } from '../runner/result.ts';
 import { isFailing } from '../runner/result.ts';
 
 export interface ExpectedEntry {
@@ -92,6 +92,20 @@ export function judge(expected: ExpectedFailures | undefined, results: readonly 
     if (ran.length > 0 && !stillFailing) verdict.stale.push(e);
   }
   return verdict;
+}
+
+/** The verdict as the JSON report's meta keeps it (RunMeta.expectedFailures; the Markdown report shows it apart). */
+export function expectedMeta(expected: ExpectedFailures, results: readonly CheckResult[]): NonNullable<RunMeta['expectedFailures']> {
+  const verdict = judge(expected, results);
+  return {
+    file: expected.file,
+    expected: verdict.expected.map(({ result, entry }) => ({
+      id: result.id,
+      line: entry.line,
+      ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+    })),
+    stale: verdict.stale.map((e) => ({ id: e.id, line: e.line })),
+  };
 }
 
 /** The lines of the console summary: the expected failures apart, then the stale entries to delete. */

@@ -31,7 +31,7 @@ import type { FailOn } from '../gate.ts';
 import { UsageError, applyTls, gateReasons, invocation, waitForTarget } from '../gate.ts';
 import { SUITE_NAME, SUITE_VERSION, USER_AGENT } from '../version.ts';
 import { EXIT } from './exit-codes.ts';
-import { entryFor, expectedLines, judge, writeExpectedFailures } from './expected-failures.ts';
+import { entryFor, expectedLines, expectedMeta, judge, writeExpectedFailures } from './expected-failures.ts';
 import type { ExpectedFailures } from './expected-failures.ts';
 import { integer, url } from './options.ts';
 import type { Values } from './options.ts';
@@ -233,6 +233,7 @@ function reportOf(
         placeholders: session.secrets.placeholders(),
         nodeVersion: process.version,
         cleanup: run.cleanup,
+        ...(selection.expected === undefined ? {} : { expectedFailures: expectedMeta(selection.expected, run.results) }),
       },
       results: run.results,
       suite: selection.allChecks.map((c) => ({ id: c.id, clauses: [...c.clauses] })),
