@@ -106,9 +106,10 @@ async function holdWait(
   for (let i = 0; i < 50 && t.endedAt === null && t.realFrom === null && Date.now() < deadline; i++) await sleep(SAMPLE_MS);
   // Not sampled yet: the slowed end is later still.
   if (t.endedAt === null && t.realFrom === null && Date.now() >= deadline) return timedOut();
-  const hold = untilEnd(t);
-  if (Date.now() + hold > deadline) return timedOut();
-  await sleep(hold);
+  const endAt = Date.now() + untilEnd(t);
+  if (endAt > deadline) return timedOut();
+  // In steps: a caller's action on the work (realFrom) shows it as it is, and the wait answers then too.
+  while (Date.now() < endAt && t.realFrom === null) await sleep(Math.min(100, endAt - Date.now()));
   return res;
 }
 
@@ -181,9 +182,6 @@ export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
         if (shown === null || shown['state'] !== 'idle')
           return errorAnswer(409, 'recording_in_progress', 'a recording is still starting or stopping');
       }
-      // A caller's pause or resume acts on the recording as it is: from then on it is shown as it is.
-      if (req.method === 'POST' && (path === '/v1/recording/pause' || path === '/v1/recording/resume') && phase !== undefined)
-        phase.realFrom ??= Date.now();
       return req;
     },
     response: async (req, res, tools) => {
@@ -197,6 +195,15 @@ export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
         phase = follow(tools, '/v1/recording', auth, (v) => v['state'] !== 'stopping' && v['state'] !== 'recording');
         return res;
       }
+      // A caller's pause or resume that the target accepted acts on the recording as it is: from then on it
+      // is shown as it is (a refused one, e.g. another check's 409 probe, changes nothing).
+      if (
+        req.method === 'POST' &&
+        (path === '/v1/recording/pause' || path === '/v1/recording/resume') &&
+        res.status < 300 &&
+        phase !== undefined
+      )
+        phase.realFrom ??= Date.now();
       if (req.method === 'GET' && path === '/v1/recording' && res.status === 200) {
         const shown = shownAt(phase);
         return shown === null ? res : withJson(res, shown);
