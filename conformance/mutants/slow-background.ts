@@ -133,10 +133,16 @@ export function slowSummarizer(): Pick<Mutant, 'request' | 'response'> {
   const latest = new Map<string, string>();
   const latestOf = (meeting: string): Timeline | undefined => operations.get(latest.get(meeting) ?? '');
   return {
-    request: (req) => {
+    request: async (req, tools) => {
       if (req.method === 'GET' && OPERATION.exec(req.url.pathname)?.[3] !== undefined) askedAt.set(req, Date.now());
       const regen = REGENERATE.exec(req.url.pathname);
-      if (req.method === 'POST' && regen !== null && busy(latestOf(decodeURIComponent(regen[1]!))))
+      // Busy is said only to a caller the target lets in (an unauthorized one gets the target's 401 or 403).
+      if (
+        req.method === 'POST' &&
+        regen !== null &&
+        busy(latestOf(decodeURIComponent(regen[1]!))) &&
+        (await tools.scopesOf(req)).includes('write')
+      )
         return errorAnswer(409, 'summary_generating', 'a summary of this meeting is already being generated');
       return req;
     },
@@ -174,10 +180,11 @@ const RECORDING_WAIT = /^\/v1\/recording\/wait$/;
 export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
   let phase: Timeline | undefined;
   return {
-    request: (req) => {
+    request: async (req, tools) => {
       const path = req.url.pathname;
       if (req.method === 'GET' && RECORDING_WAIT.test(path)) askedAt.set(req, Date.now());
-      if (req.method === 'POST' && path === '/v1/recording/start' && busy(phase)) {
+      // Busy is said only to a caller the target lets in (an unauthorized one gets the target's 401 or 403).
+      if (req.method === 'POST' && path === '/v1/recording/start' && busy(phase) && (await tools.scopesOf(req)).includes('record')) {
         const shown = shownAt(phase);
         if (shown === null || shown['state'] !== 'idle')
           return errorAnswer(409, 'recording_in_progress', 'a recording is still starting or stopping');
