@@ -159,8 +159,8 @@ test('a run with failures exits 1 and writes every report; merge joins them', as
   assert.ok(index.checks.length >= 6);
 });
 
-test('an unreachable Control API stops the run with exit 1', async () => {
+test('an unreachable Control API stops the run with exit 3 (the run could not start)', async () => {
   const r = await run([`--base-url=${target.url}`, '--control-url', 'http://127.0.0.1:9', '--control-secret', 's', '--only', 'health/']);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 3);
   assert.match(r.err, /Control API at http:\/\/127.0.0.1:9 cannot be used/);
 });

@@ -96,10 +96,10 @@ test('--min-coverage: below it exits 1 and says how much was exercised', async (
   assert.equal((await run([`--base-url=${target.url}`, ...SOME, '--min-coverage', '101'])).code, 2);
 });
 
-test('--wait-for-target: a target that never answers is exit 1; one that comes up in time runs', async () => {
+test('--wait-for-target: a target that never answers is exit 3 (not reached); one that comes up in time runs', async () => {
   const port = await freePort();
   const never = await run(['--base-url', `http://127.0.0.1:${port}`, ...SOME, '--wait-for-target', '1']);
-  assert.equal(never.code, 1, never.out + never.err);
+  assert.equal(never.code, 3, never.out + never.err);
   assert.match(never.err, /did not answer GET \/health within 1 s/);
   const late = await freePort();
   const pending = run(['--base-url', `http://127.0.0.1:${late}`, ...SOME, '--wait-for-target', '30']);
@@ -189,7 +189,9 @@ test('an HTTPS target with a self-signed certificate: refused without --ca/--ins
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
   try {
     const refused = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry']);
-    assert.equal(refused.code, 1, refused.out);
+    // A certificate the suite does not trust: the target cannot be reached (exit 3), and the log says why.
+    assert.equal(refused.code, 3, refused.out);
+    assert.match(refused.err, /the target could not be reached: .*(CERT|certificate)/i, refused.err);
     const ca = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry', `--ca=${cert}`]);
     assert.equal(ca.code, 0, ca.out + ca.err);
     const insecure = await run([`--base-url=${url}`, '--only', 'health/no-auth', '--no-retry', '--insecure']);

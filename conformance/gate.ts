@@ -151,8 +151,16 @@ export function invocation(env: NodeJS.ProcessEnv = process.env, script: string 
 
 // ------------------------------------------------------------------ the target
 
-/** Polls GET /health until the target answers (anything but a 5xx), for at most `seconds`. */
-export async function waitForTarget(baseUrl: string, seconds: number, userAgent: string): Promise<string | null> {
+/**
+ * Polls GET /health until the target answers (below 500; with `anyStatus`, any HTTP answer at all) or
+ * `seconds` pass: null once it does, else why not (cli/run-suite.ts exits 3 with it).
+ */
+export async function waitForTarget(
+  baseUrl: string,
+  seconds: number,
+  userAgent: string,
+  options: { anyStatus?: boolean } = {},
+): Promise<string | null> {
   const until = Date.now() + seconds * 1000;
   let last: string;
   for (;;) {
@@ -162,7 +170,7 @@ export async function waitForTarget(baseUrl: string, seconds: number, userAgent:
         headers: { 'user-agent': userAgent },
       });
       await res.arrayBuffer();
-      if (res.status < 500) return null;
+      if (res.status < 500 || options.anyStatus === true) return null;
       last = `status ${res.status}`;
     } catch (err) {
       const e = err as { message?: string; cause?: { code?: string; message?: string } };

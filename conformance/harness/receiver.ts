@@ -121,6 +121,12 @@ export interface ReceiverOptions {
    * one, since a conforming target must tolerate a receiver that answers late; conformance/mutants/variants.ts).
    */
   answerDelayMs?: number;
+  /**
+   * The first attempt of every event is held this long before the receiver records and answers it: as
+   * if the target sent it that much later (a target slow to deliver: the slow-target variant of
+   * variants.ts). Its retries are not held: a slow target still keeps its retry schedule.
+   */
+  arrivalDelayMs?: number;
 }
 
 export class Receiver {
@@ -134,10 +140,14 @@ export class Receiver {
   #seq = 0;
   #counter = 0;
   readonly #answerDelayMs: number;
+  readonly #arrivalDelayMs: number;
+  /** "path event_id" of every event whose first attempt has arrived there (arrivalDelayMs holds only that one). */
+  readonly #arrived = new Set<string>();
 
-  private constructor(server: Server, publicHost: string, port: number, answerDelayMs: number) {
+  private constructor(server: Server, publicHost: string, port: number, delays: { answerMs: number; arrivalMs: number }) {
     this.#server = server;
-    this.#answerDelayMs = answerDelayMs;
+    this.#answerDelayMs = delays.answerMs;
+    this.#arrivalDelayMs = delays.arrivalMs;
     this.publicHost = publicHost;
     this.port = port;
     server.on('connection', (s: Socket) => {
@@ -158,7 +168,10 @@ export class Receiver {
     });
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    holder.receiver = new Receiver(server, publicHost, port, options.answerDelayMs ?? 0);
+    holder.receiver = new Receiver(server, publicHost, port, {
+      answerMs: options.answerDelayMs ?? 0,
+      arrivalMs: options.arrivalDelayMs ?? 0,
+    });
     return holder.receiver;
   }
 
@@ -186,45 +199,72 @@ export class Receiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const path = (req.url ?? '/').split('?')[0]!;
-      const ep = this.#endpoints.get(path);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
-      this.#seq += 1;
-      const delivery: Delivery = {
-        seq: this.#seq,
-        receivedAt: Date.now(),
-        endpoint: ep?.name ?? '(none)',
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers,
-        bodyBase64: raw.toString('base64'),
-        body: cut(raw.toString('utf8')).text,
-        answered: '',
-      };
-      const kept = ep?.accepts(delivery) ?? false;
-      const reply: Reply = ep === undefined ? { status: 404 } : kept ? ep.nextReply() : { status: 204 };
-      delivery.answered = describeReply(reply);
-      if (ep === undefined) this.strays.push(delivery);
-      else if (kept) ep.add(delivery);
-      else ep.others.push(delivery);
-      if ('action' in reply) {
-        if (reply.action === 'reset') {
-          req.socket.destroy();
-          delivery.answeredAt = Date.now();
-        }
-        // 'hang': never answer; the socket is closed with the receiver.
-        return;
-      }
-      const send = (): void => {
-        res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
-        res.end(reply.body ?? '');
-        delivery.answeredAt = Date.now();
-      };
-      const delayMs = (reply.delayMs ?? 0) + this.#answerDelayMs;
-      if (delayMs > 0) setTimeout(send, delayMs);
-      else send();
+      // receivedAt stays the arrival: a held attempt reads as answered late, as behind a slow receiver.
+      const arrived = Date.now();
+      if (this.#arrivalDelayMs > 0 && this.#firstAttempt(req.url ?? '', raw))
+        setTimeout(() => this.record(req, res, raw, arrived), this.#arrivalDelayMs);
+      else this.record(req, res, raw, arrived);
     });
+  }
+
+  /**
+   * Is this the first attempt of its event at this endpoint (by path and event_id: one event goes to every
+   * webhook subscribed to it)? A body without an event_id counts as a first attempt.
+   */
+  #firstAttempt(path: string, raw: Buffer): boolean {
+    let id: unknown;
+    try {
+      id = (JSON.parse(raw.toString('utf8')) as { event_id?: unknown }).event_id;
+    } catch {
+      return true;
+    }
+    if (typeof id !== 'string') return true;
+    const key = `${path} ${id}`;
+    if (this.#arrived.has(key)) return false;
+    this.#arrived.add(key);
+    return true;
+  }
+
+  /** Records a delivery that has arrived and answers it. */
+  private record(req: IncomingMessage, res: ServerResponse, raw: Buffer, arrived: number): void {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const ep = this.#endpoints.get(path);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+    this.#seq += 1;
+    const delivery: Delivery = {
+      seq: this.#seq,
+      receivedAt: arrived,
+      endpoint: ep?.name ?? '(none)',
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers,
+      bodyBase64: raw.toString('base64'),
+      body: cut(raw.toString('utf8')).text,
+      answered: '',
+    };
+    const kept = ep?.accepts(delivery) ?? false;
+    const reply: Reply = ep === undefined ? { status: 404 } : kept ? ep.nextReply() : { status: 204 };
+    delivery.answered = describeReply(reply);
+    if (ep === undefined) this.strays.push(delivery);
+    else if (kept) ep.add(delivery);
+    else ep.others.push(delivery);
+    if ('action' in reply) {
+      if (reply.action === 'reset') {
+        req.socket.destroy();
+        delivery.answeredAt = Date.now();
+      }
+      // 'hang': never answer; the socket is closed with the receiver.
+      return;
+    }
+    const send = (): void => {
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
+      res.end(reply.body ?? '');
+      delivery.answeredAt = Date.now();
+    };
+    const delayMs = (reply.delayMs ?? 0) + this.#answerDelayMs;
+    if (delayMs > 0) setTimeout(send, delayMs);
+    else send();
   }
 
   async close(): Promise<void> {

@@ -61,6 +61,7 @@ async function runVariant(
       fresh: false,
       requestTimeoutMs: 15_000,
       ...(variant.session?.receiverAnswerDelayMs === undefined ? {} : { receiverAnswerDelayMs: variant.session.receiverAnswerDelayMs }),
+      ...(variant.session?.receiverArrivalDelayMs === undefined ? {} : { receiverArrivalDelayMs: variant.session.receiverArrivalDelayMs }),
     });
     const chosen =
       options.checks.length === 0
@@ -111,20 +112,18 @@ async function main(argv: string[]): Promise<number> {
   if (unknown.length > 0) throw new Error(`no such variant: ${unknown.join(', ')}`);
   const variants = VARIANTS.filter((v) => (only.length > 0 ? only.includes(v.name) : values.slow || !v.slow));
   const started = Date.now();
-  // --parallel N: N reference gateways, each running its share of the variants one after the other (a
+  // --parallel N: N reference gateways, each running variants one after the other (a
   // suite run mostly waits on the target, so two share 2 cores well; each variant keeps its own gateway).
   const lanes = Math.max(1, Math.min(variants.length, Number(values.parallel ?? 2)));
   const verdicts: VariantVerdict[] = [];
-  // The slow variants first, so the longest run starts at once and the others share the remaining lanes.
-  const byLane = [...variants.filter((v) => v.slow), ...variants.filter((v) => !v.slow)];
-  const lane = async (k: number): Promise<void> => {
-    const mine = byLane.filter((_, i) => i % lanes === k);
+  // The slow variants first, so the longest run starts at once; each lane takes the next variant when it is
+  // free (a shared queue, not a fixed share: the slow variant takes as long as several others).
+  const queue = [...variants.filter((v) => v.slow), ...variants.filter((v) => !v.slow)];
+  const lane = async (): Promise<void> => {
     const ref = await startReference();
     try {
-      process.stdout.write(
-        `reference gateway pid ${ref.pid} at ${ref.baseUrl}: ${mine.map((v) => v.name).join(', ')} (the whole non-slow suite each)\n`,
-      );
-      for (const variant of mine) {
+      process.stdout.write(`reference gateway pid ${ref.pid} at ${ref.baseUrl} (the whole non-slow suite through each variant)\n`);
+      for (let variant = queue.shift(); variant !== undefined; variant = queue.shift()) {
         const v = await runVariant(ref, variant, {
           seed: Number(values.seed ?? 1),
           runs: Number(values.runs ?? 20),
@@ -144,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
       await ref.stop();
     }
   };
-  await Promise.all(Array.from({ length: lanes }, (_, k) => lane(k)));
+  await Promise.all(Array.from({ length: lanes }, () => lane()));
   const bad = verdicts.filter((v) => v.wrong.length > 0);
   process.stdout.write(
     `\nvariants: ${verdicts.length - bad.length} of ${verdicts.length} with no FAIL and no ERROR in ${((Date.now() - started) / 1000).toFixed(1)} s (gateway stopped)\n`,

@@ -20,7 +20,12 @@ import { inShard, parseShard } from '../runner/shard.ts';
 import type { Shard } from '../runner/shard.ts';
 import { MUTANTS } from './catalog.ts';
 import type { Mutant } from './proxy.ts';
+import { judge } from '../cli/expected-failures.ts';
+import type { ExpectedFailures } from '../cli/expected-failures.ts';
 import { startProxy } from './proxy.ts';
+
+/** An --expected-failures file with no entry: a mutant's FAILs must fail the run all the same. */
+const NO_EXPECTED_FAILURES: ExpectedFailures = { file: '(an empty file)', entries: [] };
 
 export interface MutantTarget {
   baseUrl: string;
@@ -94,6 +99,11 @@ export async function runMutants(
           const want = mutant.expect[r.id]!;
           if (r.outcome !== want) wrong.push(`${r.id}: ${r.outcome}, expected ${want}`);
         }
+        // Killed also under --expected-failures with an empty file: each FAIL must fail the run there too.
+        const unexpected = new Set(judge(NO_EXPECTED_FAILURES, results).unexpected.map((r) => r.id));
+        for (const r of results)
+          if (mutant.expect[r.id] === 'FAIL' && r.outcome === 'FAIL' && !unexpected.has(r.id))
+            wrong.push(`${r.id}: its FAIL does not fail a run with an empty --expected-failures file`);
       }
       const killed = wrong.length === 0;
       const durationMs = Date.now() - started;

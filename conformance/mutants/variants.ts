@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { speechPath } from '../harness/audio.ts';
 import { ALTERNATIVES } from './alternatives.ts';
 import { slowTarget } from './slow-target.ts';
+import { combine, slowRecorder, slowSummarizer } from './slow-background.ts';
 import type { Mutant } from './proxy.ts';
 import { parseWavHeader, wavSampleRewriter } from './wav-rewrite.ts';
 
@@ -18,7 +19,7 @@ export interface Variant extends Omit<Mutant, 'expect'> {
   /** Takes minutes rather than about one (the runner runs these only with --slow). */
   slow: boolean;
   /** Run settings of the suite itself (a variant of the receiver rather than of the target). */
-  session?: { receiverAnswerDelayMs?: number };
+  session?: { receiverAnswerDelayMs?: number; receiverArrivalDelayMs?: number };
 }
 
 /** The shipped speech's samples (16 kHz mono), the words the fixed recognizer hears in any sound. */
@@ -41,6 +42,8 @@ const SOUND = 64;
 
 /** The only event stream a variant rewrites (read whole, then handed on); every other stream passes as it arrives. */
 const JOB_WAIT = /^\/v1\/jobs\/[^/]+\/wait$/;
+/** The waits the slowed variants hold until the slowed work ends: the job, summary-operation and recording waits. */
+const EVERY_WAIT = /^\/v1\/(jobs\/[^/]+\/wait|meetings\/[^/]+\/summary\/operations\/[^/]+\/wait|recording\/wait)$/;
 
 export const VARIANTS: Variant[] = [
   {
@@ -78,10 +81,23 @@ export const VARIANTS: Variant[] = [
     name: 'slow-target',
     slow: true,
     description:
-      'a target ten times slower at every job stage: GET /v1/jobs/{id}, the job list and the job wait show each job ' +
-      "as the reference had it at a tenth of its age (slow-target.ts); a caller's cancel, pause, resume or retry acts at once",
-    ...slowTarget(),
-    bufferedStreams: JOB_WAIT,
+      'a target ten times slower at everything the suite waits on: every job stage (imports, diarization: ' +
+      'GET /v1/jobs/{id}, the job list and the job wait show each job as the reference had it at a tenth of its age, ' +
+      "slow-target.ts), every summary regeneration and the recording's start and stop (busy ten times as long, " +
+      'with the 409 the reference gives while busy: slow-background.ts), and every webhook delivery arriving 2 s late; ' +
+      "a caller's cancel, pause, resume or retry acts at once",
+    ...combine(slowTarget(), slowSummarizer(), slowRecorder()),
+    bufferedStreams: EVERY_WAIT,
+    session: { receiverArrivalDelayMs: 2000 },
+  },
+  {
+    name: 'slow-summarizer',
+    slow: false,
+    description:
+      'a target whose summary generation is ten times slower, everything else as the reference: a second ' +
+      'regeneration that meets the first still running is refused with 409 summary_generating (issue 36)',
+    ...slowSummarizer(),
+    bufferedStreams: EVERY_WAIT,
   },
   {
     name: 'slow-webhook-receiver',

@@ -74,7 +74,7 @@ function oldSystemNode(): string | undefined {
   return undefined;
 }
 
-test('on a Node older than 22 the bundle prints one line naming the versions it needs and exits 1', (t) => {
+test('on a Node older than 22 the bundle prints one line naming the versions it needs and exits 3 (the run could not start)', (t) => {
   const old = oldSystemNode();
   if (old === undefined) {
     t.skip('no Node older than 22 on this machine');
@@ -82,7 +82,7 @@ test('on a Node older than 22 the bundle prints one line naming the versions it 
   }
   for (const args of [['--version'], ['--base-url=http://127.0.0.1:9', '--token=x']]) {
     const r = runBundle(old, args);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 3);
     assert.equal(r.stdout, '');
     const lines = r.stderr.split('\n').filter((l) => l !== '');
     assert.equal(lines.length, 1, r.stderr);

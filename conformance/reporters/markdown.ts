@@ -68,7 +68,10 @@ export function markdownReport(report: RunReport, catalog: readonly Clause[]): s
   const counts = countOutcomes(report.results);
   const rows = clauseRows(catalog, report);
   const cov = coverage(rows);
-  const failing = counts.FAIL + counts.ERROR;
+  // --expected-failures: the listed failures are shown apart and do not make the report red; a stale entry does.
+  const listed = report.meta.expectedFailures;
+  const expectedIds = new Set(listed?.expected.map((e) => e.id) ?? []);
+  const failing = counts.FAIL + counts.ERROR - expectedIds.size + (listed?.stale.length ?? 0);
   const ms = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
   const out: string[] = [];
   out.push(
@@ -108,12 +111,20 @@ export function markdownReport(report: RunReport, catalog: readonly Clause[]): s
   out.push('', '| Area | Checkable | Covered | Exercised | Pass | Fail |', '|---|---:|---:|---:|---:|---:|');
   for (const a of cov.byArea) out.push(`| ${a.area} | ${a.checkable} | ${a.covered} | ${a.exercised} | ${a.pass} | ${a.fail} |`);
   const shown = report.results.filter(
-    (r) => r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'NON_STRICT' || r.outcome === 'FLAKY',
+    (r) => (r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'NON_STRICT' || r.outcome === 'FLAKY') && !expectedIds.has(r.id),
   );
   if (shown.length > 0) {
     out.push('', '## Failures and remarks', '');
     for (const o of ['FAIL', 'ERROR', 'NON_STRICT', 'FLAKY'] as const)
       for (const r of shown.filter((x) => x.outcome === o)) out.push(resultMd(r));
+  }
+  if (listed !== undefined && (listed.expected.length > 0 || listed.stale.length > 0)) {
+    out.push('', `## Expected failures (\`${listed.file}\`)`, '');
+    if (listed.expected.length > 0)
+      out.push('Listed, so they do not fail the run:', '', '| Check | Outcome | Line | Reason |', '|---|---|---:|---|');
+    const byId = new Map(report.results.map((r) => [r.id, r]));
+    for (const e of listed.expected) out.push(`| \`${e.id}\` | ${byId.get(e.id)?.outcome ?? '?'} | ${e.line} | ${cell(e.reason ?? '')} |`);
+    for (const e of listed.stale) out.push('', `**Stale:** line ${e.line} (\`${e.id}\`) now passes; delete it.`);
   }
   const skipped = report.results.filter((r) => r.outcome === 'SKIPPED');
   if (skipped.length > 0) {

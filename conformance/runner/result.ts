@@ -120,6 +120,15 @@ export interface RunMeta {
   nodeVersion: string;
   /** What the run created on the target, removed and left (harness/ledger.ts, runner/cleanup.ts). */
   cleanup?: CleanupSummary;
+  /**
+   * --expected-failures: the file, the failing checks it listed (they did not fail the run) and its
+   * stale entries (cli/expected-failures.ts).
+   */
+  expectedFailures?: {
+    file: string;
+    expected: Array<{ id: string; line: number; reason?: string }>;
+    stale: Array<{ id: string; line: number }>;
+  };
   /** For merged reports: the shard metas it was built from. */
   mergedFrom?: Array<{ shard?: string; startedAt: string; checks: number }>;
 }

@@ -210,8 +210,11 @@ export async function runChecks(
         : null);
     let result: CheckResult;
     // Ctrl+C: no check starts after it (cli.ts cleans up, then exits).
-    if (interrupted()) result = skippedResult(check, 'the run was interrupted before this check');
-    else if (missing !== undefined && missing !== null) {
+    // A string reason says why the run stopped (cli/run-suite.ts: --max-failures); Ctrl+C gives none.
+    if (interrupted()) {
+      const reason: unknown = options.signal?.reason;
+      result = skippedResult(check, typeof reason === 'string' ? reason : 'the run was interrupted before this check');
+    } else if (missing !== undefined && missing !== null) {
       result = skippedResult(check, missing);
     } else {
       const first = await runAttempt(check, session, resetFirst, { concurrent });

@@ -30,6 +30,8 @@ export interface RunOptions {
   requestTimeoutMs: number;
   /** The webhook receiver answers every delivery this much later (the slow-receiver variant of the self-test). */
   receiverAnswerDelayMs?: number;
+  /** Every delivery reaches the receiver this much later than the target sent it (the slow-background variant). */
+  receiverArrivalDelayMs?: number;
   /** Re-run a failed check once (default true). */
   retry?: boolean;
   /** Reset the target before each check when the Control API allows it (default true). */

@@ -151,6 +151,7 @@ function lazyReceiver(
         receiver = Receiver.start({
           ...(options.receiverHost === undefined ? {} : { publicHost: options.receiverHost }),
           ...(options.receiverAnswerDelayMs === undefined ? {} : { answerDelayMs: options.receiverAnswerDelayMs }),
+          ...(options.receiverArrivalDelayMs === undefined ? {} : { arrivalDelayMs: options.receiverArrivalDelayMs }),
         }).catch((err: unknown) => ({
           missing: `the webhook receiver could not listen: ${err instanceof Error ? err.message : String(err)}`,
         }));
