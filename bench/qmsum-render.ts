@@ -182,6 +182,39 @@ const USAGE = `Usage: node bench/qmsum-render.ts [--split val|train] [--limit N]
                               [--job-timeout S]
   --qmsum-repo  a git copy of QMSum; default ${QMSUM_DEFAULT_DESCRIPTION}`;
 
+/** The run's figures pooled over its meetings: errors over all reference words, seconds over all audio. */
+function pooledRun(
+  split: QmsumSplit,
+  minutes: number,
+  scene: string,
+  results: QmsumPipelineFile[],
+  failures: { meeting: string; error: string }[],
+) {
+  const audio = results.reduce((a, r) => a + r.audio_seconds, 0);
+  const refWords = results.reduce((a, r) => a + r.reference_words, 0);
+  return {
+    split,
+    minutes_asked: minutes,
+    scene,
+    meetings: results.map((r) => ({
+      meeting: r.meeting,
+      minutes: r.minutes,
+      wer: r.wer,
+      rtf: r.rtf,
+      attribution: r.attribution,
+      der: r.der,
+    })),
+    failures,
+    audio_minutes: round(audio / 60, 2),
+    wer_pooled: refWords === 0 ? null : round(results.reduce((a, r) => a + r.wer * r.reference_words, 0) / refWords, 4),
+    rtf_pooled: audio === 0 ? null : round(results.reduce((a, r) => a + r.rtf * r.audio_seconds, 0) / audio, 3),
+    render_seconds_per_audio_minute_pooled:
+      audio === 0
+        ? null
+        : round(results.reduce((a, r) => a + r.render_seconds_per_audio_minute * (r.audio_seconds / 60), 0) / (audio / 60), 1),
+  };
+}
+
 async function main(): Promise<number> {
   const values = readFlags(
     process.argv.slice(2),
@@ -278,30 +311,7 @@ async function main(): Promise<number> {
     await gw.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  // Pooled over meetings: errors over all reference words, seconds over all audio.
-  const audio = results.reduce((a, r) => a + r.audio_seconds, 0);
-  const refWords = results.reduce((a, r) => a + r.reference_words, 0);
-  const summary = {
-    split,
-    minutes_asked: minutes,
-    scene: values.scene,
-    meetings: results.map((r) => ({
-      meeting: r.meeting,
-      minutes: r.minutes,
-      wer: r.wer,
-      rtf: r.rtf,
-      attribution: r.attribution,
-      der: r.der,
-    })),
-    failures,
-    audio_minutes: round(audio / 60, 2),
-    wer_pooled: refWords === 0 ? null : round(results.reduce((a, r) => a + r.wer * r.reference_words, 0) / refWords, 4),
-    rtf_pooled: audio === 0 ? null : round(results.reduce((a, r) => a + r.rtf * r.audio_seconds, 0) / audio, 3),
-    render_seconds_per_audio_minute_pooled:
-      audio === 0
-        ? null
-        : round(results.reduce((a, r) => a + r.render_seconds_per_audio_minute * (r.audio_seconds / 60), 0) / (audio / 60), 1),
-  };
+  const summary = pooledRun(split, minutes, values.scene, results, failures);
   // Beside the split's folder, not in it: the summary benchmark reads every file in the folder as a meeting.
   writeFileSync(path.join(values.out, `${split}-run.json`), `${JSON.stringify(summary, null, 2)}\n`);
   console.log(
