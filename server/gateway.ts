@@ -218,7 +218,7 @@ export class Gateway {
     }
   }
 
-  /** A start that failed half-way: every listener it opened closes. */
+  /** Every listener this gateway opened closes: at stop, and when a start failed half-way. */
   async #closeListeners(): Promise<void> {
     const lan = this.#lanServer;
     this.#lanServer = null;
@@ -332,13 +332,7 @@ export class Gateway {
     this.#stopping ??= (async () => {
       this.#app = null;
       await this.#lanChange;
-      const lan = this.#lanServer;
-      this.#lanServer = null;
-      await Promise.all([
-        closeServer(this.#apiServer),
-        this.#controlServer === null ? undefined : closeServer(this.#controlServer),
-        lan === null ? undefined : closeServer(lan),
-      ]);
+      await this.#closeListeners();
       this.#deps.shutdown();
       this.#db?.close();
       this.#db = null;

@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseApiExport, parseApiJson } from './api-formats.ts';
-import { HypothesisSyntaxError } from './hypothesis.ts';
-
-function refuses(fn: () => unknown, where: string, expected: RegExp): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof HypothesisSyntaxError, String(error));
-    assert.equal(error.where, where);
-    assert.match(error.message, expected);
-    return true;
-  });
-}
+import { refuses } from './assert-refused.ts';
 
 const segment = (
   speaker: string,

@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HypothesisSyntaxError } from './hypothesis.ts';
+import { refuses } from './assert-refused.ts';
 import { parseSrt, parseVtt } from './subtitle-formats.ts';
-
-function refuses(fn: () => unknown, where: string, expected: RegExp): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof HypothesisSyntaxError, String(error));
-    assert.equal(error.where, where);
-    assert.match(error.message, expected);
-    return true;
-  });
-}
 
 describe('parseSrt', () => {
   it('reads cues, spreads their words over the cue and drops markup', () => {
