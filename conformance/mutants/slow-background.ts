@@ -174,53 +174,6 @@ export function slowSummarizer(): Pick<Mutant, 'request' | 'response'> {
   };
 }
 
-const RECORDING_WAIT = /^\/v1\/recording\/wait$/;
-
-/** The recording's start and stop ten times slower: `starting` and `stopping` last ten times as long. */
-export function slowRecorder(): Pick<Mutant, 'request' | 'response'> {
-  let phase: Timeline | undefined;
-  return {
-    request: async (req, tools) => {
-      const path = req.url.pathname;
-      if (req.method === 'GET' && RECORDING_WAIT.test(path)) askedAt.set(req, Date.now());
-      // Busy is said only to a caller the target lets in (an unauthorized one gets the target's 401 or 403).
-      if (req.method === 'POST' && path === '/v1/recording/start' && busy(phase) && (await tools.scopesOf(req)).includes('record')) {
-        const shown = shownAt(phase);
-        if (shown === null || shown['state'] !== 'idle')
-          return errorAnswer(409, 'recording_in_progress', 'a recording is still starting or stopping');
-      }
-      return req;
-    },
-    response: async (req, res, tools) => {
-      const path = req.url.pathname;
-      const auth = req.headers['authorization'] ?? '';
-      if (req.method === 'POST' && path === '/v1/recording/start' && res.status < 300) {
-        phase = follow(tools, '/v1/recording', auth, (v) => v['state'] !== 'starting');
-        return res;
-      }
-      if (req.method === 'POST' && path === '/v1/recording/stop' && res.status < 300) {
-        phase = follow(tools, '/v1/recording', auth, (v) => v['state'] !== 'stopping' && v['state'] !== 'recording');
-        return res;
-      }
-      // A caller's pause or resume that the target accepted acts on the recording as it is: from then on it
-      // is shown as it is (a refused one, e.g. another check's 409 probe, changes nothing).
-      if (
-        req.method === 'POST' &&
-        (path === '/v1/recording/pause' || path === '/v1/recording/resume') &&
-        res.status < 300 &&
-        phase !== undefined
-      )
-        phase.realFrom ??= Date.now();
-      if (req.method === 'GET' && path === '/v1/recording' && res.status === 200) {
-        const shown = shownAt(phase);
-        return shown === null ? res : withJson(res, shown);
-      }
-      if (req.method === 'GET' && RECORDING_WAIT.test(path)) return holdWait(phase, req, res, waitTimeoutMs(req));
-      return res;
-    },
-  };
-}
-
 /** Several slowings in one proxy: each request and answer passes through them in turn. */
 export function combine(
   ...parts: Array<Pick<Mutant, 'request' | 'response' | 'uploadAnswer'>>

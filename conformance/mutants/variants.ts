@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { speechPath } from '../harness/audio.ts';
 import { ALTERNATIVES } from './alternatives.ts';
 import { slowTarget } from './slow-target.ts';
-import { combine, slowRecorder, slowSummarizer } from './slow-background.ts';
+import { combine, slowSummarizer } from './slow-background.ts';
 import type { Mutant } from './proxy.ts';
 import { parseWavHeader, wavSampleRewriter } from './wav-rewrite.ts';
 
@@ -83,10 +83,10 @@ export const VARIANTS: Variant[] = [
     description:
       'a target ten times slower at everything the suite waits on: every job stage (imports, diarization: ' +
       'GET /v1/jobs/{id}, the job list and the job wait show each job as the reference had it at a tenth of its age, ' +
-      "slow-target.ts), every summary regeneration and the recording's start and stop (busy ten times as long, " +
-      'with the 409 the reference gives while busy: slow-background.ts), and every webhook delivery arriving 2 s late; ' +
+      'slow-target.ts), every summary regeneration (busy ten times as long, with the 409 the reference gives ' +
+      'while busy: slow-background.ts), and every webhook delivery arriving 2 s late; ' +
       "a caller's cancel, pause, resume or retry acts at once",
-    ...combine(slowTarget(), slowSummarizer(), slowRecorder()),
+    ...combine(slowTarget(), slowSummarizer()),
     bufferedStreams: EVERY_WAIT,
     session: { receiverArrivalDelayMs: 2000 },
   },
