@@ -16,25 +16,28 @@ import { defaultLogError, type ApiDeps } from './app.ts';
 import { systemClock, type Clock } from './adapters/clock.ts';
 import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
-import { ConfigService } from './features/config/service.ts';
+import { ConfigService } from './features/config/index.ts';
 import { sweepDataFolder } from './kernel/store/data-sweep.ts';
-import { DEFAULT_IMPORT_LIMITS, ImportBudget, type ImportLimits } from './features/jobs/imports/budget.ts';
-import { JobsService } from './features/jobs/service.ts';
-import { MeetingsService } from './features/meetings/service.ts';
-import { SearchService } from './features/search/service.ts';
-import { SummaryService } from './features/summaries/service.ts';
+import {
+  createJobRunners,
+  DEFAULT_IMPORT_LIMITS,
+  ImportBudget,
+  JobsRepo,
+  JobsService,
+  type ImportLimits,
+} from './features/jobs/index.ts';
+import { MeetingsService } from './features/meetings/index.ts';
+import { SearchService } from './features/search/index.ts';
+import { SummaryService } from './features/summaries/index.ts';
 import { EventBus } from './kernel/events.ts';
 import { HealthCounters } from './kernel/health-counters.ts';
-import { createJobRunners } from './features/jobs/runners.ts';
 import { realPipeline, type PipelineParts } from './real-pipeline.ts';
 import type { Database } from './kernel/store/database.ts';
-import { JobsRepo } from './features/jobs/repo.ts';
 import { SettingsRepo } from './kernel/store/settings-repo.ts';
 import { TokensRepo } from './kernel/store/tokens-repo.ts';
-import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/service.ts';
-import { PairingService } from './features/pairing/service.ts';
-import type { CaptureOptions } from './features/recording/capture.ts';
-import { PENDING_PREFIX, RecordingService } from './features/recording/service.ts';
+import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/index.ts';
+import { PairingService } from './features/pairing/index.ts';
+import { PENDING_PREFIX, RecordingService, type CaptureOptions } from './features/recording/index.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
 import { Workers } from './work/workers.ts';
