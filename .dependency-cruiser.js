@@ -39,7 +39,7 @@ export default {
     {
       name: 'outside-a-feature-only-its-index',
       comment:
-        "Outside server/features/ (the composition root, the Control API, the run queue …) a feature is imported only through its index.ts, what it offers the rest of the gateway; the two table files are the one exception (next rule).",
+        'Outside server/features/ (the composition root, the Control API, the run queue …) a feature is imported only through its index.ts, what it offers the rest of the gateway; the two table files are the one exception (next rule).',
       severity: 'error',
       from: { path: '^server/', pathNot: [TESTS, '^server/features/', '^server/(operations|handlers)\\.ts$'] },
       to: { path: '^server/features/', pathNot: '^server/features/[^/]+/index\\.ts$' },

@@ -25,8 +25,7 @@ const TREE: Record<string, string> = {
   'server/adapters/devices.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
   'server/app.ts': 'export const createApp = 1;\nexport type ApiDeps = number;\n',
   'server/http-types.ts': 'export type Handler = number;\nexport const HANDLER_KINDS = [];\n',
-  'server/operations.ts':
-    "import { JOB_OPERATIONS } from './features/jobs/operations.ts';\nexport const OPERATIONS = [JOB_OPERATIONS];\n",
+  'server/operations.ts': "import { JOB_OPERATIONS } from './features/jobs/operations.ts';\nexport const OPERATIONS = [JOB_OPERATIONS];\n",
   'server/handlers.ts':
     "import { jobHandlers } from './features/jobs/handlers.ts';\nimport { JOB_OPERATIONS } from './features/jobs/operations.ts';\nexport const x = [jobHandlers, JOB_OPERATIONS];\n",
   'server/deps.ts':

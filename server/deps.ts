@@ -18,14 +18,7 @@ import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/index.ts';
 import { sweepDataFolder } from './kernel/store/data-sweep.ts';
-import {
-  createJobRunners,
-  DEFAULT_IMPORT_LIMITS,
-  ImportBudget,
-  JobsRepo,
-  JobsService,
-  type ImportLimits,
-} from './features/jobs/index.ts';
+import { createJobRunners, DEFAULT_IMPORT_LIMITS, ImportBudget, JobsRepo, JobsService, type ImportLimits } from './features/jobs/index.ts';
 import { MeetingsService } from './features/meetings/index.ts';
 import { SearchService } from './features/search/index.ts';
 import { SummaryService } from './features/summaries/index.ts';
