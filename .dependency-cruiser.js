@@ -37,6 +37,22 @@ export default {
       to: { path: '^server/features/', pathNot: ['^server/features/$1/', '^server/features/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'outside-a-feature-only-its-index',
+      comment:
+        'Outside server/features/ (the composition root, the Control API, the run queue …) a feature is imported only through its index.ts, what it offers the rest of the gateway; the two table files are the one exception (next rule).',
+      severity: 'error',
+      from: { path: '^server/', pathNot: [TESTS, '^server/features/', '^server/(operations|handlers)\\.ts$'] },
+      to: { path: '^server/features/', pathNot: '^server/features/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'table-reads-rows-and-handlers',
+      comment:
+        "server/operations.ts assembles every feature's rows (features/<name>/operations.ts) and server/handlers.ts every feature's handlers (features/<name>/handlers.ts); otherwise they too import only index.ts. The rows and handlers stay out of index.ts because a handler's types come from the assembled table (http-types.ts → operations.ts): through index.ts that would be a cycle.",
+      severity: 'error',
+      from: { path: '^server/(operations|handlers)\\.ts$' },
+      to: { path: '^server/features/', pathNot: ['^server/features/[^/]+/index\\.ts$', '^server/features/[^/]+/$1\\.ts$'] },
+    },
+    {
       name: 'feature-imports-shared-layers',
       comment:
         'A feature imports the kernel, the adapters, the pipeline, the run queue (work/) and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',

@@ -25,16 +25,22 @@ const TREE: Record<string, string> = {
   'server/adapters/devices.ts': "import type { DeviceCatalog } from '../../common/devices.ts';\nexport type X = DeviceCatalog;\n",
   'server/app.ts': 'export const createApp = 1;\nexport type ApiDeps = number;\n',
   'server/http-types.ts': 'export type Handler = number;\nexport const HANDLER_KINDS = [];\n',
-  'server/operations.ts': 'export const OPERATIONS = [];\n',
+  'server/operations.ts': "import { JOB_OPERATIONS } from './features/jobs/operations.ts';\nexport const OPERATIONS = [JOB_OPERATIONS];\n",
+  'server/handlers.ts':
+    "import { jobHandlers } from './features/jobs/handlers.ts';\nimport { JOB_OPERATIONS } from './features/jobs/operations.ts';\nexport const x = [jobHandlers, JOB_OPERATIONS];\n",
   'server/deps.ts':
     "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const createDeps = VirtualDeviceCatalog;\nexport type DepsOptions = number;\n",
   'server/main.ts': "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
   'server/main-fixture.test.ts':
     "import { VirtualDeviceCatalog } from '../simulator/devices/catalog.ts';\nexport const x = VirtualDeviceCatalog;\n",
   'server/control/app.ts': "import { scene } from '../../simulator/scenes/scene.ts';\nexport const x = scene;\n",
+  'server/control/internal.ts': "import { JobsService } from '../features/jobs/service.ts';\nexport const x = JobsService;\n",
+  'server/control/through-index.ts': "import { JobsService } from '../features/jobs/index.ts';\nexport const x = JobsService;\n",
   'server/control/from-root.ts': "import type { DepsOptions } from '../deps.ts';\nexport type X = DepsOptions;\n",
   'server/features/jobs/service.ts': 'export const JobsService = 1;\n',
   'server/features/jobs/index.ts': "export { JobsService } from './service.ts';\n",
+  'server/features/jobs/operations.ts': 'export const JOB_OPERATIONS = [];\n',
+  'server/features/jobs/handlers.ts': 'export const jobHandlers = {};\n',
   'server/features/jobs/imports/budget.ts':
     "import { ApiError } from '../../../kernel/errors.ts';\nimport { JobsService } from '../service.ts';\nexport const x = [ApiError, JobsService];\n",
   'server/features/meetings/internal.ts': "import { JobsService } from '../jobs/service.ts';\nexport const x = JobsService;\n",
@@ -114,6 +120,10 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'feature-imports-shared-layers: server/features/search/value-from-app.ts → server/app.ts',
         'feature-takes-types-from-root: server/features/search/value-from-http-types.ts → server/http-types.ts',
         'feature-through-index: server/features/meetings/internal.ts → server/features/jobs/service.ts',
+        // Outside the features too, a feature is reached only through its index.ts; the table files read rows and handlers.
+        'outside-a-feature-only-its-index: server/control/internal.ts → server/features/jobs/service.ts',
+        'outside-a-feature-only-its-index: server/pipeline/internal.ts → server/features/jobs/service.ts',
+        'table-reads-rows-and-handlers: server/handlers.ts → server/features/jobs/operations.ts',
         'kernel-imports-kernel-and-adapters: server/kernel/feature.ts → server/features/jobs/index.ts',
         // The run queue serves the features and knows none of them (decision 117).
         'work-imports-no-feature: server/work/feature.ts → server/features/jobs/index.ts',

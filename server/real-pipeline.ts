@@ -13,7 +13,7 @@ import { AudioDecoder } from './pipeline/decode.ts';
 import { assignSpeakers } from './pipeline/diarize.ts';
 import { biasTrieModelOffThread, offThreadDiarizer, offThreadEnhancer } from './pipeline/off-thread.ts';
 import { detectSpeech } from './pipeline/vad.ts';
-import type { SummarizerCatalog } from './features/summaries/service.ts';
+import type { SummarizerCatalog } from './features/summaries/index.ts';
 import type { TranscriptionParts } from './pipeline/transcribe.ts';
 
 /** The parts of the pipeline the gateway runs; a test may replace any of them (deps.ts, `pipeline`). */

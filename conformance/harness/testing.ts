@@ -87,7 +87,14 @@ export function syntheticReport(): RunReport {
     ...sampleExchange(JSON.stringify({ title: nasty }), JSON.stringify({ title: nasty })),
     curl: `curl -sS -i -X PATCH 'http://127.0.0.1:8420/v1/meetings/m1' --data-binary '${nasty}'`,
   };
-  const results: CheckResult[] = [
+  return syntheticRun([...passedAndFailed(base, exchange), ...otherOutcomes(base)]);
+}
+
+type ResultBase = ReturnType<typeof resultBase>;
+
+/** A PASS and a FAIL, both with a recorded exchange; the FAIL with a property's counterexample. */
+function passedAndFailed(base: ResultBase, exchange: CheckResult['exchanges'][number]): CheckResult[] {
+  return [
     {
       ...base,
       id: 'health/no-auth',
@@ -136,6 +143,12 @@ export function syntheticReport(): RunReport {
       ],
       properties: [{ name: 'title lengths', seed: 42, numRuns: 7, failed: true, path: '6:0:1' }],
     },
+  ];
+}
+
+/** One result of each other outcome: NON_STRICT, INFORMATIONAL, SKIPPED, ERROR and FLAKY. */
+function otherOutcomes(base: ResultBase): CheckResult[] {
+  return [
     {
       ...base,
       id: 'config/unknown-section',
@@ -203,7 +216,6 @@ export function syntheticReport(): RunReport {
       retry: { outcome: 'PASS', durationMs: 5, failures: [] },
     },
   ];
-  return syntheticRun(results);
 }
 
 /** A run report around the given results, with fixed run details (tests of the reporters). */

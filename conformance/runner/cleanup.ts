@@ -53,6 +53,46 @@ const MAX_PASSES = 3;
 
 /** Removes what the ledger holds as present; returns the summary. Never throws on an answer of the target. */
 export async function cleanUp(target: CleanupTarget, options: { interrupted?: boolean } = {}): Promise<CleanupSummary> {
+  const c = openCleanup(target);
+  const ledger = c.ledger;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    if (ledger.present().length === 0) break;
+
+    // Settings first: a check may have left the API switched off or unlicensed, which would refuse every delete below.
+    for (const s of ledger.present('settings')) await restoreSettings(s, ledger.settingsBefore ?? {}, c.control, leave);
+    await stopRecordings(c);
+    await settleJobs(c);
+    await deleteWebhooks(c);
+    await deleteMeetings(c);
+    for (const p of ledger.present('pairings')) leave(p, LEFT.pairings);
+    await removeDevices(c);
+
+    // Tokens last: the webhooks and meetings above may have needed them.
+    if (ledger.present().some((e) => e.kind !== 'tokens')) continue;
+    await removeTokens(c);
+  }
+  const cancelled = ledger.entries.filter((e) => e.kind === 'jobs' && e.note === 'cancelled').length;
+  if (cancelled > 0) c.note('jobs', `${cancelled} still running cancelled`);
+  return ledger.summary({ kept: false, ...(options.interrupted === true ? { interrupted: true } : {}), notes: c.notes });
+}
+
+/** What every step of the cleanup works with: the two clients, the ledger, the notes, and the tokens it may use. */
+interface Cleanup {
+  target: CleanupTarget;
+  api: HttpClient;
+  control: ControlDriver | null;
+  ledger: RunLedger;
+  notes: Partial<Record<LedgerKind, string[]>>;
+  note(kind: LedgerKind, text: string): void;
+  /** Tokens the cleanup may use, best first: still alive as far as the run knows, holding the scope. */
+  tokensWith(scope: string): string[];
+  /** Tries each token until one is not refused for who it is (401/403); returns the last answer. */
+  withAny(tokens: string[], call: (token: string) => Promise<HttpResult>): Promise<HttpResult | null>;
+  /** Tokens holding delete: the run's, or one minted once through the Control API. */
+  deleteTokens(): Promise<string[]>;
+}
+
+function openCleanup(target: CleanupTarget): Cleanup {
   const log: Exchange[] = [];
   let seq = 0;
   const sink = (x: Omit<Exchange, 'seq'>): Exchange => {
@@ -74,19 +114,7 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
   };
   const ledger = target.ledger;
   const control = target.control === null ? null : target.control.withClient(controlClient(target, sink));
-  const leave = (e: LedgerEntry, why: string): void => {
-    e.state = 'left';
-    e.why = why;
-  };
-  const gone = (e: LedgerEntry, res: HttpResult): boolean => {
-    if (res.ok || res.status === 404) {
-      e.state = 'removed';
-      return true;
-    }
-    return false;
-  };
 
-  /** Tokens the cleanup may use, best first: still alive as far as the run knows, holding the scope. */
   const tokensWith = (scope: string): string[] => {
     const minted = ledger
       .present('tokens')
@@ -95,7 +123,6 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
     const pooled = target.pool.filter((t) => t.scopesKnown === false || t.scopes.includes(scope)).map((t) => t.token);
     return [...new Set([...pooled, ...minted])];
   };
-  /** Tries each token until one is not refused for who it is (401/403); returns the last answer. */
   const withAny = async (tokens: string[], call: (token: string) => Promise<HttpResult>): Promise<HttpResult | null> => {
     let last: HttpResult | null = null;
     for (const token of tokens) {
@@ -118,115 +145,135 @@ export async function cleanUp(target: CleanupTarget, options: { interrupted?: bo
     }
     return [mintedForCleanup];
   };
+  return { target, api, control, ledger, notes, note, tokensWith, withAny, deleteTokens };
+}
 
-  for (let pass = 0; pass < MAX_PASSES; pass++) {
-    if (ledger.present().length === 0) break;
+/** Marks an entry as staying, and why. */
+function leave(e: LedgerEntry, why: string): void {
+  e.state = 'left';
+  e.why = why;
+}
 
-    // Settings first: a check may have left the API switched off or unlicensed, which would refuse every delete below.
-    for (const s of ledger.present('settings')) await restoreSettings(s, ledger.settingsBefore ?? {}, control, leave);
+/** Marks an entry removed when the answer says it is gone (2xx, or 404: already gone). */
+function gone(e: LedgerEntry, res: HttpResult): boolean {
+  if (res.ok || res.status === 404) {
+    e.state = 'removed';
+    return true;
+  }
+  return false;
+}
 
-    for (const rec of ledger.present('recordings')) {
-      const state = await withAny(tokensWith('read'), (t) => api.get('/v1/recording', { token: t, label: 'cleanup: recording state' }));
-      const s = (state?.body as { state?: unknown } | undefined)?.state;
-      if (s === 'starting' || s === 'recording' || s === 'paused') {
-        const stop = await withAny([...(rec.creator === undefined ? [] : [rec.creator]), ...tokensWith('record')], (t) =>
-          api.post('/v1/recording/stop', { token: t, label: 'cleanup: stop the run’s recording' }),
-        );
-        if (stop?.ok === true) note('recordings', 'stopped');
-      }
-      rec.state = 'removed';
+/** 1. A recording the run started and that still runs is stopped. */
+async function stopRecordings(c: Cleanup): Promise<void> {
+  for (const rec of c.ledger.present('recordings')) {
+    const state = await c.withAny(c.tokensWith('read'), (t) => c.api.get('/v1/recording', { token: t, label: 'cleanup: recording state' }));
+    const s = (state?.body as { state?: unknown } | undefined)?.state;
+    if (s === 'starting' || s === 'recording' || s === 'paused') {
+      const stop = await c.withAny([...(rec.creator === undefined ? [] : [rec.creator]), ...c.tokensWith('record')], (t) =>
+        c.api.post('/v1/recording/stop', { token: t, label: 'cleanup: stop the run’s recording' }),
+      );
+      if (stop?.ok === true) c.note('recordings', 'stopped');
     }
+    rec.state = 'removed';
+  }
+}
 
-    for (const job of ledger.present('jobs')) {
-      const read = [...tokensWith('read'), ...(job.creator === undefined ? [] : [job.creator])];
-      const seen = await withAny(read, (t) => api.get(`/v1/jobs/${encodeURIComponent(job.id)}`, { token: t, label: 'cleanup: job' }));
-      const state = seen?.ok === true ? ledger.jobSeen(seen.body) : undefined;
-      if (seen?.status === 404) {
-        job.state = 'removed';
+/** 2. A job of the run still queued, running or paused is cancelled (its meeting read again); every job stays. */
+async function settleJobs(c: Cleanup): Promise<void> {
+  for (const job of c.ledger.present('jobs')) {
+    const read = [...c.tokensWith('read'), ...(job.creator === undefined ? [] : [job.creator])];
+    const seen = await c.withAny(read, (t) => c.api.get(`/v1/jobs/${encodeURIComponent(job.id)}`, { token: t, label: 'cleanup: job' }));
+    const state = seen?.ok === true ? c.ledger.jobSeen(seen.body) : undefined;
+    if (seen?.status === 404) {
+      job.state = 'removed';
+      continue;
+    }
+    if (state !== undefined && !isTerminalJobState(state)) {
+      const write = [...(job.creator === undefined ? [] : [job.creator]), ...c.tokensWith('write')];
+      const cancel = await c.withAny(write, (t) =>
+        c.api.post(`/v1/jobs/${encodeURIComponent(job.id)}/cancel`, { token: t, label: 'cleanup: cancel the run’s job' }),
+      );
+      if (cancel?.ok === true) {
+        job.note = 'cancelled';
+        // A cancelled import may still have made its meeting: read it again.
+        const again = await c.withAny(read, (t) => c.api.get(`/v1/jobs/${encodeURIComponent(job.id)}`, { token: t }));
+        if (again?.ok === true) c.ledger.jobSeen(again.body);
+      }
+    }
+    leave(job, LEFT.jobs);
+  }
+}
+
+/** 3. Webhooks: deleted with the token that registered them (owner only). */
+async function deleteWebhooks(c: Cleanup): Promise<void> {
+  for (const hook of c.ledger.present('webhooks')) {
+    if (hook.creator === undefined) {
+      leave(hook, 'the token that registered it is unknown');
+      continue;
+    }
+    const res = await c.api.delete(`/v1/webhooks/${encodeURIComponent(hook.id)}`, { token: hook.creator, label: 'cleanup: webhook' });
+    if (!gone(hook, res))
+      leave(
+        hook,
+        res.status === 401 || res.status === 403
+          ? `its owner token may no longer delete it (DELETE answered ${res.status}${res.errorCode === undefined ? '' : ` ${res.errorCode}`}; only the owner may)`
+          : `DELETE /v1/webhooks/{id} answered ${res.status === 0 ? (res.error ?? 'no answer') : res.status}`,
+      );
+  }
+}
+
+/** 4. Meetings: deleted with a token holding delete. */
+async function deleteMeetings(c: Cleanup): Promise<void> {
+  const meetings = c.ledger.present('meetings');
+  if (meetings.length > 0) {
+    const tokens = await c.deleteTokens();
+    for (const m of meetings) {
+      if (tokens.length === 0) {
+        leave(m, LEFT.noDeleteToken);
         continue;
       }
-      if (state !== undefined && !isTerminalJobState(state)) {
-        const write = [...(job.creator === undefined ? [] : [job.creator]), ...tokensWith('write')];
-        const cancel = await withAny(write, (t) =>
-          api.post(`/v1/jobs/${encodeURIComponent(job.id)}/cancel`, { token: t, label: 'cleanup: cancel the run’s job' }),
-        );
-        if (cancel?.ok === true) {
-          job.note = 'cancelled';
-          // A cancelled import may still have made its meeting: read it again.
-          const again = await withAny(read, (t) => api.get(`/v1/jobs/${encodeURIComponent(job.id)}`, { token: t }));
-          if (again?.ok === true) ledger.jobSeen(again.body);
-        }
-      }
-      leave(job, LEFT.jobs);
-    }
-
-    for (const hook of ledger.present('webhooks')) {
-      if (hook.creator === undefined) {
-        leave(hook, 'the token that registered it is unknown');
-        continue;
-      }
-      const res = await api.delete(`/v1/webhooks/${encodeURIComponent(hook.id)}`, { token: hook.creator, label: 'cleanup: webhook' });
-      if (!gone(hook, res))
+      const res = await c.withAny(tokens, (t) =>
+        c.api.delete(`/v1/meetings/${encodeURIComponent(m.id)}`, { token: t, label: 'cleanup: meeting' }),
+      );
+      if (res === null || !gone(m, res))
         leave(
-          hook,
-          res.status === 401 || res.status === 403
-            ? `its owner token may no longer delete it (DELETE answered ${res.status}${res.errorCode === undefined ? '' : ` ${res.errorCode}`}; only the owner may)`
-            : `DELETE /v1/webhooks/{id} answered ${res.status === 0 ? (res.error ?? 'no answer') : res.status}`,
+          m,
+          res?.status === 403
+            ? `the run's tokens may not delete it (403 ${res.errorCode ?? ''})`.trim()
+            : `DELETE /v1/meetings/{id} answered ${res === null ? 'nothing' : res.status === 0 ? (res.error ?? 'no answer') : res.status}`,
         );
-    }
-
-    const meetings = ledger.present('meetings');
-    if (meetings.length > 0) {
-      const tokens = await deleteTokens();
-      for (const m of meetings) {
-        if (tokens.length === 0) {
-          leave(m, LEFT.noDeleteToken);
-          continue;
-        }
-        const res = await withAny(tokens, (t) =>
-          api.delete(`/v1/meetings/${encodeURIComponent(m.id)}`, { token: t, label: 'cleanup: meeting' }),
-        );
-        if (res === null || !gone(m, res))
-          leave(
-            m,
-            res?.status === 403
-              ? `the run's tokens may not delete it (403 ${res.errorCode ?? ''})`.trim()
-              : `DELETE /v1/meetings/{id} answered ${res === null ? 'nothing' : res.status === 0 ? (res.error ?? 'no answer') : res.status}`,
-          );
-      }
-    }
-
-    for (const p of ledger.present('pairings')) leave(p, LEFT.pairings);
-
-    for (const d of ledger.present('devices')) {
-      if (control === null || !control.has('devices')) {
-        leave(d, LEFT.noControl('simulated devices'));
-        continue;
-      }
-      const res = await control.client.delete(`/control/devices/${encodeURIComponent(d.id)}`, {
-        token: target.controlSecret ?? null,
-        label: 'cleanup: device',
-      });
-      if (!gone(d, res)) leave(d, `DELETE /control/devices/{name} answered ${res.status}`);
-    }
-
-    // Tokens last: the webhooks and meetings above may have needed them.
-    if (ledger.present().some((e) => e.kind !== 'tokens')) continue;
-    for (const t of ledger.present('tokens')) {
-      if (control === null) {
-        leave(t, LEFT.noControl('tokens minted through the Control API'));
-        continue;
-      }
-      const res = await control.client.delete(`/control/tokens/${encodeURIComponent(t.id)}`, {
-        token: target.controlSecret ?? null,
-        label: 'cleanup: token',
-      });
-      if (!gone(t, res)) leave(t, `DELETE /control/tokens/{id} answered ${res.status}`);
     }
   }
-  const cancelled = ledger.entries.filter((e) => e.kind === 'jobs' && e.note === 'cancelled').length;
-  if (cancelled > 0) note('jobs', `${cancelled} still running cancelled`);
-  return ledger.summary({ kept: false, ...(options.interrupted === true ? { interrupted: true } : {}), notes });
+}
+
+/** 5. Simulated devices: through the Control API. */
+async function removeDevices(c: Cleanup): Promise<void> {
+  for (const d of c.ledger.present('devices')) {
+    if (c.control === null || !c.control.has('devices')) {
+      leave(d, LEFT.noControl('simulated devices'));
+      continue;
+    }
+    const res = await c.control.client.delete(`/control/devices/${encodeURIComponent(d.id)}`, {
+      token: c.target.controlSecret ?? null,
+      label: 'cleanup: device',
+    });
+    if (!gone(d, res)) leave(d, `DELETE /control/devices/{name} answered ${res.status}`);
+  }
+}
+
+/** 5. Control API tokens: through the Control API, once nothing else needs them. */
+async function removeTokens(c: Cleanup): Promise<void> {
+  for (const t of c.ledger.present('tokens')) {
+    if (c.control === null) {
+      leave(t, LEFT.noControl('tokens minted through the Control API'));
+      continue;
+    }
+    const res = await c.control.client.delete(`/control/tokens/${encodeURIComponent(t.id)}`, {
+      token: c.target.controlSecret ?? null,
+      label: 'cleanup: token',
+    });
+    if (!gone(t, res)) leave(t, `DELETE /control/tokens/{id} answered ${res.status}`);
+  }
 }
 
 /** Puts back the settings that differ from those before the run; a restart applies the ones read at startup. */

@@ -12,9 +12,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Clock } from '../adapters/clock.ts';
 import type { DeviceCatalog } from '../adapters/devices.ts';
-import type { JobsService } from '../features/jobs/service.ts';
-import type { MeetingsService } from '../features/meetings/service.ts';
-import type { RecordingService } from '../features/recording/service.ts';
+import type { JobsService } from '../features/jobs/index.ts';
+import type { MeetingsService } from '../features/meetings/index.ts';
+import type { RecordingService } from '../features/recording/index.ts';
 import type { HealthCounters } from '../kernel/health-counters.ts';
 import type { SettingsRepo } from '../kernel/store/settings-repo.ts';
 import type { TokensRepo } from '../kernel/store/tokens-repo.ts';

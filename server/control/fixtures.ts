@@ -13,8 +13,8 @@
 import { SceneError, resolveScene, type ResolvedScene } from '../../simulator/scenes/scene.ts';
 import type { Clock } from '../adapters/clock.ts';
 import type { DeviceCatalog } from '../adapters/devices.ts';
-import { jobDto, type JobsService } from '../features/jobs/service.ts';
-import type { MeetingsService } from '../features/meetings/service.ts';
+import { jobDto, type JobsService } from '../features/jobs/index.ts';
+import type { MeetingsService } from '../features/meetings/index.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { json, readBody } from './http.ts';
 import type { ControlRoute } from './route-table.ts';

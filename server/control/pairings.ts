@@ -10,7 +10,7 @@
  * answered, or expired), 422 for a bad body. Decisions: docs/decisions/015-pairing.md.
  */
 import { z } from 'zod';
-import { controlPairingView, type PairingService } from '../features/pairing/service.ts';
+import { controlPairingView, type PairingService } from '../features/pairing/index.ts';
 import { json, readBody } from './http.ts';
 import type { ControlRoute } from './route-table.ts';
 

@@ -15,7 +15,7 @@ import { json, readBody } from './http.ts';
 import type { ControlRoute } from './route-table.ts';
 import { ApiError } from '../kernel/errors.ts';
 import type { DeviceCatalog, VirtualDeviceBackend } from '../adapters/devices.ts';
-import type { RecordingService } from '../features/recording/service.ts';
+import type { RecordingService } from '../features/recording/index.ts';
 
 /** What the recorder's and the simulated devices' routes use, and nothing else. */
 export interface RecordingControlDeps {

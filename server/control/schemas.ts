@@ -5,9 +5,9 @@
 import { sceneSchema } from '../../simulator/scenes/scene.ts';
 import { z } from 'zod';
 import { codePointString, CONTROL_CHARS } from '../kernel/common-schemas.ts';
-import { TITLE_MAX } from '../features/meetings/schemas.ts';
+import { TITLE_MAX } from '../features/meetings/index.ts';
 import { TOKEN_KINDS, TOKEN_ORIGINS } from '../kernel/store/tokens-repo.ts';
-import { JOB_KINDS, JOB_STATES } from '../features/jobs/states.ts';
+import { JOB_KINDS, JOB_STATES } from '../features/jobs/index.ts';
 
 /** What GET /control lists: only what this build implements. */
 export const CAPABILITIES = [

@@ -11,7 +11,7 @@
  * Decisions: docs/decisions/014-webhooks.md.
  */
 import { z } from 'zod';
-import { controlWebhookView, type WebhooksService } from '../features/webhooks/service.ts';
+import { controlWebhookView, type WebhooksService } from '../features/webhooks/index.ts';
 import { ApiError } from '../kernel/errors.ts';
 import { json, readBody } from './http.ts';
 import type { ControlRoute } from './route-table.ts';

@@ -1,4 +1,5 @@
 import { defineCheck } from '../../harness/check.ts';
+import type { CheckContext } from '../../harness/context.ts';
 import type { Delivery } from '../../harness/exchange.ts';
 import * as x from '../../harness/expect.ts';
 import { pollJob } from '../../harness/jobs.ts';
@@ -66,87 +67,97 @@ export const check = defineCheck({
         `the suite’s time budget (30 s) ran out before ${missing().join(', ')} arrived (API.md sets no delivery time; decision 081)`,
       );
     const ds = await endpoint.quiet(3000, 8000);
-    const of = (event: string, id: string): Delivery[] =>
-      ds.filter((d) => envelopeOf(d)?.event === event && envelopeOf(d)?.resource?.id === id);
-    const list = ds.map((d) => `${String(envelopeOf(d)?.event)}(${String(envelopeOf(d)?.resource?.id).slice(0, 12)})`).join(', ');
-    ctx.expect(
-      'events.job-completed',
-      'job.completed for the job finished succeeded',
-      x.that(of('job.completed', ok).length >= 1, 'job.completed with resource.id = the job id', list),
-    );
-    ctx.expect(
-      'events.job-failed',
-      'job.failed for the job finished failed',
-      x.that(of('job.failed', bad).length >= 1, 'job.failed with resource.id = the job id', list),
-    );
-    ctx.expect(
-      'events.job-cancelled',
-      'job.cancelled for the cancelled job',
-      x.that(of('job.cancelled', pr).length >= 1, 'job.cancelled with resource.id = the job id', list),
-    );
-    const paused = of('job.paused', pr).length;
-    // Only this check's jobs count: a target also reports the jobs of others (e.g. under --jobs).
-    const pausedAny = ds.filter(
-      (d) => envelopeOf(d)?.event === 'job.paused' && [ok, bad, pr].includes(String(envelopeOf(d)?.resource?.id)),
-    ).length;
-    ctx.expect(
-      'events.job-paused.maybe-twice',
-      'job.paused for the paused job',
-      x.that(paused >= 1 && paused <= 2 && pausedAny === paused, 'one or two job.paused, all with the job id', list),
-    );
-    ctx.expect(
-      'events.job-resumed',
-      'job.resumed for the resumed job',
-      x.that(of('job.resumed', pr).length >= 1, 'job.resumed with resource.id = the job id', list),
-    );
-    ctx.expect(
-      'events.job-completed',
-      'events for the succeeded job',
-      x.that(
-        !ds.some((d) => envelopeOf(d)?.resource?.id === ok && ['job.failed', 'job.cancelled'].includes(String(envelopeOf(d)?.event))),
-        'no job.failed or job.cancelled',
-        list,
-      ),
-    );
-    const eventIds = new Map<string, string>();
-    for (const d of ds) {
-      const e = envelopeOf(d);
-      ctx.expect(
-        'events.envelope.fields',
-        `envelope of ${String(e?.event)}`,
-        x.fields(
-          e,
-          {
-            schema_version: 'integer',
-            event_id: 'string',
-            event: 'string',
-            occurred_at: 'timestamp',
-            resource: 'object',
-            delivery_id: 'string',
-          },
-          'envelope',
-        ),
-      );
-      ctx.expect(
-        'events.envelope.fields',
-        `resource of ${String(e?.event)}`,
-        x.fields(e?.resource, { kind: 'string', id: 'string' }, 'resource'),
-      );
-      const key = `${String(e?.event)}/${String(e?.resource?.id)}/${d.seq}`;
-      if (typeof e?.event_id === 'string') {
-        const prior = eventIds.get(e.event_id);
-        // job.paused may legitimately be the same event delivered twice; other events must not share ids.
-        ctx.expect(
-          'events.envelope.fields',
-          `event_id of ${key}`,
-          x.that(
-            prior === undefined || (prior.startsWith('job.paused') && e.event === 'job.paused'),
-            'unique per event',
-            `also used by ${prior ?? ''}`,
-          ),
-        );
-        eventIds.set(e.event_id, key);
-      }
-    }
+    expectTransitions(ctx, ds, ok, bad, pr);
+    expectEnvelopes(ctx, ds);
   },
 });
+
+/** Each transition arrived as its event, with the job id; job.paused once or twice, and no other outcome for the job that succeeded. */
+function expectTransitions(ctx: CheckContext, ds: Delivery[], ok: string, bad: string, pr: string): void {
+  const of = (event: string, id: string): Delivery[] =>
+    ds.filter((d) => envelopeOf(d)?.event === event && envelopeOf(d)?.resource?.id === id);
+  const list = ds.map((d) => `${String(envelopeOf(d)?.event)}(${String(envelopeOf(d)?.resource?.id).slice(0, 12)})`).join(', ');
+  ctx.expect(
+    'events.job-completed',
+    'job.completed for the job finished succeeded',
+    x.that(of('job.completed', ok).length >= 1, 'job.completed with resource.id = the job id', list),
+  );
+  ctx.expect(
+    'events.job-failed',
+    'job.failed for the job finished failed',
+    x.that(of('job.failed', bad).length >= 1, 'job.failed with resource.id = the job id', list),
+  );
+  ctx.expect(
+    'events.job-cancelled',
+    'job.cancelled for the cancelled job',
+    x.that(of('job.cancelled', pr).length >= 1, 'job.cancelled with resource.id = the job id', list),
+  );
+  const paused = of('job.paused', pr).length;
+  // Only this check's jobs count: a target also reports the jobs of others (e.g. under --jobs).
+  const pausedAny = ds.filter(
+    (d) => envelopeOf(d)?.event === 'job.paused' && [ok, bad, pr].includes(String(envelopeOf(d)?.resource?.id)),
+  ).length;
+  ctx.expect(
+    'events.job-paused.maybe-twice',
+    'job.paused for the paused job',
+    x.that(paused >= 1 && paused <= 2 && pausedAny === paused, 'one or two job.paused, all with the job id', list),
+  );
+  ctx.expect(
+    'events.job-resumed',
+    'job.resumed for the resumed job',
+    x.that(of('job.resumed', pr).length >= 1, 'job.resumed with resource.id = the job id', list),
+  );
+  ctx.expect(
+    'events.job-completed',
+    'events for the succeeded job',
+    x.that(
+      !ds.some((d) => envelopeOf(d)?.resource?.id === ok && ['job.failed', 'job.cancelled'].includes(String(envelopeOf(d)?.event))),
+      'no job.failed or job.cancelled',
+      list,
+    ),
+  );
+}
+
+/** Every envelope has its fields and resource, and an event_id of its own (a job.paused delivered twice may repeat its id). */
+function expectEnvelopes(ctx: CheckContext, ds: Delivery[]): void {
+  const eventIds = new Map<string, string>();
+  for (const d of ds) {
+    const e = envelopeOf(d);
+    ctx.expect(
+      'events.envelope.fields',
+      `envelope of ${String(e?.event)}`,
+      x.fields(
+        e,
+        {
+          schema_version: 'integer',
+          event_id: 'string',
+          event: 'string',
+          occurred_at: 'timestamp',
+          resource: 'object',
+          delivery_id: 'string',
+        },
+        'envelope',
+      ),
+    );
+    ctx.expect(
+      'events.envelope.fields',
+      `resource of ${String(e?.event)}`,
+      x.fields(e?.resource, { kind: 'string', id: 'string' }, 'resource'),
+    );
+    const key = `${String(e?.event)}/${String(e?.resource?.id)}/${d.seq}`;
+    if (typeof e?.event_id === 'string') {
+      const prior = eventIds.get(e.event_id);
+      // job.paused may legitimately be the same event delivered twice; other events must not share ids.
+      ctx.expect(
+        'events.envelope.fields',
+        `event_id of ${key}`,
+        x.that(
+          prior === undefined || (prior.startsWith('job.paused') && e.event === 'job.paused'),
+          'unique per event',
+          `also used by ${prior ?? ''}`,
+        ),
+      );
+      eventIds.set(e.event_id, key);
+    }
+  }
+}

@@ -1,7 +1,8 @@
 /**
- * What other features use of meetings: the service (to store a transcript,
- * a summary, a recording's meeting) and the title limit. Everything else of
- * this folder is its own (the import-boundary lint keeps it so).
+ * What the rest of the gateway uses of meetings: the service (other features
+ * store a transcript, a summary, a recording's meeting; the composition root
+ * builds it; the Control API's fixtures seed meetings) and the title limit.
+ * Everything else of this folder is its own (the dependency rules keep it so).
  */
-export type { MeetingSeed, MeetingsService } from './service.ts';
+export { MeetingsService, type MeetingSeed } from './service.ts';
 export { TITLE_MAX } from './schemas.ts';
