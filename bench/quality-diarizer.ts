@@ -16,6 +16,10 @@
  *   node bench/quality-diarizer.ts --threshold 0.6                 another clustering_threshold
  *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean \
  *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3   voices named (bench/quality.ts)
+ *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean --cast-seeds 1,2,3,4,5 --dynamics natural
+ *                                                                  one row per casting seed (decision 135), natural dynamics
+ *   node bench/quality-diarizer.ts --cells four-person-standup@clean --cast-seeds 1,2,3 --recast
+ *                                                                  the script's named voices dropped: the seed casts everyone
  *
  * A cell is script@scene[@voice set]; a script is a fixture name or a path.
  */
@@ -33,13 +37,18 @@ import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import type { VoiceSet } from '../simulator/synth/voices.ts';
-import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED, withSpeakerVoices } from './quality.ts';
-import { readFlags, runCli } from './lib.ts';
+import { castSeedsFlag, withSpeakerVoices, withoutNamedVoices } from './quality-cast.ts';
+import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED } from './quality.ts';
+import { FlagError, readFlags, runCli } from './lib.ts';
+import { DYNAMICS_PROFILES, type DynamicsProfileName } from '../simulator/scripts/meeting-script.ts';
 
 export interface DiarizerCell {
   script: string;
   scene: string;
   voice_set: string;
+  /** The casting seed the voices were drawn with; null: the voice set's own order. */
+  cast_seed: number | null;
+  dynamics: DynamicsProfileName;
   der: number;
   speakers_found: number;
   speakers: number;
@@ -59,11 +68,20 @@ export async function diarizerCell(
   work: string,
   clusteringThreshold: number,
   speakerVoices: readonly string[] | null = null,
+  cast: { castSeed?: number; dynamics?: DynamicsProfileName; recast?: boolean } = {},
 ): Promise<DiarizerCell> {
   const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
-  const script = withSpeakerVoices(await loadScript(scriptName), speakerVoices);
-  const wav = join(work, `${basename(scriptName, '.json')}.${voiceSet}.${scene}.wav`);
-  const { truth } = await renderScript(script, wav, { voiceSet: voiceSet as VoiceSet, scene, seed: QUALITY_SEED });
+  const loaded = await loadScript(scriptName);
+  const script = withSpeakerVoices(cast.recast === true ? withoutNamedVoices(loaded) : loaded, speakerVoices);
+  const dynamics = cast.dynamics ?? 'tidy';
+  const wav = join(work, `${basename(scriptName, '.json')}.${voiceSet}.${scene}.${dynamics}.${cast.castSeed ?? 'set'}.wav`);
+  const { truth } = await renderScript(script, wav, {
+    voiceSet: voiceSet as VoiceSet,
+    scene,
+    seed: QUALITY_SEED,
+    dynamics,
+    ...(cast.castSeed !== undefined ? { castSeed: cast.castSeed } : {}),
+  });
   const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
   const vad = CONFIG_SECTIONS.vad.defaults;
   const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
@@ -79,6 +97,8 @@ export async function diarizerCell(
     script: scriptName,
     scene,
     voice_set: voiceSet,
+    cast_seed: cast.castSeed ?? null,
+    dynamics,
     der: diarizationErrorRate(truth.turns, turns).der,
     speakers_found: new Set(turns.map((t) => t.speaker)).size,
     speakers: script.speakers.length,
@@ -89,21 +109,34 @@ export async function diarizerCell(
 async function main(): Promise<void> {
   const values = readFlags(
     process.argv.slice(2),
-    { cells: { type: 'string' }, threshold: { type: 'string' }, 'speaker-voices': { type: 'string' } },
-    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V]',
+    {
+      cells: { type: 'string' },
+      threshold: { type: 'string' },
+      'speaker-voices': { type: 'string' },
+      'cast-seeds': { type: 'string' },
+      dynamics: { type: 'string' },
+      recast: { type: 'boolean' },
+    },
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast]',
   );
+  const castSeeds = castSeedsFlag(values['cast-seeds']);
+  const dynamics = (values.dynamics ?? 'tidy') as DynamicsProfileName;
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
+    throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
   const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
   const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
   const results: DiarizerCell[] = [];
   try {
-    for (const cell of cells) {
-      const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null);
-      results.push(r);
-      console.log(
-        `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} DER ${(100 * r.der).toFixed(2).padStart(6)} %  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
-      );
-    }
+    for (const cell of cells)
+      for (const castSeed of castSeeds) {
+        const cast = { dynamics, recast: values.recast === true, ...(castSeed !== null ? { castSeed } : {}) };
+        const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null, cast);
+        results.push(r);
+        console.log(
+          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${(100 * r.der).toFixed(2).padStart(6)} %  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
+        );
+      }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
