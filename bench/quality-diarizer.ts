@@ -50,6 +50,12 @@ export interface DiarizerCell {
   cast_seed: number | null;
   dynamics: DynamicsProfileName;
   der: number;
+  /** DER's parts: reference speech not covered (overlapped speech beyond the one speaker a turn names counts here), extra speech, wrong speaker. */
+  missed: number;
+  false_alarm: number;
+  confusion: number;
+  /** DER where one reference speaker talks (md-eval's -1): what is left when overlapped speech is not scored. */
+  der_single: number;
   speakers_found: number;
   speakers: number;
   attribution: number;
@@ -89,6 +95,7 @@ export async function diarizerCell(
   const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
   const turns = await diarize(decoded, regions, settings, uncontrolled());
   const labels = assignSpeakers(truth.words, turns);
+  const der = diarizationErrorRate(truth.turns, turns);
   const attribution = speakerAttribution(
     truth.words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: labels[i]! })),
     truth.words,
@@ -99,11 +106,19 @@ export async function diarizerCell(
     voice_set: voiceSet,
     cast_seed: cast.castSeed ?? null,
     dynamics,
-    der: diarizationErrorRate(truth.turns, turns).der,
+    der: der.der,
+    missed: der.missed_rate,
+    false_alarm: der.false_alarm_rate,
+    confusion: der.confusion_rate,
+    der_single: diarizationErrorRate(truth.turns, turns, { ignoreOverlap: true }).der,
     speakers_found: new Set(turns.map((t) => t.speaker)).size,
     speakers: script.speakers.length,
     attribution: attribution.accuracy,
   };
+}
+
+function pc(v: number): string {
+  return `${(100 * v).toFixed(2).padStart(5)} %`;
 }
 
 async function main(): Promise<void> {
@@ -134,7 +149,7 @@ async function main(): Promise<void> {
         const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null, cast);
         results.push(r);
         console.log(
-          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${(100 * r.der).toFixed(2).padStart(6)} %  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
+          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${pc(r.der)} (missed ${pc(r.missed)}, false alarm ${pc(r.false_alarm)}, confusion ${pc(r.confusion)}; one speaker ${pc(r.der_single)})  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
         );
       }
   } finally {
