@@ -18,6 +18,7 @@
  *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3   voices named (bench/quality.ts)
  *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean --cast-seeds 1,2,3,4,5 --dynamics natural
  *                                                                  one row per casting seed (decision 135), natural dynamics
+ *   node bench/quality-diarizer.ts --real-voices                    two real people instead (below)
  *   node bench/quality-diarizer.ts --cells four-person-standup@clean --cast-seeds 1,2,3 --recast
  *                                                                  the script's named voices dropped: the seed casts everyone
  *
@@ -30,13 +31,14 @@ import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
-import { uncontrolled } from '../server/pipeline/types.ts';
+import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
-import { diarizationErrorRate } from '../simulator/score/der.ts';
+import { diarizationErrorRate, type DiarizationErrorRate, type DiarizationTurn } from '../simulator/score/der.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import type { VoiceSet } from '../simulator/synth/voices.ts';
+import { REAL_SPEECH_SETS, readPcm16Wav } from './quality-real-speech.ts';
 import { castSeedsFlag, withSpeakerVoices, withoutNamedVoices } from './quality-cast.ts';
 import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED } from './quality.ts';
 import { FlagError, readFlags, runCli } from './lib.ts';
@@ -69,6 +71,40 @@ export function defaultDiarizerCells(): string[] {
   ];
 }
 
+/** The path of diarizerCell from the decoded signal on: front end, voice activity, diarize, DER against `truth`. */
+async function diarizeAndScore(decoded: PcmAudio, truth: readonly DiarizationTurn[], clusteringThreshold: number) {
+  const vad = CONFIG_SECTIONS.vad.defaults;
+  const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
+  const regions = detectSpeech(enhanced, vad);
+  const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
+  const turns = await diarize(decoded, regions, settings, uncontrolled());
+  return { turns, der: diarizationErrorRate(truth, turns) };
+}
+
+/**
+ * Real recorded voices (issue 32's check beside the synthetic casts): the
+ * pocketsphinx-testdata LibriVox readings (one woman) and "cards" utterances
+ * (another reader), alternating, 0.6 s of silence between them, 40 s.
+ */
+export async function realVoicesCell(clusteringThreshold: number): Promise<{ der: DiarizationErrorRate; found: number }> {
+  const readings = REAL_SPEECH_SETS['librivox']!();
+  const cards = REAL_SPEECH_SETS['cards']!();
+  const gap = Math.round(0.6 * PIPELINE_SAMPLE_RATE);
+  const parts = readings.flatMap((u, i) => [{ speaker: 'reader', u }, ...(cards[i] ? [{ speaker: 'cards', u: cards[i] }] : [])]);
+  const clips = parts.map((p) => readPcm16Wav(p.u.file));
+  const samples = new Float32Array(clips.reduce((n, c) => n + c.length + gap, 0));
+  const truth: DiarizationTurn[] = [];
+  let at = 0;
+  clips.forEach((c, i) => {
+    samples.set(c, at);
+    truth.push({ speaker: parts[i]!.speaker, start: at / PIPELINE_SAMPLE_RATE, end: (at + c.length) / PIPELINE_SAMPLE_RATE });
+    at += c.length + gap;
+  });
+  const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE };
+  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold);
+  return { der, found: new Set(turns.map((t) => t.speaker)).size };
+}
+
 export async function diarizerCell(
   cell: string,
   work: string,
@@ -89,13 +125,8 @@ export async function diarizerCell(
     ...(cast.castSeed !== undefined ? { castSeed: cast.castSeed } : {}),
   });
   const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
-  const vad = CONFIG_SECTIONS.vad.defaults;
-  const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
-  const regions = detectSpeech(enhanced, vad);
-  const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
-  const turns = await diarize(decoded, regions, settings, uncontrolled());
+  const { turns, der } = await diarizeAndScore(decoded, truth.turns, clusteringThreshold);
   const labels = assignSpeakers(truth.words, turns);
-  const der = diarizationErrorRate(truth.turns, turns);
   const attribution = speakerAttribution(
     truth.words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: labels[i]! })),
     truth.words,
@@ -131,15 +162,23 @@ async function main(): Promise<void> {
       'cast-seeds': { type: 'string' },
       dynamics: { type: 'string' },
       recast: { type: 'boolean' },
+      'real-voices': { type: 'boolean' },
     },
-    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast]',
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices]',
   );
+  const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
+  if (values['real-voices'] === true) {
+    const { der, found } = await realVoicesCell(threshold);
+    console.log(
+      `real voices (LibriVox reader, cards reader) DER ${pc(der.der)} (missed ${pc(der.missed_rate)}, false alarm ${pc(der.false_alarm_rate)}, confusion ${pc(der.confusion_rate)})  speakers ${found}/2`,
+    );
+    return;
+  }
   const castSeeds = castSeedsFlag(values['cast-seeds']);
   const dynamics = (values.dynamics ?? 'tidy') as DynamicsProfileName;
   if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
     throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
   const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
-  const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
   const results: DiarizerCell[] = [];
   try {
