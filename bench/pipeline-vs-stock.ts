@@ -41,7 +41,7 @@
  * and between the turns of a script set (every line after the first starts
  * S seconds after the one before ends; a scripted overlap becomes such a
  * pause). `--speaker-voices V,V` names a script set's voices
- * (bench/quality.ts withSpeakerVoices), e.g. four Flite voices.
+ * (bench/quality-cast.ts withSpeakerVoices), e.g. four Flite voices.
  * `--processes N` is the recognizer's process count (default one per core,
  * as in the gateway); `--wav-dir DIR` keeps the recordings there (to import
  * them through the gateway).
@@ -71,7 +71,8 @@ import { normalizeWords } from '../simulator/score/normalize-words.ts';
 import { alignWords, wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
-import { QUALITY_SEED, stockWholeFileWords, withSpeakerVoices } from './quality.ts';
+import { withSpeakerVoices } from './quality-cast.ts';
+import { QUALITY_SEED, stockWholeFileWords } from './quality.ts';
 import { readPcm16Wav, REAL_SPEECH_SETS } from './quality-real-speech.ts';
 import { cpuSecondsWithChildren, FlagError, readFlags, runCli } from './lib.ts';
 import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';

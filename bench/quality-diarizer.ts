@@ -16,6 +16,11 @@
  *   node bench/quality-diarizer.ts --threshold 0.6                 another clustering_threshold
  *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean \
  *     --speaker-voices flite:kal16,flite:slt,flite:rms,flite:awb,flite:slt/-3,flite:rms/+3   voices named (bench/quality.ts)
+ *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean --cast-seeds 1,2,3,4,5 --dynamics natural
+ *                                                                  one row per casting seed (decision 135), natural dynamics
+ *   node bench/quality-diarizer.ts --real-voices                    two real people instead (below)
+ *   node bench/quality-diarizer.ts --cells four-person-standup@clean --cast-seeds 1,2,3 --recast
+ *                                                                  the script's named voices dropped: the seed casts everyone
  *
  * A cell is script@scene[@voice set]; a script is a fixture name or a path.
  */
@@ -26,21 +31,33 @@ import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
-import { uncontrolled } from '../server/pipeline/types.ts';
+import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
-import { diarizationErrorRate } from '../simulator/score/der.ts';
+import { diarizationErrorRate, type DiarizationErrorRate, type DiarizationTurn } from '../simulator/score/der.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import type { VoiceSet } from '../simulator/synth/voices.ts';
-import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED, withSpeakerVoices } from './quality.ts';
-import { readFlags, runCli } from './lib.ts';
+import { REAL_SPEECH_SETS, readPcm16Wav } from './quality-real-speech.ts';
+import { castSeedsFlag, withSpeakerVoices, withoutNamedVoices } from './quality-cast.ts';
+import { DEFAULT_SCENES, DEFAULT_SCRIPTS, QUALITY_SEED } from './quality.ts';
+import { FlagError, readFlags, runCli } from './lib.ts';
+import { DYNAMICS_PROFILES, type DynamicsProfileName } from '../simulator/scripts/meeting-script.ts';
 
 export interface DiarizerCell {
   script: string;
   scene: string;
   voice_set: string;
+  /** The casting seed the voices were drawn with; null: the voice set's own order. */
+  cast_seed: number | null;
+  dynamics: DynamicsProfileName;
   der: number;
+  /** DER's parts: reference speech not covered (overlapped speech beyond the one speaker a turn names counts here), extra speech, wrong speaker. */
+  missed: number;
+  false_alarm: number;
+  confusion: number;
+  /** DER where one reference speaker talks (md-eval's -1): what is left when overlapped speech is not scored. */
+  der_single: number;
   speakers_found: number;
   speakers: number;
   attribution: number;
@@ -54,22 +71,61 @@ export function defaultDiarizerCells(): string[] {
   ];
 }
 
-export async function diarizerCell(
-  cell: string,
-  work: string,
-  clusteringThreshold: number,
-  speakerVoices: readonly string[] | null = null,
-): Promise<DiarizerCell> {
-  const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
-  const script = withSpeakerVoices(await loadScript(scriptName), speakerVoices);
-  const wav = join(work, `${basename(scriptName, '.json')}.${voiceSet}.${scene}.wav`);
-  const { truth } = await renderScript(script, wav, { voiceSet: voiceSet as VoiceSet, scene, seed: QUALITY_SEED });
-  const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
+/** The path of diarizerCell from the decoded signal on: front end, voice activity, diarize, DER against `truth`. */
+async function diarizeAndScore(decoded: PcmAudio, truth: readonly DiarizationTurn[], clusteringThreshold: number) {
   const vad = CONFIG_SECTIONS.vad.defaults;
   const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
   const regions = detectSpeech(enhanced, vad);
   const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
   const turns = await diarize(decoded, regions, settings, uncontrolled());
+  return { turns, der: diarizationErrorRate(truth, turns) };
+}
+
+/**
+ * Real recorded voices (issue 32's check beside the synthetic casts): the
+ * pocketsphinx-testdata LibriVox readings (one woman) and "cards" utterances
+ * (another reader), alternating, 0.6 s of silence between them, 40 s.
+ */
+export async function realVoicesCell(clusteringThreshold: number): Promise<{ der: DiarizationErrorRate; found: number }> {
+  const readings = REAL_SPEECH_SETS['librivox']!();
+  const cards = REAL_SPEECH_SETS['cards']!();
+  const gap = Math.round(0.6 * PIPELINE_SAMPLE_RATE);
+  const parts = readings.flatMap((u, i) => [{ speaker: 'reader', u }, ...(cards[i] ? [{ speaker: 'cards', u: cards[i] }] : [])]);
+  const clips = parts.map((p) => readPcm16Wav(p.u.file));
+  const samples = new Float32Array(clips.reduce((n, c) => n + c.length + gap, 0));
+  const truth: DiarizationTurn[] = [];
+  let at = 0;
+  clips.forEach((c, i) => {
+    samples.set(c, at);
+    truth.push({ speaker: parts[i]!.speaker, start: at / PIPELINE_SAMPLE_RATE, end: (at + c.length) / PIPELINE_SAMPLE_RATE });
+    at += c.length + gap;
+  });
+  const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE };
+  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold);
+  return { der, found: new Set(turns.map((t) => t.speaker)).size };
+}
+
+export async function diarizerCell(
+  cell: string,
+  work: string,
+  clusteringThreshold: number,
+  speakerVoices: readonly string[] | null = null,
+  cast: { castSeed?: number; dynamics?: DynamicsProfileName; recast?: boolean } = {},
+): Promise<DiarizerCell> {
+  const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
+  const loaded = await loadScript(scriptName);
+  const script = withSpeakerVoices(cast.recast === true ? withoutNamedVoices(loaded) : loaded, speakerVoices);
+  const dynamics = cast.dynamics ?? 'tidy';
+  const wav = join(work, `${basename(scriptName, '.json')}.${voiceSet}.${scene}.${dynamics}.${cast.castSeed ?? 'set'}.wav`);
+  const { truth } = await renderScript(script, wav, {
+    voiceSet: voiceSet as VoiceSet,
+    scene,
+    seed: QUALITY_SEED,
+    dynamics,
+    ...(cast.castSeed !== undefined ? { castSeed: cast.castSeed } : {}),
+  });
+  const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
+  const { turns, der } = await diarizeAndScore(decoded, truth.turns, clusteringThreshold);
   const labels = assignSpeakers(truth.words, turns);
   const attribution = speakerAttribution(
     truth.words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: labels[i]! })),
@@ -79,31 +135,62 @@ export async function diarizerCell(
     script: scriptName,
     scene,
     voice_set: voiceSet,
-    der: diarizationErrorRate(truth.turns, turns).der,
+    cast_seed: cast.castSeed ?? null,
+    dynamics,
+    der: der.der,
+    missed: der.missed_rate,
+    false_alarm: der.false_alarm_rate,
+    confusion: der.confusion_rate,
+    der_single: diarizationErrorRate(truth.turns, turns, { ignoreOverlap: true }).der,
     speakers_found: new Set(turns.map((t) => t.speaker)).size,
     speakers: script.speakers.length,
     attribution: attribution.accuracy,
   };
 }
 
+function pc(v: number): string {
+  return `${(100 * v).toFixed(2).padStart(5)} %`;
+}
+
 async function main(): Promise<void> {
   const values = readFlags(
     process.argv.slice(2),
-    { cells: { type: 'string' }, threshold: { type: 'string' }, 'speaker-voices': { type: 'string' } },
-    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V]',
+    {
+      cells: { type: 'string' },
+      threshold: { type: 'string' },
+      'speaker-voices': { type: 'string' },
+      'cast-seeds': { type: 'string' },
+      dynamics: { type: 'string' },
+      recast: { type: 'boolean' },
+      'real-voices': { type: 'boolean' },
+    },
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices]',
   );
-  const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
   const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
+  if (values['real-voices'] === true) {
+    const { der, found } = await realVoicesCell(threshold);
+    console.log(
+      `real voices (LibriVox reader, cards reader) DER ${pc(der.der)} (missed ${pc(der.missed_rate)}, false alarm ${pc(der.false_alarm_rate)}, confusion ${pc(der.confusion_rate)})  speakers ${found}/2`,
+    );
+    return;
+  }
+  const castSeeds = castSeedsFlag(values['cast-seeds']);
+  const dynamics = (values.dynamics ?? 'tidy') as DynamicsProfileName;
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
+    throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
+  const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
   const results: DiarizerCell[] = [];
   try {
-    for (const cell of cells) {
-      const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null);
-      results.push(r);
-      console.log(
-        `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} DER ${(100 * r.der).toFixed(2).padStart(6)} %  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
-      );
-    }
+    for (const cell of cells)
+      for (const castSeed of castSeeds) {
+        const cast = { dynamics, recast: values.recast === true, ...(castSeed !== null ? { castSeed } : {}) };
+        const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null, cast);
+        results.push(r);
+        console.log(
+          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${pc(r.der)} (missed ${pc(r.missed)}, false alarm ${pc(r.false_alarm)}, confusion ${pc(r.confusion)}; one speaker ${pc(r.der_single)})  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
+        );
+      }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

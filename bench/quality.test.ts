@@ -12,9 +12,9 @@ import {
   summaryText,
   table,
   targetsFor,
-  withSpeakerVoices,
   type Cell,
 } from './quality.ts';
+import { castSeedsFlag, withSpeakerVoices } from './quality-cast.ts';
 import { machine, type BenchReport } from './lib.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 
@@ -88,6 +88,28 @@ test('the default matrix: 2, 3, 4 and 6 speakers × every scene; the long sessio
     ['two-person-call/natural/off', 'two-person-call/natural/on', 'two-person-call/natural/auto', 'three-person-design-review/natural/off'],
   );
   assert.throws(() => qualityConfig({ tiny: false, options: { enhancement: 'max' } }), /no mode "max"/);
+});
+
+test('--cast-seeds runs every cell once per casting seed; clean cells with one target the exact count and DER <= 2 %', () => {
+  const args = parseArgs(['--only', 'quality', '--scripts=two-person-call', '--scenes=clean', '--voices=natural', '--cast-seeds=1,2,3']);
+  const config = qualityConfig({ tiny: false, options: args.options });
+  assert.deepEqual(config.cast_seeds, [1, 2, 3]);
+  assert.deepEqual(
+    matrix(config).map((j) => `${j.script}#${j.cast_seed}/${j.scene}`),
+    ['two-person-call#1/clean', 'two-person-call#2/clean', 'two-person-call#3/clean'],
+  );
+  // Without the flag: the voice set's own cast, once.
+  assert.deepEqual(qualityConfig({ tiny: true, options: {} }).cast_seeds, [null]);
+  assert.deepEqual(castSeedsFlag(undefined), [null]);
+  for (const bad of ['1,x', '-1', '1.5', '4294967296', ''])
+    assert.throws(() => castSeedsFlag(bad), /--cast-seeds: ".*" is not an integer from 0 to 4294967295/, bad);
+  const six = targetsFor({ script: 'six-person-incident-review', speakers: 6, voice_set: 'natural', scene: 'clean', cast_seed: 4 });
+  assert.deepEqual(
+    [six.der, six.speaker_count_error].map((r) => r && 'max' in r && r.max),
+    [0.02, 0],
+  );
+  const office = targetsFor({ script: 'six-person-incident-review', speakers: 6, voice_set: 'natural', scene: 'office', cast_seed: 4 });
+  assert.equal(office.der, undefined, 'the casting target holds on clean meetings');
 });
 
 test("targets follow the issues: clean, office, the room halves; none on the reference voices' row when natural ones exist", () => {

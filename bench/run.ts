@@ -8,12 +8,10 @@
  *   node bench/run.ts --only core       some of them (comma-separated)
  *   node bench/run.ts --tiny            a tiny run that only proves the machinery
  *   node bench/run.ts --out-dir DIR     write the reports somewhere else
- *   node bench/run.ts --only quality --scripts two-person-call --scenes clean,office [--voices espeak] [--long]
- *                                       a part of the quality matrix (bench/quality.ts)
- *   node bench/run.ts --only pruning --settings grid [--scenes clean,office]
- *                                       the recognizer's search settings on real speech (bench/pruning.ts)
- *   node bench/run.ts --only core --http-seconds 2
- *                                       the core benchmark's throughput figures shortened (8 s each by default)
+ *   node bench/run.ts --only quality --scripts two-person-call --scenes clean,office [--voices espeak] [--long] [--cast-seeds 1,2,3]
+ *                                       a part of the quality matrix (bench/quality.ts), once per casting seed if given
+ *   node bench/run.ts --only pruning --settings grid [--scenes clean,office]   the recognizer's search settings on real speech (bench/pruning.ts)
+ *   node bench/run.ts --only core --http-seconds 2   the core benchmark's throughput figures shortened (8 s each by default)
  *   node bench/run.ts --only front-end    the front end in place against on the workers (bench/front-end.ts)
  *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]
  *                                       the transcript wait (bench/rtf.ts; opt-in, hours on a full run)
@@ -91,6 +89,7 @@ const PASS_THROUGH = [
   'enhancement',
   'speaker-voices',
   'dynamics',
+  'cast-seeds',
   'http-seconds',
   'qmsum',
   'splits',
@@ -138,6 +137,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       enhancement: { type: 'string' },
       'speaker-voices': { type: 'string' },
       dynamics: { type: 'string' },
+      'cast-seeds': { type: 'string' },
       long: { type: 'boolean' },
       // Passed on to the core benchmark (bench/core.ts).
       'http-seconds': { type: 'string' },
@@ -154,7 +154,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       settings: { type: 'string' },
       sets: { type: 'string' },
     },
-    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --long; core: --http-seconds; ' +
+    '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --cast-seeds, --long; core: --http-seconds; ' +
       'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets)',
   );
   if (flags.only !== undefined)

@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadScript } from './scripts/load-script.ts';
+import { assignVoices } from './synth/voices.ts';
 
 const CLI = path.join(import.meta.dirname, 'cli.ts');
 let dir = '';
@@ -148,6 +150,31 @@ describe('simulator/cli.ts', () => {
     const bad = cli('render', 'tiny', `--out=${path.join(dir, 'never.wav')}`, '--dynamics', 'chaotic');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--dynamics expects one of natural, tidy, got "chaotic"/);
+  });
+
+  it('render --cast-seed records the seed in the truth and casts from it; without it no cast_seed; a bad seed exits 2', async () => {
+    type CastTruth = { cast_seed?: number; speakers: { engine: string; voice: string; pitch_shift: number }[] };
+    const truthOf = async (name: string, ...flags: string[]): Promise<CastTruth> => {
+      const r = cli('render', 'tiny', `--out=${path.join(dir, `${name}.wav`)}`, '--dynamics=tidy', ...flags);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(await readFile(path.join(dir, `${name}.truth.json`), 'utf8')) as CastTruth;
+    };
+    const cast = await truthOf('cast-3', '--cast-seed=3');
+    assert.equal(cast.cast_seed, 3);
+    assert.deepEqual(
+      cast.speakers.map((s) => ({ engine: s.engine, voice: s.voice, pitch_shift: s.pitch_shift })),
+      assignVoices((await loadScript('tiny')).speakers, 'natural', 3).map((v) => ({
+        engine: v.engine,
+        voice: v.voice,
+        pitch_shift: v.pitch_shift,
+      })),
+    );
+    assert.equal((await truthOf('cast-none')).cast_seed, undefined);
+    for (const bad of ['--cast-seed=x', '--cast-seed=-1', '--cast-seed=1.5', '--cast-seed=4294967296', '--cast-seed=']) {
+      const r = cli('render', 'tiny', `--out=${path.join(dir, 'never.wav')}`, bad);
+      assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
+      assert.match(r.stderr, /--cast-seed expects an integer from 0 to 4294967295/);
+    }
   });
 
   it('a bad scene flag exits 2 naming the flag', () => {

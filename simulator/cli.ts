@@ -27,13 +27,13 @@ import { DEFAULT_CACHE_DIR, renderScript, truthPathFor } from './synth/render-sc
 import type { RenderOptions, RenderedMeeting } from './synth/render-script.ts';
 import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
 import { SCENE_FLAGS_USAGE, SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from './scenes/scene-flags.ts';
-import { VOICE_SETS } from './synth/voices.ts';
+import { MAX_CAST_SEED, VOICE_SETS, isCastSeed } from './synth/voices.ts';
 import type { VoiceSet } from './synth/voices.ts';
 
 const USAGE = `Usage:
   node simulator/cli.ts render <script-name|path.json> --out <file> [--format <ext>] [--truth <file.json>]
-                              [--dynamics natural|tidy] [--voices natural|espeak] [--sample-rate <hz>] [--channels <n>]
-                              [--cache <dir>]
+                              [--dynamics natural|tidy] [--voices natural|espeak] [--cast-seed <n>]
+                              [--sample-rate <hz>] [--channels <n>] [--cache <dir>]
       Synthesize a meeting script and write it in one import format.
       --dynamics how turns fall in time (decision 108). natural (default, unless the script's
                  "dynamics" says otherwise): pauses and overlaps drawn from AMI's statistics,
@@ -45,6 +45,9 @@ const USAGE = `Usage:
                  others get Flite and Festival voices, pitch and pace varied where
                  speakers outnumber voices; espeak: every speaker speaks with espeak-ng.
                  The truth file lists each speaker's engine, voice, pitch and pace.
+      --cast-seed draws which speaker gets which voice (and the pitch and pace of
+                 repeated voices) from a seed, 0 to ${MAX_CAST_SEED}; the truth records it.
+                 Default: the voice set's own order (decision 135).
       --format   one of ${IMPORT_FORMATS.join(', ')}; default: the extension of --out
       --truth    where to write the ground truth; default: beside --out as <name>.truth.json;
                  its RTTM, STM, CTM and SegLST go beside it (<name>.rttm, .stm, .ctm, .seglst.json)
@@ -137,6 +140,7 @@ const RENDER_FLAG_OPTIONS = {
   cache: { type: 'string' },
   ...SCENE_FLAG_OPTIONS,
   voices: { type: 'string' },
+  'cast-seed': { type: 'string' },
   dynamics: { type: 'string' },
 } as const;
 
@@ -151,6 +155,7 @@ interface RenderFlags {
   voiceSet: VoiceSet | undefined;
   dynamics: DynamicsProfileName | undefined;
   seed: number | undefined;
+  castSeed: number | undefined;
 }
 
 /** Checks the shared render flags before the (slow) synthesis, so a typo fails at once. */
@@ -161,6 +166,9 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
   if (values.dynamics !== undefined && !(DYNAMICS_PROFILES as readonly string[]).includes(values.dynamics)) {
     throw new UsageError(`--dynamics expects one of ${DYNAMICS_PROFILES.join(', ')}, got "${values.dynamics}"`);
   }
+  const castSeed = values['cast-seed'] === undefined ? undefined : Number(values['cast-seed']);
+  if (castSeed !== undefined && (values['cast-seed']!.trim() === '' || !isCastSeed(castSeed)))
+    throw new UsageError(`--cast-seed expects an integer from 0 to ${MAX_CAST_SEED}, got "${values['cast-seed']}"`);
   if (values.out === undefined) throw new UsageError(`${command} needs --out <file>`);
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
   if (!isImportFormat(format)) {
@@ -187,6 +195,7 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
     voiceSet: values.voices as VoiceSet | undefined,
     dynamics: values.dynamics as DynamicsProfileName | undefined,
     seed,
+    castSeed,
   };
 }
 
@@ -205,6 +214,7 @@ function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, script:
     ...(flags.voiceSet !== undefined ? { voiceSet: flags.voiceSet } : {}),
     ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, scriptScene) } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(flags.castSeed !== undefined ? { castSeed: flags.castSeed } : {}),
   };
 }
 

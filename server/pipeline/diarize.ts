@@ -23,7 +23,13 @@
  *      bar there: the resegmentation chose that partition itself), and a
  *      cluster with under 2 s of voice or no stretch of 1.5 s of its own
  *      (windows that straddled two voices) joins its nearest.
- *   4. Runs of a label become turns; turns under 0.5 s join a neighbour;
+ *   4. Runs of a label become turns; turns under 0.5 s join a neighbour.
+ *      The test of step 3 (after the resegmentation) runs once more on the
+ *      speakers as these turns give them, merging a pair that fails it:
+ *      the blocks the resegmentation gave a cluster include fragments (turn
+ *      edges, overlaps) that make it look more distinct than the speech
+ *      the turns keep, so one voice could leave as two speakers with
+ *      turns that the test itself calls one voice (decision 136). Then
  *      speakers are named S1, S2, … by first appearance.
  * This file runs the steps and turns labels into turns; the steps live in
  * diarize/: blocks.ts (step 1 and the window features), features.ts (MFCC,
@@ -31,11 +37,12 @@
  * (the split score and the Gaussians), resegment.ts (the Viterbi pass).
  * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
  * method), 092-diarization-pitchless-splits.md (the higher bar after the
- * resegmentation), 010-decode-vad-diarization.md (the first one).
+ * resegmentation), 136-diarization-on-every-cast.md (the test on the turns),
+ * 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 import { cutBlocks, cutWindows, describeBlocks, type Block } from './diarize/blocks.ts';
-import { clusterBlocks } from './diarize/clustering.ts';
+import { clusterBlocks, indistinctPair } from './diarize/clustering.ts';
 
 export { fft, MfccExtractor, yinPitch } from './diarize/features.ts';
 
@@ -85,7 +92,7 @@ export async function diarize(
 
   const fixed = settings.speaker_count;
   const maxSpeakers = Math.max(1, settings.max_speakers, settings.min_speakers);
-  const labels = await clusterBlocks(blocks, windows, {
+  let labels = await clusterBlocks(blocks, windows, {
     fixed: fixed === null ? null : Math.max(1, fixed),
     min: Math.max(1, Math.min(settings.min_speakers, maxSpeakers)),
     max: maxSpeakers,
@@ -93,7 +100,19 @@ export async function diarize(
     control,
   });
   control.progress(0.9);
-  const turns = turnsFromBlocks(blocks, labels);
+  // The clustering's own test, once more on the speakers as the turns give them (step 4).
+  const splitScore = requiredSplitScore(settings.clustering_threshold);
+  const min = Math.max(1, Math.min(settings.min_speakers, maxSpeakers));
+  for (let turns = labelledTurns(blocks, labels); fixed === null; turns = labelledTurns(blocks, labels)) {
+    const spoken = blockLabels(blocks, turns);
+    if (new Set(turns.map((t) => t.label)).size <= min) break;
+    const pair = indistinctPair(blocks, spoken, splitScore);
+    if (pair === null) break;
+    await control.checkpoint();
+    const [into, from] = pair;
+    labels = labels.map((l) => (l === from ? into : l));
+  }
+  const turns = namedTurns(labelledTurns(blocks, labels));
   control.progress(1);
   return turns;
 }
@@ -144,9 +163,26 @@ export function assignSpeakers(words: readonly { start: number; end: number }[],
   });
 }
 
-function turnsFromBlocks(blocks: readonly Block[], labels: Int32Array): SpeakerTurn[] {
+interface LabelledTurn {
+  label: number;
+  start: number;
+  end: number;
+}
+
+/** Each block's label as the turns give it (a block inside no turn: −1). */
+function blockLabels(blocks: readonly Block[], turns: readonly LabelledTurn[]): Int32Array {
+  let t = 0;
+  return Int32Array.from(blocks, (b) => {
+    const mid = (b.start + b.end) / 2;
+    while (t < turns.length && turns[t]!.end <= mid) t++;
+    const turn = turns[t];
+    return turn !== undefined && turn.start <= mid ? turn.label : -1;
+  });
+}
+
+function labelledTurns(blocks: readonly Block[], labels: Int32Array): LabelledTurn[] {
   // Runs of a label inside a region become turns; regions' edges are the turns' outer edges.
-  let turns: { label: number; start: number; end: number }[] = [];
+  let turns: LabelledTurn[] = [];
   blocks.forEach((b, i) => {
     const last = turns[turns.length - 1];
     const label = Math.max(0, labels[i]!);
@@ -177,9 +213,11 @@ function turnsFromBlocks(blocks: readonly Block[], labels: Int32Array): SpeakerT
     }
     turns = mergeSameSpeaker(turns);
   }
-  turns = mergeSameSpeaker(turns);
+  return mergeSameSpeaker(turns);
+}
 
-  // S1, S2, … in order of first appearance.
+/** S1, S2, … in order of first appearance. */
+function namedTurns(turns: readonly LabelledTurn[]): SpeakerTurn[] {
   const names = new Map<number, string>();
   return turns.map((t) => {
     let name = names.get(t.label);

@@ -89,6 +89,8 @@ export interface MeetingTruth {
   duration: number;
   /** The voice set the render was asked for (RenderOptions.voiceSet). */
   voice_set: VoiceSet;
+  /** The casting seed that drew the speakers' voices (RenderOptions.castSeed); absent: the set's own order. */
+  cast_seed?: number;
   /** Each speaker with the voice it was rendered with: engine, voice, pitch and pace, and whether they were varied to keep speakers apart. */
   speakers: ({ key: string; name: string } & SpeakerVoice)[];
   /** Every spoken word, ordered by start time. */
@@ -126,6 +128,12 @@ export interface RenderOptions {
    * (voices.ts, assignVoices).
    */
   voiceSet?: VoiceSet;
+  /**
+   * Draws which speaker gets which of the voice set's voices, and the pitch
+   * and pace variations of repeated voices (voices.ts, assignVoices;
+   * decision 135). Absent: the set's voices in order, as before casting seeds.
+   */
+  castSeed?: number;
   /**
    * How turns are placed in time (simulator/dynamics/, decision 108); default
    * the script's "dynamics", else "tidy" (every line 0.4 s after the last, as
@@ -201,7 +209,7 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
   }
   const cache = new VoiceCache(opts.cacheDir ?? DEFAULT_CACHE_DIR);
   const voiceSet = opts.voiceSet ?? 'natural';
-  const voices = scriptVoices(script, voiceSet);
+  const voices = scriptVoices(script, voiceSet, opts.castSeed);
   await checkVoicesDiffer(cache, script, voices);
   const voiceOf = new Map(script.speakers.map((s, i) => [s.key, voices[i]!]));
   const dynamicsName = opts.dynamics ?? script.dynamics ?? 'tidy';
@@ -291,6 +299,8 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     sample_rate: OUTPUT_SAMPLE_RATE,
     duration: seconds(total),
     voice_set: voiceSet,
+    // Absent without a casting seed: a render of the set's own cast keeps its truth byte for byte.
+    ...(opts.castSeed !== undefined ? { cast_seed: opts.castSeed } : {}),
     speakers: script.speakers.map((s, i) => ({ key: s.key, name: s.name, ...voices[i]! })),
     words,
     turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),

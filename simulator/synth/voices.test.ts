@@ -11,6 +11,7 @@ import {
   LINE_SAMPLE_RATE,
   NATURAL_RATE_WPM,
   NATURAL_VOICES,
+  MAX_CAST_SEED,
   VoiceCache,
   assignVoices,
   isVoiceName,
@@ -101,6 +102,99 @@ describe('assignVoices', () => {
   it('keeps a bare espeak-ng voice in the natural set: an old script sounds as before', () => {
     const [v] = assignVoices(speakers(1, [{ voice: 'en-us', pitch: 60 }]));
     assert.deepEqual({ engine: v!.engine, voice: v!.voice, pitch: v!.espeak_pitch }, { engine: 'espeak', voice: 'en-us', pitch: 60 });
+  });
+});
+
+/** A cast as a comparable string: every speaker's voice, pitch and pace in speaker order. */
+const castKey = (voices: readonly VoiceChoice[]): string =>
+  voices.map((v) => `${voiceLabel(v)}/${v.pitch_shift}/${v.rate}/${v.espeak_pitch ?? ''}`).join(' ');
+
+/** Seeds 0, 1, 2, … until every one of `expected` distinct casts has been drawn (or `limit` seeds). */
+function castsReached(draw: (seed: number) => string, expected: number, limit: number): { casts: Set<string>; seeds: number } {
+  const casts = new Set<string>();
+  let seed = 0;
+  while (casts.size < expected && seed < limit) casts.add(draw(seed++));
+  return { casts, seeds: seed };
+}
+
+describe('assignVoices with a casting seed', () => {
+  it('without a seed gives the cast every render had before casting seeds', () => {
+    // Written out, not derived: a change to the unseeded order would change every existing render.
+    const six = assignVoices(speakers(6));
+    assert.deepEqual(
+      six.map((v) => `${voiceLabel(v)}/${v.pitch_shift}/${v.rate}/${v.varied}`),
+      [
+        'flite:kal16/0/160/false',
+        'festival:cmu_us_slt_arctic_hts/0/160/false',
+        'flite:rms/0/160/false',
+        'flite:awb/0/160/false',
+        'flite:slt/0/160/false',
+        'flite:kal16/-3/148/true',
+      ],
+    );
+    assert.deepEqual(assignVoices(speakers(6), 'natural', undefined), six);
+    assert.deepEqual(
+      assignVoices(speakers(8), 'espeak').map((v) => `${v.voice}/${v.espeak_pitch}/${v.rate}`),
+      [
+        'en-us/45/175',
+        'en-us+f3/62/175',
+        'en+m3/32/175',
+        'en+f2/70/175',
+        'en-gb-x-rp/40/175',
+        'en-us+f4/55/175',
+        'en-us/33/163',
+        'en-us+f3/50/163',
+      ],
+    );
+  });
+
+  it('is deterministic per seed, and different seeds give different casts', () => {
+    for (const seed of [0, 1, 7, MAX_CAST_SEED])
+      assert.deepEqual(assignVoices(speakers(6), 'natural', seed), assignVoices(speakers(6), 'natural', seed));
+    const casts = new Set([1, 2, 3, 4, 5].map((seed) => castKey(assignVoices(speakers(6), 'natural', seed))));
+    assert.ok(casts.size >= 4, `five seeds gave ${casts.size} casts`);
+  });
+
+  it('casts different people first, then repeats whose variation moves the vocal tract; named voices kept', () => {
+    // The five natural voices are four people: flite slt and Festival's slt HTS voice are one woman (decision 068).
+    const person = (v: VoiceChoice): string => (v.voice.includes('slt') ? 'slt' : voiceLabel(v));
+    for (let seed = 0; seed < 200; seed++) {
+      const six = assignVoices(speakers(6), 'natural', seed);
+      assert.equal(new Set(six.map((v) => `${voiceLabel(v)}/${v.pitch_shift}/${v.rate}`)).size, 6);
+      const plain = six.filter((v) => !v.varied);
+      assert.equal(plain.length, 4);
+      assert.equal(new Set(plain.map(person)).size, 4, 'four different people, unvaried');
+      // The two repeats are Flite clustergen voices, shifted by playback rate (formants with pitch).
+      assert.ok(six.filter((v) => v.varied).every((v) => v.engine === 'flite' && ['rms', 'awb', 'slt'].includes(v.voice)));
+      const sixteen = assignVoices(speakers(16), 'espeak', seed);
+      assert.equal(new Set(sixteen.map((v) => `${v.voice}/${v.espeak_pitch}/${v.rate}`)).size, 16);
+      const natural16 = assignVoices(speakers(16), 'natural', seed);
+      assert.equal(new Set(natural16.map((v) => `${voiceLabel(v)}/${v.pitch_shift}/${v.rate}`)).size, 16);
+      const named = assignVoices(speakers(3, [{}, { voice: 'festival:cmu_us_slt_arctic_hts' }, {}]), 'natural', seed);
+      assert.deepEqual(named[1], assignVoices(speakers(3, [{}, { voice: 'festival:cmu_us_slt_arctic_hts' }, {}]))[1]);
+      // Nobody else speaks as the named woman, not even with flite's slt.
+      assert.ok(named.every((v, i) => i === 1 || (person(v) !== 'slt' && !v.varied)));
+    }
+  });
+
+  it('reaches every cast of two, three and five speakers from the four people of the natural voices', () => {
+    // Ordered choices of different people, the seed also picking slt's voice (flite or Festival):
+    // two speakers 12 orders of people, 6 of them with slt: 6 × 2 + 6 = 18; three 24 orders, 18 with slt: 42.
+    // Five: the four people in any order with slt's voice picked, and one repeat of rms, awb or flite slt
+    // with one of three variations, in any of the five places: 2 × 3 × 3 × 5! = 2160.
+    for (const [n, expected, limit] of [
+      [2, 18, 5_000],
+      [3, 42, 5_000],
+      [5, 2160, 60_000],
+    ] as const) {
+      const { casts } = castsReached((seed) => castKey(assignVoices(speakers(n), 'natural', seed)), expected + 1, limit);
+      assert.equal(casts.size, expected, `${n} speakers`);
+    }
+  });
+
+  it('refuses a casting seed that is not an integer from 0 to 2^32 − 1', () => {
+    for (const bad of [-1, 1.5, MAX_CAST_SEED + 1, Number.NaN])
+      assert.throws(() => assignVoices(speakers(2), 'natural', bad), /casting seed is an integer/);
   });
 });
 

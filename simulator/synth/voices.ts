@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runTool } from '../run-tool.ts';
+import { seededRandom, type SeededRandom } from '../seeded-random.ts';
 import { DEFAULT_RATE_WPM } from '../scripts/meeting-script.ts';
 import type { MeetingScript, ScriptSpeaker } from '../scripts/meeting-script.ts';
 import { espeakVersion, synthesize as espeakSynthesize } from './espeak.ts';
@@ -188,39 +189,41 @@ function fromScript(speaker: ScriptSpeaker, engine: EngineName, voice: string): 
 }
 
 /**
- * One voice per speaker, deterministic for a script and voice set:
+ * One voice per speaker, deterministic for a script, voice set and casting seed:
  * - a speaker who names a voice gets it (with the natural set; with the
  *   espeak set only espeak voices are kept, others are assigned);
- * - the others take the set's voices in order, skipping voices named by
- *   someone else, so no two speakers share a voice while the set lasts;
+ * - the others take the set's voices, skipping voices named by someone
+ *   else, so no two speakers share a voice while the set lasts;
  * - when it runs out, the voices are used again with pitch and pace moved
  *   apart (VARIATIONS), marked `varied`.
+ * Without a casting seed the voices go in the set's order and the n-th use
+ * of a voice takes VARIATIONS[n] (the cast every render had before casting
+ * seeds, kept byte for byte). With one, the seed draws the cast (castSlots):
+ * which voices are used, which variations the repeated ones get, and which
+ * speaker gets which, so a benchmark can measure many casts of one script
+ * instead of the one the order happens to give (decision 135).
  * A speaker's own pitch_shift or rate, when given, wins over the variation.
  */
-export function assignVoices(speakers: readonly ScriptSpeaker[], voiceSet: VoiceSet = 'natural'): SpeakerVoice[] {
+export function assignVoices(speakers: readonly ScriptSpeaker[], voiceSet: VoiceSet = 'natural', castSeed?: number): SpeakerVoice[] {
   const named = speakers.map((s) => {
     if (s.voice === undefined) return undefined;
     const parsed = parseVoiceName(s.voice);
     return voiceSet === 'espeak' && parsed.engine !== 'espeak' ? undefined : parsed;
   });
   const taken = new Set(named.filter((n) => n !== undefined).map(voiceLabel));
-  const pool: { engine: EngineName; voice: string; espeakPitch?: number }[] =
+  const pool: PoolVoice[] =
     voiceSet === 'natural'
       ? [...NATURAL_VOICES]
       : ESPEAK_VOICES.map((v) => ({ engine: 'espeak' as const, voice: v.voice, espeakPitch: v.pitch }));
-  const fresh = pool.filter((v) => !taken.has(voiceLabel(v)));
+  const slots = castSlots(pool, taken, named.filter((n) => n === undefined).length, castSeed);
   let next = 0;
   return speakers.map((speaker, i) => {
     const own = named[i];
     if (own !== undefined) return fromScript(speaker, own.engine, own.voice);
-    const k = next++;
-    // Fresh voices first; once they are used up, the whole pool again, varied.
-    const round = k < fresh.length ? 0 : 1 + Math.floor((k - fresh.length) / pool.length);
-    const base = k < fresh.length ? fresh[k]! : pool[(k - fresh.length) % pool.length]!;
-    const variation = VARIATIONS[Math.min(round, VARIATIONS.length - 1)]!;
+    const { base, variation } = slots[next++]!;
     const pitchShift = speaker.pitch_shift ?? variation.pitch_shift;
     const rate = speaker.rate ?? (base.engine === 'espeak' ? DEFAULT_RATE_WPM : NATURAL_RATE_WPM) + variation.rate_delta;
-    const varied = round > 0;
+    const varied = variation !== VARIATIONS[0];
     if (base.engine === 'espeak') {
       const espeakPitch = speaker.pitch ?? Math.max(0, Math.min(99, (base.espeakPitch ?? 50) + pitchShift * ESPEAK_POINTS_PER_SEMITONE));
       return { engine: 'espeak', voice: base.voice, pitch_shift: 0, rate, espeak_pitch: espeakPitch, source: 'assigned', varied };
@@ -229,9 +232,114 @@ export function assignVoices(speakers: readonly ScriptSpeaker[], voiceSet: Voice
   });
 }
 
+interface PoolVoice {
+  engine: EngineName;
+  voice: string;
+  espeakPitch?: number;
+}
+
+/** One assigned speaker's voice before the speaker's own pitch or rate is applied. */
+interface CastSlot {
+  base: PoolVoice;
+  variation: (typeof VARIATIONS)[number];
+}
+
+/** The largest casting seed: the seed is a 32-bit generator state. */
+export const MAX_CAST_SEED = 0xffff_ffff;
+
+/** True for a casting seed assignVoices accepts: an integer 0 … MAX_CAST_SEED. */
+export function isCastSeed(seed: number): boolean {
+  return Number.isInteger(seed) && seed >= 0 && seed <= MAX_CAST_SEED;
+}
+
+/**
+ * The person a voice was recorded from, where two voices share one: flite's
+ * slt and Festival's slt HTS voice are both CMU ARCTIC "slt", flite's kal16
+ * and kal both the "kal" diphone speaker (decision 068). A voice not listed
+ * is a person of its own.
+ */
+const VOICE_PERSON: Readonly<Record<string, string>> = {
+  'flite:slt': 'slt',
+  'festival:cmu_us_slt_arctic_hts': 'slt',
+  'flite:kal16': 'kal',
+  'flite:kal': 'kal',
+};
+
+function personOf(v: Pick<VoiceChoice, 'engine' | 'voice'>): string {
+  return VOICE_PERSON[voiceLabel(v)] ?? voiceLabel(v);
+}
+
+/**
+ * True when a variation of the voice moves its vocal tract with its pitch:
+ * Flite's clustergen voices are shifted by playback rate, formants and all,
+ * as a different person would sound (synthesizeFresh). kal16 (a pitch
+ * target), Festival's HTS voice (-fm) and espeak-ng move only the pitch,
+ * which leaves one person's voice (decision 068).
+ */
+function variationMovesVocalTract(v: PoolVoice): boolean {
+  return v.engine === 'flite' && !fliteFollowsPitchTarget(v.voice);
+}
+
+/**
+ * The voices of `count` speakers without a named voice, in speaker order.
+ *
+ * Without a seed (the cast of every render before casting seeds, kept):
+ * every fresh voice once, in the set's order, then the whole set again and
+ * again, the r-th round with VARIATIONS[r].
+ *
+ * With a seed, a cast of different people as far as the set allows
+ * (decision 135): first one voice of every person nobody else speaks as
+ * (personOf: the seed picks which of a person's voices), in a drawn order;
+ * then repeats, each a voice with a variation it has not had, first of the
+ * voices whose variation moves the vocal tract (a different person to the
+ * ear, variationMovesVocalTract), round by round, then of the others; the
+ * drawn slots go to the speakers in a drawn order. Every cast this rule
+ * allows is some seed's draw (the unit test enumerates them on small casts).
+ */
+function castSlots(pool: readonly PoolVoice[], taken: ReadonlySet<string>, count: number, seed: number | undefined): CastSlot[] {
+  const slots: CastSlot[] = [];
+  const fresh = pool.filter((v) => !taken.has(voiceLabel(v)));
+  if (seed === undefined) {
+    for (let k = 0; k < count; k++) {
+      const round = k < fresh.length ? 0 : 1 + Math.floor((k - fresh.length) / pool.length);
+      const base = k < fresh.length ? fresh[k]! : pool[(k - fresh.length) % pool.length]!;
+      slots.push({ base, variation: VARIATIONS[Math.min(round, VARIATIONS.length - 1)]! });
+    }
+    return slots;
+  }
+  if (!isCastSeed(seed)) throw new Error(`a casting seed is an integer from 0 to ${MAX_CAST_SEED}, got ${seed}`);
+  // Mixed so that casting seed n and scene seed n draw unrelated sequences.
+  const random = seededRandom((Math.imul(seed, 0x85ebca6b) ^ 0x63617374) >>> 0);
+  // A person is fresh when the script named none of their voices.
+  const named = new Set([...taken].map((label) => personOf(parseVoiceName(label))));
+  const people = new Map<string, PoolVoice[]>();
+  for (const v of fresh) if (!named.has(personOf(v))) people.set(personOf(v), [...(people.get(personOf(v)) ?? []), v]);
+  for (const voices of shuffle([...people.values()], random))
+    if (slots.length < count) slots.push({ base: voices[random.int(0, voices.length - 1)]!, variation: VARIATIONS[0]! });
+  const variationsOf = new Map(pool.map((v) => [voiceLabel(v), shuffle(VARIATIONS.slice(1), random)]));
+  const repeatable = [pool.filter(variationMovesVocalTract), pool.filter((v) => !variationMovesVocalTract(v))];
+  for (const group of repeatable)
+    for (let round = 0; round < VARIATIONS.length - 1 && slots.length < count; round++)
+      for (const v of shuffle(group, random))
+        if (slots.length < count) slots.push({ base: v, variation: variationsOf.get(voiceLabel(v))![round]! });
+  // More speakers than voices and variations (not within a script's sixteen): the last variation again.
+  for (let k = 0; slots.length < count; k++) slots.push({ base: pool[k % pool.length]!, variation: VARIATIONS[VARIATIONS.length - 1]! });
+  return shuffle(slots, random);
+}
+
+/** A Fisher–Yates shuffle of a copy, drawn from `random`. */
+function shuffle<T>(items: readonly T[], random: SeededRandom): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** The voices a script renders with; see assignVoices. */
-export function scriptVoices(script: MeetingScript, voiceSet: VoiceSet = 'natural'): SpeakerVoice[] {
-  return assignVoices(script.speakers, voiceSet);
+export function scriptVoices(script: MeetingScript, voiceSet: VoiceSet = 'natural', castSeed?: number): SpeakerVoice[] {
+  return assignVoices(script.speakers, voiceSet, castSeed);
 }
 
 // ------------------------------------------------------------------ synthesis

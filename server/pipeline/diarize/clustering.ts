@@ -146,6 +146,29 @@ export async function clusterBlocks(blocks: readonly Block[], windows: readonly 
   return labels;
 }
 
+/**
+ * The pair of speakers in `labels` (the blocks' labels as the turns give
+ * them, short turns absorbed) that the likelihood test of the clustering
+ * would merge, as [into, from], or null when every pair passes it: a split
+ * score under the bar, or under the bar plus PITCHLESS_SPLIT_MARGIN when
+ * pitch gives no sign of two voices. Labels −1 (no turn) are left out.
+ */
+export function indistinctPair(blocks: readonly Block[], labels: Int32Array, splitScore: number): [number, number] | null {
+  const ids = [...new Set(labels.filter((l) => l >= 0))].sort((a, b) => a - b);
+  if (ids.length < 2) return null;
+  const all = clusterStats(
+    labels,
+    ids[ids.length - 1]! + 1,
+    blocks.map((b) => b.stats),
+  );
+  const clusters = ids.map((id) => all[id]!);
+  const pair = weakestPair(clusters);
+  if (pair.score < splitScore) return [ids[pair.a]!, ids[pair.b]!];
+  const pitchless = weakestPitchlessPair(clusters);
+  if (pitchless !== null && pitchless.score < splitScore + PITCHLESS_SPLIT_MARGIN) return [ids[pitchless.a]!, ids[pitchless.b]!];
+  return null;
+}
+
 /** Nearest-centroid passes (k-means on unit vectors) until nothing moves; labels come back compact. */
 function refine(points: readonly Float64Array[], start: Int32Array): Int32Array {
   let labels = compactLabels(start);
