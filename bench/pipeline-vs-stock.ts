@@ -44,11 +44,14 @@
  * (bench/quality-cast.ts withSpeakerVoices), e.g. four Flite voices.
  * `--processes N` is the recognizer's process count (default one per core,
  * as in the gateway); `--wav-dir DIR` keeps the recordings there (to import
- * them through the gateway).
+ * them through the gateway). `--dynamics natural` renders a script set with
+ * the natural conversation dynamics (decision 108), as
+ * `npm run bench -- --only quality --dynamics natural` does: the same bytes.
  *
  *   node bench/pipeline-vs-stock.ts [--sets librivox,cards,talkers,script:two-person-call]
  *       [--scenes clean,reverb-only] [--variants pipeline,regions-apart,one-region,pad:200,merge:1] [--out <file.json>]
  *       [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR]
+ *       [--dynamics tidy|natural]
  *
  * One line per cell and variant; `--out` writes every cell, lost words
  * included, as JSON, with each decode's CPU seconds per audio second (from
@@ -75,7 +78,7 @@ import { withSpeakerVoices } from './quality-cast.ts';
 import { QUALITY_SEED, stockWholeFileWords } from './quality.ts';
 import { readPcm16Wav, REAL_SPEECH_SETS } from './quality-real-speech.ts';
 import { cpuSecondsWithChildren, FlagError, readFlags, runCli } from './lib.ts';
-import type { MeetingScript } from '../simulator/scripts/meeting-script.ts';
+import { DYNAMICS_PROFILES, type DynamicsProfileName, type MeetingScript } from '../simulator/scripts/meeting-script.ts';
 
 /** A reference word with the stretch of the recording it lies in (its own times, or its reading's). */
 interface ReferenceWord {
@@ -181,6 +184,8 @@ function fail(message: string): never {
 interface Arrangement {
   pauses: Pauses | null;
   speakerVoices: readonly string[] | null;
+  /** How a script's turns fall in time (--dynamics, decision 108), as the quality bench renders them. */
+  dynamics: DynamicsProfileName;
 }
 
 async function prepare(set: string, scene: string, work: string, arrangement: Arrangement): Promise<Input> {
@@ -190,7 +195,7 @@ async function prepare(set: string, scene: string, work: string, arrangement: Ar
       withSpeakerVoices(await loadScript(set.slice('script:'.length)), arrangement.speakerVoices),
       arrangement.pauses?.seconds ?? null,
     );
-    const rendered = await renderScript(script, wav, { voiceSet: 'natural', scene, seed: QUALITY_SEED });
+    const rendered = await renderScript(script, wav, { voiceSet: 'natural', scene, seed: QUALITY_SEED, dynamics: arrangement.dynamics });
     return { set, scene, wav, reference: rendered.truth.words.map((w) => ({ text: w.text, start: w.start, end: w.end })) };
   }
   const real = realSpeech(set, arrangement.pauses);
@@ -386,13 +391,22 @@ async function measureCell(input: Input, opts: CellOptions): Promise<unknown> {
   };
 }
 
-function readArrangement(values: { 'pause-seconds'?: string; 'pause-kind'?: string; 'speaker-voices'?: string }): Arrangement {
+function readArrangement(values: {
+  'pause-seconds'?: string;
+  'pause-kind'?: string;
+  'speaker-voices'?: string;
+  dynamics?: string;
+}): Arrangement {
   const seconds = values['pause-seconds'] === undefined ? null : Number(values['pause-seconds']);
   if (seconds !== null && !(Number.isFinite(seconds) && seconds >= 0))
     throw new FlagError('--pause-seconds: a number of seconds, 0 or more');
   const kind = values['pause-kind'] ?? 'tone';
   if (kind !== 'tone' && kind !== 'silence') throw new FlagError('--pause-kind: tone or silence');
+  const dynamics = values.dynamics ?? 'tidy';
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
+    throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
   return {
+    dynamics: dynamics as DynamicsProfileName,
     pauses: seconds === null ? null : { seconds, kind },
     speakerVoices: values['speaker-voices']?.split(',').filter(Boolean) ?? null,
   };
@@ -411,8 +425,9 @@ async function main(): Promise<void> {
       'speaker-voices': { type: 'string' },
       processes: { type: 'string' },
       'wav-dir': { type: 'string' },
+      dynamics: { type: 'string' },
     },
-    'node bench/pipeline-vs-stock.ts [--sets S,S] [--scenes S,S] [--variants V,V] [--out FILE] [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR]',
+    'node bench/pipeline-vs-stock.ts [--sets S,S] [--scenes S,S] [--variants V,V] [--out FILE] [--pause-seconds S] [--pause-kind tone|silence] [--speaker-voices V,V] [--processes N] [--wav-dir DIR] [--dynamics tidy|natural]',
   );
   const list = (v: string | undefined, d: string[]) =>
     v

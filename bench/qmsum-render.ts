@@ -43,7 +43,9 @@ import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { wordErrorRate } from '../simulator/score/word-error-rate.ts';
 import { gatewayApi as api, httpCall, startGatewayChild, waitForJobEnd } from './gateway-child.ts';
 import type { GatewayChild } from './gateway-child.ts';
-import { FlagError, readFlags, runCli } from './lib.ts';
+import { FlagError, processCpuSeconds, readFlags, runCli } from './lib.ts';
+import { stockWholeFileWords } from './quality.ts';
+import { POCKETSPHINX_SEARCH_ARGS } from '../server/adapters/asr/pocketsphinx.ts';
 
 interface Segment {
   speaker: string;
@@ -64,8 +66,18 @@ export interface QmsumPipelineFile {
   transcript: { speaker: string; content: string; start: number; end: number }[];
   /** Word error rate of the transcript against the rendered truth (simulator/score/word-error-rate.ts). */
   wer: number;
+  /**
+   * The same scorer on stock whole-file decoding of the same WAV
+   * (`pocketsphinx_continuous -infile`), plain and with the recognizer's
+   * search bounds (the same recognizer options as the pipeline): the
+   * pipeline against the recognizer alone (decisions 093, 097, 120).
+   */
+  wer_stock: number;
+  wer_stock_same_options: number;
   /** Import-to-transcript wall seconds over audio seconds. */
   rtf: number;
+  /** CPU seconds (user+sys) of the gateway and its recognizer processes during the import, over audio seconds; null where /proc cannot be read. */
+  cpu_per_audio_second: number | null;
   /** Rendering wall seconds over minutes of audio. */
   render_seconds_per_audio_minute: number;
   audio_seconds: number;
@@ -135,12 +147,17 @@ async function runMeeting(gw: GatewayChild, work: string, split: QmsumSplit, mee
   const renderSeconds = (performance.now() - renderStarted) / 1000;
   const truth = rendered.truth;
   const timeout = o.jobTimeout !== undefined ? Number(o.jobTimeout) : 120 + truth.duration * 6;
+  const cpuBefore = processCpuSeconds(gw.pid, { withChildren: true });
   const imported = await importMeeting(gw, wav, `qmsum-${meeting}`, timeout);
+  const cpuAfter = processCpuSeconds(gw.pid, { withChildren: true });
+  const reference = truth.words.map((w) => w.text);
+  const stock = wordErrorRate(reference, await stockWholeFileWords(wav));
+  const stockSameOptions = wordErrorRate(reference, await stockWholeFileWords(wav, POCKETSPHINX_SEARCH_ARGS));
   const hypothesis = imported.segments.flatMap((s) =>
     (s.words ?? []).map((w) => ({ text: w.text, start: w.start, end: w.end, cluster: s.speaker })),
   );
   const wer = wordErrorRate(
-    truth.words.map((w) => w.text),
+    reference,
     hypothesis.map((w) => w.text),
   );
   const attribution = speakerAttribution(hypothesis, truth.words);
@@ -155,7 +172,10 @@ async function runMeeting(gw: GatewayChild, work: string, split: QmsumSplit, mee
     minutes: round(truth.duration / 60, 2),
     transcript: imported.segments.map((s) => ({ speaker: s.speaker, content: s.text, start: s.start, end: s.end })),
     wer: round(wer.wer, 4),
+    wer_stock: round(stock.wer, 4),
+    wer_stock_same_options: round(stockSameOptions.wer, 4),
     rtf: round(imported.seconds / truth.duration, 3),
+    cpu_per_audio_second: cpuBefore === null || cpuAfter === null ? null : round((cpuAfter - cpuBefore) / truth.duration, 3),
     render_seconds_per_audio_minute: round(renderSeconds / (truth.duration / 60), 1),
     audio_seconds: truth.duration,
     reference_words: wer.reference_words,
@@ -200,7 +220,10 @@ function pooledRun(
       meeting: r.meeting,
       minutes: r.minutes,
       wer: r.wer,
+      wer_stock: r.wer_stock,
+      wer_stock_same_options: r.wer_stock_same_options,
       rtf: r.rtf,
+      cpu_per_audio_second: r.cpu_per_audio_second,
       attribution: r.attribution,
       der: r.der,
     })),
@@ -297,7 +320,7 @@ async function main(): Promise<number> {
         writeFileSync(path.join(outDir, `${meeting}.json`), `${JSON.stringify(file, null, 2)}\n`);
         results.push(file);
         console.log(
-          `qmsum ${split}/${meeting}: ${file.minutes} min, ${file.speakers} speakers (found ${file.speakers_found}), WER ${(file.wer * 100).toFixed(1)} % of ${file.reference_words} words, attribution ${file.attribution === null ? 'n/a' : `${(file.attribution * 100).toFixed(1)} %`}, DER ${(file.der * 100).toFixed(1)} %, RTF ${file.rtf}, rendering ${file.render_seconds_per_audio_minute} s per audio minute`,
+          `qmsum ${split}/${meeting}: ${file.minutes} min, ${file.speakers} speakers (found ${file.speakers_found}), WER ${(file.wer * 100).toFixed(1)} % of ${file.reference_words} words (stock ${(file.wer_stock * 100).toFixed(1)} %, with the recognizer's options ${(file.wer_stock_same_options * 100).toFixed(1)} %), CPU ${file.cpu_per_audio_second ?? 'n/a'} s per audio s, attribution ${file.attribution === null ? 'n/a' : `${(file.attribution * 100).toFixed(1)} %`}, DER ${(file.der * 100).toFixed(1)} %, RTF ${file.rtf}, rendering ${file.render_seconds_per_audio_minute} s per audio minute`,
         );
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
