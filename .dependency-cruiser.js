@@ -55,10 +55,29 @@ export default {
     {
       name: 'feature-imports-shared-layers',
       comment:
-        'A feature imports the kernel, the adapters, the pipeline, the run queue (work/) and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',
+        'A feature imports the kernel, the adapters, the pipeline, the run queue (work/), the media store (media/) and its own files; of server/ itself only types from http-types.ts and operations.ts (never app.ts or deps.ts: a feature never sees the composition root, decision 084).',
       severity: 'error',
       from: { path: '^server/features/', pathNot: TESTS },
-      to: { path: '^server/', pathNot: ['^server/(kernel|adapters|pipeline|features|work)/', '^server/(http-types|operations)\\.ts$'] },
+      to: {
+        path: '^server/',
+        pathNot: ['^server/(kernel|adapters|pipeline|features|work|media)/', '^server/(http-types|operations)\\.ts$'],
+      },
+    },
+    {
+      name: 'feature-hands-media-ids-not-paths',
+      comment:
+        "Uploaded and recorded audio belongs to the media store (server/media/, decision 125): a feature holds media ids and hands them over; it opens, writes, moves or names no file itself, so it imports neither node:fs nor node:path. The store's folder layout is then the one place that changes when media moves.",
+      severity: 'error',
+      from: { path: '^server/features/', pathNot: TESTS },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|path)$' },
+    },
+    {
+      name: 'media-imports-kernel-only',
+      comment:
+        "The media store (server/media/) serves the features and the composition root; it imports only itself, the kernel and the pipeline's AudioSource contract (pipeline/types.ts), never a feature.",
+      severity: 'error',
+      from: { path: '^server/media/', pathNot: TESTS },
+      to: { path: '^server/', pathNot: ['^server/(media|kernel)/', '^server/pipeline/types\\.ts$'] },
     },
     {
       name: 'feature-takes-types-from-root',

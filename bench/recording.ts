@@ -159,7 +159,7 @@ export async function benchRecording(opts: RecordingBenchOptions = {}): Promise<
     const processing = deps.recording.view().processing;
 
     // Fidelity: the meeting's WAV against the script.
-    const wav = parseWav(readFileSync(deps.meetings.recordingPath(meetingId)!));
+    const wav = parseWav(readFileSync(deps.media.audio({ recording: deps.meetings.recording(meetingId)! })!.path));
 
     return {
       generated_at: new Date().toISOString(),

@@ -3,11 +3,12 @@
  * stay quiet on the allowed imports: a small tree of files laid out like the
  * repository (server/features/…, simulator/, conformance/, common/, cli/) is written
  * to a temporary folder and cruised with the project's own configuration, and
- * the violations found must be exactly the crossings planted in it.
+ * the violations found must be exactly the crossings planted in it. A second
+ * test reads server/ itself: only the media store names the media folders.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -58,6 +59,13 @@ const TREE: Record<string, string> = {
   'server/work/run-queue.ts': "import { CancelledError } from '../pipeline/types.ts';\nexport const RunQueue = CancelledError;\n",
   'server/work/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
   'server/features/jobs/queue.ts': "import { RunQueue } from '../../work/run-queue.ts';\nexport const x = RunQueue;\n",
+  'server/media/media-store.ts':
+    "import { rmSync } from 'node:fs';\nimport { join } from 'node:path';\nimport type { Recognizer } from '../pipeline/types.ts';\nexport const MediaStore = [rmSync, join];\nexport type X = Recognizer;\n",
+  'server/media/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
+  'server/features/jobs/upload.ts': "import { MediaStore } from '../../media/media-store.ts';\nexport const x = MediaStore;\n",
+  'server/features/recording/own-file.ts': "import { writeFileSync } from 'node:fs';\nexport const x = writeFileSync;\n",
+  'server/features/meetings/own-path.ts': "import { join } from 'path';\nexport const x = join;\n",
+  'server/features/meetings/own-path.test.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
   'server/kernel/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
   'server/pipeline/types-from-index.ts':
     "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
@@ -125,6 +133,10 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'outside-a-feature-only-its-index: server/pipeline/internal.ts → server/features/jobs/service.ts',
         'table-reads-rows-and-handlers: server/handlers.ts → server/features/jobs/operations.ts',
         'kernel-imports-kernel-and-adapters: server/kernel/feature.ts → server/features/jobs/index.ts',
+        // Features hand the media store ids; only the store opens, moves and names audio files (decision 125).
+        'feature-hands-media-ids-not-paths: server/features/meetings/own-path.ts → path',
+        'feature-hands-media-ids-not-paths: server/features/recording/own-file.ts → fs',
+        'media-imports-kernel-only: server/media/feature.ts → server/features/jobs/index.ts',
         // The run queue serves the features and knows none of them (decision 117).
         'work-imports-no-feature: server/work/feature.ts → server/features/jobs/index.ts',
         // A cycle is reported once, at the import that closes it; it is made of type imports only, and still counts.
@@ -144,4 +156,27 @@ test('the dependency rules refuse each planted crossing and nothing else', async
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/**
+ * The media store's layout is named in one folder only: outside server/media/
+ * no production file of server/ spells the media folders or the store's
+ * temporary-name prefixes as a string (tests may: they check that the layout
+ * of existing data folders stays as it was). With the import rule above, a
+ * new place that builds a media path fails here (decision 125).
+ */
+test('only the media store names the media folders', async () => {
+  const LAYOUT = /['"`](uploads|recordings)['"`/]|['"`]\.(partial|capture|pending|tmp)-/;
+  const offenders: string[] = [];
+  const server = path.join(ROOT, 'server');
+  for (const entry of await readdir(server, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(ts|js)$/.test(entry.name) || /\.test\.ts$/.test(entry.name)) continue;
+    const file = path.relative(ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    if (file.startsWith('server/media/') || file.startsWith('server/testing/')) continue;
+    const text = await readFile(path.join(ROOT, file), 'utf8');
+    text.split('\n').forEach((line, i) => {
+      if (LAYOUT.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(offenders, []);
 });

@@ -9,7 +9,6 @@
  * them (`pipeline`) to drive the job machinery deterministically. The real
  * path is exercised end to end by the import tests.
  */
-import { mkdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { defaultLogError, type ApiDeps } from './app.ts';
@@ -17,7 +16,6 @@ import { systemClock, type Clock } from './adapters/clock.ts';
 import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/index.ts';
-import { sweepDataFolder } from './kernel/store/data-sweep.ts';
 import { createJobRunners, DEFAULT_IMPORT_LIMITS, ImportBudget, JobsRepo, JobsService, type ImportLimits } from './features/jobs/index.ts';
 import { MeetingsService } from './features/meetings/index.ts';
 import { SearchService } from './features/search/index.ts';
@@ -30,7 +28,8 @@ import { SettingsRepo } from './kernel/store/settings-repo.ts';
 import { TokensRepo } from './kernel/store/tokens-repo.ts';
 import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/index.ts';
 import { PairingService } from './features/pairing/index.ts';
-import { PENDING_PREFIX, RecordingService, type CaptureOptions } from './features/recording/index.ts';
+import { RecordingService, type CaptureOptions } from './features/recording/index.ts';
+import { MediaStore, mediaFolders } from './media/media-store.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
 import { Workers } from './work/workers.ts';
@@ -61,20 +60,19 @@ export interface AppDeps extends ApiDeps {
   /** Live recording (features/recording/service.ts). */
   recording: RecordingService;
   importBudget: ImportBudget;
-  /** Where import uploads are written as they arrive. */
-  uploadsDir: string;
+  /** The uploaded and recorded audio (server/media/media-store.ts). */
+  media: MediaStore;
   /** Recovers what a stop interrupted, starts the workers and the deliveries, sweeps the data folder. */
   start(): void;
   /** Stops the job worker and the summary runs, before the store closes (restart, quit). */
   shutdown(): void;
 }
 
-/** Where things live inside the data folder. */
+/** Where things live inside the data folder; the audio folders are the media store's (read here for tools, never built). */
 export function dataPaths(dataDir: string) {
   return {
     database: join(dataDir, 'gateway.sqlite'),
-    recordings: join(dataDir, 'recordings'),
-    uploads: join(dataDir, 'uploads'),
+    ...mediaFolders(dataDir),
     models: join(dataDir, 'models'),
     controlSecret: join(dataDir, 'control-secret'),
   };
@@ -109,8 +107,8 @@ export interface DepsOptions {
 
 export function createDeps(opts: DepsOptions): AppDeps {
   const paths = dataPaths(opts.dataDir);
-  mkdirSync(paths.recordings, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.uploads, { recursive: true, mode: 0o700 });
+  // The one owner of uploaded and recorded audio: the features hand it media ids (decision 125).
+  const media = new MediaStore({ dataDir: opts.dataDir });
   const clock = opts.clock ?? systemClock;
   const logError = opts.logError ?? defaultLogError;
   // Failures inside jobs, summaries, deliveries and listeners have no request to name.
@@ -124,18 +122,18 @@ export function createDeps(opts: DepsOptions): AppDeps {
 
   // The resources, each after what it uses.
   const config = new ConfigService({ db: opts.db, clock });
-  const meetings = new MeetingsService({ db: opts.db, clock, bus, recordingsDir: paths.recordings });
+  const meetings = new MeetingsService({ db: opts.db, clock, bus, media });
   const search = new SearchService({ db: opts.db });
   const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
   const summaries = new SummaryService({ db: opts.db, bus, clock, meetings, summarizers: parts.summarizers, logError: logBackgroundError });
   // What a transcription, an import's or a recording's, runs with and stores into.
-  const transcription = { parts, settings: () => config.transcriptionSettings(), meetings, summaries };
+  const transcription = { parts, settings: () => config.transcriptionSettings(), meetings, summaries, media };
   const jobsRepo = new JobsRepo(opts.db);
   const jobs = new JobsService({
     repo: jobsRepo,
     bus,
     clock,
-    uploadsDir: paths.uploads,
+    media,
     runners: createJobRunners({ ...transcription, now: () => clock.now() }),
     logError: logBackgroundError,
   });
@@ -161,7 +159,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     meetings,
     bus,
     clock,
-    recordingsDir: paths.recordings,
+    media,
     transcription,
     settings: () => settings.get(),
     ...(opts.recordingCapture !== undefined ? { capture: opts.recordingCapture } : {}),
@@ -169,7 +167,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   });
   const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
   const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
-  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, devices, ownsDevices, paths, jobsRepo, meetings });
+  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, devices, ownsDevices, media, jobsRepo, meetings });
 
   return {
     // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
@@ -183,7 +181,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
         meetings,
         bus,
         importBudget,
-        uploadsDir: paths.uploads,
+        media,
         checkRecognizer: (provider, model) => parts.checkRecognizer(provider, model),
       },
       config: { config, settings },
@@ -212,7 +210,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     pairing,
     recording,
     importBudget,
-    uploadsDir: paths.uploads,
+    media,
     start() {
       workers.start();
     },
@@ -230,18 +228,11 @@ function backgroundWorkers(w: {
   recording: RecordingService;
   devices: DeviceCatalog;
   ownsDevices: boolean;
-  paths: ReturnType<typeof dataPaths>;
+  media: MediaStore;
   jobsRepo: JobsRepo;
   meetings: MeetingsService;
 }): Workers {
-  const sweep = () =>
-    sweepDataFolder({
-      uploadsDir: w.paths.uploads,
-      recordingsDir: w.paths.recordings,
-      referencedUploads: w.jobsRepo.referencedUploads(),
-      referencedRecordings: w.meetings.referencedRecordings(),
-      alsoKeep: (name) => name.startsWith(PENDING_PREFIX),
-    });
+  const sweep = () => w.media.sweep({ uploads: w.jobsRepo.referencedUploads(), recordings: w.meetings.referencedRecordings() });
   return new Workers([
     // Quietly fails the operations a stop interrupted: nothing can wait on them yet.
     { name: 'summary operations', start: () => w.summaries.recover(), stop: () => w.summaries.stop() },

@@ -67,8 +67,8 @@ test("a handler reaches its feature's services and nothing else: what its featur
       'checkRecognizer',
       'importBudget',
       'jobs',
+      'media',
       'meetings',
-      'uploadsDir',
     ]);
     assert.deepEqual(Object.keys(wired.getMeeting.deps as object), ['meetings']);
   } finally {

@@ -233,7 +233,7 @@ test('(f) a trickled import that stalls is ended by the upload idle timeout and 
     // The place is released in the upload's cleanup, which may run just after the socket closes.
     while (uploading() !== 0) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(g.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
-    const uploads = g.deps.uploadsDir;
+    const uploads = g.deps.media.folders.uploads;
     assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
     const jobs = await call(`${g.api.url}/v1/jobs`, { bearer: g.startupToken });
     assert.deepEqual(jobs.body.jobs, []);
@@ -264,7 +264,7 @@ test(
       assert.ok(sawHeld, 'the upload held a budget place while it trickled');
       while (uploading() !== 0) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(g.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
-      const uploads = g.deps.uploadsDir;
+      const uploads = g.deps.media.folders.uploads;
       assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], [], 'no partial file is left behind');
       // The same file sent at an honest speed is accepted.
       const honest = await call(`${g.api.url}/v1/jobs/import?filename=fast.wav`, {

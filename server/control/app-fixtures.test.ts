@@ -235,7 +235,7 @@ test('reset: erases meetings (and their files), tokens, counters, devices; resto
       .set('Authorization', AUTH)
       .send({ title: 'Gone soon', segments: [], audio: true })
       .expect(201);
-    const recording = gw.deps.meetings.recordingPath(seeded.body.id as string);
+    const recording = gw.deps.media.audio({ recording: gw.deps.meetings.recording(seeded.body.id as string)! })?.path ?? null;
     assert.ok(recording !== null && existsSync(recording));
     gw.token(['read']);
     await request(control)

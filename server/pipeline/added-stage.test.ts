@@ -11,8 +11,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataPaths } from '../deps.ts';
-import { PENDING_PREFIX } from '../features/recording/service.ts';
 import { testGateway } from '../testing/gateway.ts';
 import { SAMPLE_WORDS, scriptedPipeline } from '../testing/scripted-pipeline.ts';
 import { AFTER_TRANSCRIPTION } from './after-transcription.ts';
@@ -41,7 +39,7 @@ test('a stage registered with one line runs in every import and every recording'
   try {
     const { jobs, meetings, recording } = gw.deps;
     // An import.
-    writeFileSync(join(gw.deps.uploadsDir, 'added-stage.wav'), 'RIFF....WAVE');
+    writeFileSync(join(gw.deps.media.folders.uploads, 'added-stage.wav'), 'RIFF....WAVE');
     const job = jobs.createImport('job_added_stage', 'added-stage.wav', { ext: 'wav', title: 'an import' });
     await jobs.idle();
     const imported = jobs.get(job.id);
@@ -63,7 +61,7 @@ test('a stage registered with one line runs in every import and every recording'
       summary: null,
       audio: true,
     });
-    writeFileSync(join(dataPaths(gw.dataDir).recordings, `${PENDING_PREFIX}${recorded.id}`), '{}');
+    gw.deps.media.markPending(recorded.id, 'rec_added_stage');
     recording.recover();
     await recording.processingIdle();
     assert.equal(recording.view().processing?.state, 'succeeded', JSON.stringify(recording.view().processing));

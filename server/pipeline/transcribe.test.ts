@@ -84,7 +84,7 @@ test('the stages run in order, each reporting inside its range, ending at TRANSC
   const stages: TranscriptionStage[] = [];
   const progress: number[] = [];
   const control = { ...uncontrolled(), progress: (f: number) => progress.push(f) };
-  const result = await transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, control, (s) =>
+  const result = await transcribe(p, { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() }, control, (s) =>
     stages.push(s),
   );
   assert.deepEqual(stages, ['decoding', 'detecting_speech', 'transcribing', 'diarizing'], 'no enhancement stage without an enhancer');
@@ -135,7 +135,7 @@ test('an enhancer runs between decoding and voice activity; voice activity reads
   const stages: TranscriptionStage[] = [];
   await transcribe(
     p,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
     { ...uncontrolled(), progress: (f) => progress.push(f) },
     (s) => stages.push(s),
   );
@@ -156,7 +156,7 @@ test('typed config: the sections in force reach the stages; a job speaker count 
   config.replace('diarization', { max_speakers: 4 }, caller, false);
   await transcribe(
     p,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: config.transcriptionSettings(), speakerCount: 2 },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: config.transcriptionSettings(), speakerCount: 2 },
     uncontrolled(),
     () => undefined,
   );
@@ -173,7 +173,7 @@ test('no speech is a result, not an error: no regions skips recognition; no word
   const { parts: silent } = parts({ detectSpeech: () => [] }, log);
   const quiet = await transcribe(
     silent,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
     uncontrolled(),
     () => undefined,
   );
@@ -190,7 +190,7 @@ test('no speech is a result, not an error: no regions skips recognition; no word
   );
   const none = await transcribe(
     wordless,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
     uncontrolled(),
     () => undefined,
   );
@@ -204,7 +204,7 @@ test('given words (a diarization job), recognition is skipped and only speakers 
   const words = [{ text: 'kept', start: 0.2, end: 0.5, confidence: 1 }];
   const result = await transcribe(
     p,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings(), words },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings(), words },
     uncontrolled(),
     () => undefined,
   );
@@ -258,7 +258,7 @@ test('the diarizer starts once the recognizer has started its process, runs besi
   const progress: number[] = [];
   const result = await transcribe(
     p,
-    { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+    { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
     { ...uncontrolled(), progress: (f) => progress.push(f) },
     (s) => stages.push(s),
   );
@@ -289,7 +289,7 @@ test('a diarizer failure stops the recognizer, and is the error reported once bo
     log,
   );
   await assert.rejects(
-    transcribe(p, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, uncontrolled(), () => undefined),
+    transcribe(p, { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() }, uncontrolled(), () => undefined),
     /the diarizer broke/,
   );
   assert.ok(log.includes('recognizer stopped'));
@@ -313,7 +313,12 @@ test('a recognizer failure stops the diarizer before the error is reported; a ca
     log,
   ).parts;
   await assert.rejects(
-    transcribe(failing, { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() }, uncontrolled(), () => undefined),
+    transcribe(
+      failing,
+      { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
+      uncontrolled(),
+      () => undefined,
+    ),
     /the recognizer broke/,
   );
   assert.deepEqual(log.slice(-1), ['diarizer stopped']);
@@ -339,7 +344,7 @@ test('a recognizer failure stops the diarizer before the error is reported; a ca
   await assert.rejects(
     transcribe(
       cancelled,
-      { file: 'x.wav', ext: 'wav', language: 'en', settings: defaultSettings() },
+      { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() },
       { ...uncontrolled(), signal: abort.signal },
       () => undefined,
     ),

@@ -26,9 +26,9 @@
  */
 import type { EnhancementSettings } from './enhance/front-end.ts';
 import type {
+  AudioSource,
   Decoder,
   DiarizationSettings,
-  ImportExtension,
   PcmAudio,
   RecognizedWord,
   Recognizer,
@@ -107,8 +107,8 @@ export const TRANSCRIPTION_STAGES: Readonly<Record<TranscriptionStage, { from: n
 export const TRANSCRIPTION_END = 0.9;
 
 export interface TranscriptionRequest {
-  file: string;
-  ext: ImportExtension;
+  /** The audio, from the media store by id. */
+  audio: AudioSource;
   language: string;
   settings: TranscriptionSettings;
   /** Recognizer provider and model (import parameters); undefined for the defaults. */
@@ -154,7 +154,7 @@ export async function transcribe(
     return stageControl(control, stage);
   };
 
-  let audio = await parts.decoder.decode(request.file, request.ext, enter('decoding'));
+  let audio = await parts.decoder.decode(request.audio.path, request.audio.ext, enter('decoding'));
   await control.checkpoint();
   // Kept for the diarizer (see above); the enhancer returns a new array.
   const decoded = audio;

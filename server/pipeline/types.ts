@@ -13,6 +13,16 @@ import type { ChildProcess } from 'node:child_process';
 export const IMPORT_EXTENSIONS = ['mp4', 'm4a', 'wav', 'mp3', 'flac', 'ogg', 'aac', 'mkv', 'webm', 'wma'] as const;
 export type ImportExtension = (typeof IMPORT_EXTENSIONS)[number];
 
+/**
+ * Audio the decoder reads, as the media store (server/media/media-store.ts)
+ * hands it out by media id: the features pass it to the transcription
+ * unopened; only the decoder (ffmpeg reads files) uses the path.
+ */
+export interface AudioSource {
+  readonly path: string;
+  readonly ext: ImportExtension;
+}
+
 /** The pipeline's working format: 16 kHz, mono, 32-bit float samples in [-1, 1]. */
 export const PIPELINE_SAMPLE_RATE = 16_000;
 

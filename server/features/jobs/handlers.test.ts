@@ -107,7 +107,7 @@ test('an import is received, runs through the stages and ends succeeded with a m
       undefined,
       'an app-generated summary has no operation',
     );
-    assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'the upload became the recording');
+    assert.deepEqual(readdirSync(h.gw.deps.media.folders.uploads), [], 'the upload became the recording');
   } finally {
     await h.close();
   }
@@ -159,7 +159,7 @@ test('a file above the per-file cap is 413 at once from Content-Length, and coun
     });
     assert.equal(chunked.status, 413);
     assert.equal(JSON.parse(chunked.body).error.code, 'payload_too_large');
-    assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'the partial file is removed');
+    assert.deepEqual(readdirSync(h.gw.deps.media.folders.uploads), [], 'the partial file is removed');
     assert.deepEqual(h.gw.deps.importBudget.inFlight, { uploads: 0, bytes: 0, decodedBytes: 0 });
     assert.equal(h.gw.deps.jobs.list().length, 0);
   } finally {
@@ -189,7 +189,7 @@ test(
 
       stalled.destroy(); // the client goes away mid-upload
       await waitFor(() => h.gw.deps.importBudget.inFlight.uploads === 0);
-      assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), [], 'no partial file stays');
+      assert.deepEqual(readdirSync(h.gw.deps.media.folders.uploads), [], 'no partial file stays');
       assert.equal(h.gw.deps.jobs.list().length, 0, 'no job for an upload that never finished');
 
       const third = await importBytes(h, 'filename=c.mp3');
@@ -295,7 +295,7 @@ test('a failed stage ends the job failed with a redacted error; an undecodable f
     assert.equal(job.body.error, 'cannot decode ~/Music/x.wav: not a WAV file');
     assert.equal(job.body.is_retryable, false);
     assert.equal(job.body.meeting_id, null);
-    assert.deepEqual(readdirSync(h.gw.deps.uploadsDir), []);
+    assert.deepEqual(readdirSync(h.gw.deps.media.folders.uploads), []);
     assert.equal(h.gw.deps.meetings.list({ limit: 10, offset: 0 }).total, 0, 'no meeting without a transcript');
     const retry = await request(h.gw.app).post(`/v1/jobs/${res.body.job_id}/retry`).set('Authorization', h.auth);
     assert.equal(retry.status, 409);

@@ -13,6 +13,7 @@ import { isTerminal } from './states.ts';
 import { jobDto, newJobId, type JobsService } from './service.ts';
 import { IMPORT_EXTENSIONS, type ImportExtension } from '../../pipeline/types.ts';
 import type { JobRecord } from './repo.ts';
+import type { MediaStore } from '../../media/media-store.ts';
 
 /** The services the jobs routes use, and nothing else (the composition root, server/deps.ts, builds them). */
 export interface JobsDeps {
@@ -22,8 +23,8 @@ export interface JobsDeps {
   /** The job wait listens to it. */
   bus: EventBus;
   importBudget: ImportBudget;
-  /** Where import uploads are written as they arrive. */
-  uploadsDir: string;
+  /** Where import uploads are staged as they arrive (the media store). */
+  media: Pick<MediaStore, 'stageUpload'>;
   /** Throws an Error naming the problem for a recognizer provider or model this build cannot use. */
   checkRecognizer(provider: string | undefined, model: string | undefined): void;
 }
@@ -75,7 +76,7 @@ export const jobHandlers = {
     const jobId = newJobId();
     let upload;
     try {
-      upload = await receiveUpload(req, { uploadsDir: deps.uploadsDir, jobId, ext, budget: deps.importBudget });
+      upload = await receiveUpload(req, { media: deps.media, jobId, ext, budget: deps.importBudget });
     } catch (err) {
       if (err instanceof ClientGoneError) {
         res.destroy(); // nobody is listening; nothing was kept

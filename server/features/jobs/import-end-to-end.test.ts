@@ -73,7 +73,7 @@ test('every import format of a synthetic meeting ends succeeded with a transcrip
       const summary = await request(gw.app).get(`/v1/meetings/${job.meeting_id}/summary`).set('Authorization', auth);
       assert.equal(summary.body.status, 'ready', `${format}: an automatic summary`);
     }
-    assert.deepEqual(readdirSync(gw.deps.uploadsDir), [], 'every upload became a recording');
+    assert.deepEqual(readdirSync(gw.deps.media.folders.uploads), [], 'every upload became a recording');
   });
 });
 
@@ -123,14 +123,14 @@ test('audio without speech (silence, a tone) becomes a meeting: empty transcript
       assert.match(summary.body.result.text, /no speech was found/i);
       const meeting = await request(gw.app).get(`/v1/meetings/${job.meeting_id}`).set('Authorization', auth);
       assert.equal(meeting.body.has_recording, true, `${name}: the recording is kept`);
-      assert.ok(gw.deps.meetings.recordingPath(job.meeting_id) !== null);
+      assert.ok(gw.deps.meetings.recording(job.meeting_id) !== null);
       const regenerate = await request(gw.app)
         .post(`/v1/meetings/${job.meeting_id}/summary/regenerate`)
         .set('Authorization', auth)
         .send({});
       assert.equal(regenerate.status, 422, 'an empty transcript has nothing to summarize again');
     }
-    assert.deepEqual(readdirSync(gw.deps.uploadsDir), [], 'every upload became a recording');
+    assert.deepEqual(readdirSync(gw.deps.media.folders.uploads), [], 'every upload became a recording');
   });
 });
 
@@ -155,7 +155,7 @@ test('broken files end failed with a redacted error and leave nothing behind; on
       assert.equal(job.is_retryable, false, 'the same bytes would fail again');
     }
     const meetings = gw.deps.meetings.list({ limit: 200, offset: 0 });
-    assert.deepEqual(readdirSync(gw.deps.uploadsDir), [], 'no upload of a failed import stays behind');
+    assert.deepEqual(readdirSync(gw.deps.media.folders.uploads), [], 'no upload of a failed import stays behind');
     assert.equal(meetings.total, 0, 'no meeting from a broken file');
   });
 });

@@ -19,7 +19,8 @@ import type { MeetingsService } from '../meetings/index.ts';
 import { storeTranscription, type StoreSteps, type StoreTranscriptionDeps } from '../summaries/index.ts';
 import type { JobRecord } from './repo.ts';
 import { transcribe, type TranscriptionParts, type TranscriptionSettings } from '../../pipeline/transcribe.ts';
-import { StageError, type ImportExtension, type RecognizedWord } from '../../pipeline/types.ts';
+import { StageError, type RecognizedWord } from '../../pipeline/types.ts';
+import type { MediaStore } from '../../media/media-store.ts';
 
 /** What the runners use: the pipeline's parts, the settings in force when a job starts, and where results go. */
 export interface JobRunnerDeps extends StoreTranscriptionDeps {
@@ -27,23 +28,21 @@ export interface JobRunnerDeps extends StoreTranscriptionDeps {
   /** Read as each job starts (features/config: transcriptionSettings()). */
   settings(): TranscriptionSettings;
   meetings: MeetingsService;
+  /** The audio a job transcribes, by media id (the media store). */
+  media: Pick<MediaStore, 'audio'>;
   now(): Date;
-}
-
-function extOf(job: JobRecord): ImportExtension {
-  return (job.params.ext ?? 'wav') as ImportExtension;
 }
 
 export function createJobRunners(deps: JobRunnerDeps): JobRunners {
   const importRunner: JobWork = async (job, run) => {
-    const file = run.upload;
-    if (file === null) throw new StageError('the uploaded file of this import is gone', { retryable: false });
+    const upload = run.upload;
+    const audio = upload === null ? null : deps.media.audio({ upload });
+    if (upload === null || audio === null) throw new StageError('the uploaded file of this import is gone', { retryable: false });
     const language = job.params.language ?? 'en';
     const result = await transcribe(
       deps.parts,
       {
-        file,
-        ext: extOf(job),
+        audio,
         language,
         settings: deps.settings(),
         provider: job.params.provider,
@@ -62,7 +61,7 @@ export function createJobRunners(deps: JobRunnerDeps): JobRunners {
           created_at: deps.now().toISOString(),
           source: 'import',
           language,
-          recording: { path: file, ext: extOf(job) },
+          recording: { upload },
           duration_seconds: result.audio.durationSeconds,
         },
         meetingSaved: run.meetingSaved,
@@ -74,15 +73,13 @@ export function createJobRunners(deps: JobRunnerDeps): JobRunners {
 
   const retranscriptionRunner: JobWork = async (job, run) => {
     const meetingId = requireMeeting(deps, job);
-    const recording = deps.meetings.recordingPath(meetingId);
-    if (recording === null) throw new StageError('the meeting has no recording to transcribe again', { retryable: false });
-    const ext = (recording.split('.').pop() ?? 'wav') as ImportExtension;
+    const audio = recordingAudio(deps, meetingId);
+    if (audio === null) throw new StageError('the meeting has no recording to transcribe again', { retryable: false });
     const language = job.params.language ?? deps.meetings.get(meetingId).language ?? 'en';
     const result = await transcribe(
       deps.parts,
       {
-        file: recording,
-        ext,
+        audio,
         language,
         settings: deps.settings(),
         provider: job.params.provider,
@@ -98,8 +95,8 @@ export function createJobRunners(deps: JobRunnerDeps): JobRunners {
 
   const diarizationRunner: JobWork = async (job, run) => {
     const meetingId = requireMeeting(deps, job);
-    const recording = deps.meetings.recordingPath(meetingId);
-    if (recording === null) throw new StageError('the meeting has no recording to diarize', { retryable: false });
+    const audio = recordingAudio(deps, meetingId);
+    if (audio === null) throw new StageError('the meeting has no recording to diarize', { retryable: false });
     const transcript = deps.meetings.transcript(meetingId);
     const words: RecognizedWord[] = transcript.segments.flatMap((s) =>
       s.words.length > 0
@@ -108,11 +105,10 @@ export function createJobRunners(deps: JobRunnerDeps): JobRunners {
     );
     if (words.length === 0)
       throw new StageError('the meeting has an empty transcript: there is nothing to attribute', { retryable: false });
-    const ext = (recording.split('.').pop() ?? 'wav') as ImportExtension;
     const language = deps.meetings.get(meetingId).language ?? 'en';
     const result = await transcribe(
       deps.parts,
-      { file: recording, ext, language, settings: deps.settings(), speakerCount: job.params.speaker_count, words },
+      { audio, language, settings: deps.settings(), speakerCount: job.params.speaker_count, words },
       run.control,
       run.stage,
     );
@@ -126,6 +122,12 @@ export function createJobRunners(deps: JobRunnerDeps): JobRunners {
 /** Where storing shows its stage and progress: on the job, as the transcription did. */
 function stepsOf(run: JobRun): StoreSteps {
   return { stage: run.stage, progress: (fraction) => run.control.progress(fraction) };
+}
+
+/** A meeting's recording as the decoder reads it, or null when it has none. */
+function recordingAudio(deps: JobRunnerDeps, meetingId: string) {
+  const recording = deps.meetings.recording(meetingId);
+  return recording === null ? null : deps.media.audio({ recording });
 }
 
 function requireMeeting(deps: JobRunnerDeps, job: JobRecord): string {

@@ -13,8 +13,6 @@
  * Decisions: docs/decisions/012-jobs.md, 117-one-run-queue.md.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Clock } from '../../adapters/clock.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus, EventName } from '../../kernel/events.ts';
@@ -24,6 +22,7 @@ import type { JobParams, JobRecord, JobsRepo } from './repo.ts';
 import { isTerminal, transition, type JobAction, type JobKind, type JobStage, type JobState } from './states.ts';
 import { redactPaths } from '../../kernel/redact.ts';
 import { clip } from '../../../common/clip.ts';
+import type { MediaStore, UploadId } from '../../media/media-store.ts';
 
 /**
  * One job kind's work. It reports its stage and progress through `run` and
@@ -35,8 +34,8 @@ export type JobWork = (job: JobRecord, run: JobRun) => Promise<{ meetingId: stri
 export interface JobRun {
   control: StageControl;
   stage: (stage: JobStage) => void;
-  /** The job's upload (an import), or null when it has none or it is gone. */
-  upload: string | null;
+  /** The job's upload (an import) by its media id, or null when it has none. */
+  upload: UploadId | null;
   /**
    * Records the meeting the work made on the job in the transaction that
    * saves the meeting (MeetingsService.create's inTransaction), so that no
@@ -56,7 +55,8 @@ export interface JobsServiceOptions {
   repo: JobsRepo;
   bus: EventBus;
   clock: Clock;
-  uploadsDir: string;
+  /** The uploads: whether one is still there, removing them (the media store). */
+  media: Pick<MediaStore, 'hasUpload' | 'removeUpload' | 'removeAllUploads' | 'placeholderUpload'>;
   runners: JobRunners;
   /** Where unexpected failures are reported (with detail); the job itself shows a redacted, generic error. */
   logError?: (err: unknown) => void;
@@ -113,13 +113,9 @@ export class JobsService {
     return job;
   }
 
-  uploadPath(job: JobRecord): string | null {
-    return job.source_file === null ? null : join(this.#o.uploadsDir, job.source_file);
-  }
-
   // ── Creating ────────────────────────────────────────────────────────────
-  /** An import whose bytes are already in uploads/<sourceFile>. */
-  createImport(id: string, sourceFile: string, params: JobParams): JobRecord {
+  /** An import whose bytes the media store already holds as `sourceFile`. */
+  createImport(id: string, sourceFile: UploadId, params: JobParams): JobRecord {
     const job = this.#o.repo.insert({
       id,
       kind: 'import',
@@ -186,7 +182,7 @@ export class JobsService {
       params: input.params ?? {},
       // An import fixture that still has its bytes points at a placeholder that
       // exists; one whose bytes are gone points at nothing.
-      source_file: input.kind === 'import' && !input.source_gone ? this.#fixtureUpload() : null,
+      source_file: input.kind === 'import' && !input.source_gone ? this.#o.media.placeholderUpload() : null,
       origin: 'desktop',
       hold: input.hold,
       created_at: now,
@@ -240,8 +236,7 @@ export class JobsService {
       );
     if (!job.is_retryable) throw new ApiError('not_retryable', 'this failure would happen again; the job is not retryable');
     if (job.kind === 'import') {
-      const path = this.uploadPath(job);
-      if (path === null || !existsSync(path))
+      if (!this.#o.media.hasUpload(job.source_file))
         throw new ApiError('source_gone', 'the uploaded file of this import is gone; upload it again');
     }
     const queued = this.#move(job, 'retry', {
@@ -291,7 +286,7 @@ export class JobsService {
   deleteAll(): void {
     this.#queue.stop();
     this.#o.repo.deleteAll();
-    rmSync(this.#o.uploadsDir, { recursive: true, force: true });
+    this.#o.media.removeAllUploads();
     this.#queue.reopen();
   }
 
@@ -311,7 +306,7 @@ export class JobsService {
         const meetingSaved = (meetingId: string) => {
           if (!run.stopped) this.#o.repo.update(job.id, { meeting_id: meetingId, source_file: null }, this.#now());
         };
-        return this.#o.runners[job.kind](job, { control: run.control, stage: run.stage, upload: this.uploadPath(job), meetingSaved });
+        return this.#o.runners[job.kind](job, { control: run.control, stage: run.stage, upload: job.source_file, meetingSaved });
       },
       stage: (job, stage) => {
         const current = this.#o.repo.get(job.id);
@@ -380,7 +375,7 @@ export class JobsService {
       }
       this.#move(job, 'interrupt', {
         error: 'the job was interrupted because the application stopped',
-        is_retryable: job.kind !== 'import' || (this.uploadPath(job) !== null && existsSync(this.uploadPath(job)!)),
+        is_retryable: job.kind !== 'import' || this.#o.media.hasUpload(job.source_file),
         finished_at: this.#now(),
       });
     }
@@ -401,17 +396,9 @@ export class JobsService {
   }
 
   #removeUpload(job: JobRecord): void {
-    const path = this.uploadPath(job);
-    if (path !== null) rmSync(path, { force: true });
-    if (job.source_file !== null) this.#o.repo.update(job.id, { source_file: null }, this.#now());
-  }
-
-  /** A fixture import that still has its bytes gets a placeholder upload, so a retry finds them. */
-  #fixtureUpload(): string {
-    const name = `fixture-${randomUUID()}.wav`;
-    mkdirSync(this.#o.uploadsDir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(this.#o.uploadsDir, name), new Uint8Array(0));
-    return name;
+    if (job.source_file === null) return;
+    this.#o.media.removeUpload(job.source_file);
+    this.#o.repo.update(job.id, { source_file: null }, this.#now());
   }
 
   #now(): string {

@@ -235,7 +235,7 @@ describe('DELETE /v1/meetings/{id}', () => {
 
   test('delete_files=true with the file already gone still deletes the meeting', async () => {
     const id = seed({ audio: true });
-    const path = gw.deps.meetings.recordingPath(id);
+    const path = gw.deps.media.audio({ recording: gw.deps.meetings.recording(id)! })?.path ?? null;
     assert.ok(path !== null);
     rmSync(path);
     const res = await api().delete(`/v1/meetings/${id}?delete_files=true`).set('Authorization', auth);

@@ -12,11 +12,13 @@ import { MeetingsService, type MeetingSeed } from './service.ts';
 import { openDatabase, type Database } from '../../kernel/store/database.ts';
 import { MeetingsRepo } from './repo.ts';
 import { EventBus } from '../../kernel/events.ts';
+import { MediaStore } from '../../media/media-store.ts';
 
 let db: Database;
 let root: string;
 let recordings: string;
 let service: MeetingsService;
+let media: MediaStore;
 let now = new Date('2026-12-01T12:00:00.000Z');
 
 const baseSeed: MeetingSeed = {
@@ -38,7 +40,8 @@ beforeEach(() => {
   mkdirSync(recordings);
   now = new Date('2026-12-01T12:00:00.000Z');
   const clock = { now: () => now };
-  service = new MeetingsService({ db, clock, bus: new EventBus(clock), recordingsDir: recordings });
+  media = new MediaStore({ dataDir: root });
+  service = new MeetingsService({ db, clock, bus: new EventBus(clock), media });
 });
 
 afterEach(() => {
@@ -86,7 +89,7 @@ describe('MeetingsService.create', () => {
     assert.equal(m.has_recording, false);
     assert.equal(m.duration_seconds, null);
     assert.deepEqual(readdirSync(recordings), []);
-    assert.equal(service.recordingPath(m.id), null);
+    assert.equal(service.recording(m.id), null);
     assert.deepEqual(service.summary(m.id), {
       meeting_id: m.id,
       status: 'none',
@@ -108,7 +111,7 @@ describe('recording files stay inside the recordings folder', () => {
         `INSERT INTO meetings (id, title, created_at, updated_at, source, recording_file)
          VALUES (?, 't', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'fixture', ?)`,
       ).run(id, name);
-      assert.equal(service.recordingPath(id), null, name);
+      assert.equal(media.audio({ recording: name }), null, name);
       assert.deepEqual(service.delete(id, { deleteFiles: true }), { filesDeleted: false });
       assert.ok(existsSync(outside), name);
     }

@@ -7,16 +7,13 @@
  * Methods return DTOs that satisfy features/meetings/schemas.ts and throw
  * ApiError('not_found') for an unknown meeting id.
  *
- * Recording files live in one folder (recordingsDir) and the database stores
- * only a bare file name; `#recordingPath` resolves it and refuses anything
- * that would land outside the folder.
+ * Recordings belong to the media store (server/media/media-store.ts): a
+ * meeting row stores its recording's media id, and this service hands the
+ * store ids (what becomes the recording, what to delete), never paths.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
-import { toneWav } from '../../../common/audio/wav.ts';
 import { ApiError } from '../../kernel/errors.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type {
@@ -32,6 +29,7 @@ import type {
 import { transaction, type Database } from '../../kernel/store/database.ts';
 import { MeetingsRepo, type MeetingRow, type SummaryRow } from './repo.ts';
 import { clip } from '../../../common/clip.ts';
+import type { MediaStore, RecordingHandover, RecordingId, RecordingSource } from '../../media/media-store.ts';
 
 export type MeetingDtoT = z.infer<typeof MeetingDto>;
 export type SegmentDto = z.infer<typeof Segment>;
@@ -61,8 +59,8 @@ export interface MeetingSeed {
   summary: { text: string } | null;
   /** true: a short generated WAV becomes the recording (fixtures). */
   audio: boolean;
-  /** A real recording to move in as the meeting's file (imports, recordings); wins over `audio`. */
-  recording?: { path: string; ext: string };
+  /** A real recording to move in as the meeting's recording (an import's upload, a live capture); wins over `audio`. */
+  recording?: Exclude<RecordingSource, { tone: true }>;
   duration_seconds?: number | null;
   /** The segments are a transcription's (an import): transcript.updated is announced. Fixtures and a recording's empty start are not. */
   transcribed?: boolean;
@@ -73,23 +71,26 @@ export type SeedSegment = MeetingSeed['segments'][number];
 /** The template a fixture summary claims to come from: the application default (API.md, RegenerateSummaryRequest). */
 const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
 
-/** A recording file name: no separators, no leading dot, so never "..". */
-const SAFE_FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}$/;
-
 export class MeetingsService {
   readonly #db: Database;
   readonly #repo: MeetingsRepo;
   readonly #clock: Clock;
   readonly #bus: EventBus;
-  readonly #recordingsDir: string;
+  readonly #media: Pick<MediaStore, 'handOver' | 'removeRecording' | 'removeAllRecordings'>;
   readonly #beforeDelete: ((id: string) => void)[] = [];
 
-  constructor(opts: { db: Database; clock: Clock; bus: EventBus; recordingsDir: string }) {
+  constructor(opts: {
+    db: Database;
+    clock: Clock;
+    bus: EventBus;
+    /** The meetings' recordings (the media store). */
+    media: Pick<MediaStore, 'handOver' | 'removeRecording' | 'removeAllRecordings'>;
+  }) {
     this.#db = opts.db;
     this.#repo = new MeetingsRepo(opts.db);
     this.#clock = opts.clock;
     this.#bus = opts.bus;
-    this.#recordingsDir = resolve(opts.recordingsDir);
+    this.#media = opts.media;
   }
 
   // ── Reading ──────────────────────────────────────────────────────────────
@@ -156,11 +157,8 @@ export class MeetingsService {
     if (this.exists(id)) for (const hook of this.#beforeDelete) hook(id);
     const removed = transaction(this.#db, () => this.#repo.delete(id));
     if (removed === undefined) throw notFound(id);
-    let filesDeleted = false;
-    if (opts.deleteFiles && removed.recording_file !== null) {
-      const path = this.#recordingPath(removed.recording_file);
-      if (path !== null) filesDeleted = removeIfPresent(path);
-    }
+    // A failure to remove is files_deleted false, not a 500 that would invite a retry ending in 404: the meeting is gone.
+    const filesDeleted = opts.deleteFiles && removed.recording_file !== null && this.#media.removeRecording(removed.recording_file);
     return { filesDeleted };
   }
 
@@ -248,21 +246,9 @@ export class MeetingsService {
     // One spelling (UTC, milliseconds) so created_at sorts as text.
     const createdAt = created.toISOString();
 
-    let recordingFile: string | null = null;
-    let tempPath: string | null = null;
-    if (seed.recording !== undefined) {
-      if (!/^[a-z0-9]{1,8}$/.test(seed.recording.ext)) throw new Error('a recording extension is letters and digits only');
-      recordingFile = `${id}.${seed.recording.ext}`;
-      tempPath = join(this.#recordingsDir, `.tmp-${randomBytes(8).toString('hex')}.${seed.recording.ext}`);
-      renameSync(seed.recording.path, tempPath);
-    } else if (seed.audio) {
-      recordingFile = `${id}.wav`;
-      // Written under a temporary name and renamed inside the transaction, so
-      // the final name exists only for a meeting that is being committed.
-      tempPath = join(this.#recordingsDir, `.tmp-${randomBytes(8).toString('hex')}.wav`);
-      writeFileSync(tempPath, toneWav(), { mode: 0o600 });
-    }
-    const finalPath = recordingFile === null ? null : join(this.#recordingsDir, recordingFile);
+    // The media store prepares the recording; it takes its final name inside the transaction below.
+    const source: RecordingSource | null = seed.recording ?? (seed.audio ? { tone: true } : null);
+    const handover: RecordingHandover | null = source === null ? null : this.#media.handOver(source, id);
 
     let meeting: MeetingDtoT;
     try {
@@ -275,7 +261,7 @@ export class MeetingsService {
           source: seed.source ?? 'fixture',
           language: seed.language ?? null,
           duration_seconds: seed.duration_seconds ?? null,
-          recording_file: recordingFile,
+          recording_file: handover?.id ?? null,
         });
         this.#insertSegments(id, seed.segments);
         if (seed.summary !== null) {
@@ -297,23 +283,15 @@ export class MeetingsService {
           });
         }
         inTransaction?.(id);
-        if (tempPath !== null && finalPath !== null) renameSync(tempPath, finalPath);
+        handover?.place();
         return meetingDto(this.#require(id));
       });
     } catch (err) {
-      if (seed.recording !== undefined && tempPath !== null) {
-        // Not ours to delete: the caller's file goes back where it was.
-        try {
-          renameSync(tempPath, seed.recording.path);
-        } catch {
-          rmSync(tempPath, { force: true });
-        }
-      } else if (tempPath !== null) {
-        rmSync(tempPath, { force: true });
-      }
-      if (finalPath !== null && seed.recording === undefined) rmSync(finalPath, { force: true });
+      // Not ours to delete: an upload or a capture stays where it was.
+      handover?.undo();
       throw err;
     }
+    handover?.settle();
     if (seed.transcribed === true) this.#bus.publish('transcript.updated', { kind: 'meeting', id });
     return meeting;
   }
@@ -335,7 +313,7 @@ export class MeetingsService {
     return transcript;
   }
 
-  /** File names in the recordings folder that some meeting refers to. */
+  /** The recordings (media ids) some meeting refers to. */
   referencedRecordings(): Set<string> {
     return this.#repo.recordingFiles();
   }
@@ -359,19 +337,15 @@ export class MeetingsService {
     }
   }
 
-  /** Removes every meeting (with transcripts, labels, summaries) and every file in the recordings folder. */
+  /** Removes every meeting (with transcripts, labels, summaries) and every recording. */
   deleteAll(): void {
     transaction(this.#db, () => this.#repo.deleteAll());
-    mkdirSync(this.#recordingsDir, { recursive: true, mode: 0o700 });
-    for (const name of readdirSync(this.#recordingsDir)) {
-      rmSync(join(this.#recordingsDir, name), { recursive: true, force: true });
-    }
+    this.#media.removeAllRecordings();
   }
 
-  /** The absolute path of a meeting's recording file, or null when it has none. */
-  recordingPath(id: string): string | null {
-    const row = this.#require(id);
-    return row.recording_file === null ? null : this.#recordingPath(row.recording_file);
+  /** The media id of a meeting's recording (the media store reads it), or null when it has none. */
+  recording(id: string): RecordingId | null {
+    return this.#require(id).recording_file;
   }
 
   // ── Internals ────────────────────────────────────────────────────────────
@@ -413,34 +387,6 @@ export class MeetingsService {
     if (stored !== undefined) return summaryDto(stored);
     // No summary yet: status none, dated by the meeting itself.
     return { meeting_id: row.id, status: 'none', result: null, regeneration_failed: false, error: null, updated_at: row.updated_at };
-  }
-
-  /**
-   * Resolves a stored recording file name inside the recordings folder.
-   * Only a bare, safe file name is ever stored; anything else (a separator,
-   * "..", an absolute path) is refused here, so no stored value can make the
-   * service touch a file outside the folder.
-   */
-  #recordingPath(fileName: string): string | null {
-    if (!SAFE_FILE_NAME.test(fileName) || basename(fileName) !== fileName) return null;
-    const path = resolve(this.#recordingsDir, fileName);
-    if (dirname(path) !== this.#recordingsDir) return null;
-    return path;
-  }
-}
-
-/**
- * Deletes a file; true when it was deleted. A missing file is not an error,
- * and neither is a failure to unlink: the meeting is already committed as
- * deleted, so the honest answer is files_deleted false, not a 500 that would
- * invite a retry ending in 404.
- */
-function removeIfPresent(path: string): boolean {
-  try {
-    unlinkSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

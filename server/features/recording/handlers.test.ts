@@ -149,7 +149,7 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     assert.equal(s.processing?.state, 'succeeded');
     const transcript = await h.call('GET', `/v1/meetings/${meetingId}/transcript`, read);
     assert.equal(transcript.body.segments.length > 0, true);
-    const seconds = (statSync(h.deps.meetings.recordingPath(meetingId)!).size - 44) / 32_000;
+    const seconds = (statSync(h.deps.media.audio({ recording: h.deps.meetings.recording(meetingId)! })!.path).size - 44) / 32_000;
     assert.ok(seconds > 1 && Math.abs(seconds - stopped.data.captured_seconds) < 0.05, `the WAV holds what was captured (${seconds} s)`);
   });
 
@@ -262,7 +262,7 @@ describe('recording over HTTP, real PulseAudio capture', () => {
     const meeting = await h.call('GET', `/v1/meetings/${meetingId}`, read);
     assert.equal(meeting.status, 200);
     assert.equal(meeting.body.has_recording, true);
-    const seconds = (statSync(h.deps.meetings.recordingPath(meetingId)!).size - 44) / 32_000;
+    const seconds = (statSync(h.deps.media.audio({ recording: h.deps.meetings.recording(meetingId)! })!.path).size - 44) / 32_000;
     assert.ok(Math.abs(seconds - stopped.data.captured_seconds) < 0.05, `file ${seconds} s`);
     assert.equal((await state()).processing?.state, 'succeeded');
 
@@ -476,7 +476,8 @@ describe('no capture device, no capture tool, no PulseAudio, a restart', () => {
         assert.equal(view.last_meeting_id, meetingId);
         assert.equal(view.processing?.state, 'succeeded');
         assert.ok(second.deps.meetings.transcript(meetingId).segments.length > 0);
-        const seconds = (statSync(second.deps.meetings.recordingPath(meetingId)!).size - 44) / 32_000;
+        const seconds =
+          (statSync(second.deps.media.audio({ recording: second.deps.meetings.recording(meetingId)! })!.path).size - 44) / 32_000;
         assert.ok(seconds > 0.5, `the audio up to the restart is kept (${seconds} s)`);
       } finally {
         second.deps.shutdown();

@@ -31,6 +31,7 @@ test('a recording without speech: processing succeeds, empty transcript, the no-
       transcription: {
         meetings,
         summaries,
+        media: gw.deps.media,
         settings: () => config.transcriptionSettings(),
         parts: {
           decoder: new AudioDecoder(),

@@ -18,6 +18,7 @@ import { transcribe, TRANSCRIPTION_STAGE_NAMES, type TranscriptionParts, type Tr
 import { StageError, type StageControl } from '../../pipeline/types.ts';
 import { RunQueue, type Lane } from '../../work/run-queue.ts';
 import { redactPaths } from '../../kernel/redact.ts';
+import type { MediaStore } from '../../media/media-store.ts';
 
 export const PROCESSING_STAGES = ['queued', ...TRANSCRIPTION_STAGE_NAMES, 'saving', 'summarizing', 'done'] as const;
 type ProcessingStage = (typeof PROCESSING_STAGES)[number];
@@ -37,6 +38,8 @@ export interface RecordingTranscriptionDeps extends StoreTranscriptionDeps {
   parts: TranscriptionParts;
   /** Read as each recording's processing starts (features/config: transcriptionSettings()). */
   settings(): TranscriptionSettings;
+  /** The recording's audio, by media id (the media store). */
+  media: Pick<MediaStore, 'audio'>;
 }
 
 export interface RecordingProcessorOptions {
@@ -137,10 +140,11 @@ export class RecordingProcessor {
   async #transcribe(view: ProcessingView, control: StageControl, stage: (name: ProcessingStage) => void): Promise<void> {
     const deps = this.#o.transcription;
     const id = view.meeting_id;
-    const file = deps.meetings.recordingPath(id);
-    if (file === null) throw new StageError('the meeting has no recording file', { retryable: false });
+    const recording = deps.meetings.recording(id);
+    const audio = recording === null ? null : deps.media.audio({ recording });
+    if (audio === null) throw new StageError('the meeting has no recording file', { retryable: false });
     const language = deps.meetings.get(id).language ?? 'en';
-    const result = await transcribe(deps.parts, { file, ext: 'wav', language, settings: deps.settings() }, control, stage);
+    const result = await transcribe(deps.parts, { audio, language, settings: deps.settings() }, control, stage);
     await storeTranscription(
       deps,
       result,

@@ -87,7 +87,7 @@ test('two-person call: plug, record over HTTP, stop, transcript and summary scor
     );
 
     // The WAV in the data folder is the script, as played: same samples, shifted by the capture latency.
-    const wav = parseWav(readFileSync(h.deps.meetings.recordingPath(meetingId)!));
+    const wav = parseWav(readFileSync(h.deps.media.audio({ recording: h.deps.meetings.recording(meetingId)! })!.path));
     assert.equal(wav.sampleRate, 16_000);
     const fit = alignCapture(script.samples, wav.samples, 40_000);
     assert.ok(fit.correlation > 0.99, `captured audio matches the script: correlation ${fit.correlation.toFixed(4)}`);

@@ -14,11 +14,10 @@
  *                 so far stays the meeting's recording and is transcribed.
  *
  * Every state change goes through states.ts. The audio is written
- * to disk as it arrives (wav-writer.ts). Decisions: docs/decisions/017-recording.md.
+ * to disk as it arrives, into a capture of the media store
+ * (server/media/media-store.ts, wav-writer.ts). Decisions: docs/decisions/017-recording.md, 125.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Clock } from '../../adapters/clock.ts';
 import type { DeviceCatalog, DeviceInfo, VirtualDeviceBackend } from '../../adapters/devices.ts';
 import type { MeetingsService } from '../meetings/index.ts';
@@ -37,7 +36,8 @@ import {
 import { Mixer } from './mixer.ts';
 import { RecordingProcessor, type ProcessingView, type RecordingTranscriptionDeps } from './processor.ts';
 import { apiOutcome, transition, type ApiAction, type RecordingAction, type RecordingState } from './states.ts';
-import { RECORDING_SAMPLE_RATE, WavWriter } from './wav-writer.ts';
+import type { CaptureId, MediaStore } from '../../media/media-store.ts';
+import { RECORDING_SAMPLE_RATE, type WavWriter } from '../../media/wav-writer.ts';
 import { clip } from '../../../common/clip.ts';
 
 type DeviceRole = 'mic' | 'system';
@@ -89,7 +89,8 @@ interface Session {
   requestedAt: string;
   startedAt: string | null;
   meetingId: string | null;
-  file: string;
+  /** The media store's capture until the meeting exists (then the meeting's recording). */
+  capture: CaptureId | null;
   writer: WavWriter | null;
   mixer: Mixer;
   /** Whether arriving samples are written (starting and recording; not paused, not after the end). */
@@ -108,17 +109,14 @@ export interface RecordingServiceOptions {
   meetings: MeetingsService;
   bus: EventBus;
   clock: Clock;
-  /** The meetings' recordings folder: capture files and pending markers live there too (dot-files). */
-  recordingsDir: string;
+  /** Where the audio goes (captures) and which recordings wait for their transcription (pending marks). */
+  media: Pick<MediaStore, 'beginCapture' | 'discardCapture' | 'discardStaleCaptures' | 'markPending' | 'clearPending' | 'pendingMeetings'>;
   /** What a stopped recording's transcription uses (processor.ts). */
   transcription: RecordingTranscriptionDeps;
   settings: () => Settings;
   capture?: CaptureOptions;
   logError?: (err: unknown) => void;
 }
-
-const CAPTURE_PREFIX = '.capture-';
-export const PENDING_PREFIX = '.pending-';
 
 export class RecordingService {
   readonly #o: RecordingServiceOptions;
@@ -231,7 +229,7 @@ export class RecordingService {
       requestedAt: now.toISOString(),
       startedAt: null,
       meetingId: null,
-      file: join(this.#o.recordingsDir, `${CAPTURE_PREFIX}${id}.wav`),
+      capture: null,
       writer: null,
       mixer: new Mixer(devices.length, (samples) => session.writer?.append(samples)),
       accepting: true,
@@ -291,8 +289,8 @@ export class RecordingService {
     this.#processor.clear();
     if (session !== null) {
       this.#teardown(session);
-      rmSync(session.file, { force: true });
-      if (session.meetingId !== null) rmSync(this.#pendingMarker(session.meetingId), { force: true });
+      if (session.capture !== null && session.meetingId === null) this.#o.media.discardCapture(session.capture);
+      if (session.meetingId !== null) this.#o.media.clearPending(session.meetingId);
     }
     this.#session = null;
     this.#previous = null;
@@ -316,7 +314,7 @@ export class RecordingService {
     const session = this.#session;
     if (session !== null) {
       this.#teardown(session);
-      if (session.meetingId === null) rmSync(session.file, { force: true });
+      if (session.meetingId === null && session.capture !== null) this.#o.media.discardCapture(session.capture);
     }
     this.#session = null;
     this.#state = transition(this.#state, 'reset') ?? 'idle';
@@ -324,26 +322,21 @@ export class RecordingService {
 
   /** At start: recordings a stop interrupted before they were transcribed are transcribed now. */
   recover(): void {
-    mkdirSync(this.#o.recordingsDir, { recursive: true, mode: 0o700 });
-    for (const name of readdirSync(this.#o.recordingsDir)) {
-      if (name.startsWith(CAPTURE_PREFIX)) {
-        // A capture that never became a meeting holds at most the first samples of a start that failed.
-        rmSync(join(this.#o.recordingsDir, name), { force: true });
-      } else if (name.startsWith(PENDING_PREFIX)) {
-        const meetingId = name.slice(PENDING_PREFIX.length);
-        if (this.#o.meetings.exists(meetingId) && !this.#o.meetings.hasTranscript(meetingId)) {
-          this.#lastMeetingId = meetingId;
-          this.#processor.enqueue(meetingId);
-        } else {
-          rmSync(join(this.#o.recordingsDir, name), { force: true });
-        }
+    // A capture that never became a meeting holds at most the first samples of a start that failed.
+    this.#o.media.discardStaleCaptures();
+    for (const meetingId of this.#o.media.pendingMeetings()) {
+      if (this.#o.meetings.exists(meetingId) && !this.#o.meetings.hasTranscript(meetingId)) {
+        this.#lastMeetingId = meetingId;
+        this.#processor.enqueue(meetingId);
+      } else {
+        this.#o.media.clearPending(meetingId);
       }
     }
   }
 
   /** The processor is done with a meeting (for good). */
   #settled(meetingId: string): void {
-    rmSync(this.#pendingMarker(meetingId), { force: true });
+    this.#o.media.clearPending(meetingId);
   }
 
   // ── Internals ───────────────────────────────────────────────────────────
@@ -390,8 +383,9 @@ export class RecordingService {
 
   async #bringUp(session: Session): Promise<void> {
     try {
-      mkdirSync(this.#o.recordingsDir, { recursive: true, mode: 0o700 });
-      session.writer = new WavWriter(session.file);
+      const capture = this.#o.media.beginCapture(session.id);
+      session.capture = capture.id;
+      session.writer = capture.writer;
       await this.#openAll(session);
       if (!this.#current(session, 'starting')) return;
       const meeting = this.#o.meetings.create({
@@ -402,10 +396,10 @@ export class RecordingService {
         segments: [],
         summary: null,
         audio: false,
-        recording: { path: session.file, ext: 'wav' },
+        recording: { capture: capture.id },
       });
       session.meetingId = meeting.id;
-      writeFileSync(this.#pendingMarker(meeting.id), JSON.stringify({ meeting_id: meeting.id, session_id: session.id }), { mode: 0o600 });
+      this.#o.media.markPending(meeting.id, session.id);
       // The virtual devices start their scripts now that the recorder hears them.
       for (const d of session.devices) this.#o.virtual?.virtual(d.info.name)?.cue();
       session.startedAt = this.#o.clock.now().toISOString();
@@ -490,8 +484,8 @@ export class RecordingService {
       this.#lastMeetingId = meetingId;
       this.#processor.enqueue(meetingId);
     } else {
-      if (meetingId !== null) rmSync(this.#pendingMarker(meetingId), { force: true });
-      if (meetingId === null) rmSync(session.file, { force: true });
+      if (meetingId !== null) this.#o.media.clearPending(meetingId);
+      if (meetingId === null && session.capture !== null) this.#o.media.discardCapture(session.capture);
     }
     this.#lastEnded = { id: session.id, reachedRecording: session.reachedRecording };
     this.#move('finalized');
@@ -532,10 +526,6 @@ export class RecordingService {
     if (session === null) return;
     if (action === 'capture_up') this.#o.bus.publish('recording.started', { kind: 'recording', id: session.id });
     if (action === 'finalized') this.#o.bus.publish('recording.stopped', { kind: 'recording', id: session.id });
-  }
-
-  #pendingMarker(meetingId: string): string {
-    return join(this.#o.recordingsDir, `${PENDING_PREFIX}${meetingId}`);
   }
 }
 

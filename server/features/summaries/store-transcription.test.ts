@@ -43,7 +43,7 @@ test('an import without speech: a meeting with its recording and the no-speech s
           created_at: new Date().toISOString(),
           source: 'import',
           language: 'en',
-          recording: { path: upload, ext: 'wav' },
+          recording: { upload: 'job_x.wav' },
         },
         meetingSaved: (meetingId) => saved.push(meetingId),
       },
@@ -55,7 +55,8 @@ test('an import without speech: a meeting with its recording and the no-speech s
     assert.deepEqual(progress, [0.95]);
     assert.equal(meetings.summary(id).result?.text, NO_SPEECH_SUMMARY);
     assert.equal(meetings.summary(id).result?.template_id, 'daily_standup', 'the summary saved with the meeting is kept as it was');
-    assert.notEqual(meetings.recordingPath(id), null);
+    assert.notEqual(meetings.recording(id), null);
+    assert.equal(existsSync(upload), false, 'the upload became the recording');
     assert.deepEqual(events, ['transcript.updated', 'summary.completed']);
   } finally {
     gw.close();
@@ -76,7 +77,7 @@ test('an import: the job names its meeting inside the transaction that commits i
         { meetings, summaries },
         NO_SPEECH,
         {
-          newMeeting: { title: 'tone', created_at: new Date().toISOString(), source: 'import', recording: { path: upload, ext: 'wav' } },
+          newMeeting: { title: 'tone', created_at: new Date().toISOString(), source: 'import', recording: { upload: 'job_y.wav' } },
           meetingSaved: (meetingId) => {
             named = meetingId;
             assert.equal(gw.db.isTransaction, true, 'called inside the meeting transaction');

@@ -1,5 +1,5 @@
 /**
- * Staging an upload, on an in-memory file system (memfs): what is left in
+ * Staging an upload in the media store, on an in-memory file system (memfs): what is left in
  * uploads/ after an upload that succeeds, one the budget refuses halfway, one
  * whose client leaves, and one that meets a full disk. The HTTP side is a real
  * IncomingMessage fed by hand; the routes' own tests cover it over a socket.
@@ -11,7 +11,8 @@ import { Socket } from 'node:net';
 import { memfs } from 'memfs';
 import { ApiError } from '../../../kernel/errors.ts';
 import { DEFAULT_IMPORT_LIMITS, ImportBudget } from './budget.ts';
-import { ClientGoneError, receiveUpload, type UploadFs } from './upload.ts';
+import { MediaStore, type MediaFs } from '../../../media/media-store.ts';
+import { ClientGoneError, receiveUpload } from './upload.ts';
 
 const UPLOADS = '/data/uploads';
 
@@ -24,10 +25,10 @@ function upload(chunks: readonly Buffer[], declared?: number): IncomingMessage {
   return req;
 }
 
-function disk(): { fs: UploadFs; names: () => string[]; mode: (path: string) => number } {
+function disk(): { fs: MediaFs; names: () => string[]; mode: (path: string) => number } {
   const { fs } = memfs({ '/data': null });
   return {
-    fs: fs as unknown as UploadFs,
+    fs: fs as unknown as MediaFs,
     names: () => (fs.existsSync(UPLOADS) ? (fs.readdirSync(UPLOADS) as string[]).sort() : []),
     mode: (path) => fs.statSync(path).mode & 0o777,
   };
@@ -38,11 +39,10 @@ test('a complete upload lands as <job>.<ext>, owner-only, and no partial file is
   const budget = new ImportBudget();
   const body = Buffer.from('RIFF....WAVEfmt ');
   const got = await receiveUpload(upload([body.subarray(0, 5), body.subarray(5)], body.length), {
-    uploadsDir: UPLOADS,
+    media: new MediaStore({ dataDir: '/data', fs: d.fs }),
     jobId: 'job_1',
     ext: 'wav',
     budget,
-    fs: d.fs,
   });
   assert.deepEqual(got, { file: 'job_1.wav', bytes: body.length });
   assert.deepEqual(d.names(), ['job_1.wav']);
@@ -56,7 +56,12 @@ test('an upload the size limit refuses halfway leaves nothing behind', async () 
   const budget = new ImportBudget({ ...DEFAULT_IMPORT_LIMITS, maxFileBytes: 8 });
   // No Content-Length: the limit is found while counting, after the partial file exists.
   await assert.rejects(
-    receiveUpload(upload([Buffer.alloc(6), Buffer.alloc(6)]), { uploadsDir: UPLOADS, jobId: 'job_2', ext: 'mp3', budget, fs: d.fs }),
+    receiveUpload(upload([Buffer.alloc(6), Buffer.alloc(6)]), {
+      media: new MediaStore({ dataDir: '/data', fs: d.fs }),
+      jobId: 'job_2',
+      ext: 'mp3',
+      budget,
+    }),
     (err) => err instanceof ApiError && err.code === 'payload_too_large',
   );
   assert.deepEqual(d.names(), []);
@@ -67,7 +72,12 @@ test('a client that sends less than its Content-Length is gone: nothing is kept'
   const d = disk();
   const budget = new ImportBudget();
   await assert.rejects(
-    receiveUpload(upload([Buffer.alloc(10)], 100), { uploadsDir: UPLOADS, jobId: 'job_3', ext: 'wav', budget, fs: d.fs }),
+    receiveUpload(upload([Buffer.alloc(10)], 100), {
+      media: new MediaStore({ dataDir: '/data', fs: d.fs }),
+      jobId: 'job_3',
+      ext: 'wav',
+      budget,
+    }),
     ClientGoneError,
   );
   assert.deepEqual(d.names(), []);
@@ -78,9 +88,9 @@ test('a full disk is a 503, and the partial file written so far is removed', asy
   const d = disk();
   const budget = new ImportBudget();
   // The write stream fails with ENOSPC after the partial file was created, as a real full disk does.
-  const full: UploadFs = {
+  const full: MediaFs = {
     ...d.fs,
-    createWriteStream: ((path: string, options?: Parameters<UploadFs['createWriteStream']>[1]) => {
+    createWriteStream: ((path: string, options?: Parameters<MediaFs['createWriteStream']>[1]) => {
       const stream = d.fs.createWriteStream(path, options);
       stream.write = (_chunk: unknown, _enc?: unknown, cb?: unknown) => {
         const error = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
@@ -89,10 +99,15 @@ test('a full disk is a 503, and the partial file written so far is removed', asy
         return false;
       };
       return stream;
-    }) as UploadFs['createWriteStream'],
+    }) as MediaFs['createWriteStream'],
   };
   await assert.rejects(
-    receiveUpload(upload([Buffer.alloc(10)], 10), { uploadsDir: UPLOADS, jobId: 'job_4', ext: 'wav', budget, fs: full }),
+    receiveUpload(upload([Buffer.alloc(10)], 10), {
+      media: new MediaStore({ dataDir: '/data', fs: full }),
+      jobId: 'job_4',
+      ext: 'wav',
+      budget,
+    }),
     (err) => err instanceof ApiError && err.code === 'service_unavailable',
   );
   assert.deepEqual(d.names(), []);

@@ -1,23 +1,22 @@
 /**
- * Receives the raw body of POST /v1/jobs/import into the data folder as it
- * arrives: never held in memory, counted against the import budget, written
- * under a temporary name and renamed only when complete. A refused or broken
- * upload leaves no file behind and releases its place in the budget.
+ * Receives the raw body of POST /v1/jobs/import into the media store as it
+ * arrives: never held in memory, counted against the import budget, staged
+ * by the store under a temporary name and committed only when complete. A
+ * refused or broken upload leaves no file behind and releases its place in
+ * the budget.
  */
-import { randomUUID } from 'node:crypto';
-import * as nodeFs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, DISK_FULL_MESSAGE, isDiskFull } from '../../../kernel/errors.ts';
 import type { ImportExtension } from '../../../pipeline/types.ts';
 import type { ImportBudget } from './budget.ts';
 import { requestLimitsOf } from '../../../kernel/http/connection-limits.ts';
+import type { MediaStore, UploadId } from '../../../media/media-store.ts';
 
 export interface ReceivedUpload {
-  /** File name inside the uploads folder. */
-  file: string;
+  /** The upload's media id (the job's source_file). */
+  file: UploadId;
   bytes: number;
 }
 
@@ -29,28 +28,25 @@ export class ClientGoneError extends Error {
   }
 }
 
-/**
- * The file-system calls staging an upload makes: node:fs in the gateway; an
- * in-memory file system (memfs) in the unit tests of what is left behind.
- */
-export type UploadFs = Pick<typeof nodeFs, 'createWriteStream' | 'mkdirSync' | 'renameSync' | 'rmSync'>;
-
 export async function receiveUpload(
   req: IncomingMessage,
-  opts: { uploadsDir: string; jobId: string; ext: ImportExtension; budget: ImportBudget; fs?: UploadFs },
+  opts: { media: Pick<MediaStore, 'stageUpload'>; jobId: string; ext: ImportExtension; budget: ImportBudget },
 ): Promise<ReceivedUpload> {
-  const { createWriteStream, mkdirSync, renameSync, rmSync } = opts.fs ?? nodeFs;
   const lengthHeader = req.headers['content-length'];
   const declared = lengthHeader === undefined ? null : Number(lengthHeader);
   if (declared !== null && !Number.isSafeInteger(declared)) throw new ApiError('bad_request', 'Content-Length is not a number');
 
   // Throws 413 / 429 before a single byte is read.
   const reservation = opts.budget.reserve(opts.ext, declared);
-  mkdirSync(opts.uploadsDir, { recursive: true, mode: 0o700 });
+  let staged;
+  try {
+    staged = opts.media.stageUpload(opts.jobId, opts.ext);
+  } catch (err) {
+    reservation.release();
+    throw err;
+  }
   const limits = requestLimitsOf(req); // the listener's limits (CONNECTION_DEFAULTS in kernel/http/connection-limits.ts): an upload idle for uploadIdleMs is given up, so it cannot hold its budget place forever
   req.setTimeout(limits.uploadIdleMs, () => req.destroy());
-  const partial = join(opts.uploadsDir, `.partial-${randomUUID()}`);
-  const final = `${opts.jobId}.${opts.ext}`;
   // Set by the counter when it refuses the upload; an object, so the catch below sees the write.
   const state: { bytes: number; refusal: ApiError | null } = { bytes: 0, refusal: null };
 
@@ -79,12 +75,11 @@ export async function receiveUpload(
   rateCheck.unref();
 
   try {
-    await pipeline(req, counter, createWriteStream(partial, { mode: 0o600 }));
+    await pipeline(req, counter, staged.stream);
     if (declared !== null && state.bytes !== declared) throw new ClientGoneError();
-    renameSync(partial, join(opts.uploadsDir, final));
-    return { file: final, bytes: state.bytes };
+    return { file: staged.commit(), bytes: state.bytes };
   } catch (err) {
-    rmSync(partial, { force: true });
+    staged.discard();
     // A full disk is not the client leaving (the failed write destroys the request stream too): answer 503.
     if (isDiskFull(err)) throw new ApiError('service_unavailable', DISK_FULL_MESSAGE, { Connection: 'close' });
     if (state.refusal !== null) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseWav } from '../../../common/audio/wav.ts';
+import { parseWav } from '../../common/audio/wav.ts';
 import { WavWriter } from './wav-writer.ts';
 
 test('the file is a valid WAV of everything written, also before close (header kept current every second)', () => {

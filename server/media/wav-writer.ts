@@ -8,7 +8,7 @@
  * close lets shutdown (which cannot wait) complete the file.
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { wavHeader } from '../../../common/audio/wav.ts';
+import { wavHeader } from '../../common/audio/wav.ts';
 
 export const RECORDING_SAMPLE_RATE = 16_000;
 const HEADER_BYTES = 44;
