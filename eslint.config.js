@@ -130,8 +130,6 @@ export default tseslint.config(
       'conformance/checks/jobs/lifecycle-model.check.ts',
       'conformance/harness/sse.ts',
       'conformance/harness/testing.ts',
-      'conformance/mutants/proxy.ts',
-      'conformance/mutants/slow-target.ts',
       'conformance/runner/cleanup.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
