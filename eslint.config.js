@@ -121,11 +121,5 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/*.slow-test.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
-  {
-    // Functions over the limit still to be split, each by its own change: two of the conformance suite's
-    // mutant servers. Named one by one so that every other file of the suite is held to the limit.
-    files: ['conformance/mutants/proxy.ts', 'conformance/mutants/slow-target.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
   // The folder rules (which folder may import which) are dependency-cruiser's: .dependency-cruiser.js, `npm run lint:deps`.
 );

@@ -107,10 +107,9 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string, mutant: Mutant, control?: { url: string; secret: string }): Promise<RunningProxy> {
-  const base = target.replace(/\/+$/, '');
-  const scopeCache = new Map<string, string[]>();
-  const forward = async (req: ProxyRequest): Promise<ProxyResponse> => {
+/** Sends a request to the target as it is (hop-by-hop headers dropped), its answer read whole. */
+function forwarder(base: string): MutantTools['forward'] {
+  return async (req) => {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) headers[k] = v;
     const init: RequestInit = { method: req.method, headers, redirect: 'manual' };
@@ -132,7 +131,12 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
     });
     return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
   };
-  const tools: MutantTools = {
+}
+
+/** The tools a mutant's hooks get: the forwarder, a cached scope lookup, the Control API when there is one. */
+function mutantTools(forward: MutantTools['forward'], control?: { url: string; secret: string }): MutantTools {
+  const scopeCache = new Map<string, string[]>();
+  return {
     forward,
     scopesOf: async (req) => {
       const auth = req.headers['authorization'] ?? '';
@@ -150,84 +154,100 @@ export async function startProxy(target: string, mutant: Mutant, control?: { url
     },
     ...(control === undefined ? {} : { control }),
   };
-  const handle = async (incoming: IncomingMessage): Promise<ProxyResponse | { stream: Response }> => {
-    const chunks: Buffer[] = [];
-    for await (const c of incoming) chunks.push(c as Buffer);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let req: ProxyRequest = {
-      method: incoming.method ?? 'GET',
-      url: new URL(incoming.url ?? '/', 'http://proxy'),
-      headers,
-      body: Buffer.concat(chunks),
-    };
-    if (mutant.request !== undefined) {
-      const r = await mutant.request(req, tools);
-      if (isResponse(r)) return r;
-      req = r;
-    }
-    // Event streams pass through untouched, as they arrive.
-    if (
-      req.headers['accept'] === 'text/event-stream' &&
-      (mutant.response === undefined || (mutant.bufferedStreams !== undefined && !mutant.bufferedStreams.test(req.url.pathname)))
-    ) {
-      const h: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) h[k] = v;
-      return { stream: await fetch(`${base}${req.url.pathname}${req.url.search}`, { method: req.method, headers: h }) };
-    }
-    const res = await forward(req);
-    return mutant.response === undefined ? res : mutant.response(req, res, tools);
+}
+
+/** A buffered request through the mutant's hooks: its answer, or an event stream to pass through as it arrives. */
+async function handle(
+  incoming: IncomingMessage,
+  mutant: Mutant,
+  base: string,
+  tools: MutantTools,
+): Promise<ProxyResponse | { stream: Response }> {
+  const chunks: Buffer[] = [];
+  for await (const c of incoming) chunks.push(c as Buffer);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  let req: ProxyRequest = {
+    method: incoming.method ?? 'GET',
+    url: new URL(incoming.url ?? '/', 'http://proxy'),
+    headers,
+    body: Buffer.concat(chunks),
   };
-  /** Streams an upload through, both ways, as it arrives (no buffering of a body that may never end). */
-  const streamUpload = (incoming: IncomingMessage, out: ServerResponse): void => {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(incoming.headers))
-      if (v !== undefined && k !== 'host' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    const upstream = httpRequest(`${base}${incoming.url ?? '/'}`, { method: incoming.method ?? 'POST', headers, agent: false }, (res) => {
-      let h: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) h[k] = Array.isArray(v) ? v.join(', ') : v;
-      let status = res.statusCode ?? 502;
-      if (mutant.upload !== undefined) ({ status, headers: h } = mutant.upload(status, h));
-      out.writeHead(status, h);
-      if (mutant.uploadAnswer !== undefined) {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => mutant.uploadAnswer?.({ headers }, status, Buffer.concat(chunks)));
-      }
-      res.pipe(out);
-    });
-    upstream.on('error', () => out.destroy());
-    incoming.on('close', () => {
-      if (!incoming.complete) upstream.destroy();
-    });
-    if (mutant.uploadBody === undefined) incoming.pipe(upstream);
-    else incoming.pipe(mutant.uploadBody()).pipe(upstream);
-  };
+  if (mutant.request !== undefined) {
+    const r = await mutant.request(req, tools);
+    if (isResponse(r)) return r;
+    req = r;
+  }
+  // Event streams pass through untouched, as they arrive.
+  if (
+    req.headers['accept'] === 'text/event-stream' &&
+    (mutant.response === undefined || (mutant.bufferedStreams !== undefined && !mutant.bufferedStreams.test(req.url.pathname)))
+  ) {
+    const h: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) h[k] = v;
+    return { stream: await fetch(`${base}${req.url.pathname}${req.url.search}`, { method: req.method, headers: h }) };
+  }
+  const res = await tools.forward(req);
+  return mutant.response === undefined ? res : mutant.response(req, res, tools);
+}
+
+/** Streams an upload through, both ways, as it arrives (no buffering of a body that may never end). */
+function streamUpload(incoming: IncomingMessage, out: ServerResponse, mutant: Mutant, base: string): void {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(incoming.headers))
+    if (v !== undefined && k !== 'host' && k !== 'connection') headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const upstream = httpRequest(`${base}${incoming.url ?? '/'}`, { method: incoming.method ?? 'POST', headers, agent: false }, (res) => {
+    let h: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) h[k] = Array.isArray(v) ? v.join(', ') : v;
+    let status = res.statusCode ?? 502;
+    if (mutant.upload !== undefined) ({ status, headers: h } = mutant.upload(status, h));
+    out.writeHead(status, h);
+    if (mutant.uploadAnswer !== undefined) {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => mutant.uploadAnswer?.({ headers }, status, Buffer.concat(chunks)));
+    }
+    res.pipe(out);
+  });
+  upstream.on('error', () => out.destroy());
+  incoming.on('close', () => {
+    if (!incoming.complete) upstream.destroy();
+  });
+  if (mutant.uploadBody === undefined) incoming.pipe(upstream);
+  else incoming.pipe(mutant.uploadBody()).pipe(upstream);
+}
+
+/** Writes an answer, or an event stream chunk by chunk as the target sends it. */
+async function reply(out: ServerResponse, r: ProxyResponse | { stream: Response }): Promise<void> {
+  if (!('stream' in r)) {
+    out.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.length) });
+    out.end(r.body);
+    return;
+  }
+  const h: Record<string, string> = {};
+  r.stream.headers.forEach((v, k) => {
+    if (!HOP.has(k)) h[k] = v;
+  });
+  out.writeHead(r.stream.status, h);
+  try {
+    if (r.stream.body !== null) for await (const chunk of r.stream.body) out.write(chunk);
+    out.end();
+  } catch {
+    // The target closed the stream abruptly (a restart, a reset): so does the proxy.
+    out.destroy();
+  }
+}
+
+export async function startProxy(target: string, mutant: Mutant, control?: { url: string; secret: string }): Promise<RunningProxy> {
+  const base = target.replace(/\/+$/, '');
+  const tools = mutantTools(forwarder(base), control);
   return localServer((incoming, out) => {
     if (incoming.method === 'POST' && (incoming.url ?? '').split('?')[0] === '/v1/jobs/import') {
-      streamUpload(incoming, out);
+      streamUpload(incoming, out, mutant, base);
       return;
     }
-    handle(incoming).then(
-      async (r) => {
-        if ('stream' in r) {
-          const h: Record<string, string> = {};
-          r.stream.headers.forEach((v, k) => {
-            if (!HOP.has(k)) h[k] = v;
-          });
-          out.writeHead(r.stream.status, h);
-          try {
-            if (r.stream.body !== null) for await (const chunk of r.stream.body) out.write(chunk);
-            out.end();
-          } catch {
-            // The target closed the stream abruptly (a restart, a reset): so does the proxy.
-            out.destroy();
-          }
-          return;
-        }
-        out.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.length) });
-        out.end(r.body);
-      },
+    handle(incoming, mutant, base, tools).then(
+      (r) => reply(out, r),
       (err: unknown) => {
         out.writeHead(502, { 'content-type': 'text/plain' });
         out.end(`mutant proxy: ${err instanceof Error ? err.message : String(err)}`);

@@ -32,6 +32,8 @@ export interface VariantVerdict {
   wrong: string[];
   /** "check-id: why" of every SKIPPED check (printed for a run of chosen --checks). */
   skipped: string[];
+  /** "check-id: what" of every FLAKY check (its first attempt FAILed or ERRORed, its retry did not): always printed. */
+  flaky: string[];
   durationMs: number;
 }
 
@@ -74,16 +76,15 @@ async function runVariant(
     } finally {
       await session.close();
     }
-    const wrong = results
-      .filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR')
-      .map((r) =>
-        `${r.id} ${r.outcome}: ${r.failures[0]?.what ?? r.error?.message ?? ''} ${r.failures[0] === undefined ? '' : JSON.stringify(r.failures[0].actual ?? '')}`.slice(
-          0,
-          400,
-        ),
+    const firstFailure = (r: CheckResult): string =>
+      `${r.id} ${r.outcome}: ${r.failures[0]?.what ?? r.error?.message ?? ''} ${r.failures[0] === undefined ? '' : JSON.stringify(r.failures[0].actual ?? '')}`.slice(
+        0,
+        400,
       );
+    const wrong = results.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR').map(firstFailure);
     const skipped = results.filter((r) => r.outcome === 'SKIPPED').map((r) => `${r.id}: ${r.skipReason ?? ''}`);
-    return { name: variant.name, counts: countOutcomes(results), wrong, skipped, durationMs: Date.now() - started };
+    const flaky = results.filter((r) => r.outcome === 'FLAKY').map(firstFailure);
+    return { name: variant.name, counts: countOutcomes(results), wrong, skipped, flaky, durationMs: Date.now() - started };
   } finally {
     await proxy.close();
   }
@@ -136,6 +137,8 @@ async function main(argv: string[]): Promise<number> {
           .join(', ');
         let line = `${v.wrong.length === 0 ? 'CONFORMS' : 'FALSE   '} ${v.name.padEnd(26)} ${`${(v.durationMs / 1000).toFixed(1)} s`.padStart(7)}  ${counts}`;
         if (v.wrong.length > 0) line += `\n         ${v.wrong.join('\n         ')}`;
+        // A first attempt's false verdict that the retry did not repeat: not counted against the variant, but shown.
+        for (const x of v.flaky) line += `\n         first attempt: ${x}`;
         if (list(values.checks).length > 0) for (const x of v.skipped) line += `\n         SKIPPED ${x}`;
         process.stdout.write(`${line}\n`);
       }

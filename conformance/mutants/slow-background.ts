@@ -1,17 +1,17 @@
 /**
  * The background work of the reference seen ten times slower, beyond the job
- * stages slow-target.ts slows: summary regenerations and the recording's
- * start and stop (docs/decisions/105-conformance-slow-background-variants.md).
+ * stages slow-target.ts slows: summary regenerations
+ * (docs/decisions/105-conformance-slow-background-variants.md; the
+ * recording's start and stop are slow-recorder.ts's, decision 121).
  *
  * As in slow-target.ts, the proxy keeps a timeline of what the reference
- * answers while the work runs (GET …/summary/operations/{id}, GET
- * /v1/recording, sampled until the work ends) and shows a caller the state
- * the reference had at start + (now − start) / 10. A slow target is also busy
- * for longer, and says so the way the reference does while busy: a second
- * regeneration of the meeting while the slowed one still runs is refused with
- * 409 summary_generating, a start while the slowed recording is not yet idle
- * with 409 recording_in_progress. The waits (the summary-operation wait, the
- * recording wait) resolve when the slowed clock reaches the end they announce.
+ * answers while the work runs (GET …/summary/operations/{id}, sampled until
+ * the work ends) and shows a caller the state the reference had at start +
+ * (now − start) / 10. A slow target is also busy for longer, and says so the
+ * way the reference does while busy: a second regeneration of the meeting
+ * while the slowed one still runs is refused with 409 summary_generating. The
+ * summary-operation wait resolves when the slowed clock reaches the end it
+ * announces.
  */
 import type { Mutant, MutantTools, ProxyRequest, ProxyResponse } from './proxy.ts';
 import { errorAnswer, jsonOf, withJson } from './proxy.ts';

@@ -12,6 +12,7 @@ import { speechPath } from '../harness/audio.ts';
 import { ALTERNATIVES } from './alternatives.ts';
 import { slowTarget } from './slow-target.ts';
 import { combine, slowSummarizer } from './slow-background.ts';
+import { slowRecorder } from './slow-recorder.ts';
 import type { Mutant } from './proxy.ts';
 import { parseWavHeader, wavSampleRewriter } from './wav-rewrite.ts';
 
@@ -84,9 +85,10 @@ export const VARIANTS: Variant[] = [
       'a target ten times slower at everything the suite waits on: every job stage (imports, diarization: ' +
       'GET /v1/jobs/{id}, the job list and the job wait show each job as the reference had it at a tenth of its age, ' +
       'slow-target.ts), every summary regeneration (busy ten times as long, with the 409 the reference gives ' +
-      'while busy: slow-background.ts), and every webhook delivery arriving 2 s late; ' +
-      "a caller's cancel, pause, resume or retry acts at once",
-    ...combine(slowTarget(), slowSummarizer()),
+      "while busy: slow-background.ts), the recording's start and stop (starting and stopping ten times as long, " +
+      'every read, refusal and wait answered from one state: slow-recorder.ts), and every webhook delivery arriving ' +
+      "2 s late; a caller's cancel, pause, resume or retry of a job acts at once",
+    ...combine(slowTarget(), slowSummarizer(), slowRecorder()),
     bufferedStreams: EVERY_WAIT,
     session: { receiverArrivalDelayMs: 2000 },
   },

@@ -17,6 +17,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -157,6 +158,32 @@ test('every artifact answers --version and --list from an empty folder as the ch
     const listed = await run(r, ['--list']);
     assert.equal(listed.code, 0, `${r.name}\n${show(listed)}`);
     assert.equal(listed.out, list.out, `${r.name} lists what the checkout lists`);
+  }
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+test('every artifact reads an --expected-failures file from its folder and exits as --help says: 2 bad usage, 3 unreachable', async () => {
+  const port = await closedPort();
+  for (const r of runners) {
+    writeFileSync(path.join(r.cwd, 'expected-failures.txt'), 'health/always-200  # a known failure, with its reason\n');
+    const usage = await run(r, [`--base-url=http://127.0.0.1:${port}`, '--max-failures=none']);
+    assert.equal(usage.code, 2, `${r.name}: a bad --max-failures\n${show(usage)}`);
+    const missing = await run(r, [`--base-url=http://127.0.0.1:${port}`, '--token=t', '--expected-failures=absent.txt']);
+    assert.equal(missing.code, 2, `${r.name}: an unreadable --expected-failures file\n${show(missing)}`);
+    // The file is read (from the artifact's own folder) before the target is asked: the run then stops unreached.
+    const away = await run(r, [`--base-url=http://127.0.0.1:${port}`, '--token=t', '--expected-failures=expected-failures.txt']);
+    assert.equal(away.code, 3, `${r.name}: no target at the base URL\n${show(away)}`);
   }
 });
 

@@ -3,7 +3,7 @@ import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import { envelopeOf, hookTo } from '../../harness/webhooks.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
-import { pollRecording } from '../recording/lifecycle.check.ts';
+import { fromIdle, pollRecording } from '../recording/lifecycle.check.ts';
 
 /** How long after the recording reads idle its recording.stopped may take to arrive. */
 const STOPPED_WAIT_MS = 15_000;
@@ -24,6 +24,7 @@ export const check = defineCheck({
     const api = ctx.as(await ctx.token(['read', 'record']));
     const { endpoint } = await hookTo(ctx, api, 'recording', ['recording.started', 'recording.stopped'], { status: 204 });
     await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
+    await fromIdle(ctx, api);
     const start = await api.post('/v1/recording/start', { json: {} });
     if (!start.ok) return ctx.skip(`the recording could not be started (${start.describe(150)}); recording/lifecycle reports it`);
     const up = await pollRecording(api, ['recording'], 10_000);

@@ -5,6 +5,7 @@ import type { HttpResult } from '../../harness/http.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import type { Poll } from '../../harness/polling.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
+import type { CheckContext } from '../../harness/context.ts';
 import { RECORDING_STATES } from '../../spec/constants.ts';
 
 /**
@@ -36,6 +37,24 @@ export async function pollRecording(api: BoundClient, want: string[], timeoutMs 
   }
 }
 
+/**
+ * Waits, before a check starts a recording of its own, until the recorder is
+ * idle: the check before it may have left it stopping (a clean-up stop does
+ * not wait for idle) or, having run out of time, still recording; a recording
+ * left running is stopped. A recorder still stopping when the budget runs out
+ * SKIPs the check (decision 081): its start would not be made from idle, so a
+ * refusal would say nothing about its clause (decision 121). Any other state
+ * is left to the check to grade.
+ */
+export async function fromIdle(ctx: Pick<CheckContext, 'skip'>, api: BoundClient, budgetMs = 30_000): Promise<void> {
+  let poll = await pollRecording(api, ['idle'], budgetMs);
+  if (poll.status === 200 && ['starting', 'recording', 'paused'].includes(String(poll.state))) {
+    await api.post('/v1/recording/stop', { label: 'stop a recording an earlier check left running' });
+    poll = await pollRecording(api, ['idle'], budgetMs);
+  }
+  skipWhenStillPending(ctx, 'the recording an earlier check stopped', poll);
+}
+
 export const check = defineCheck({
   id: 'recording/lifecycle',
   clauses: [
@@ -63,6 +82,7 @@ export const check = defineCheck({
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     const mic = await inputDevice(ctx, api, { name: 'Conformance Mic', script: 'tiny' });
+    await fromIdle(ctx, api);
     const idle = await api.get('/v1/recording');
     ctx.expect(
       'recording.state.fields',

@@ -1,7 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
-import { pollRecording } from './lifecycle.check.ts';
+import { fromIdle, pollRecording } from './lifecycle.check.ts';
 
 export const check = defineCheck({
   id: 'recording/remote-prearmed',
@@ -18,6 +18,7 @@ export const check = defineCheck({
     await ctx.control.patchSettings({ remote_recording_prearmed: true });
     const local = ctx.as(await ctx.token(['read', 'record']));
     await inputDevice(ctx, local, { name: 'Conformance Mic', script: null });
+    await fromIdle(ctx, local);
     for (const origin of ['paired', 'lan'] as const) {
       const remote = ctx.as((await ctx.mint({ scopes: ['read', 'record'], origin })).token);
       const res = await remote.post('/v1/recording/start', { json: { consent_attested: true } });

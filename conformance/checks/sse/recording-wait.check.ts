@@ -5,7 +5,7 @@ import type { BoundClient } from '../../harness/context-types.ts';
 import { openSse } from '../../harness/sse.ts';
 import type { SseResult } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent } from '../../harness/waits.ts';
-import { pollRecording } from '../recording/lifecycle.check.ts';
+import { fromIdle, pollRecording } from '../recording/lifecycle.check.ts';
 import { inputDevice } from '../../harness/devices.ts';
 
 /** How long before a wait's end the transition must have been seen for a silent wait to be a violation. */
@@ -76,6 +76,7 @@ export const check = defineCheck({
   async run(ctx) {
     const api = ctx.as(await ctx.token(['read', 'record']));
     await inputDevice(ctx, api, { name: 'Conformance Mic', script: null });
+    await fromIdle(ctx, api);
     const started = openSse(ctx.api, '/v1/recording/wait', {
       token: api.token,
       query: { until: 'started', timeout: 30 },
