@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { pollRecording } from '../checks/recording/lifecycle.check.ts';
+import { pollRecording } from './recording.ts';
 import { runAttempt } from '../runner/run.ts';
 import { openSession } from '../runner/session.ts';
 import * as x from './expect.ts';

@@ -3,7 +3,7 @@ import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import { envelopeOf, hookTo } from '../../harness/webhooks.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
-import { fromIdle, pollRecording } from '../recording/lifecycle.check.ts';
+import { fromIdle, pollRecording } from '../../harness/recording.ts';
 
 /** How long after the recording reads idle its recording.stopped may take to arrive. */
 const STOPPED_WAIT_MS = 15_000;

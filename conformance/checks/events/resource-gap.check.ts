@@ -1,7 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import { envelopeOf, hookTo } from '../../harness/webhooks.ts';
-import { pollRecording } from '../recording/lifecycle.check.ts';
+import { pollRecording } from '../../harness/recording.ts';
 
 export const check = defineCheck({
   id: 'events/resource-gap',

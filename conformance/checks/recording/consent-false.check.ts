@@ -1,7 +1,7 @@
 import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
-import { pollRecording } from './lifecycle.check.ts';
+import { pollRecording } from '../../harness/recording.ts';
 
 export const check = defineCheck({
   id: 'recording/consent-false',

@@ -2,7 +2,7 @@ import { defineCheck } from '../../harness/check.ts';
 import * as x from '../../harness/expect.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
-import { pollRecording } from './lifecycle.check.ts';
+import { pollRecording } from '../../harness/recording.ts';
 
 export const check = defineCheck({
   id: 'recording/fault-redacted',

@@ -1,6 +1,6 @@
 import { defineCheck } from '../../harness/check.ts';
 import { inputDevice } from '../../harness/devices.ts';
-import { pollRecording } from './lifecycle.check.ts';
+import { pollRecording } from '../../harness/recording.ts';
 
 export const check = defineCheck({
   id: 'recording/gaps',

@@ -5,7 +5,7 @@ import type { Command } from '../../harness/model.ts';
 import { command, modelRun } from '../../harness/model.ts';
 import { inputDevice } from '../../harness/devices.ts';
 import { skipWhenStillPending } from '../../harness/polling.ts';
-import { fromIdle, pollRecording } from './lifecycle.check.ts';
+import { fromIdle, pollRecording } from '../../harness/recording.ts';
 
 interface Model {
   state: 'idle' | 'recording' | 'paused';

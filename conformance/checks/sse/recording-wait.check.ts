@@ -5,7 +5,7 @@ import type { BoundClient } from '../../harness/context-types.ts';
 import { openSse } from '../../harness/sse.ts';
 import type { SseResult } from '../../harness/sse.ts';
 import { describeStream, isTimeoutEvent } from '../../harness/waits.ts';
-import { fromIdle, pollRecording } from '../recording/lifecycle.check.ts';
+import { fromIdle, pollRecording } from '../../harness/recording.ts';
 import { inputDevice } from '../../harness/devices.ts';
 
 /** How long before a wait's end the transition must have been seen for a silent wait to be a violation. */
