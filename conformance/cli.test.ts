@@ -51,6 +51,17 @@ test('--help and --list need no target and exit 0', async () => {
   assert.match(version.out, /^mas-conformance \d+\.\d+\.\d+\n$/);
 });
 
+test('a reader that closes the pipe early (--list | head) ends the run quietly: exit 0, no EPIPE trace', async () => {
+  const child = spawn(process.execPath, [CLI, '--list'], { env: { ...process.env, CI: 'true' } });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  // Like `head -1`: read the first chunk, then close our end of the pipe.
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, err);
+  assert.doesNotMatch(err, /EPIPE/);
+});
+
 test('--only/--skip take the section headings of API.md, in any case; --list says what each selector selected', async () => {
   const list = await run(['--list', '--only', 'endpoints > JOBS > import', '--skip', 'Job states']);
   assert.equal(list.code, 0, list.err);

@@ -219,6 +219,12 @@ if (invokedDirectly && nodeTooOld(process.version)) {
  * harness failure its stack (exit 3: the run could not go on; cli/exit-codes.ts). The release bundle's entry calls it (its own Node check comes first).
  */
 export function runCommandLine(argv: string[]): void {
+  // A reader that closes the pipe early (`--list | head`) has all it wanted: stop quietly, as other
+  // command-line tools do, instead of printing the write's EPIPE trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? EXIT.conformant);
+  });
   main(argv).then(
     (code) => {
       process.exitCode = code;
