@@ -6,10 +6,14 @@
  * the whole file, and the gateway's diarizer (decode → front end → voice
  * activity → diarize, the config defaults; as bench/quality-diarizer.ts)
  * giving the speakers. WER, cpWER, DER (collar 0.25 s) and DER with overlap
- * not scored (md-eval -1), ours beside NIST's, and the largest difference.
+ * not scored (md-eval -1), ours beside NIST's, and the largest difference;
+ * sclite's time-chunked CTM and STM scorings beside them, for information
+ * (decision 165).
  *
- *   node bench/truth-formats-agreement.ts                          every script of fixtures/meetings
+ *   node bench/truth-formats-agreement.ts                          every script of fixtures/meetings, clean, tidy
  *   node bench/truth-formats-agreement.ts --scripts tiny,two-person-call
+ *   node bench/truth-formats-agreement.ts --scripts four-person-standup --scenes clean,office,reverb-only --dynamics natural
+ *                                                                  the matrix's meetings as the natural matrix renders them
  *
  * Writes reports/truth-formats-agreement.json and .md (after every meeting, so
  * a long run leaves what it has). Needs sctk, pocketsphinx and the voices.
@@ -30,16 +34,20 @@ import { nistAgreement } from '../simulator/score/nist-agreement.ts';
 import type { Agreement } from '../simulator/score/nist-agreement.ts';
 import { findSctk } from '../simulator/score/nist-tools.ts';
 import { listScriptNames, loadScript } from '../simulator/scripts/load-script.ts';
+import type { DynamicsProfileName } from '../simulator/scripts/meeting-script.ts';
+import { DYNAMICS_PROFILES } from '../simulator/scripts/meeting-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import { speakerTurns, truthTokens } from '../simulator/truth-formats/truth-formats.ts';
 import { FlagError, fmt, formatRows, readFlags, runCli } from './lib.ts';
 
 const REPORT_DIR = join(import.meta.dirname, '..', 'reports');
-const USAGE = 'node bench/truth-formats-agreement.ts [--scripts NAME,NAME]';
+const USAGE = 'node bench/truth-formats-agreement.ts [--scripts NAME,NAME] [--scenes SCENE,SCENE] [--dynamics tidy|natural]';
 const run = promisify(execFile);
 
 interface Row extends Partial<Agreement> {
   script: string;
+  scene: string;
+  dynamics: DynamicsProfileName;
   duration_s: number | null;
   words: number | null;
   speakers: number | null;
@@ -68,9 +76,16 @@ export function overlapShare(turns: readonly { start: number; end: number }[]): 
   return speech > 0 ? overlap / speech : 0;
 }
 
-async function measure(script: string, work: string, tools: NonNullable<ReturnType<typeof findSctk>>): Promise<Row> {
-  const wav = join(work, `${script}.wav`);
-  const { truth } = await renderScript(await loadScript(script), wav, { scene: 'clean' });
+interface Meeting {
+  script: string;
+  scene: string;
+  dynamics: DynamicsProfileName;
+}
+
+async function measure(meeting: Meeting, work: string, tools: NonNullable<ReturnType<typeof findSctk>>): Promise<Row> {
+  const { script, scene, dynamics } = meeting;
+  const wav = join(work, `${script}.${scene}.${dynamics}.wav`);
+  const { truth } = await renderScript(await loadScript(script), wav, { scene, dynamics });
   // Stock pocketsphinx on the whole file, as a QA team would run it.
   const { stdout } = await run('pocketsphinx_continuous', ['-infile', wav, '-time', 'yes'], { maxBuffer: 256 << 20 });
   const words = parsePocketsphinxTimes(stdout).words;
@@ -80,7 +95,7 @@ async function measure(script: string, work: string, tools: NonNullable<ReturnTy
   const turns = await diarize(decoded, detectSpeech(enhanced, vad), CONFIG_SECTIONS.diarization.defaults, uncontrolled());
   const agreement = nistAgreement(tools, truth, script, words, turns);
   return {
-    script,
+    ...meeting,
     duration_s: truth.duration,
     words: truth.words.length,
     speakers: truth.speakers.length,
@@ -95,6 +110,7 @@ function markdown(rows: readonly Row[]): string {
   const table = [
     [
       'script',
+      'scene',
       'length s',
       'words',
       'speakers',
@@ -104,13 +120,15 @@ function markdown(rows: readonly Row[]): string {
       'DER ours / md-eval',
       'DER -1 ours / md-eval',
       'max diff',
+      'sclite CTM WER',
       'sclite STM WER',
     ],
     ...rows.map((r) =>
       r.error !== null
-        ? [r.script, '—', '—', '—', '—', `not measured: ${r.error}`, '', '', '', '', '']
+        ? [r.script, r.scene, '—', '—', '—', '—', `not measured: ${r.error}`, '', '', '', '', '', '']
         : [
             r.script,
+            r.scene,
             fmt(r.duration_s, 1),
             String(r.words),
             String(r.speakers),
@@ -120,15 +138,25 @@ function markdown(rows: readonly Row[]): string {
             pair(r.der),
             pair(r.der_ignore_overlap),
             fmt(r.max_difference, 3),
+            fmt(r.ctm_wer, 2),
             fmt(r.stm_wer, 2),
           ],
     ),
   ];
-  return `# simulator score against sclite and md-eval\n\n\`\`\`\n${formatRows(table)}\n\`\`\`\n`;
+  const dynamics = [...new Set(rows.map((r) => r.dynamics))].join(', ');
+  return `# simulator score against sclite and md-eval (dynamics: ${dynamics})\n\n\`\`\`\n${formatRows(table)}\n\`\`\`\n`;
 }
 
 async function main(): Promise<number> {
-  const values = readFlags(process.argv.slice(2), { scripts: { type: 'string' } }, USAGE);
+  const values = readFlags(
+    process.argv.slice(2),
+    { scripts: { type: 'string' }, scenes: { type: 'string' }, dynamics: { type: 'string' } },
+    USAGE,
+  );
+  const dynamics = (values.dynamics ?? 'tidy') as DynamicsProfileName;
+  if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
+    throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
+  const scenes = values.scenes?.split(',').filter((s) => s !== '') ?? ['clean'];
   const tools = findSctk();
   if (tools === null) throw new FlagError('sctk (sclite, md-eval.pl) is not installed: apt-get install sctk');
   const scripts = values.scripts?.split(',').filter((s) => s !== '') ?? (await listScriptNames());
@@ -136,18 +164,19 @@ async function main(): Promise<number> {
   mkdirSync(REPORT_DIR, { recursive: true });
   const rows: Row[] = [];
   try {
-    for (const script of scripts) {
+    for (const meeting of scripts.flatMap((script) => scenes.map((scene) => ({ script, scene, dynamics })))) {
+      const { script, scene } = meeting;
       let row: Row;
       try {
-        row = await measure(script, work, tools);
+        row = await measure(meeting, work, tools);
       } catch (error) {
         // A script the simulator cannot render (two voices alike) is reported, not fatal.
         const message = (error as Error).message.split('\n')[0] ?? String(error);
-        row = { script, duration_s: null, words: null, speakers: null, overlap_share: null, error: message };
+        row = { script, scene, dynamics, duration_s: null, words: null, speakers: null, overlap_share: null, error: message };
       }
       rows.push(row);
       console.log(markdown([row]).split('\n').at(-3));
-      writeFileSync(join(REPORT_DIR, 'truth-formats-agreement.json'), `${JSON.stringify({ scripts, rows }, null, 2)}\n`);
+      writeFileSync(join(REPORT_DIR, 'truth-formats-agreement.json'), `${JSON.stringify({ scripts, scenes, dynamics, rows }, null, 2)}\n`);
       writeFileSync(join(REPORT_DIR, 'truth-formats-agreement.md'), markdown(rows));
     }
   } finally {

@@ -1,6 +1,6 @@
 /**
  * The truth formats read by NIST's own tools, and `simulator score` agreeing
- * with them to 0.1 point: sclite on the truth CTM (WER) and on the cpWER
+ * with them to 0.1 point: sclite on the truth CTM's words (WER) and on the cpWER
  * pairing, md-eval on the truth RTTM (DER, with and without -1), for
  * hand-made truths with overlapping speech and for random meetings.
  */
@@ -14,7 +14,7 @@ import { seededRandom } from '../seeded-random.ts';
 import { speakerTurns, truthStm, truthTokens, writeTruthFormats } from '../truth-formats/truth-formats.ts';
 import type { DiarizationTurn } from './der.ts';
 import type { HypothesisWord } from './formats/hypothesis.ts';
-import { nistAgreement } from './nist-agreement.ts';
+import { ctmAsTranscript, nistAgreement } from './nist-agreement.ts';
 import { findSctk, runSclite, wordsToCtm } from './nist-tools.ts';
 
 const tools = findSctk();
@@ -136,6 +136,10 @@ const HAND_MADE: { name: string; truth: TruthWord[]; words: HypothesisWord[]; tu
   },
 ];
 
+it("ctmAsTranscript: a CTM's words in file order as one sclite utterance, comments left out", () => {
+  assert.equal(ctmAsTranscript(';; comment\nm 1 0.000 0.500 hello\nm 1 0.600 0.300 there\n', 'm_1'), 'hello there (m_1)\n');
+});
+
 describe('simulator score against sclite and md-eval', { skip }, () => {
   const cases = [...HAND_MADE];
   for (let seed = 1; seed <= 12; seed++) {
@@ -193,5 +197,17 @@ describe('simulator score against sclite and md-eval', { skip }, () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("WER: sclite reads the CTMs' words as one utterance; read as CTM it cuts at common silences and counts drifted words twice", () => {
+    // 120 words, one a second, each 0.5 s long; the hypothesis is the same words 0.7 s late, so no
+    // hypothesis word overlaps its reference word and sclite's CTM chunks (about 50 words, cut where
+    // both files are silent) separate words that the global alignment pairs.
+    const truth = Array.from({ length: 120 }, (_, i) => w(VOCABULARY[i % VOCABULARY.length]!, i, i + 0.5, 'A'));
+    const words: HypothesisWord[] = truth.map((t) => ({ text: t.text, start: t.start + 0.7, end: t.end + 0.7, speaker: null }));
+    const agreement = nistAgreement(tools!, { words: truth }, 'drift', words, [{ speaker: 'x', start: 0, end: 121 }]);
+    assert.equal(agreement.wer.ours, 0);
+    assert.equal(agreement.wer.nist, 0);
+    assert.ok(agreement.ctm_wer > 0, `sclite's CTM scoring: ${agreement.ctm_wer} %`);
   });
 });

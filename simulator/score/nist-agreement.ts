@@ -3,14 +3,19 @@
  * formats (truth-formats.ts) and the hypothesis written out, scored by sclite
  * and md-eval, and by scoreMeeting (decision 113):
  *
- *   WER    sclite, truth CTM against the hypothesis CTM (one utterance per recording)
+ *   WER    sclite's DP alignment of the truth CTM's words against the hypothesis CTM's,
+ *          each file's words in its order as one utterance (trn): the one global
+ *          alignment `simulator score` makes
  *   cpWER  sclite on transcripts: each reference speaker's words against those of the
  *          hypothesis speaker cpWER paired with it, unpaired speakers as empty partners
  *   DER    md-eval.pl -c <collar> on the truth RTTM, and with -1 (overlap not scored)
  *
- * and, for information, sclite's segment scoring of the truth STM against the
- * hypothesis CTM (words assigned to segments by time, which under
- * overlapping speech is not the same measure as WER).
+ * and, for information, two time-constrained scorings that are not the same
+ * measure as WER (decision 165): sclite reading both CTMs as CTM (it first
+ * cuts the recording into chunks of about 50 words at silences common to
+ * both files, then aligns each chunk, so a hypothesis word whose time drifts
+ * across a cut counts twice), and sclite's segment scoring of the truth STM
+ * against the hypothesis CTM (words assigned to segments by their midpoint).
  */
 import { normalizeWords } from './normalize-words.ts';
 import { toRttm } from './der.ts';
@@ -29,6 +34,8 @@ export interface Agreement {
   cpwer: { ours: number; nist: number };
   der: { ours: number; nist: number };
   der_ignore_overlap: { ours: number; nist: number };
+  /** sclite's WER with both files read as CTM (chunked at common silences), percent (information, not compared). */
+  ctm_wer: number;
   /** sclite's segment-scored WER of the truth STM, percent (information, not compared). */
   stm_wer: number;
   /** The largest |ours − NIST| of the four, percentage points. */
@@ -43,6 +50,15 @@ function hypothesisTokens(words: readonly HypothesisWord[]): { text: string; sta
     const share = ((w.end ?? start) - start) / Math.max(1, parts.length);
     return parts.map((text, i) => ({ text, start: start + i * share, end: start + (i + 1) * share, speaker: w.speaker }));
   });
+}
+
+/** A CTM's words, in the file's order, as one sclite transcript utterance. */
+export function ctmAsTranscript(ctm: string, utterance: string): string {
+  const words = ctm
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith(';;'))
+    .map((line) => line.trim().split(/\s+/)[4] ?? '');
+  return `${words.join(' ')} (${utterance})\n`;
 }
 
 /**
@@ -70,7 +86,14 @@ export function nistAgreement(
     ignoreOverlap: true,
   });
   const hypCtm = wordsToCtm(hypothesisTokens(words), session);
-  const wer = runSclite(tools, { text: truthCtm(tokens, session), format: 'ctm' }, { text: hypCtm, format: 'ctm' });
+  const refCtm = truthCtm(tokens, session);
+  const utterance = `${session.replace(/[^A-Za-z0-9]+/g, '_')}_1`;
+  const wer = runSclite(
+    tools,
+    { text: ctmAsTranscript(refCtm, utterance), format: 'trn' },
+    { text: ctmAsTranscript(hypCtm, utterance), format: 'trn' },
+  );
+  const ctm = runSclite(tools, { text: refCtm, format: 'ctm' }, { text: hypCtm, format: 'ctm' });
   const stm = runSclite(tools, { text: truthStm(refTurns, session), format: 'stm' }, { text: hypCtm, format: 'ctm' });
   const cp = ours.cpwer!;
   const refBySpeaker = wordsBySpeaker(tokens.map((t) => ({ text: t.word, speaker: t.speaker })));
@@ -90,5 +113,5 @@ export function nistAgreement(
     der_ignore_overlap: { ours: 100 * oursSingle.der!.der, nist: derSingle.der },
   };
   const max = Math.max(...Object.values(pairs).map((p) => Math.abs(p.ours - p.nist)));
-  return { ...pairs, stm_wer: 100 * stm.wer, max_difference: max };
+  return { ...pairs, ctm_wer: 100 * ctm.wer, stm_wer: 100 * stm.wer, max_difference: max };
 }
