@@ -29,20 +29,29 @@
  *      the blocks the resegmentation gave a cluster include fragments (turn
  *      edges, overlaps) that make it look more distinct than the speech
  *      the turns keep, so one voice could leave as two speakers with
- *      turns that the test itself calls one voice (decision 136). Then
- *      speakers are named S1, S2, … by first appearance.
+ *      turns that the test itself calls one voice (decision 136). So does
+ *      a speaker that one Gaussian of two other speakers' frames explains
+ *      as well as its own: two voices at once, an overlap long enough to
+ *      pass for a speaker (decision 156). Then speakers are named S1, S2, …
+ *      by first appearance.
+ *   5. Where two voices are heard at once near a change of speaker, the
+ *      speaker across the change is given too, as a turn marked `overlap`
+ *      (diarize/overlap.ts). Off by default: measured, it did not help
+ *      (decision 156).
  * This file runs the steps and turns labels into turns; the steps live in
  * diarize/: blocks.ts (step 1 and the window features), features.ts (MFCC,
  * pitch, frame statistics), clustering.ts (steps 2 and 3), likelihood.ts
- * (the split score and the Gaussians), resegment.ts (the Viterbi pass).
+ * (the split score and the Gaussians), resegment.ts (the Viterbi pass),
+ * overlap.ts (step 5).
  * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
  * method), 092-diarization-pitchless-splits.md (the higher bar after the
  * resegmentation), 136-diarization-on-every-cast.md (the test on the turns),
+ * 156-diarization-overlapped-speech-measured.md (mixed speakers, step 5),
  * 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 import { cutBlocks, cutWindows, describeBlocks, type Block } from './diarize/blocks.ts';
-import { clusterBlocks, indistinctPair } from './diarize/clustering.ts';
+import { clusterBlocks, indistinctPair, mixedSpeaker } from './diarize/clustering.ts';
 import { overlapSpans, type OverlapOptions } from './diarize/overlap.ts';
 
 export { fft, MfccExtractor, yinPitch } from './diarize/features.ts';
@@ -130,7 +139,7 @@ async function speakerBlocks(
   for (let turns = labelledTurns(blocks, labels); fixed === null; turns = labelledTurns(blocks, labels)) {
     const spoken = blockLabels(blocks, turns);
     if (new Set(turns.map((t) => t.label)).size <= min) break;
-    const pair = indistinctPair(blocks, spoken, splitScore);
+    const pair = indistinctPair(blocks, spoken, splitScore) ?? mixedSpeaker(blocks, spoken, splitScore);
     if (pair === null) break;
     await control.checkpoint();
     const [into, from] = pair;
