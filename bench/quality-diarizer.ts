@@ -19,6 +19,9 @@
  *   node bench/quality-diarizer.ts --cells six-person-incident-review@clean --cast-seeds 1,2,3,4,5 --dynamics natural
  *                                                                  one row per casting seed (decision 135), natural dynamics
  *   node bench/quality-diarizer.ts --real-voices                    two real people instead (below)
+ *   node bench/quality-diarizer.ts --real-voices --real-overlap     the same two, talking over each other at times
+ *   node bench/quality-diarizer.ts … --overlap-fraction 0           without second speakers in overlaps (decision 156's "before")
+ *   node bench/quality-diarizer.ts … --md-eval                      NIST md-eval.pl's DER beside ours (sctk; decision 113)
  *   node bench/quality-diarizer.ts --cells four-person-standup@clean --cast-seeds 1,2,3 --recast
  *                                                                  the script's named voices dropped: the seed casts everyone
  *
@@ -30,10 +33,12 @@ import { basename, join } from 'node:path';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
+import type { OverlapOptions } from '../server/pipeline/diarize/overlap.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
-import { diarizationErrorRate, type DiarizationErrorRate, type DiarizationTurn } from '../simulator/score/der.ts';
+import { diarizationErrorRate, toRttm, type DiarizationErrorRate, type DiarizationTurn } from '../simulator/score/der.ts';
+import { findSctk, runMdEval, type SctkTools } from '../simulator/score/nist-tools.ts';
 import { speakerAttribution } from '../simulator/score/speaker-attribution.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
@@ -58,6 +63,10 @@ export interface DiarizerCell {
   confusion: number;
   /** DER where one reference speaker talks (md-eval's -1): what is left when overlapped speech is not scored. */
   der_single: number;
+  /** With --md-eval: NIST md-eval.pl's DER (fraction, collar 0.25 s) on the same truth and turns as RTTM (decision 113); else null. */
+  der_md_eval: number | null;
+  /** CPU seconds diarize() itself took (user + system, this process). */
+  diarize_cpu_s: number;
   speakers_found: number;
   speakers: number;
   attribution: number;
@@ -72,37 +81,70 @@ export function defaultDiarizerCells(): string[] {
 }
 
 /** The path of diarizerCell from the decoded signal on: front end, voice activity, diarize, DER against `truth`. */
-async function diarizeAndScore(decoded: PcmAudio, truth: readonly DiarizationTurn[], clusteringThreshold: number) {
+async function diarizeAndScore(
+  decoded: PcmAudio,
+  truth: readonly DiarizationTurn[],
+  clusteringThreshold: number,
+  overlap: OverlapOptions = {},
+) {
   const vad = CONFIG_SECTIONS.vad.defaults;
   const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
   const regions = detectSpeech(enhanced, vad);
   const settings = { ...CONFIG_SECTIONS.diarization.defaults, clustering_threshold: clusteringThreshold };
-  const turns = await diarize(decoded, regions, settings, uncontrolled());
-  return { turns, der: diarizationErrorRate(truth, turns) };
+  // The diarizer's own CPU time (this thread; it runs on one), without the front end and voice activity.
+  const cpu = process.cpuUsage();
+  const turns = await diarize(decoded, regions, settings, uncontrolled(), overlap);
+  const used = process.cpuUsage(cpu);
+  return { turns, der: diarizationErrorRate(truth, turns), cpu_s: (used.user + used.system) / 1e6 };
 }
+
+/**
+ * The time from the end of one real clip to the start of the next in the
+ * overlapped real-voices meeting, in turn (negative: the next reader starts
+ * before the last one stops). A fixed cycle, not drawn from the simulator's
+ * natural profile: interruptions of 0.5–1.5 s and pauses, alternating.
+ */
+export const REAL_OVERLAP_OFFSETS = [-0.5, 0.6, -0.8, 0.6, -0.3, 1.0] as const;
 
 /**
  * Real recorded voices (issue 32's check beside the synthetic casts): the
  * pocketsphinx-testdata LibriVox readings (one woman) and "cards" utterances
- * (another reader), alternating, 0.6 s of silence between them, 40 s.
+ * (another reader), alternating, 0.6 s of silence between them, 40 s. With
+ * `overlapped`, the times between clips follow REAL_OVERLAP_OFFSETS instead
+ * (an overlap at most 80 % of either clip), the clips summed where they meet:
+ * the material the overlap rule of decision 156 was chosen on.
  */
-export async function realVoicesCell(clusteringThreshold: number): Promise<{ der: DiarizationErrorRate; found: number }> {
+export async function realVoicesCell(
+  clusteringThreshold: number,
+  overlapped = false,
+  overlap: OverlapOptions = {},
+): Promise<{ der: DiarizationErrorRate; der_single: number; found: number }> {
   const readings = REAL_SPEECH_SETS['librivox']!();
   const cards = REAL_SPEECH_SETS['cards']!();
-  const gap = Math.round(0.6 * PIPELINE_SAMPLE_RATE);
   const parts = readings.flatMap((u, i) => [{ speaker: 'reader', u }, ...(cards[i] ? [{ speaker: 'cards', u: cards[i] }] : [])]);
   const clips = parts.map((p) => readPcm16Wav(p.u.file));
-  const samples = new Float32Array(clips.reduce((n, c) => n + c.length + gap, 0));
-  const truth: DiarizationTurn[] = [];
+  const starts: number[] = [];
   let at = 0;
   clips.forEach((c, i) => {
-    samples.set(c, at);
-    truth.push({ speaker: parts[i]!.speaker, start: at / PIPELINE_SAMPLE_RATE, end: (at + c.length) / PIPELINE_SAMPLE_RATE });
-    at += c.length + gap;
+    if (i > 0) {
+      const offset = overlapped ? REAL_OVERLAP_OFFSETS[(i - 1) % REAL_OVERLAP_OFFSETS.length]! : 0.6;
+      const shortest = Math.min(c.length, clips[i - 1]!.length);
+      at = starts[i - 1]! + clips[i - 1]!.length + Math.max(Math.round(offset * PIPELINE_SAMPLE_RATE), -Math.floor(0.8 * shortest));
+    }
+    starts.push(at);
+  });
+  const samples = new Float32Array(starts[starts.length - 1]! + clips[clips.length - 1]!.length + Math.round(0.6 * PIPELINE_SAMPLE_RATE));
+  const truth: DiarizationTurn[] = clips.map((c, i) => {
+    for (let j = 0; j < c.length; j++) samples[starts[i]! + j]! += c[j]!;
+    return { speaker: parts[i]!.speaker, start: starts[i]! / PIPELINE_SAMPLE_RATE, end: (starts[i]! + c.length) / PIPELINE_SAMPLE_RATE };
   });
   const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE };
-  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold);
-  return { der, found: new Set(turns.map((t) => t.speaker)).size };
+  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold, overlap);
+  return {
+    der,
+    der_single: diarizationErrorRate(truth, turns, { ignoreOverlap: true }).der,
+    found: new Set(turns.map((t) => t.speaker)).size,
+  };
 }
 
 export async function diarizerCell(
@@ -111,6 +153,8 @@ export async function diarizerCell(
   clusteringThreshold: number,
   speakerVoices: readonly string[] | null = null,
   cast: { castSeed?: number; dynamics?: DynamicsProfileName; recast?: boolean } = {},
+  overlap: OverlapOptions = {},
+  sctk: SctkTools | null = null,
 ): Promise<DiarizerCell> {
   const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
   const loaded = await loadScript(scriptName);
@@ -125,7 +169,7 @@ export async function diarizerCell(
     ...(cast.castSeed !== undefined ? { castSeed: cast.castSeed } : {}),
   });
   const decoded = await new AudioDecoder().decode(wav, 'wav', uncontrolled());
-  const { turns, der } = await diarizeAndScore(decoded, truth.turns, clusteringThreshold);
+  const { turns, der, cpu_s } = await diarizeAndScore(decoded, truth.turns, clusteringThreshold, overlap);
   const labels = assignSpeakers(truth.words, turns);
   const attribution = speakerAttribution(
     truth.words.map((w, i) => ({ text: w.text, start: w.start, end: w.end, cluster: labels[i]! })),
@@ -142,6 +186,9 @@ export async function diarizerCell(
     false_alarm: der.false_alarm_rate,
     confusion: der.confusion_rate,
     der_single: diarizationErrorRate(truth.turns, turns, { ignoreOverlap: true }).der,
+    diarize_cpu_s: cpu_s,
+    der_md_eval:
+      sctk === null ? null : runMdEval(sctk, toRttm(truth.turns), toRttm(turns), { collar: 0.25, ignoreOverlap: false }).der / 100,
     speakers_found: new Set(turns.map((t) => t.speaker)).size,
     speakers: script.speakers.length,
     attribution: attribution.accuracy,
@@ -163,14 +210,23 @@ async function main(): Promise<void> {
       dynamics: { type: 'string' },
       recast: { type: 'boolean' },
       'real-voices': { type: 'boolean' },
+      'real-overlap': { type: 'boolean' },
+      'overlap-fraction': { type: 'string' },
+      'md-eval': { type: 'boolean' },
     },
-    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices]',
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices [--real-overlap]] [--overlap-fraction X] [--md-eval]',
   );
   const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
+  const overlap: OverlapOptions = {};
+  if (values['overlap-fraction'] !== undefined) {
+    overlap.marginFraction = Number(values['overlap-fraction']);
+    if (!(overlap.marginFraction >= 0)) throw new FlagError('--overlap-fraction: a number ≥ 0 (0: no second speakers)');
+  }
   if (values['real-voices'] === true) {
-    const { der, found } = await realVoicesCell(threshold);
+    const overlapped = values['real-overlap'] === true;
+    const { der, der_single, found } = await realVoicesCell(threshold, overlapped, overlap);
     console.log(
-      `real voices (LibriVox reader, cards reader) DER ${pc(der.der)} (missed ${pc(der.missed_rate)}, false alarm ${pc(der.false_alarm_rate)}, confusion ${pc(der.confusion_rate)})  speakers ${found}/2`,
+      `real voices (LibriVox reader, cards reader${overlapped ? ', overlapped' : ''}) DER ${pc(der.der)} (missed ${pc(der.missed_rate)}, false alarm ${pc(der.false_alarm_rate)}, confusion ${pc(der.confusion_rate)}; one speaker ${pc(der_single)})  speakers ${found}/2`,
     );
     return;
   }
@@ -179,16 +235,18 @@ async function main(): Promise<void> {
   if (!(DYNAMICS_PROFILES as readonly string[]).includes(dynamics))
     throw new FlagError(`--dynamics: no profile "${dynamics}"; known: ${DYNAMICS_PROFILES.join(', ')}`);
   const cells = values.cells?.split(',').filter((c) => c !== '') ?? defaultDiarizerCells();
+  const sctk = values['md-eval'] === true ? findSctk() : null;
+  if (values['md-eval'] === true && sctk === null) throw new FlagError('--md-eval: sctk (md-eval.pl) is not installed');
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-diarizer-'));
   const results: DiarizerCell[] = [];
   try {
     for (const cell of cells)
       for (const castSeed of castSeeds) {
         const cast = { dynamics, recast: values.recast === true, ...(castSeed !== null ? { castSeed } : {}) };
-        const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null, cast);
+        const r = await diarizerCell(cell, work, threshold, values['speaker-voices']?.split(',') ?? null, cast, overlap, sctk);
         results.push(r);
         console.log(
-          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${pc(r.der)} (missed ${pc(r.missed)}, false alarm ${pc(r.false_alarm)}, confusion ${pc(r.confusion)}; one speaker ${pc(r.der_single)})  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %`,
+          `${basename(r.script, '.json').padEnd(28)} ${r.voice_set.padEnd(7)} ${r.scene.padEnd(11)} ${r.dynamics.padEnd(7)} cast ${String(r.cast_seed ?? '-').padStart(3)} DER ${pc(r.der)} (missed ${pc(r.missed)}, false alarm ${pc(r.false_alarm)}, confusion ${pc(r.confusion)}; one speaker ${pc(r.der_single)}${r.der_md_eval === null ? '' : `; md-eval ${pc(r.der_md_eval)}`})  speakers ${r.speakers_found}/${r.speakers}  attribution ${(100 * r.attribution).toFixed(1)} %  diarizer CPU ${r.diarize_cpu_s.toFixed(2)} s`,
         );
       }
   } finally {

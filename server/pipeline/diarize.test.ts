@@ -261,6 +261,21 @@ describe('assignSpeakers', () => {
   test('no turns: everyone is S1', () => {
     assert.deepEqual(assignSpeakers([{ start: 0, end: 1 }], []), ['S1']);
   });
+
+  test('a second speaker under a turn (overlap) names no word', () => {
+    const withOverlap: SpeakerTurn[] = [...turns, { speaker: 'S3', start: 2.5, end: 4.5, overlap: true }];
+    assert.deepEqual(
+      assignSpeakers(
+        [
+          { start: 3, end: 4 },
+          { start: 1.8, end: 2.6 },
+        ],
+        withOverlap,
+      ),
+      ['S2', 'S2'],
+    );
+    assert.deepEqual(assignSpeakers([{ start: 0, end: 1 }], [{ speaker: 'S2', start: 0, end: 1, overlap: true }]), ['S1']);
+  });
 });
 
 describe('features', () => {

@@ -29,20 +29,30 @@
  *      the blocks the resegmentation gave a cluster include fragments (turn
  *      edges, overlaps) that make it look more distinct than the speech
  *      the turns keep, so one voice could leave as two speakers with
- *      turns that the test itself calls one voice (decision 136). Then
- *      speakers are named S1, S2, … by first appearance.
+ *      turns that the test itself calls one voice (decision 136). So does
+ *      a speaker that one Gaussian of two other speakers' frames explains
+ *      as well as its own: two voices at once, an overlap long enough to
+ *      pass for a speaker (decision 156). Then speakers are named S1, S2, …
+ *      by first appearance.
+ *   5. Where two voices are heard at once near a change of speaker, the
+ *      speaker across the change is given too, as a turn marked `overlap`
+ *      (diarize/overlap.ts). Off by default: measured, it did not help
+ *      (decision 156).
  * This file runs the steps and turns labels into turns; the steps live in
  * diarize/: blocks.ts (step 1 and the window features), features.ts (MFCC,
  * pitch, frame statistics), clustering.ts (steps 2 and 3), likelihood.ts
- * (the split score and the Gaussians), resegment.ts (the Viterbi pass).
+ * (the split score and the Gaussians), resegment.ts (the Viterbi pass),
+ * overlap.ts (step 5).
  * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
  * method), 092-diarization-pitchless-splits.md (the higher bar after the
  * resegmentation), 136-diarization-on-every-cast.md (the test on the turns),
+ * 156-diarization-overlapped-speech-measured.md (mixed speakers, step 5),
  * 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 import { cutBlocks, cutWindows, describeBlocks, type Block } from './diarize/blocks.ts';
-import { clusterBlocks, indistinctPair } from './diarize/clustering.ts';
+import { clusterBlocks, indistinctPair, mixedSpeaker } from './diarize/clustering.ts';
+import { overlapSpans, type OverlapOptions } from './diarize/overlap.ts';
 
 export { fft, MfccExtractor, yinPitch } from './diarize/features.ts';
 
@@ -69,9 +79,32 @@ export async function diarize(
   regions: readonly SpeechRegion[],
   settings: DiarizationSettings,
   control: StageControl,
+  overlap: OverlapOptions = {},
 ): Promise<SpeakerTurn[]> {
   const duration = audio.samples.length / audio.sampleRate;
   if (!settings.enabled) return duration > 0 ? [{ speaker: 'S1', start: 0, end: round3(duration) }] : [];
+  const labelled = await speakerBlocks(audio, regions, settings, control);
+  if (labelled === null) return [];
+  const { blocks, labels } = labelled;
+  const turns = labelledTurns(blocks, labels);
+  // Step 5: a second speaker where two voices are heard at once (decision 156).
+  const second = overlapSpans(blocks, blockLabels(blocks, turns), turns, overlap);
+  const named = namedTurns(turns, second);
+  control.progress(1);
+  return named;
+}
+
+/**
+ * Steps 1–4 up to the turns: the blocks and each block's speaker label (the
+ * labels the turns are made from), or null when there is no speech.
+ */
+async function speakerBlocks(
+  audio: PcmAudio,
+  regions: readonly SpeechRegion[],
+  settings: DiarizationSettings,
+  control: StageControl,
+): Promise<{ blocks: Block[]; labels: Int32Array } | null> {
+  const duration = audio.samples.length / audio.sampleRate;
   // Inside the recording, in order, overlaps joined (the VAD gives them so; other callers may not).
   const speech: SpeechRegion[] = [];
   for (const r of regions
@@ -82,7 +115,7 @@ export async function diarize(
     if (prev !== undefined && r.start <= prev.end) prev.end = Math.max(prev.end, r.end);
     else speech.push(r);
   }
-  if (speech.length === 0) return [];
+  if (speech.length === 0) return null;
   control.progress(0);
 
   const cut = cutBlocks(speech);
@@ -106,15 +139,13 @@ export async function diarize(
   for (let turns = labelledTurns(blocks, labels); fixed === null; turns = labelledTurns(blocks, labels)) {
     const spoken = blockLabels(blocks, turns);
     if (new Set(turns.map((t) => t.label)).size <= min) break;
-    const pair = indistinctPair(blocks, spoken, splitScore);
+    const pair = indistinctPair(blocks, spoken, splitScore) ?? mixedSpeaker(blocks, spoken, splitScore);
     if (pair === null) break;
     await control.checkpoint();
     const [into, from] = pair;
     labels = labels.map((l) => (l === from ? into : l));
   }
-  const turns = namedTurns(labelledTurns(blocks, labels));
-  control.progress(1);
-  return turns;
+  return { blocks, labels };
 }
 
 /**
@@ -122,8 +153,9 @@ export async function diarize(
  * turn in time. With no turns at all every word is S1.
  */
 export function assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[] {
-  if (turns.length === 0) return words.map(() => 'S1');
-  const sorted = [...turns].sort((a, b) => a.start - b.start);
+  // A second speaker under another's turn (overlap) names no word: the recognizer heard one voice there.
+  const sorted = turns.filter((t) => t.overlap !== true).sort((a, b) => a.start - b.start);
+  if (sorted.length === 0) return words.map(() => 'S1');
   // Turns may overlap in the input; the largest end so far bounds the search to the left.
   const maxEnd = new Float64Array(sorted.length);
   sorted.forEach((t, i) => (maxEnd[i] = Math.max(t.end, i > 0 ? maxEnd[i - 1]! : -Infinity)));
@@ -216,10 +248,13 @@ function labelledTurns(blocks: readonly Block[], labels: Int32Array): LabelledTu
   return mergeSameSpeaker(turns);
 }
 
-/** S1, S2, … in order of first appearance. */
-function namedTurns(turns: readonly LabelledTurn[]): SpeakerTurn[] {
+/**
+ * S1, S2, … in order of first appearance in the turns; then the second
+ * speakers of overlapped speech (marked `overlap`), in time order with the rest.
+ */
+function namedTurns(turns: readonly LabelledTurn[], second: readonly LabelledTurn[] = []): SpeakerTurn[] {
   const names = new Map<number, string>();
-  return turns.map((t) => {
+  const named: SpeakerTurn[] = turns.map((t) => {
     let name = names.get(t.label);
     if (name === undefined) {
       name = `S${names.size + 1}`;
@@ -227,6 +262,12 @@ function namedTurns(turns: readonly LabelledTurn[]): SpeakerTurn[] {
     }
     return { speaker: name, start: round3(t.start), end: round3(t.end) };
   });
+  if (second.length === 0) return named;
+  const overlaps = second.flatMap((t) => {
+    const speaker = names.get(t.label);
+    return speaker === undefined ? [] : [{ speaker, start: round3(t.start), end: round3(t.end), overlap: true as const }];
+  });
+  return [...named, ...overlaps].sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
 function mergeSameSpeaker<T extends { label: number; start: number; end: number }>(turns: T[]): T[] {

@@ -178,6 +178,11 @@ export interface SpeakerTurn {
   speaker: string;
   start: number;
   end: number;
+  /**
+   * A second speaker heard under another's turn (overlapped speech): scored
+   * as diarization, but a word keeps the speaker of the turn it lies in.
+   */
+  overlap?: true;
 }
 
 // ── Summary ──────────────────────────────────────────────────────────────

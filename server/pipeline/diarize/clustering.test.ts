@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seededRandom } from '../../../simulator/seeded-random.ts';
 import type { Block } from './blocks.ts';
-import { indistinctPair } from './clustering.ts';
+import { indistinctPair, mixedSpeaker } from './clustering.ts';
 import { CEPSTRA, emptyStats } from './features.ts';
 
 /** Gaussian noise from a seeded generator (Box–Muller), so the statistics are the same on every run. */
@@ -73,5 +73,39 @@ describe('indistinctPair (the clustering test on the turns as output)', () => {
     assert.equal(indistinctPair(pair(7), labels, 0.05), null);
     assert.deepEqual(indistinctPair(pair(7), labels, 0.2), [0, 1]);
     assert.equal(indistinctPair(pair(7.5), labels, 0.2), null);
+  });
+});
+
+describe('mixedSpeaker (a speaker that is two others at once)', () => {
+  const random = seededRandom(17);
+  const voiceA = Array.from({ length: CEPSTRA }, () => 0);
+  const voiceB = Array.from({ length: CEPSTRA }, (_, i) => (i % 2 === 0 ? 3 : -3));
+  const both = voiceA.map((a, i) => (a + voiceB[i]!) / 2);
+  const voiceC = Array.from({ length: CEPSTRA }, (_, i) => (i % 2 === 0 ? -3 : 3));
+  const blocks = (third: readonly number[], thirdPitch: number): Block[] => [
+    ...Array.from({ length: 60 }, (_, i) => block(i, voiceA, 7, random)),
+    ...Array.from({ length: 60 }, (_, i) => block(60 + i, voiceB, 7.5, random)),
+    ...Array.from({ length: 20 }, (_, i) => block(120 + i, third, thirdPitch, random)),
+  ];
+  const labels = Int32Array.from({ length: 140 }, (_, i) => (i < 60 ? 0 : i < 120 ? 1 : 2));
+  const bar = 0.4;
+
+  it('finds frames that lie between two voices, where both voices are heard, and gives them to one of the two', () => {
+    const pair = mixedSpeaker(blocks(both, 7.25), labels, bar);
+    assert.ok(pair !== null);
+    assert.equal(pair[1], 2);
+    assert.ok(pair[0] === 0 || pair[0] === 1);
+  });
+
+  it('keeps a third voice of its own, and needs three speakers', () => {
+    assert.equal(mixedSpeaker(blocks(voiceC, 6.5), labels, bar), null);
+    assert.equal(
+      mixedSpeaker(
+        blocks(both, 7.25),
+        Int32Array.from({ length: 140 }, (_, i) => (i < 60 ? 0 : 1)),
+        bar,
+      ),
+      null,
+    );
   });
 });

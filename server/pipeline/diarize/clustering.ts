@@ -169,6 +169,43 @@ export function indistinctPair(blocks: readonly Block[], labels: Int32Array, spl
   return null;
 }
 
+/**
+ * A speaker in `labels` (as indistinctPair reads them) that is two others at
+ * once, as [into, from], or null: one whose frames a single Gaussian of two
+ * other speakers' frames pooled explains as well as two Gaussians would (the
+ * split score against the pair's pooled statistics under the bar). Two
+ * voices mixed sit between the two voices, inside what their pooled Gaussian
+ * covers; a third person's voice does not. Overlapped speech long enough to
+ * pass a speaker's other tests (decision 156: an interruption of 3.8 s)
+ * otherwise leaves as a speaker of its own. It joins the one of the two it is
+ * least distinct from. Needs three speakers.
+ */
+export function mixedSpeaker(blocks: readonly Block[], labels: Int32Array, splitScore: number): [number, number] | null {
+  const ids = [...new Set(labels.filter((l) => l >= 0))].sort((a, b) => a - b);
+  if (ids.length < 3) return null;
+  const all = clusterStats(
+    labels,
+    ids[ids.length - 1]! + 1,
+    blocks.map((b) => b.stats),
+  );
+  let best: { score: number; from: number; into: number } | null = null;
+  for (const c of ids) {
+    for (const a of ids) {
+      for (const b of ids) {
+        if (a === c || b === c || b <= a) continue;
+        const pooled = emptyStats();
+        addStats(pooled, all[a]!);
+        addStats(pooled, all[b]!);
+        const score = weakestPair([all[c]!, pooled]).score;
+        if (score >= splitScore || (best !== null && score >= best.score)) continue;
+        const into = weakestPair([all[c]!, all[a]!]).score <= weakestPair([all[c]!, all[b]!]).score ? a : b;
+        best = { score, from: c, into };
+      }
+    }
+  }
+  return best === null ? null : [best.into, best.from];
+}
+
 /** Nearest-centroid passes (k-means on unit vectors) until nothing moves; labels come back compact. */
 function refine(points: readonly Float64Array[], start: Int32Array): Int32Array {
   let labels = compactLabels(start);
