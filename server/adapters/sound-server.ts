@@ -197,3 +197,30 @@ export class PactlStreamWatch implements CaptureStreamWatch {
     });
   }
 }
+
+/**
+ * Whether a sound server answers `pactl info` within 3 s (npm run doctor):
+ * its name and version as pactl gives them, or null (no pactl, or no server).
+ */
+export function soundServerAnswers(env: NodeJS.ProcessEnv): Promise<string | null> {
+  const pactl = findTool('pactl', env);
+  if (pactl === null) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const child = spawn(pactl, ['info'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      const server = /^Server Name: (.*)$/m.exec(out)?.[1];
+      const version = /^Server Version: (.*)$/m.exec(out)?.[1];
+      resolve(
+        code !== 0 ? null : server === undefined ? 'a sound server answers' : `${server}${version !== undefined ? ` ${version}` : ''}`,
+      );
+    });
+  });
+}
