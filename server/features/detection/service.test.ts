@@ -99,7 +99,9 @@ function setup(section: Record<string, unknown>) {
   };
 }
 
-const stream = (over: Partial<CaptureStreamInfo> & { source?: Partial<CaptureStreamInfo['source']> } = {}): CaptureStreamInfo => ({
+const stream = (
+  over: Omit<Partial<CaptureStreamInfo>, 'source'> & { source?: Partial<CaptureStreamInfo['source']> } = {},
+): CaptureStreamInfo => ({
   index: 1,
   appName: 'Microsoft Teams',
   binary: 'teams',
