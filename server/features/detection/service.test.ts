@@ -198,3 +198,16 @@ test('the sound server goes away mid-meeting: the meeting ends, its recording st
   assert.deepEqual(t.calls.slice(1), ['stop']);
   assert.equal(t.svc.view().state, 'unavailable');
 });
+
+test("the gateway stops mid-meeting: the detector lets go and leaves the recording to the recorder's shutdown and recovery", async () => {
+  const t = setup({});
+  t.svc.start();
+  await tick();
+  t.watch.h!.onStreams([stream()]);
+  t.fire();
+  t.svc.stop();
+  t.fire();
+  assert.deepEqual(t.calls.length, 1, 'started, never stopped by the detector');
+  assert.equal(t.svc.view().state, 'disabled');
+  assert.equal(t.watch.h, null);
+});
