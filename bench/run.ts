@@ -71,6 +71,7 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   'front-end': () => import('./front-end.ts'),
   // Upload end → job.completed on 5-, 30- and 60-minute meetings, one recognizer process against one per core (decision 094).
   rtf: () => import('./rtf.ts'),
+  detection: () => import('./detection.ts'),
 };
 
 export interface RunArgs {
@@ -109,11 +110,9 @@ export function optionFlags(options: Record<string, string>): string[] {
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-/**
- * Run only when named in --only: summary-quality needs the QMSum data set and takes half an hour;
- * rtf renders and transcribes hours of meetings and means something only on an idle machine.
- */
-const OPT_IN = ['summary-quality', 'rtf'];
+/** Run only when named in --only: summary-quality needs QMSum and takes half an hour; rtf transcribes hours of meetings and
+ * means something only on an idle machine; detection (decision 141) sits idle for ten minutes (`node bench/detection.ts` for less). */
+const OPT_IN = ['summary-quality', 'rtf', 'detection'];
 /** What `npm run bench` runs without --only. */
 const DEFAULT_RUN = Object.keys(BENCHMARKS).filter((n) => !OPT_IN.includes(n));
 

@@ -63,6 +63,13 @@ const TREE: Record<string, string> = {
     "import { rmSync } from 'node:fs';\nimport { join } from 'node:path';\nimport type { Recognizer } from '../pipeline/types.ts';\nexport const MediaStore = [rmSync, join];\nexport type X = Recognizer;\n",
   'server/media/feature.ts': "import type { JobsService } from '../features/jobs/index.ts';\nexport type X = typeof JobsService;\n",
   'server/features/jobs/upload.ts': "import { MediaStore } from '../../media/media-store.ts';\nexport const x = MediaStore;\n",
+  'server/features/recording/service.ts': 'export const RecordingService = 1;\n',
+  'server/features/recording/index.ts': "export { RecordingService } from './service.ts';\n",
+  // The meeting detector drives the recorder through its index only, and reaches the sound server through an adapter.
+  'server/features/detection/service.ts':
+    "import { RecordingService } from '../recording/index.ts';\nimport type { X } from '../../adapters/devices.ts';\nexport const DetectionService = RecordingService;\nexport type Y = X;\n",
+  'server/features/detection/internal.ts':
+    "import { RecordingService } from '../recording/service.ts';\nexport const x = RecordingService;\n",
   'server/features/recording/own-file.ts': "import { writeFileSync } from 'node:fs';\nexport const x = writeFileSync;\n",
   'server/features/meetings/own-path.ts': "import { join } from 'path';\nexport const x = join;\n",
   'server/features/meetings/own-path.test.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
@@ -128,6 +135,7 @@ test('the dependency rules refuse each planted crossing and nothing else', async
         'feature-imports-shared-layers: server/features/search/value-from-app.ts → server/app.ts',
         'feature-takes-types-from-root: server/features/search/value-from-http-types.ts → server/http-types.ts',
         'feature-through-index: server/features/meetings/internal.ts → server/features/jobs/service.ts',
+        'feature-through-index: server/features/detection/internal.ts → server/features/recording/service.ts',
         // Outside the features too, a feature is reached only through its index.ts; the table files read rows and handlers.
         'outside-a-feature-only-its-index: server/control/internal.ts → server/features/jobs/service.ts',
         'outside-a-feature-only-its-index: server/pipeline/internal.ts → server/features/jobs/service.ts',

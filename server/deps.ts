@@ -29,6 +29,8 @@ import { TokensRepo } from './kernel/store/tokens-repo.ts';
 import { WebhooksService, type WebhookDeliveryOverrides } from './features/webhooks/index.ts';
 import { PairingService } from './features/pairing/index.ts';
 import { RecordingService, type CaptureOptions } from './features/recording/index.ts';
+import { DetectionService } from './features/detection/index.ts';
+import { PactlStreamWatch, type CaptureStreamWatch } from './adapters/sound-server.ts';
 import { MediaStore, mediaFolders } from './media/media-store.ts';
 import { SERVER_VERSION } from './kernel/version.ts';
 import type { Logger } from './kernel/http/logger.ts';
@@ -59,6 +61,8 @@ export interface AppDeps extends ApiDeps {
   pairing: PairingService;
   /** Live recording (features/recording/service.ts). */
   recording: RecordingService;
+  /** Meetings detected on the sound server, recorded when auto-record is armed (features/detection/). */
+  detection: DetectionService;
   importBudget: ImportBudget;
   /** The uploaded and recorded audio (server/media/media-store.ts). */
   media: MediaStore;
@@ -99,10 +103,23 @@ export interface DepsOptions {
   webhooks?: WebhookDeliveryOverrides;
   /** Where the recorder looks for its capture tools (tests: a PATH without parec). */
   recordingCapture?: CaptureOptions;
+  /** The meeting detector's sound server and grace period (decision 143); default the session's server, 20 s. */
+  detection?: DetectionOptions;
   /** Where unexpected failures are reported, with the request when there is one (default: standard error). */
   logError?: (err: unknown, req?: IncomingMessage) => void;
   /** One access line per API request to this logger (MAS_ACCESS_LOG); none by default. */
   accessLog?: Logger;
+}
+
+interface DetectionOptions {
+  /** Where pactl finds the sound server (PULSE_SERVER, XDG_RUNTIME_DIR, PATH); default the gateway's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** How long an app's capture may be gone before its meeting ends; default 20 s. */
+  graceMs?: number;
+  /** A stand-in for the sound server (unit tests). */
+  watch?: CaptureStreamWatch;
+  /** Where the detector's notices go; default none. */
+  log?: (line: string) => void;
 }
 
 export function createDeps(opts: DepsOptions): AppDeps {
@@ -165,9 +182,10 @@ export function createDeps(opts: DepsOptions): AppDeps {
     ...(opts.recordingCapture !== undefined ? { capture: opts.recordingCapture } : {}),
     logError: logBackgroundError,
   });
+  const detection = detectionService(opts, { config, recording, devices });
   const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
   const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
-  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, devices, ownsDevices, media, jobsRepo, meetings });
+  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, detection, devices, ownsDevices, media, jobsRepo, meetings });
 
   return {
     // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
@@ -209,6 +227,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     webhooks,
     pairing,
     recording,
+    detection,
     importBudget,
     media,
     start() {
@@ -221,11 +240,26 @@ export function createDeps(opts: DepsOptions): AppDeps {
 }
 
 /** The background workers in start order; they stop in reverse (work/workers.ts, decision 117). */
+/** The meeting detector on the session's sound server, or the one the options name (decision 141). */
+function detectionService(
+  opts: DepsOptions,
+  uses: { config: ConfigService; recording: RecordingService; devices: DeviceCatalog },
+): DetectionService {
+  const env = opts.detection?.env ?? opts.env ?? process.env;
+  return new DetectionService({
+    watch: opts.detection?.watch ?? new PactlStreamWatch(() => env),
+    ...uses,
+    ...(opts.detection?.graceMs !== undefined ? { graceMs: opts.detection.graceMs } : {}),
+    ...(opts.detection?.log !== undefined ? { log: opts.detection.log } : {}),
+  });
+}
+
 function backgroundWorkers(w: {
   summaries: SummaryService;
   jobs: JobsService;
   webhooks: WebhooksService;
   recording: RecordingService;
+  detection: DetectionService;
   devices: DeviceCatalog;
   ownsDevices: boolean;
   media: MediaStore;
@@ -244,6 +278,8 @@ function backgroundWorkers(w: {
     { name: 'devices', start: () => undefined, stop: () => (w.ownsDevices ? w.devices.virtualBackend()?.dispose() : undefined) },
     // Stops first: capture closes and its file is completed; pending recordings are transcribed at the next start.
     { name: 'recording', start: () => w.recording.recover(), stop: () => w.recording.shutdown() },
+    // After the recorder it drives: detected meetings start recordings; stops first, leaving the recording to its own shutdown.
+    { name: 'meeting detection', start: () => w.detection.start(), stop: () => w.detection.stop() },
     // Last at start: what the workers above still own is referenced or kept by now.
     { name: 'data folder sweep', start: sweep, stop: () => undefined },
   ]);

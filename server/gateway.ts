@@ -365,6 +365,7 @@ function buildDeps(opts: GatewayOptions, db: Database, devices: DeviceCatalog, l
     validateResponses: opts.validateResponses ?? false,
     ...(opts.pocketsphinxRoots === undefined ? {} : { pocketsphinxRoots: opts.pocketsphinxRoots }),
     logError: (err, req) => logFailure(logger, err, req),
+    detection: { log: (line) => logger.warn({ component: 'meeting-detection' }, line.replace(/^\[meeting-detection\] /, '')) },
     ...(opts.accessLog === true ? { accessLog: logger } : {}),
   });
 }

@@ -48,6 +48,7 @@ test('GET /control lists version 1 and exactly the implemented capabilities', ()
         'webhook-approval',
         'devices',
         'recording-fault',
+        'meeting-apps',
       ],
     });
   }));

@@ -28,6 +28,7 @@ import { secretMatches } from './secret.ts';
 import { RECORDING_CONTROL_ROUTES, type RecordingControlDeps } from './recording.ts';
 import { WEBHOOK_CONTROL_ROUTES, type WebhookControlDeps } from './webhooks.ts';
 import { PAIRING_CONTROL_ROUTES, type PairingControlDeps } from './pairings.ts';
+import { MeetingApps, meetingAppControlRoutes, type MeetingAppControlDeps } from './meeting-apps.ts';
 import type { ControlRoute } from './route-table.ts';
 import { registerSettingsPage } from './settings-page/index.ts';
 import { fallbackLogger, type Logger } from '../kernel/http/logger.ts';
@@ -47,7 +48,12 @@ interface CoreControlDeps {
 }
 
 /** Every service the Control API reaches, each route file's declared needs together (the composition root's AppDeps has them). */
-type ControlServices = CoreControlDeps & FixtureControlDeps & RecordingControlDeps & WebhookControlDeps & PairingControlDeps;
+type ControlServices = CoreControlDeps &
+  FixtureControlDeps &
+  RecordingControlDeps &
+  WebhookControlDeps &
+  PairingControlDeps &
+  MeetingAppControlDeps;
 
 export interface ControlDeps {
   /** The control secret every request must present. */
@@ -62,6 +68,8 @@ export interface ControlDeps {
   restart: () => void;
   /** Where unexpected failures are reported (never to the client). */
   logError?: (err: unknown, req: Request) => void;
+  /** The simulated meeting apps started through this Control API (a test passes its own to see their processes). */
+  meetingApps?: MeetingApps;
 }
 
 const REALM = { 'WWW-Authenticate': 'Bearer realm="mas-control"' };
@@ -74,6 +82,7 @@ export function controlRouteTable(ctl: ControlDeps): ControlRoute<ControlService
     ...WEBHOOK_CONTROL_ROUTES,
     ...PAIRING_CONTROL_ROUTES,
     ...RECORDING_CONTROL_ROUTES,
+    ...meetingAppControlRoutes(ctl.meetingApps ?? new MeetingApps()),
   ];
 }
 

@@ -128,4 +128,11 @@ test('every example body of CONTROL.md is accepted with the status it names', ()
     assert.equal((await call('post', '/control/devices', { name: 'Sim Mic', device_type: 'input', script: null })).status, 201);
     assert.equal((await call('post', '/control/devices', { name: 'Sim Out', device_type: 'output', script: null })).status, 201);
     assert.equal((await call('delete', '/control/devices/Sim%20Mic')).status, 204);
+
+    assert.equal((await call('get', '/control/meeting-apps')).status, 200);
+    assert.equal((await call('get', '/control/meeting-detection')).status, 200);
+    const call30 = { app_name: 'Microsoft Teams', binary: 'teams', seconds: 30 };
+    assert.equal((await call('post', '/control/meeting-apps', { device: 'Sim Out', ...call30 })).status, 422, 'an output device');
+    assert.equal((await call('post', '/control/meeting-apps', { device: 'No Such Mic', ...call30 })).status, 404);
+    assert.equal((await call('delete', '/control/meeting-apps/app_unknown')).status, 404);
   }));

@@ -21,6 +21,7 @@ export const CAPABILITIES = [
   'webhook-approval',
   'devices',
   'recording-fault',
+  'meeting-apps',
 ] as const;
 
 export const CONTROL_VERSION = 1;

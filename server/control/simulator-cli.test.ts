@@ -67,3 +67,30 @@ test('devices plug, list, fail, unplug through the Control API; bad command line
     await h.close();
   }
 });
+
+test('devices meeting-app, meeting-apps, hang-up through the Control API; bad command lines exit 2', async () => {
+  const h = await recordingHarness({ backend: 'in-process', pocketsphinxRoots: [] });
+  try {
+    const conn = [`--control-url=${h.control}`, `--secret=${CONTROL_SECRET}`];
+    assert.deepEqual(await run(['devices', 'meeting-apps', ...conn]), { code: 0, out: 'no meeting apps started', err: '' });
+    assert.equal((await run(['devices', 'plug', 'Desk Mic', '--type', 'input', '--script', 'tiny', ...conn])).code, 0);
+    await h.devices.ready('Desk Mic');
+    // An in-process device has no sound server for an app to capture from (the PulseAudio path: features/detection/detection-e2e*).
+    const app = await run(['devices', 'meeting-app', 'Desk Mic', '--app-name=Microsoft Teams', '--binary=teams', '--seconds=5', ...conn]);
+    assert.equal(app.code, 1);
+    assert.match(app.err, /409 conflict: .*needs a sound server/);
+    assert.equal((await run(['devices', 'hang-up', 'app_nobody', ...conn])).code, 1);
+    for (const bad of [
+      ['devices', 'meeting-app', 'Desk Mic', '--binary=teams', '--seconds=5', ...conn],
+      ['devices', 'meeting-app', 'Desk Mic', '--app-name=zoom', '--binary=zoom', '--seconds=soon', ...conn],
+      ['devices', 'meeting-app', 'Desk Mic', '--app-name=zoom', '--binary=zoom', '--seconds=9', '--drop-after=2', ...conn],
+      ['devices', 'meeting-app', '--app-name=zoom', '--binary=zoom', '--seconds=9', ...conn],
+      ['devices', 'meeting-apps', 'extra', ...conn],
+      ['devices', 'hang-up', ...conn],
+    ]) {
+      assert.equal((await run(bad)).code, 2, bad.join(' '));
+    }
+  } finally {
+    await h.close();
+  }
+});

@@ -6,13 +6,16 @@
  *
  * Every check is a file lookup (PATH, model and voice folders), never a run
  * of the tool, so the doctor is quick and its tests can hand it a PATH that
- * lacks tools. What "disables" says is what the code does without the tool:
+ * lacks tools; the one exception is the sound server the meeting detector
+ * follows, which is a running service, not a file: `pactl info`, at most 3 s
+ * (decision 145). What "disables" says is what the code does without the tool:
  * server/pipeline/decode.ts, server/adapters/asr/pocketsphinx.ts,
  * simulator/synth/voices.ts, simulator/devices/pulse-server.ts,
  * server/features/recording/capture.ts.
  */
 import { existsSync } from 'node:fs';
 import { findExecutable } from '../adapters/fs-probe.ts';
+import { soundServerAnswers } from '../adapters/sound-server.ts';
 import { DEFAULT_POCKETSPHINX_MODEL_ROOT, listPocketSphinxModels, POCKETSPHINX_BINARY } from '../adapters/asr/pocketsphinx.ts';
 
 /** run: `make run` installs it and the doctor fails without it; optional: nothing breaks; test: the test suite only. */
@@ -159,6 +162,15 @@ export const CHECKS: readonly Check[] = [
     need: 'run',
     disables: 'recording from PulseAudio devices (capture backend missing)',
     find: onPath('parec'),
+  },
+  {
+    name: 'a sound server answering pactl (meeting detection)',
+    apt: 'pulseaudio',
+    need: 'optional',
+    disables:
+      'meeting detection: the meeting-detection section is still stored and returned, but no meeting is ' +
+      'detected or recorded by itself (the gateway says so once in its log when the section is enabled)',
+    find: (where) => soundServerAnswers({ ...process.env, PATH: where.path }),
   },
   {
     name: 'chromium',

@@ -21,6 +21,8 @@ import { RESET_SETTINGS } from '../kernel/store/settings-repo.ts';
 import type { TokenOrigin } from '../kernel/store/tokens-repo.ts';
 import { VirtualDeviceCatalog, type VirtualBackend } from '../../simulator/devices/catalog.ts';
 import type { CaptureOptions } from '../features/recording/capture.ts';
+import { PulseServer } from '../../simulator/devices/pulse-server.ts';
+import { MeetingApps } from '../control/meeting-apps.ts';
 
 export const CONTROL_SECRET = 'recording-tests-control-secret-0123456789';
 
@@ -42,6 +44,8 @@ export interface RecordingHarness {
   ctl(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Every process started so far that may still run (devices, capture). */
   pids(): number[];
+  /** The simulated meeting apps started through the Control API. */
+  meetingApps: MeetingApps;
   close(): Promise<void>;
 }
 
@@ -51,12 +55,23 @@ export interface HarnessOptions {
   capture?: CaptureOptions;
   /** Default: the system's pocketsphinx models (the real recognizer). */
   pocketsphinxRoots?: readonly string[];
+  /**
+   * The meeting detector follows the devices' PulseAudio server (a private
+   * daemon the harness starts first and the devices then share), with this
+   * grace period. Absent: the detector is left to the gateway's environment.
+   */
+  detection?: { graceMs: number };
 }
 
 export async function recordingHarness(opts: HarnessOptions = {}): Promise<RecordingHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-recording-test-'));
   const db = openDatabase(':memory:');
-  const devices = new VirtualDeviceCatalog({ backend: opts.backend ?? 'pulse', pulse: { mode: 'private' } });
+  const pulse = opts.detection !== undefined ? await PulseServer.start({ mode: 'private' }) : null;
+  const devices = new VirtualDeviceCatalog({
+    backend: opts.backend ?? 'pulse',
+    pulse: pulse === null ? { mode: 'private' } : { mode: 'auto', env: pulse.clientEnv },
+  });
+  const meetingApps = new MeetingApps();
   const errors: unknown[] = [];
   const deps = createDeps({
     db,
@@ -67,6 +82,7 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
     ...(opts.pocketsphinxRoots !== undefined ? { pocketsphinxRoots: opts.pocketsphinxRoots } : {}),
     ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
     ...(opts.capture !== undefined ? { recordingCapture: opts.capture } : {}),
+    ...(pulse !== null && opts.detection !== undefined ? { detection: { env: pulse.clientEnv, graceMs: opts.detection.graceMs } } : {}),
   });
   deps.settings.update(RESET_SETTINGS);
   const app = createApp(deps);
@@ -76,13 +92,21 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
     deps: () => deps,
     restart: () => undefined,
     logError: (err) => errors.push(err),
+    meetingApps,
   });
   const apiServer = await listen(createServer(app));
   const controlServer = await listen(createServer(controlApp));
   const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   const seen = new Set<number>();
   const pids = () => {
-    for (const p of [...devices.processIds(), ...deps.recording.processIds()]) seen.add(p);
+    for (const p of [
+      ...devices.processIds(),
+      ...deps.recording.processIds(),
+      ...deps.detection.processIds(),
+      ...meetingApps.processIds(),
+      ...(pulse?.processIds() ?? []),
+    ])
+      seen.add(p);
     return [...seen];
   };
   const json = async (base: string, method: string, path: string, auth: string, body?: unknown) => {
@@ -107,8 +131,10 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
     call: (method, path, auth, body) => json(url(apiServer), method, path, auth, body),
     ctl: (method, path, body) => json(url(controlServer), method, path, `Bearer ${CONTROL_SECRET}`, body),
     pids,
+    meetingApps,
     async close() {
       const started = pids();
+      meetingApps.stopAll();
       for (const s of [apiServer, controlServer]) {
         s.closeAllConnections();
         await new Promise((resolve) => s.close(resolve));
@@ -116,6 +142,8 @@ export async function recordingHarness(opts: HarnessOptions = {}): Promise<Recor
       deps.shutdown();
       devices.dispose();
       await devices.disposed();
+      pulse?.stop();
+      await pulse?.stopped();
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
       await assertGone(started);

@@ -8,6 +8,9 @@
  *   devices plug <name> --type input|output [--script <name>|none]
  *   devices unplug <name>
  *   devices fail <name> [--error <text>]
+ *   devices meeting-app <device> --app-name <name> --binary <name> --seconds <n> [--drop-after <s> --drop-for <s>]
+ *   devices meeting-apps
+ *   devices hang-up <id>
  *
  * Where: --control-url (or MAS_CONTROL_URL, default http://127.0.0.1:8429);
  * secret: --secret (or MAS_CONTROL_SECRET), else the file --secret-file
@@ -23,9 +26,16 @@ export const DEVICES_USAGE = `  node simulator/cli.ts devices list
   node simulator/cli.ts devices plug <name> --type input|output [--script <fixture>|none] [scene flags as for render]
   node simulator/cli.ts devices unplug <name>
   node simulator/cli.ts devices fail <name> [--error <text>]
+  node simulator/cli.ts devices meeting-app <device> --app-name <name> --binary <name> --seconds <n>
+                                            [--drop-after <s> --drop-for <s>]
+  node simulator/cli.ts devices meeting-apps
+  node simulator/cli.ts devices hang-up <id>
       Simulated devices of a running gateway, through its Control API:
       a PulseAudio null sink fed in real time with a fixture script (or silence),
-      or an in-process device where PulseAudio cannot run.
+      or an in-process device where PulseAudio cannot run. A meeting app holds
+      a capture stream on an input device (PulseAudio only) under the name and
+      binary given, for --seconds, while the device plays its script from the
+      start; --drop-after/--drop-for close the stream for a while mid-call.
       --control-url  default $MAS_CONTROL_URL or http://127.0.0.1:8429
       --secret       default $MAS_CONTROL_SECRET, else read from --secret-file
       --secret-file  default <$MAS_DATA_DIR or ./data>/control-secret`;
@@ -178,9 +188,79 @@ export async function devicesCommand(args: string[]): Promise<void> {
       }
       return;
     }
+    case 'meeting-app':
+    case 'meeting-apps':
+    case 'hang-up':
+      await meetingAppCommand(sub, rest);
+      return;
     case undefined:
-      throw new DevicesUsageError('devices needs a subcommand: list, plug, unplug or fail');
+      throw new DevicesUsageError('devices needs a subcommand: list, plug, unplug, fail, meeting-app, meeting-apps or hang-up');
     default:
       throw new DevicesUsageError(`unknown devices subcommand "${sub}"`);
   }
+}
+
+interface MeetingAppDetail {
+  id: string;
+  device: string;
+  app_name: string;
+  binary: string;
+  seconds: number;
+  state: string;
+  error: string | null;
+}
+
+/** A number of seconds from a flag, or a usage error naming the flag. */
+function secondsFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new DevicesUsageError(`--${flag} expects a number of seconds, got "${value}"`);
+  return n;
+}
+
+async function meetingAppCommand(sub: 'meeting-app' | 'meeting-apps' | 'hang-up', rest: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      ...CONNECTION_OPTIONS,
+      'app-name': { type: 'string' },
+      binary: { type: 'string' },
+      seconds: { type: 'string' },
+      'drop-after': { type: 'string' },
+      'drop-for': { type: 'string' },
+    },
+  });
+  if (sub === 'meeting-apps') {
+    if (positionals.length > 0) throw new DevicesUsageError('devices meeting-apps takes no arguments');
+    const { meeting_apps } = (await call(await connection(values), 'GET', '/control/meeting-apps')) as { meeting_apps: MeetingAppDetail[] };
+    if (meeting_apps.length === 0) console.log('no meeting apps started');
+    for (const a of meeting_apps)
+      console.log(
+        `${a.id}  ${a.app_name} (${a.binary}) on "${a.device}", ${a.seconds} s: ${a.state}${a.error !== null ? ` (${a.error})` : ''}`,
+      );
+    return;
+  }
+  if (positionals.length !== 1)
+    throw new DevicesUsageError(`devices ${sub} expects one ${sub === 'hang-up' ? 'meeting app id' : 'device name'}`);
+  if (sub === 'hang-up') {
+    await call(await connection(values), 'DELETE', `/control/meeting-apps/${enc(positionals[0]!)}`);
+    console.log(`hung up ${positionals[0]!}`);
+    return;
+  }
+  const seconds = secondsFlag('seconds', values.seconds);
+  if (values['app-name'] === undefined || values.binary === undefined || seconds === undefined)
+    throw new DevicesUsageError('devices meeting-app needs --app-name, --binary and --seconds');
+  const after = secondsFlag('drop-after', values['drop-after']);
+  const dropFor = secondsFlag('drop-for', values['drop-for']);
+  if ((after === undefined) !== (dropFor === undefined)) throw new DevicesUsageError('--drop-after and --drop-for go together');
+  const c = await connection(values);
+  const app = (await call(c, 'POST', '/control/meeting-apps', {
+    device: positionals[0],
+    app_name: values['app-name'],
+    binary: values.binary,
+    seconds,
+    ...(after !== undefined && dropFor !== undefined ? { drop: { after, seconds: dropFor } } : {}),
+  })) as MeetingAppDetail;
+  console.log(`${app.id}: ${app.app_name} (${app.binary}) in a call on "${app.device}" for ${app.seconds} s`);
 }

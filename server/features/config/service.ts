@@ -35,6 +35,7 @@ export interface ConfigCaller {
 export class ConfigService {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #listeners = new Set<(name: ConfigSectionName) => void>();
 
   constructor(opts: { db: Database; clock: Clock }) {
     this.#db = opts.db;
@@ -74,7 +75,17 @@ export class ConfigService {
          ON CONFLICT (section) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       )
       .run(name, JSON.stringify(value), this.#clock.now().toISOString());
+    for (const listener of [...this.#listeners]) listener(name);
     return this.#view(name, value);
+  }
+
+  /**
+   * Calls back after a section is replaced (the meeting detector follows
+   * meeting-detection as it changes); returns the unsubscribe.
+   */
+  onChange(listener: (name: ConfigSectionName) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** What the pipeline reads: the section in force, defaults filled in, typed by the section's schema. */
