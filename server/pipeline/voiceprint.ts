@@ -48,7 +48,7 @@ const PITCH_WEIGHT = 0.5;
  * decision 146); it maps to SIMILARITY_AT_BAR.
  */
 export const SCORE_AT_BAR = 0.3;
-export const SIMILARITY_AT_BAR = 0.75;
+const SIMILARITY_AT_BAR = 0.75;
 
 /** The voice statistics of the given stretches of a recording (the frames the diarizer would count). */
 export async function voiceStats(

@@ -4,4 +4,4 @@
  * server/operations.ts and server/handlers.ts; everything else of this folder
  * is its own (the dependency rules keep it so).
  */
-export { ConfigService, type EnrolledSpeakers } from './service.ts';
+export { ConfigService } from './service.ts';

@@ -4,9 +4,9 @@
  * enrolled from one labelled meeting are named in another meeting of other
  * words where a third, never enrolled, person keeps S<n>; a user's label is
  * never overwritten by a later diarization; the voiceprints show in no API
- * response, export, log line or error; the Control API's reset wipes them;
- * a meeting without a recording is labelled with enrolment skipped and its
- * reason. Decisions 146–149.
+ * response, export, event (what webhooks deliver), log line or error; the
+ * Control API's reset wipes them;
+ * the exports name the people. Decisions 146–149.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +45,8 @@ test('people enrolled from one labelled meeting are named in another; voiceprint
   const auth = gw.bearer(ALL_SCOPES);
   const control = createControlApp({ secret: SECRET, deps: () => gw.deps, restart: () => undefined, logError: (e) => gw.errors.push(e) });
   const bodies: string[] = [];
+  // Every event the gateway publishes (what webhooks deliver) is kept to be searched too.
+  gw.deps.bus.subscribe((event) => bodies.push(JSON.stringify(event)));
   const get = async (path: string) => {
     const res = await api().get(path).set('Authorization', auth);
     bodies.push(res.text);
@@ -106,7 +108,12 @@ test('people enrolled from one labelled meeting are named in another; voiceprint
     assert.equal(new Set(given).size, given.length, 'one name, one speaker');
 
     // Never in a response, an export or a log line: no number of a stored voiceprint appears.
-    for (const format of ['json', 'markdown', 'txt']) await get(`/v1/meetings/${b}/export?format=${format}`);
+    for (const format of ['json', 'md', 'txt']) {
+      const exported = await get(`/v1/meetings/${b}/export?format=${format}`);
+      // Names everywhere a person reads: the exports name the identified people.
+      assert.ok(exported.text.includes('Alice'), format);
+    }
+    await get(`/v1/meetings/${b}/summary`);
     const stored = gw.db.prepare('SELECT stats FROM voiceprint_enrolments').all() as { stats: string }[];
     const numbers = stored.flatMap((r) => (JSON.parse(r.stats) as { sum: number[] }).sum.map(String)).filter((n) => n.length > 8);
     assert.ok(numbers.length > 0);

@@ -5,5 +5,5 @@
  * speaker-identification config section and PUT speaker-labels reach it
  * through the config and meetings features (decision 147).
  */
-export { SpeakersService, type EnrolmentOutcome, type SpeakerIdentificationSettings } from './service.ts';
+export { SpeakersService } from './service.ts';
 export { VoiceprintRepo } from './repo.ts';

@@ -28,7 +28,7 @@ import type { MeetingsService } from '../meetings/index.ts';
 import type { VoiceprintRepo } from './repo.ts';
 
 /** Turns shorter than this are left out of enrolment: too little of a voice, and often a backchannel over someone else. */
-export const MIN_TURN_SECONDS = 1;
+const MIN_TURN_SECONDS = 1;
 
 export type SpeakerIdentificationSettings = NonNullable<TranscriptionSettings['speakerIdentification']>;
 
