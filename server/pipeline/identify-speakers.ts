@@ -15,7 +15,7 @@
  */
 import type { TranscriptStage } from './transcribe.ts';
 import type { FrameStats } from './diarize/features.ts';
-import { fromVoiceprint, voiceSimilarity, voiceStats } from './voiceprint.ts';
+import { fromVoiceprint, voiceSimilarity, voiceStatsBySpeaker } from './voiceprint.ts';
 
 /** A cluster with fewer voice frames than this (1 s) is not identified: too little to tell voices apart. */
 const MIN_CLUSTER_FRAMES = 100;
@@ -29,11 +29,8 @@ export const identifySpeakers: TranscriptStage = {
     if (people.length === 0) return transcription;
 
     const keys = [...new Set(transcription.segments.map((s) => s.speaker))];
-    const clusters: FrameStats[] = [];
-    for (const key of keys) {
-      await control.checkpoint();
-      clusters.push(await voiceStats(transcription.audio, transcription.segments.filter((s) => s.speaker === key), control));
-    }
+    const byKey = await voiceStatsBySpeaker(transcription.audio, transcription.segments, control);
+    const clusters: FrameStats[] = keys.map((k) => byKey.get(k)!);
     const prints = people.map((p) => fromVoiceprint(p.print));
     const similarity = clusters.map((c) => prints.map((p) => (c.n < MIN_CLUSTER_FRAMES ? 0 : voiceSimilarity(c, p))));
     const names: Record<string, string> = {};

@@ -68,6 +68,28 @@ export async function voiceStats(
   return total;
 }
 
+/**
+ * The voice statistics of each speaker of a recording, from their stretches,
+ * in one pass over the audio (one analysis of the recording's background and
+ * pitch track, as voiceStats would make per speaker).
+ */
+export async function voiceStatsBySpeaker(
+  audio: PcmAudio,
+  stretches: readonly { speaker: string; start: number; end: number }[],
+  control: StageControl,
+): Promise<Map<string, FrameStats>> {
+  const duration = audio.samples.length / audio.sampleRate;
+  const regions = stretches
+    .map((s) => ({ speaker: s.speaker, start: Math.max(0, s.start), end: Math.min(duration, s.end) }))
+    .filter((s) => s.end - s.start > 0.05)
+    .sort((a, b) => a.start - b.start);
+  const out = new Map<string, FrameStats>(stretches.map((s) => [s.speaker, emptyStats()]));
+  if (regions.length === 0) return out;
+  const blocks = await describeBlocks(audio, cutBlocks(regions), control);
+  for (const b of blocks) addStats(out.get(regions[b.region]!.speaker)!, b.stats);
+  return out;
+}
+
 export function toVoiceprint(s: FrameStats): Voiceprint {
   return { n: s.n, sum: [...s.sum], outer: [...s.outer], pn: s.pn, psum: s.psum, psq: s.psq };
 }
