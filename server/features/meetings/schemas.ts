@@ -56,7 +56,16 @@ export const TranscriptResponse = z
     meeting_id: z.string(),
     title: z.string(),
     segments: z.array(Segment),
-    speakers: z.array(z.object({ key: z.string(), name: z.string().nullable() })),
+    speakers: z.array(
+      z.object({
+        key: z.string(),
+        name: z.string().nullable(),
+        // An addition in the spec's "not shown" area (decision 149): who gave the name.
+        label_source: z.enum(['user', 'identified']).nullable().meta({
+          description: 'user: set by PUT speaker-labels; identified: found by speaker identification; null: no name',
+        }),
+      }),
+    ),
   })
   .meta({ id: 'TranscriptResponse' });
 
