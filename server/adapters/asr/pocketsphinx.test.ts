@@ -352,7 +352,6 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
       processes: 2,
       minGroupSeconds: 1,
       warmUpSeconds: 0,
-      seamOverlapSeconds: 0,
     }).transcribe(tenSeconds, twoRegions, options, {
       ...uncontrolled(),
       track: (child) => {
@@ -383,7 +382,6 @@ describe('PocketSphinxRecognizer side by side (fake tools)', () => {
       processes: 2,
       minGroupSeconds: 1,
       warmUpSeconds: 2,
-      seamOverlapSeconds: 0,
     }).transcribe(tenSeconds, twoRegions, options, uncontrolled());
     // Group 1's file: 0-4.5 s (its "second" word at 4.5 s lies past its cut: dropped); group 2's: 2.5-10 s, its
     // first 2 s the warm-up (its "first" word, at 2.51 s, is group 1's: dropped).

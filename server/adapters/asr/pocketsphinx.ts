@@ -58,11 +58,9 @@ import {
 import { isSpokenWord, overrideOptions, parseTimedLine, runPocketSphinx, stripAlternate } from './pocketsphinx-process.ts';
 import { dictionaryKey, tokenize } from './pronunciations.ts';
 import {
-  joinGroupWords,
   mapToSourceTime,
   MIN_GROUP_SECONDS,
   planDecodeGroups,
-  SEAM_OVERLAP_SECONDS,
   WARM_UP_SECONDS,
   writeSpansAsWav,
   type FileWord,
@@ -129,8 +127,6 @@ export interface PocketSphinxOptions {
   minGroupSeconds?: number;
   /** Seconds of the speech before a group decoded to warm its process up (spans.ts WARM_UP_SECONDS; measurements). */
   warmUpSeconds?: number;
-  /** Seconds each group decodes past its cut (spans.ts SEAM_OVERLAP_SECONDS; 0 cuts at the pause as decision 104 did; measurements). */
-  seamOverlapSeconds?: number;
   /** What the file holds (spans.ts SpanLayout): the recording with its pauses (default), or the regions laid end to end (measurements). */
   spanLayout?: SpanLayout;
 }
@@ -208,7 +204,6 @@ export class PocketSphinxRecognizer implements Recognizer {
   readonly #minGroupSeconds: number;
   readonly #warmUpSeconds: number;
   readonly #spanLayout: SpanLayout;
-  readonly #seamOverlapSeconds: number;
 
   constructor(opts: PocketSphinxOptions = {}) {
     this.#binary = opts.binary ?? POCKETSPHINX_BINARY;
@@ -227,7 +222,6 @@ export class PocketSphinxRecognizer implements Recognizer {
     this.#minGroupSeconds = opts.minGroupSeconds ?? MIN_GROUP_SECONDS;
     this.#warmUpSeconds = opts.warmUpSeconds ?? WARM_UP_SECONDS;
     this.#spanLayout = opts.spanLayout ?? 'recording';
-    this.#seamOverlapSeconds = opts.seamOverlapSeconds ?? SEAM_OVERLAP_SECONDS;
   }
 
   async available(): Promise<boolean> {
@@ -259,7 +253,6 @@ export class PocketSphinxRecognizer implements Recognizer {
       this.#minGroupSeconds,
       this.#warmUpSeconds,
       this.#spanLayout,
-      this.#seamOverlapSeconds,
     );
     if (groups.length === 0) return [];
     // Progress: seconds of file decoded over all groups. Spotting prints its
@@ -317,16 +310,18 @@ export class PocketSphinxRecognizer implements Recognizer {
             groupControl,
             (fraction) => progress(i, fraction),
           );
-          // In the whole file's times, all of them: joinGroupWords decides at each seam whose words are kept.
+          // In the whole file's times; the words of the warm-up are the previous group's.
           const shift = group.fromSample / PIPELINE_SAMPLE_RATE;
-          return fileWords.map((w) => ({ ...w, start: w.start + shift, end: w.end + shift }));
+          return fileWords
+            .map((w) => ({ ...w, start: w.start + shift, end: w.end + shift }))
+            .filter((w) => (w.start + w.end) / 2 >= group.keepFrom && (w.start + w.end) / 2 < group.keepTo);
         }),
       );
 
       const display = displayForms(phrases, options.customWords);
       for (const v of vocabulary) if (!display.has(v.key)) display.set(v.key, v.display);
       // The groups follow one another in the file: their words, joined in order, are in order.
-      return mapToSourceTime(joinGroupWords(groups, groupWords), plan, audio.durationSeconds).map((w) => ({ ...w, text: displayText(w.text, display) }));
+      return mapToSourceTime(groupWords.flat(), plan, audio.durationSeconds).map((w) => ({ ...w, text: displayText(w.text, display) }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -15,12 +15,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { PcmAudio, SpeechRegion } from '../../pipeline/types.ts';
 import {
-  joinGroupWords,
   LONG_PAUSE_SECONDS,
   mapToSourceTime,
   PAUSE_KEPT_SECONDS,
   planContinuousSpans,
-  SEAM_OVERLAP_SECONDS,
   planDecodeGroups,
   planDecodeSpans,
   writeSpansAsWav,
@@ -60,6 +58,8 @@ const FRAME = 160;
 function regionSamples(plan: DecodePlan, regions: readonly SpeechRegion[]): [number, number][] {
   return regions.map((r) => [fileTime(plan, r.start)! * RATE, fileTime(plan, r.end)! * RATE]);
 }
+
+const middle = (w: { start: number; end: number }) => (w.start + w.end) / 2;
 
 describe("pocketsphinx's plan: the recording with its pauses", () => {
   it('pauses up to LONG_PAUSE_SECONDS: one span, the whole recording, whatever the speech share', () => {
@@ -190,14 +190,13 @@ describe('decode groups', () => {
   });
 
   it('groups own the file from the middle of one pause to the middle of another, in order, balanced within a region', () => {
-    // Without the seam's overlap (decision 104's cut), so each group ends where the next one's stretch begins.
     for (const [pause, seed] of [
       [[3, 30], 11],
       [[0.6, 1.2], 5],
     ] as [[number, number], number][]) {
       const { regions, duration } = regionsOf(60, seed, pause);
       for (const count of [2, 3, 4]) {
-        const { plan, groups } = planDecodeGroups(regions, duration, count, 1, 0, 'recording', 0);
+        const { plan, groups } = planDecodeGroups(regions, duration, count, 1, 0);
         assert.equal(groups.length, count);
         const laid = regionSamples(plan, regions);
         assert.equal(groups[0]!.keepFrom, -Infinity);
@@ -226,8 +225,8 @@ describe('decode groups', () => {
       [0.6, 1.2],
     ] as [number, number][]) {
       const { regions, duration } = regionsOf(60, 31, pause);
-      const cold = planDecodeGroups(regions, duration, 3, 1, 0, 'recording', 0).groups;
-      const warm = planDecodeGroups(regions, duration, 3, 1, 10, 'recording', 0).groups;
+      const cold = planDecodeGroups(regions, duration, 3, 1, 0).groups;
+      const warm = planDecodeGroups(regions, duration, 3, 1, 10).groups;
       assert.deepEqual(warm[0], cold[0], 'the first group starts where the file does');
       for (let k = 1; k < 3; k++) {
         assert.equal(warm[k]!.fromSample % FRAME, 0);
@@ -289,10 +288,11 @@ describe('decode groups', () => {
             if (start === null || end === null || start < from || end > g.toSample / RATE) return [];
             return [{ text: w.text, start: start - from, end: end - from, confidence: 1 }];
           });
-        // As the recognizer does: back to the whole file's times, every group's words joined at the seams, then to the recording.
-        const kept = joinGroupWords(
-          groups,
-          groups.map((g) => hear(g).map((w) => ({ ...w, start: w.start + g.fromSample / RATE, end: w.end + g.fromSample / RATE }))),
+        // As the recognizer does: back to the whole file's times, each group's own words, then to the recording.
+        const kept = groups.flatMap((g) =>
+          hear(g)
+            .map((w) => ({ ...w, start: w.start + g.fromSample / RATE, end: w.end + g.fromSample / RATE }))
+            .filter((w) => middle(w) >= g.keepFrom && middle(w) < g.keepTo),
         );
         const joined = mapToSourceTime(kept, plan, duration);
         assert.deepEqual(
@@ -306,54 +306,5 @@ describe('decode groups', () => {
         });
       }
     }
-  });
-
-  it('each group but the last decodes past its cut to the middle of the first pause SEAM_OVERLAP_SECONDS after it', () => {
-    const { regions, duration } = regionsOf(60, 41, [0.6, 3]);
-    const { plan, groups } = planDecodeGroups(regions, duration, 3, 1, 10);
-    const cold = planDecodeGroups(regions, duration, 3, 1, 10, 'recording', 0).groups;
-    const laid = regionSamples(plan, regions).map(([a, b]) => [a / RATE, b / RATE] as const);
-    const pauseMiddles = laid.slice(1).map(([a], i) => (laid[i]![1] + a) / 2);
-    for (let k = 0; k + 1 < groups.length; k++) {
-      const end = groups[k]!.toSample / RATE;
-      assert.equal(groups[k]!.keepTo, cold[k]!.keepTo, 'the stretch it owns is unchanged');
-      assert.ok(end >= groups[k]!.keepTo + SEAM_OVERLAP_SECONDS, 'decoded past the cut by the overlap');
-      const expected = pauseMiddles.find((m) => m >= groups[k]!.keepTo + SEAM_OVERLAP_SECONDS)!;
-      assert.ok(Math.abs(end - expected) < 0.001, `${end} ends in the middle of the first pause after the overlap, ${expected}`);
-    }
-    assert.equal(groups.at(-1)!.toSample, cold.at(-1)!.toSample, 'the last group ends with the file');
-  });
-
-  it("a seam keeps the earlier process's words until the later one reads three in a row at the same frames", () => {
-    const w = (text: string, start: number): FileWord => ({ text, start, end: start + 0.3, confidence: 1 });
-    const groups: DecodeGroup[] = [
-      { fromSample: 0, toSample: 40 * RATE, keepFrom: -Infinity, keepTo: 20 },
-      { fromSample: 10 * RATE, toSample: 60 * RATE, keepFrom: 20, keepTo: Infinity },
-    ];
-    const earlier = [w('a', 18), w('b', 21), w('c', 22), w('d', 23), w('e', 24), w('f', 25), w('g', 39.5)];
-    // The later process, still adapting, misreads b and c, then agrees from d on.
-    const later = [w('x', 15), w('a', 18), w('bee', 21), w('sea', 22.01), w('d', 23), w('e', 24), w('f', 25), w('g', 39.5), w('h', 50)];
-    assert.deepEqual(
-      joinGroupWords(groups, [earlier, later]).map((x) => x.text),
-      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
-    );
-    // Agreeing at once: the cut, as without an overlap.
-    const agreeing = [w('a', 18), w('b', 21), w('c', 22), w('d', 23), w('e', 24), w('f', 25), w('g', 39.5), w('h', 50)];
-    assert.deepEqual(
-      joinGroupWords(groups, [earlier, agreeing]).map((x) => x.text),
-      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
-    );
-    // Never agreeing within the overlap: the earlier process's words to the end of its file, none doubled.
-    const never = [w('a', 18), w('q', 21), w('r', 22), w('s', 23), w('t', 24), w('u', 25), w('v', 39.5), w('h', 50)];
-    assert.deepEqual(
-      joinGroupWords(groups, [earlier, never]).map((x) => x.text),
-      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
-    );
-    // The same words a frame apart still agree; the same words shifted by a word's length do not.
-    const shifted = later.map((x) => (x.start >= 23 && x.start < 40 ? { ...x, start: x.start + 0.3, end: x.end + 0.3 } : x));
-    assert.deepEqual(
-      joinGroupWords(groups, [earlier, shifted]).map((x) => x.text),
-      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
-    );
   });
 });

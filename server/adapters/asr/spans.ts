@@ -12,8 +12,7 @@
  * utterance at a pause, and regions decoded apart lost words against the
  * whole file. Only a long stretch without speech is shortened. It decodes
  * that file in groups, one process per core (planDecodeGroups, cut at
- * pauses; decisions 094 and 104), whose words are joined at each seam where
- * the two processes read alike (joinGroupWords, decision 160).
+ * pauses; decisions 094 and 104).
  */
 import { open } from 'node:fs/promises';
 import { wavHeader } from '../../../common/audio/wav.ts';
@@ -153,19 +152,6 @@ export const MIN_GROUP_SECONDS = 90;
  * process, adapted by then, had not (decision 094, measured on real speech).
  */
 export const WARM_UP_SECONDS = 10;
-/**
- * Seconds of file each group but the last decodes past its cut, to the
- * middle of the first pause after them: the seam's overlap. The process
- * before a seam has decoded the file from its start (the first, from the
- * file's start, as stock whole-file decoding does), so its words there are
- * the ones to keep until the process after the seam, started cold, reads the
- * same words at the same frames (joinGroupWords; decision 160).
- */
-export const SEAM_OVERLAP_SECONDS = 20;
-/** Words in a row, each at the same frames, that show two processes have come to decode alike. */
-const AGREEING_WORDS = 3;
-/** Two processes' times of one word agree within this (seconds): the same frames, the grid being shared. */
-const SAME_FRAMES_SECONDS = 0.015;
 /** pocketsphinx's frame shift (`-frate 100`) in samples of the decoded file. */
 const FRAME_SAMPLES = PIPELINE_SAMPLE_RATE / 100;
 
@@ -178,12 +164,7 @@ export interface DecodeGroup {
    */
   fromSample: number;
   toSample: number;
-  /**
-   * The stretch the group owns, [keepFrom, keepTo), seconds of the plan's
-   * file, from the middle of one pause to the middle of another. toSample
-   * reaches past keepTo by the seam's overlap; joinGroupWords decides where
-   * within it the next group's words take over.
-   */
+  /** The group's words are those whose middle falls in [keepFrom, keepTo), seconds of the plan's file. */
   keepFrom: number;
   keepTo: number;
 }
@@ -205,20 +186,18 @@ export type SpanLayout = 'recording' | 'regions';
 /**
  * The plan of planContinuousSpans (or, for measurements, planDecodeSpans),
  * its file shared among at most `count` recognizer processes (decision 094,
- * amended by decisions 104, 120 and 160).
+ * amended by decisions 104 and 120).
  *
  * Every group decodes a stretch of the very file the single process would
  * decode, begun on one of its frame boundaries: the same samples in the same
  * frames, so a group differs from the single process only by the decoder
  * state it brings to its first words. Cuts fall only at pauses the voice
  * activity found, in the middle of the pause as the file holds it, so no
- * word is cut in two; each group owns the stretch between its two cuts,
- * and joinGroupWords takes each word from exactly one group, so the groups
+ * word is cut in two; each group keeps the words whose middle lies between
+ * its two cuts, so each word is kept by exactly one group, and the groups
  * joined in order are the recording's words in order. Each group but the
  * first starts `warmUpSeconds` of file before its cut, to warm its decoder
- * up, and ends `overlapSeconds` past its second cut, in the middle of the
- * first pause there (the file's end for the last group), so that
- * joinGroupWords can keep its words until the next group reads alike. The
+ * up, and ends at its second cut (the file's end for the last group). The
  * groups are balanced by the seconds of file between their cuts.
  *
  * With `count` 1, or too little audio for two groups of `minGroupSeconds`,
@@ -231,7 +210,6 @@ export function planDecodeGroups(
   minGroupSeconds = MIN_GROUP_SECONDS,
   warmUpSeconds = WARM_UP_SECONDS,
   layout: SpanLayout = 'recording',
-  overlapSeconds = SEAM_OVERLAP_SECONDS,
 ): GroupedPlan {
   const plan = layout === 'recording' ? planContinuousSpans(regions, duration) : planDecodeSpans(regions, duration);
   if (plan.spans.length === 0) return { plan, groups: [] };
@@ -250,62 +228,14 @@ export function planDecodeGroups(
     const first = from === 0;
     const last = to === inFile.length;
     const warmStart = Math.max(0, Math.round(cuts[from]! * rate) - Math.round(warmUpSeconds * rate));
-    // The overlap ends in the middle of a pause too, so the last words it decodes are whole.
-    const overlapEnd = cuts.find((c) => c >= cuts[to]! + overlapSeconds) ?? plan.fileDuration;
     return {
       fromSample: first ? 0 : Math.floor(warmStart / FRAME_SAMPLES) * FRAME_SAMPLES,
-      toSample: last || overlapEnd >= plan.fileDuration ? total : Math.round(overlapEnd * rate),
+      toSample: last ? total : Math.round(cuts[to]! * rate),
       keepFrom: first ? -Infinity : cuts[from]!,
       keepTo: last ? Infinity : cuts[to]!,
     };
   });
   return { plan, groups };
-}
-
-/**
- * The groups' words joined into the file's words: `words[i]` are group i's
- * words in the whole file's times, all it decoded (its warm-up and its
- * overlap included). At each seam the previous process's words are kept up
- * to the first place at or after the cut where the next process reads
- * AGREEING_WORDS words in a row exactly as it does, at the same frames;
- * from there on the next process's words. Before that place the next
- * process is still adapting (its cepstral mean starts from the model's
- * prior, its voice activity from no noise floor) and its words there are
- * not the ones one process would read; the previous one's are. With no
- * agreement within the overlap, the previous process's words up to the end
- * of its file (the middle of a pause). With no overlap this is the cut.
- */
-export function joinGroupWords(groups: readonly DecodeGroup[], words: readonly (readonly FileWord[])[]): FileWord[] {
-  const middleOf = (w: FileWord) => (w.start + w.end) / 2;
-  let joined: FileWord[] = [...(words[0] ?? [])];
-  for (let i = 1; i < groups.length; i++) {
-    const next = words[i] ?? [];
-    const at = seamSwitch(joined, next, groups[i]!.keepFrom, groups[i - 1]!.toSample / PIPELINE_SAMPLE_RATE);
-    joined = [...joined.filter((w) => middleOf(w) < at), ...next.filter((w) => middleOf(w) >= at)];
-  }
-  return joined;
-}
-
-/** Where a seam switches from the previous process's words to the next's (joinGroupWords): a time of the file. */
-function seamSwitch(previous: readonly FileWord[], next: readonly FileWord[], cut: number, previousEnd: number): number {
-  const middleOf = (w: FileWord) => (w.start + w.end) / 2;
-  const same = (a: FileWord | undefined, b: FileWord | undefined) =>
-    a !== undefined &&
-    b !== undefined &&
-    a.text === b.text &&
-    Math.abs(a.start - b.start) <= SAME_FRAMES_SECONDS &&
-    Math.abs(a.end - b.end) <= SAME_FRAMES_SECONDS;
-  for (let k = 0; k < next.length; k++) {
-    const w = next[k]!;
-    if (middleOf(w) < cut) continue;
-    if (w.end > previousEnd) break;
-    const j = previous.findIndex((p) => same(p, w));
-    if (j < 0) continue;
-    let run = 1;
-    while (run < AGREEING_WORDS && same(previous[j + run], next[k + run]) && next[k + run]!.end <= previousEnd) run++;
-    if (run === AGREEING_WORDS) return middleOf(w);
-  }
-  return Math.max(cut, previousEnd);
 }
 
 /** Where a time of the recording lies in the plan's file (the span holding it; a region always lies inside one). */
