@@ -9,7 +9,6 @@
  * where it happens.
  *
  *   node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S]
- *       [--seam-overlap-seconds=S]   how far each group decodes past its cut (0: cut at the pause, decision 104)
  *       [--stock=plain,same|no]   stock whole-file decoding: plain, with the recognizer's search
  *           bounds (POCKETSPHINX_SEARCH_ARGS, the same options), or none (its figure known already)
  *       [--recognizer-args="-opt value"]   extra pocketsphinx options for the pipeline's decodes (measurements)
@@ -30,7 +29,7 @@ import { cpuSecondsWithChildren, FlagError, readFlags, runCli } from './lib.ts';
 import { stockWholeFileWords } from './quality.ts';
 
 const USAGE =
-  'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S] [--seam-overlap-seconds=S] [--stock=plain,same|no] [--recognizer-args="-opt value"]';
+  'node bench/decode-seams.ts --wav=FILE [--processes=1,2] [--warm-up-seconds=S] [--min-group-seconds=S] [--stock=plain,same|no] [--recognizer-args="-opt value"]';
 /** Stretches reported around each seam, in seconds from it. */
 const AROUND_SEAM = [-30, 0, 30, 60, 120];
 
@@ -94,7 +93,6 @@ async function main(): Promise<void> {
       processes: { type: 'string', default: '1,2' },
       'warm-up-seconds': { type: 'string' },
       'min-group-seconds': { type: 'string' },
-      'seam-overlap-seconds': { type: 'string' },
       stock: { type: 'string', default: 'plain' },
       'recognizer-args': { type: 'string' },
     },
@@ -104,8 +102,6 @@ async function main(): Promise<void> {
   const truth = (JSON.parse(readFileSync(flags.wav.replace(/\.wav$/, '.truth.json'), 'utf8')) as { words: TimedWord[] }).words;
   const warmUp = flags['warm-up-seconds'] !== undefined ? { warmUpSeconds: Number(flags['warm-up-seconds']) } : {};
   const minGroup = flags['min-group-seconds'] !== undefined ? { minGroupSeconds: Number(flags['min-group-seconds']) } : {};
-  const overlap =
-    flags['seam-overlap-seconds'] !== undefined ? { seamOverlapSeconds: Number(flags['seam-overlap-seconds']) } : {};
   const extraArgs = flags['recognizer-args']?.split(/\s+/).filter(Boolean) ?? [];
 
   const frontEndCpuBefore = cpuSecondsWithChildren();
@@ -134,7 +130,7 @@ async function main(): Promise<void> {
   const results = new Map<number, RecognizedWord[]>();
   let seams: number[] = [];
   for (const processes of flags.processes.split(',').map(Number)) {
-    const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off', processes, extraArgs, ...warmUp, ...minGroup, ...overlap });
+    const recognizer = new PocketSphinxRecognizer({ vocabularyBias: 'off', processes, extraArgs, ...warmUp, ...minGroup });
     const started = performance.now();
     const cpuBefore = cpuSecondsWithChildren();
     const words = await recognizer.transcribe(
