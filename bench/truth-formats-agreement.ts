@@ -5,7 +5,8 @@
  * hypotheses: the transcript of stock `pocketsphinx_continuous -time yes` on
  * the whole file, and the gateway's diarizer (decode → front end → voice
  * activity → diarize, the config defaults; as bench/quality-diarizer.ts)
- * giving the speakers. WER, cpWER, DER (collar 0.25 s) and DER with overlap
+ * giving the speakers. WER and cpWER (`simulator score --alignment sclite`;
+ * the default Levenshtein WER beside), DER (collar 0.25 s) and DER with overlap
  * not scored (md-eval -1), ours beside NIST's, and the largest difference;
  * sclite's time-chunked CTM and STM scorings beside them, for information
  * (decision 165).
@@ -116,6 +117,7 @@ function markdown(rows: readonly Row[]): string {
       'speakers',
       'overlap %',
       'WER ours / sclite',
+      'WER Levenshtein',
       'cpWER ours / sclite',
       'DER ours / md-eval',
       'DER -1 ours / md-eval',
@@ -125,7 +127,7 @@ function markdown(rows: readonly Row[]): string {
     ],
     ...rows.map((r) =>
       r.error !== null
-        ? [r.script, r.scene, '—', '—', '—', '—', `not measured: ${r.error}`, '', '', '', '', '', '']
+        ? [r.script, r.scene, '—', '—', '—', '—', `not measured: ${r.error}`, '', '', '', '', '', '', '']
         : [
             r.script,
             r.scene,
@@ -134,6 +136,7 @@ function markdown(rows: readonly Row[]): string {
             String(r.speakers),
             fmt(100 * (r.overlap_share ?? 0), 1),
             pair(r.wer),
+            fmt(r.wer_levenshtein, 2),
             pair(r.cpwer),
             pair(r.der),
             pair(r.der_ignore_overlap),

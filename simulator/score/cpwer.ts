@@ -14,6 +14,7 @@
 import { bestAssignment } from './best-assignment.ts';
 import { normalizeWordList } from './normalize-words.ts';
 import { wordErrorRate } from './word-error-rate.ts';
+import type { Alignment } from './word-error-rate.ts';
 
 export interface SpeakerWords {
   speaker: string;
@@ -61,10 +62,17 @@ export function wordsBySpeaker(words: readonly { text: string; speaker: string }
 export function concatenatedPermutationWer(
   reference: readonly SpeakerWords[],
   hypothesis: readonly SpeakerWords[],
+  alignment: Alignment = 'levenshtein',
 ): ConcatenatedPermutationWer {
   const ref = reference.map((s) => ({ speaker: s.speaker, words: normalizeWordList(s.words) }));
   const hyp = hypothesis.map((s) => ({ speaker: s.speaker, words: normalizeWordList(s.words) }));
-  const savings = ref.map((r) => hyp.map((h) => r.words.length + h.words.length - editDistance(r.words, h.words)));
+  // Errors of a pairing under the alignment's own counting (sclite's can exceed the least number of edits).
+  const errorsOf = (a: readonly string[], b: readonly string[]): number => {
+    if (alignment === 'levenshtein') return editDistance(a, b);
+    const c = wordErrorRate(a, b, alignment);
+    return c.substitutions + c.deletions + c.insertions;
+  };
+  const savings = ref.map((r) => hyp.map((h) => r.words.length + h.words.length - errorsOf(r.words, h.words)));
   const assignment = bestAssignment(savings);
   let substitutions = 0;
   let deletions = 0;
@@ -80,7 +88,7 @@ export function concatenatedPermutationWer(
     }
     pairedHyp.add(j);
     mapping[hyp[j]!.speaker] = r.speaker;
-    const counts = wordErrorRate(r.words, hyp[j]!.words);
+    const counts = wordErrorRate(r.words, hyp[j]!.words, alignment);
     substitutions += counts.substitutions;
     deletions += counts.deletions;
     insertions += counts.insertions;

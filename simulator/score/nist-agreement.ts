@@ -1,7 +1,8 @@
 /**
  * `simulator score` beside NIST's own tools on one meeting: the truth's
  * formats (truth-formats.ts) and the hypothesis written out, scored by sclite
- * and md-eval, and by scoreMeeting (decision 113):
+ * and md-eval, and by scoreMeeting with sclite's alignment (`--alignment
+ * sclite`; decisions 113 and 165), its default Levenshtein figures beside:
  *
  *   WER    sclite's DP alignment of the truth CTM's words against the hypothesis CTM's,
  *          each file's words in its order as one utterance (trn): the one global
@@ -34,6 +35,9 @@ export interface Agreement {
   cpwer: { ours: number; nist: number };
   der: { ours: number; nist: number };
   der_ignore_overlap: { ours: number; nist: number };
+  /** `simulator score`'s default (Levenshtein) WER and cpWER, percent (information: at or under sclite's). */
+  wer_levenshtein: number;
+  cpwer_levenshtein: number;
   /** sclite's WER with both files read as CTM (chunked at common silences), percent (information, not compared). */
   ctm_wer: number;
   /** sclite's segment-scored WER of the truth STM, percent (information, not compared). */
@@ -75,7 +79,9 @@ export function nistAgreement(
 ): Agreement {
   const tokens = truthTokens(truth);
   const refTurns = speakerTurns(tokens);
-  const ours = scoreMeeting({ truth, words, turns, summary: null, keyPoints: null, collarSeconds: collar, ignoreOverlap: false });
+  const scoring = { truth, words, turns, summary: null, keyPoints: null, collarSeconds: collar, ignoreOverlap: false };
+  const ours = scoreMeeting({ ...scoring, alignment: 'sclite' });
+  const levenshtein = scoreMeeting(scoring);
   const oursSingle = scoreMeeting({
     truth,
     words: null,
@@ -113,5 +119,12 @@ export function nistAgreement(
     der_ignore_overlap: { ours: 100 * oursSingle.der!.der, nist: derSingle.der },
   };
   const max = Math.max(...Object.values(pairs).map((p) => Math.abs(p.ours - p.nist)));
-  return { ...pairs, ctm_wer: 100 * ctm.wer, stm_wer: 100 * stm.wer, max_difference: max };
+  return {
+    ...pairs,
+    wer_levenshtein: 100 * levenshtein.wer!.wer,
+    cpwer_levenshtein: 100 * levenshtein.cpwer!.cpwer,
+    ctm_wer: 100 * ctm.wer,
+    stm_wer: 100 * stm.wer,
+    max_difference: max,
+  };
 }

@@ -65,7 +65,7 @@ describe('simulator/cli.ts score', () => {
     );
   });
 
-  it('refuses a bad truth, a bad collar and nothing to score, exit 2', async () => {
+  it('refuses a bad truth, a bad collar, an unknown alignment and nothing to score, exit 2', async () => {
     const notTruth = path.join(dir, 'x.json');
     await writeFile(notTruth, '{"words": [{"text": "a"}]}');
     const r = cli('score', notTruth, `--transcript=${path.join(dir, 'h.ctm')}`);
@@ -74,6 +74,10 @@ describe('simulator/cli.ts score', () => {
     assert.equal(cli('score', truth, `--diarization=${path.join(dir, 'h.rttm')}`, '--collar', '-1').code, 2);
     assert.match(cli('score', truth).stderr, /at least one of --transcript, --diarization, --summary/);
     assert.match(cli('score', truth, '--summary', path.join(dir, 'h.ctm')).stderr, /--summary needs --script/);
+    const alignment = cli('score', truth, `--transcript=${path.join(dir, 'h.ctm')}`, '--alignment=nist');
+    assert.equal(alignment.code, 2);
+    assert.match(alignment.stderr, /--alignment expects levenshtein or sclite, got "nist"/);
+    assert.equal(cli('score', truth, `--transcript=${path.join(dir, 'h.ctm')}`, '--alignment=sclite').code, 0);
   });
 
   it('truth-formats writes the four formats of an existing truth file', async () => {

@@ -18,12 +18,14 @@ import { DIARIZATION_FORMATS, HypothesisFileError, TRANSCRIPT_FORMATS, readHypot
 import type { ReadHypothesis } from './formats/read-hypothesis.ts';
 import type { KeyPoint } from './key-points.ts';
 import { formatMeetingScore, scoreMeeting } from './score-meeting.ts';
+import { ALIGNMENTS } from './word-error-rate.ts';
+import type { Alignment } from './word-error-rate.ts';
 
 export const SCORE_USAGE = `  node simulator/cli.ts score <truth.json> [--transcript <file>] [--diarization <file>] [--summary <file>]
                               [--transcript-format <f>] [--diarization-format <f>] [--script <name|path>]
-                              [--collar <seconds>] [--ignore-overlap] [--json]
+                              [--collar <seconds>] [--ignore-overlap] [--alignment levenshtein|sclite] [--json]
       Score another system's output against a rendered meeting's truth file: WER (all words in
-      time order, as sclite scores the truth's CTM), cpWER (each speaker's words concatenated,
+      time order, one alignment over the meeting), cpWER (each speaker's words concatenated,
       speakers paired for the fewest errors, as CHiME-6), DER (md-eval's), speakers found, and
       the key points a summary has.
       --transcript          ${TRANSCRIPT_FORMATS.join(', ')}
@@ -35,6 +37,8 @@ export const SCORE_USAGE = `  node simulator/cli.ts score <truth.json> [--transc
       --script              the meeting script whose key_points the summary is scored on
       --collar              no-score collar around reference turn edges, seconds (md-eval -c); default 0.25
       --ignore-overlap      score DER only where one reference speaker talks (md-eval -1)
+      --alignment           levenshtein (default): every edit counts 1, the least edits, as Kaldi and meeteval;
+                            sclite: NIST sclite's weights (substitution 4, insertion or deletion 3), its counts
       --json                the figures as JSON
       A malformed file: one line "<file>: line <n>: expected ...", exit 2; nothing is scored.
   node simulator/cli.ts truth-formats <truth.json>
@@ -108,6 +112,7 @@ const SCORE_OPTIONS = {
   script: { type: 'string' },
   collar: { type: 'string' },
   'ignore-overlap': { type: 'boolean' },
+  alignment: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -128,6 +133,9 @@ export async function scoreCommand(args: string[]): Promise<number> {
     throw new ScoreInputError('score needs at least one of --transcript, --diarization, --summary');
   }
   const collar = collarFlag(values.collar);
+  const alignment = values.alignment ?? 'levenshtein';
+  if (!(ALIGNMENTS as readonly string[]).includes(alignment))
+    throw new ScoreInputError(`--alignment expects ${ALIGNMENTS.join(' or ')}, got "${alignment}"`);
   const truth = await readTruth(positionals[0]!);
   let transcript: ReadHypothesis | null = null;
   let diarization: ReadHypothesis | null = null;
@@ -152,6 +160,7 @@ export async function scoreCommand(args: string[]): Promise<number> {
     keyPoints,
     collarSeconds: collar,
     ignoreOverlap: values['ignore-overlap'] === true,
+    alignment: alignment as Alignment,
   });
   const sources = {
     truth: positionals[0]!,

@@ -15,6 +15,7 @@ import type { HypothesisWord } from './formats/hypothesis.ts';
 import { scoreKeyPoints } from './key-points.ts';
 import type { KeyPoint, KeyPointScore } from './key-points.ts';
 import { wordErrorRate } from './word-error-rate.ts';
+import type { Alignment } from './word-error-rate.ts';
 import type { WordErrorRate } from './word-error-rate.ts';
 import { speakerTurns, truthTokens } from '../truth-formats/truth-formats.ts';
 import type { TruthWords } from '../truth-formats/truth-formats.ts';
@@ -29,6 +30,8 @@ export interface ScoreInputs {
   keyPoints: readonly KeyPoint[] | null;
   collarSeconds: number;
   ignoreOverlap: boolean;
+  /** How WER and cpWER align words (word-error-rate.ts); default levenshtein. */
+  alignment?: Alignment;
 }
 
 export interface MeetingScore {
@@ -94,6 +97,7 @@ export function scoreMeeting(inputs: ScoreInputs): MeetingScore {
     wer = wordErrorRate(
       tokens.map((t) => t.word),
       inputs.words.map((w) => w.text),
+      inputs.alignment,
     );
     const attributed = attributedWords(inputs.words, inputs.turns);
     if (typeof attributed === 'string') cpwerUnavailable = attributed;
@@ -101,6 +105,7 @@ export function scoreMeeting(inputs: ScoreInputs): MeetingScore {
       cpwer = concatenatedPermutationWer(
         wordsBySpeaker(tokens.map((t) => ({ text: t.word, speaker: t.speaker }))),
         wordsBySpeaker(attributed),
+        inputs.alignment,
       );
   }
   const der =

@@ -27,6 +27,22 @@ describe('normalizeWords', () => {
 });
 
 describe('wordErrorRate', () => {
+  it("sclite's alignment weighs substitutions 4 and gaps 3: where many words are wrong it can count more edits than the least", () => {
+    // sclite -i rm on these two as trn utterances prints 0 substituted, 4 deleted, 7 inserted (decision 165).
+    const ref = 'b a a d b d c a b b c c'.split(' ');
+    const hyp = 'a d b a b b a c c c a d b d b'.split(' ');
+    const least = wordErrorRate(ref, hyp);
+    const nist = wordErrorRate(ref, hyp, 'sclite');
+    assert.deepEqual([least.substitutions, least.deletions, least.insertions], [7, 0, 3]);
+    assert.deepEqual([nist.substitutions, nist.deletions, nist.insertions], [0, 4, 7]);
+  });
+
+  it('the two alignments agree wherever few words are wrong', () => {
+    const ref = 'we ship the release on friday after the review'.split(' ');
+    const hyp = 'we shipped release on a friday after review'.split(' ');
+    assert.deepEqual(wordErrorRate(ref, hyp, 'sclite'), wordErrorRate(ref, hyp));
+  });
+
   it('is 0 for the same words, whatever the case and punctuation', () => {
     assert.deepEqual(wordErrorRate('The budget, please.', 'the BUDGET please'), {
       wer: 0,

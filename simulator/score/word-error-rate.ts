@@ -1,7 +1,15 @@
 /**
- * Word error rate: the Levenshtein distance between reference and hypothesis
- * word sequences (after normalize-words.ts), divided by the number of
- * reference words. Pure: no I/O, no clock.
+ * Word error rate: the edits of an alignment of reference and hypothesis word
+ * sequences (after normalize-words.ts), divided by the number of reference
+ * words. Pure: no I/O, no clock.
+ *
+ * Two alignments (decision 165): `levenshtein` (the default) counts every
+ * edit as 1, so WER is the least number of edits, as Kaldi's compute-wer and
+ * meeteval count it; `sclite` weighs a substitution 4 and an insertion or
+ * deletion 3, as NIST's sclite does, and among alignments of least weight
+ * takes one with the fewest edits, which gives sclite's own counts. The two
+ * differ only where many words are wrong: sclite can trade substitutions for
+ * a pair of an insertion and a deletion.
  */
 import { normalizeWords } from './normalize-words.ts';
 
@@ -14,6 +22,16 @@ export interface WordErrorRate {
   reference_words: number;
 }
 
+export type Alignment = 'levenshtein' | 'sclite';
+
+export const ALIGNMENTS: readonly Alignment[] = ['levenshtein', 'sclite'];
+
+/** What a substitution and an insertion or deletion cost in each alignment (a match costs 0). */
+const COSTS: Record<Alignment, { substitution: number; gap: number }> = {
+  levenshtein: { substitution: 1, gap: 1 },
+  sclite: { substitution: 4, gap: 3 },
+};
+
 export type AlignmentStep =
   { op: 'match' | 'substitution'; ref: number; hyp: number } | { op: 'deletion'; ref: number } | { op: 'insertion'; hyp: number };
 
@@ -23,39 +41,46 @@ const UP = 1; // deletion: a reference word with no hypothesis word
 const LEFT = 2; // insertion: a hypothesis word with no reference word
 
 /**
- * A minimum-edit alignment of two token sequences. Among equally short
- * alignments it prefers, at every step from the end, a match or substitution,
- * then a deletion, then an insertion, so the result is deterministic.
- * Memory: one byte per (reference, hypothesis) pair.
+ * A least-cost alignment of two token sequences under `alignment`'s costs;
+ * among those, one with the fewest edits. Among equal ones it prefers, at
+ * every step from the end, a match or substitution, then a deletion, then an
+ * insertion, so the result is deterministic. Memory: one byte per (reference,
+ * hypothesis) pair.
  */
-export function alignWords(ref: readonly string[], hyp: readonly string[]): AlignmentStep[] {
+export function alignWords(ref: readonly string[], hyp: readonly string[], alignment: Alignment = 'levenshtein'): AlignmentStep[] {
+  const { substitution, gap } = COSTS[alignment];
   const n = ref.length;
   const m = hyp.length;
   const back = new Uint8Array((n + 1) * (m + 1));
-  let previous = new Uint32Array(m + 1);
-  let current = new Uint32Array(m + 1);
+  // Each cell: the least cost to reach it, and the fewest edits at that cost.
+  let previous = { cost: new Uint32Array(m + 1), edits: new Uint32Array(m + 1) };
+  let current = { cost: new Uint32Array(m + 1), edits: new Uint32Array(m + 1) };
   for (let j = 0; j <= m; j++) {
-    previous[j] = j;
+    previous.cost[j] = j * gap;
+    previous.edits[j] = j;
     back[j] = LEFT;
   }
   for (let i = 1; i <= n; i++) {
-    current[0] = i;
+    current.cost[0] = i * gap;
+    current.edits[0] = i;
     back[i * (m + 1)] = UP;
     for (let j = 1; j <= m; j++) {
-      const diagonal = previous[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1);
-      const up = previous[j]! + 1;
-      const left = current[j - 1]! + 1;
-      let best = diagonal;
+      const same = ref[i - 1] === hyp[j - 1];
+      let cost = previous.cost[j - 1]! + (same ? 0 : substitution);
+      let edits = previous.edits[j - 1]! + (same ? 0 : 1);
       let move = DIAGONAL;
-      if (up < best) {
-        best = up;
-        move = UP;
+      const upCost = previous.cost[j]! + gap;
+      const upEdits = previous.edits[j]! + 1;
+      if (upCost < cost || (upCost === cost && upEdits < edits)) {
+        [cost, edits, move] = [upCost, upEdits, UP];
       }
-      if (left < best) {
-        best = left;
-        move = LEFT;
+      const leftCost = current.cost[j - 1]! + gap;
+      const leftEdits = current.edits[j - 1]! + 1;
+      if (leftCost < cost || (leftCost === cost && leftEdits < edits)) {
+        [cost, edits, move] = [leftCost, leftEdits, LEFT];
       }
-      current[j] = best;
+      current.cost[j] = cost;
+      current.edits[j] = edits;
       back[i * (m + 1) + j] = move;
     }
     [previous, current] = [current, previous];
@@ -100,10 +125,14 @@ function countEdits(steps: readonly AlignmentStep[], referenceWords: number): Wo
  * WER of a hypothesis against a reference. Strings are split and normalized;
  * arrays are taken as words and normalized each (a word may yield several tokens).
  */
-export function wordErrorRate(reference: string | readonly string[], hypothesis: string | readonly string[]): WordErrorRate {
+export function wordErrorRate(
+  reference: string | readonly string[],
+  hypothesis: string | readonly string[],
+  alignment: Alignment = 'levenshtein',
+): WordErrorRate {
   const toTokens = (x: string | readonly string[]): string[] =>
     typeof x === 'string' ? normalizeWords(x) : x.flatMap((w) => normalizeWords(w));
   const ref = toTokens(reference);
   const hyp = toTokens(hypothesis);
-  return countEdits(alignWords(ref, hyp), ref.length);
+  return countEdits(alignWords(ref, hyp, alignment), ref.length);
 }
