@@ -177,6 +177,30 @@ describe('simulator/cli.ts', () => {
     }
   });
 
+  it('render --people names the people in the truth and its RTTM; an unknown person or too many exit 2', async () => {
+    const r = cli('render', 'tiny', `--out=${path.join(dir, 'people.wav')}`, '--dynamics=tidy', '--people=,sofia');
+    assert.equal(r.code, 0, r.stderr);
+    const truth = JSON.parse(await readFile(path.join(dir, 'people.truth.json'), 'utf8')) as {
+      speakers: { name: string; person?: string }[];
+    };
+    assert.deepEqual(
+      truth.speakers.map((s) => [s.name, s.person]),
+      [
+        ['Alice Moreau', undefined],
+        ['Sofia Ruiz', 'sofia'],
+      ],
+    );
+    assert.match(await readFile(path.join(dir, 'people.rttm'), 'utf8'), / sofia <NA> <NA>/);
+    for (const [flag, message] of [
+      ['--people=zoe', /--people: unknown person "zoe"/],
+      ['--people=raj,dana,hiro', /--people names 3 people; the script has 2 speakers/],
+    ] as const) {
+      const bad = cli('render', 'tiny', `--out=${path.join(dir, 'never.wav')}`, flag);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, message);
+    }
+  });
+
   it('a bad scene flag exits 2 naming the flag', () => {
     for (const flags of [
       ['--scene', 'attic'],
