@@ -150,6 +150,11 @@ export function createDeps(opts: DepsOptions): AppDeps {
     ...opts.webhooks,
   });
   const pairing = new PairingService({ clock, tokens });
+  // Names from what is said (decision 152): only names a user typed are proposed, read as each transcript is read.
+  meetings.proposeNamesFrom(() => ({
+    knownSpeakers: config.effective('speaker-identification').known_speakers.map((k) => k.name),
+    customWords: config.effective('custom-words').words,
+  }));
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
   const devices = opts.devices ?? opts.makeDevices?.() ?? new RealDeviceCatalog();
   const ownsDevices = opts.devices === undefined;
