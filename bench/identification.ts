@@ -29,7 +29,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadScript } from '../simulator/scripts/load-script.ts';
+import { REPO_ROOT, loadScript } from '../simulator/scripts/load-script.ts';
+import { loadQmsumMeeting } from '../simulator/qmsum/qmsum-source.ts';
+import { renderQmsum } from '../simulator/qmsum/render-qmsum.ts';
 import { personById } from '../simulator/people/catalogue.ts';
 import { parsePeopleCast } from '../simulator/people/cast-people.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
@@ -39,9 +41,14 @@ import { gatewayApi as api, startGatewayChild, startImport, waitForJobEnd, type 
 import { clusterPeople, judgeClusters, shares, type ClusterVerdict, type IdentificationShares } from './identification-score.ts';
 import { FlagError, fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
 
-/** One meeting: a script, the people cast into its speakers (decision 151), its scene and scene seed. */
+/**
+ * One meeting: a script (or "qmsum:<excerpt>", a vendored QMSum excerpt in
+ * fixtures/qmsum/val/, its first `turns` turns), the people cast into its
+ * speakers (decision 151), its scene and scene seed.
+ */
 interface MeetingSpec {
   script: string;
+  turns?: number;
   people: string;
   scene: string;
   seed: number;
@@ -63,6 +70,8 @@ const IDENTIFY: readonly MeetingSpec[] = [
   { script: 'four-person-standup', people: 'raj,lukas,hiro,sofia', scene: 'office', seed: 5 },
   { script: 'three-person-design-review', people: 'fiona,amara,emeka', scene: 'office', seed: 6 },
   { script: 'two-person-call', people: 'hiro,dana', scene: 'reverb-only', seed: 7 },
+  // A real meeting's talk (AMI through QMSum), three people of whom one was never enrolled.
+  { script: 'qmsum:ES2006a-excerpt', turns: 24, people: 'lukas,hiro,emeka', scene: 'reverb-only', seed: 8 },
 ];
 
 /** --tiny: the machinery only, on the two-line script. */
@@ -97,9 +106,19 @@ interface Rendered {
 }
 
 async function render(spec: MeetingSpec, work: string): Promise<Rendered> {
-  const script = await loadScript(spec.script);
-  const wav = join(work, `${spec.script}.${spec.people.replace(/,/g, '-')}.${spec.scene}.wav`);
-  const out = await renderScript(script, wav, { people: parsePeopleCast(spec.people), scene: spec.scene, seed: spec.seed });
+  const wav = join(work, `${spec.script.replace(/:/g, '-')}.${spec.people.replace(/,/g, '-')}.${spec.scene}.wav`);
+  const options = { people: parsePeopleCast(spec.people), scene: spec.scene, seed: spec.seed };
+  if (spec.script.startsWith('qmsum:')) {
+    const loaded = await loadQmsumMeeting(join(REPO_ROOT, 'fixtures', 'qmsum', 'val', `${spec.script.slice('qmsum:'.length)}.json`));
+    // QMSum's speakers are roles ("Project Manager"): no first names to replace in the talk.
+    const out = await renderQmsum(loaded, wav, {
+      ...options,
+      renameMentions: false,
+      ...(spec.turns !== undefined ? { turns: spec.turns } : {}),
+    });
+    return { wav, truth: out.truth };
+  }
+  const out = await renderScript(await loadScript(spec.script), wav, options);
   return { wav, truth: out.truth };
 }
 
