@@ -177,6 +177,14 @@ describe('simulator/cli.ts', () => {
     }
   });
 
+  it('people lists the recurring people with their voices', () => {
+    const r = cli('people');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^raj {5}Raj Patel {8}flite:rms −3 st, 148 wpm$/m);
+    assert.equal(r.stdout.trim().split('\n').length, 8);
+    assert.equal(cli('people', 'x').code, 2);
+  });
+
   it('render --people names the people in the truth and its RTTM; an unknown person or too many exit 2', async () => {
     const r = cli('render', 'tiny', `--out=${path.join(dir, 'people.wav')}`, '--dynamics=tidy', '--people=,sofia');
     assert.equal(r.code, 0, r.stderr);

@@ -28,7 +28,7 @@ import type { RenderOptions, RenderedMeeting } from './synth/render-script.ts';
 import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
 import { SCENE_FLAGS_USAGE, SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from './scenes/scene-flags.ts';
 import { MAX_CAST_SEED, VOICE_SETS, isCastSeed } from './synth/voices.ts';
-import { PEOPLE } from './people/catalogue.ts';
+import { PEOPLE, describeVoice } from './people/catalogue.ts';
 import { PeopleCastError, parsePeopleCast } from './people/cast-people.ts';
 import type { PeopleCast } from './people/cast-people.ts';
 import type { VoiceSet } from './synth/voices.ts';
@@ -84,6 +84,8 @@ ${describePresets()
                render-qmsum val/ES2006a --out es.wav --minutes 5 --scene office
   node simulator/cli.ts list
       The scripts in fixtures/meetings/ with speakers, lines and estimated duration.
+  node simulator/cli.ts people
+      The recurring people render --people casts: id, name and voice (decision 151).
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
       Write files an import must refuse, with manifest.json.
 ${SCORE_USAGE}
@@ -345,6 +347,10 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'list':
         await list(rest);
+        return 0;
+      case 'people':
+        if (rest.length > 0) throw new UsageError(`people takes no arguments, got "${rest.join(' ')}"`);
+        for (const p of PEOPLE) console.log(`${p.id.padEnd(6)}  ${p.name.padEnd(15)}  ${describeVoice(p)}`);
         return 0;
       case 'broken':
         await broken(rest);
