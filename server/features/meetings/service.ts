@@ -79,13 +79,14 @@ export interface TypedNames {
 const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
 
 export class MeetingsService {
+  /** The names a user typed, for proposals (proposeNamesFrom); none until the composition root says where they are. */
+  #typedNames: () => TypedNames = () => ({ knownSpeakers: [], customWords: [] });
   readonly #db: Database;
   readonly #repo: MeetingsRepo;
   readonly #clock: Clock;
   readonly #bus: EventBus;
   readonly #media: Pick<MediaStore, 'handOver' | 'removeRecording' | 'removeAllRecordings'>;
   readonly #beforeDelete: ((id: string) => void)[] = [];
-  #typedNames: () => TypedNames = () => ({ knownSpeakers: [], customWords: [] });
 
   constructor(opts: {
     db: Database;
