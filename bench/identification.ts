@@ -80,6 +80,9 @@ const TINY_IDENTIFY: readonly MeetingSpec[] = [{ script: 'tiny', people: 'emeka,
 
 const SECTION = '/v1/config/speaker-identification';
 const JOB_TIMEOUT_S = 1800;
+/** How long enrolment may take after PUT speaker-labels before the bench goes on without it (--tiny: 10 s). */
+const ENROLMENT_WAIT_S = 120;
+const TINY_ENROLMENT_WAIT_S = 10;
 
 interface TranscriptDto {
   segments: { speaker: string; speaker_name: string | null; start: number; end: number }[];
@@ -133,10 +136,30 @@ async function importWav(gw: GatewayChild, wav: string, name: string): Promise<I
   return { meetingId: job.meeting_id, seconds, transcript };
 }
 
-/** Identification on or off as a user switches it: the whole section again with `enabled` changed (PUT drops omitted fields). */
+/**
+ * Identification on or off as a user switches it. known_speakers is left
+ * out: a PUT that gives it deletes the voiceprints of the people it leaves
+ * out (decision 147), and an enrolment finishing between a GET and a PUT
+ * would lose its person.
+ */
 async function setIdentification(gw: GatewayChild, enabled: boolean): Promise<void> {
-  const current = await api<{ config: Record<string, unknown> }>(gw, 'GET', SECTION);
-  await api(gw, 'PUT', SECTION, { ...current.config, enabled });
+  const current = await api<{ config: { match_threshold?: number } }>(gw, 'GET', SECTION);
+  await api(gw, 'PUT', SECTION, {
+    enabled,
+    ...(current.config.match_threshold !== undefined ? { match_threshold: current.config.match_threshold } : {}),
+  });
+}
+
+/** Enrolment runs after the label update has answered: waits until known_speakers lists every name, or gives up after a while. */
+async function waitForEnrolment(gw: GatewayChild, names: readonly string[], waitS: number): Promise<string[]> {
+  const deadline = performance.now() + waitS * 1000;
+  for (;;) {
+    const current = await api<{ config: { known_speakers?: { name: string }[] } }>(gw, 'GET', SECTION);
+    const known = new Set((current.config.known_speakers ?? []).map((k) => k.name));
+    const missing = names.filter((n) => !known.has(n));
+    if (missing.length === 0 || performance.now() > deadline) return missing;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** Cluster → truth person for an imported meeting. */
@@ -145,7 +168,13 @@ function peopleOf(truth: MeetingTruth, transcript: TranscriptDto): Map<string, s
 }
 
 /** Enrols the enrolled people of one meeting by labelling their clusters; returns who was labelled. */
-async function enrol(gw: GatewayChild, spec: MeetingSpec, work: string, log: (line: string) => void): Promise<Map<string, string>> {
+async function enrol(
+  gw: GatewayChild,
+  spec: MeetingSpec,
+  work: string,
+  waitS: number,
+  log: (line: string) => void,
+): Promise<Map<string, string>> {
   const { wav, truth } = await render(spec, work);
   const imported = await importWav(gw, wav, `enrol ${spec.script}`);
   const labels: Record<string, string> = {};
@@ -157,7 +186,12 @@ async function enrol(gw: GatewayChild, spec: MeetingSpec, work: string, log: (li
     enrolled.set(person, name);
   }
   await api(gw, 'PUT', `/v1/meetings/${imported.meetingId}/speaker-labels`, { labels });
-  log(`identification: enrolled ${[...enrolled.keys()].join(', ')} from ${spec.script} (${Object.keys(labels).join(', ')})`);
+  // A gateway without enrolment never lists them: then nobody is enrolled, and the wait says so.
+  const missing = await waitForEnrolment(gw, [...enrolled.values()], waitS);
+  log(
+    `identification: labelled ${[...enrolled.keys()].join(', ')} in ${spec.script} (${Object.keys(labels).join(', ')})` +
+      (missing.length === 0 ? '; all enrolled' : `; not listed in known_speakers after ${waitS} s: ${missing.join(', ')}`),
+  );
   return enrolled;
 }
 
@@ -211,6 +245,7 @@ function meetingsFor(opts: BenchRunOptions): { enrol: readonly MeetingSpec[]; id
 
 export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const meetings = meetingsFor(opts);
+  const waitS = opts.tiny ? TINY_ENROLMENT_WAIT_S : ENROLMENT_WAIT_S;
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-identification-'));
   const gw = await startGatewayChild();
   const started = performance.now();
@@ -218,7 +253,7 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const enrolled = new Map<string, string>();
   try {
     await setIdentification(gw, true);
-    for (const spec of meetings.enrol) for (const [p, n] of await enrol(gw, spec, work, opts.log)) enrolled.set(p, n);
+    for (const spec of meetings.enrol) for (const [p, n] of await enrol(gw, spec, work, waitS, opts.log)) enrolled.set(p, n);
     for (const [i, spec] of meetings.identify.entries()) results.push(await identify(gw, spec, i, enrolled, work, opts.log));
   } finally {
     await gw.stop();
