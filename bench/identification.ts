@@ -24,7 +24,10 @@
  * A gateway without an identification stage names nobody: the bench then
  * reports 0 % named and its targets unmet, it does not fail.
  *
- *   npm run bench -- --only identification [--scenes clean,office] [--tiny]
+ *   npm run bench -- --only identification [--scenes clean,office] [--scripts three-person-design-review] [--tiny]
+ *
+ * --scenes and --scripts choose among the identification meetings (a
+ * shorter run); enrolment is always the same two meetings.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -236,10 +239,17 @@ function pooled(results: readonly MeetingResult[]): IdentificationShares {
 
 function meetingsFor(opts: BenchRunOptions): { enrol: readonly MeetingSpec[]; identify: readonly MeetingSpec[] } {
   if (opts.tiny) return { enrol: TINY_ENROL, identify: TINY_IDENTIFY };
-  const scenes = opts.options?.['scenes']?.split(',').map((s) => s.trim());
-  const identifyIn = scenes === undefined ? IDENTIFY : IDENTIFY.filter((m) => scenes.includes(m.scene));
+  const list = (name: string): string[] | undefined => opts.options?.[name]?.split(',').map((s) => s.trim());
+  const scenes = list('scenes');
+  const scripts = list('scripts');
+  const identifyIn = IDENTIFY.filter(
+    (m) => (scenes === undefined || scenes.includes(m.scene)) && (scripts === undefined || scripts.includes(m.script)),
+  );
   if (identifyIn.length === 0)
-    throw new FlagError(`--scenes: no identification meeting in ${scenes!.join(', ')}; scenes: clean, office, reverb-only`);
+    throw new FlagError(
+      `no identification meeting with --scenes ${scenes?.join(',') ?? 'any'} and --scripts ${scripts?.join(',') ?? 'any'}; ` +
+        `meetings: ${IDENTIFY.map((m) => `${m.script}@${m.scene}`).join(', ')}`,
+    );
   return { enrol: ENROL, identify: identifyIn };
 }
 

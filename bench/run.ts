@@ -155,7 +155,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       sets: { type: 'string' },
     },
     '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --cast-seeds, --long; core: --http-seconds; ' +
-      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets; identification: --scenes)',
+      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets; identification: --scenes, --scripts)',
   );
   if (flags.only !== undefined)
     args.only = flags.only
