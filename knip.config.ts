@@ -36,6 +36,8 @@ const config: KnipConfig = {
         'bench/ami-statistics.ts',
         'bench/dynamics-fit.ts',
         'bench/truth-formats-agreement.ts',
+        'bench/voiceprint-choice.ts',
+        'bench/voiceprint-cost.ts',
         'simulator/synth/evaluate-word-times.ts',
         'simulator/synth/measure-recognition.ts',
         'simulator/render-conformance-speech.ts',

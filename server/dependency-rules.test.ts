@@ -39,6 +39,10 @@ const TREE: Record<string, string> = {
   'server/control/through-index.ts': "import { JobsService } from '../features/jobs/index.ts';\nexport const x = JobsService;\n",
   'server/control/from-root.ts': "import type { DepsOptions } from '../deps.ts';\nexport type X = DepsOptions;\n",
   'server/features/jobs/service.ts': 'export const JobsService = 1;\n',
+  'server/features/speakers/service.ts': 'export const SpeakersService = 1;\n',
+  'server/features/speakers/index.ts': "export { SpeakersService } from './service.ts';\n",
+  'server/control/speakers-through-index.ts':
+    "import type { SpeakersService } from '../features/speakers/index.ts';\nexport type X = typeof SpeakersService;\n",
   'server/features/jobs/index.ts': "export { JobsService } from './service.ts';\n",
   'server/features/jobs/operations.ts': 'export const JOB_OPERATIONS = [];\n',
   'server/features/jobs/handlers.ts': 'export const jobHandlers = {};\n',

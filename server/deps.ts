@@ -18,6 +18,7 @@ import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/index.ts';
 import { createJobRunners, DEFAULT_IMPORT_LIMITS, ImportBudget, JobsRepo, JobsService, type ImportLimits } from './features/jobs/index.ts';
 import { MeetingsService } from './features/meetings/index.ts';
+import { SpeakersService, VoiceprintRepo } from './features/speakers/index.ts';
 import { SearchService } from './features/search/index.ts';
 import { SummaryService } from './features/summaries/index.ts';
 import { EventBus } from './kernel/events.ts';
@@ -46,6 +47,8 @@ export interface AppDeps extends ApiDeps {
   settings: SettingsRepo;
   tokens: TokensRepo;
   meetings: MeetingsService;
+  /** Speaker enrolment and the voiceprints (features/speakers/service.ts). */
+  speakers: SpeakersService;
   search: SearchService;
   config: ConfigService;
   devices: DeviceCatalog;
@@ -105,6 +108,15 @@ export interface DepsOptions {
   accessLog?: Logger;
 }
 
+/** Speaker enrolment: learns the voices a user names (PUT speaker-labels) once the labels are stored (decision 147). */
+function speakerEnrolment(
+  deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings'> & { meetings: MeetingsService; log: (err: unknown) => void },
+): SpeakersService {
+  const speakers = new SpeakersService({ ...deps, log: (line) => deps.log(new Error(line)) });
+  deps.meetings.onLabelsSet((id, labels) => speakers.labelsSet(id, labels));
+  return speakers;
+}
+
 export function createDeps(opts: DepsOptions): AppDeps {
   const paths = dataPaths(opts.dataDir);
   // The one owner of uploaded and recorded audio: the features hand it media ids (decision 125).
@@ -121,13 +133,17 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const bus = new EventBus(clock, logBackgroundError);
 
   // The resources, each after what it uses.
-  const config = new ConfigService({ db: opts.db, clock });
+  // Voiceprints (biometric data, owner-only in the database file): config lists and removes names, speakers learns them.
+  const voiceprints = new VoiceprintRepo(opts.db);
+  const config = new ConfigService({ db: opts.db, clock, enrolled: voiceprints });
   const meetings = new MeetingsService({ db: opts.db, clock, bus, media });
   const search = new SearchService({ db: opts.db });
   const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
   const summaries = new SummaryService({ db: opts.db, bus, clock, meetings, summarizers: parts.summarizers, logError: logBackgroundError });
-  // What a transcription, an import's or a recording's, runs with and stores into.
-  const transcription = { parts, settings: () => config.transcriptionSettings(), meetings, summaries, media };
+  const speakers = speakerEnrolment({ repo: voiceprints, clock, config, meetings, media, decoder: parts.decoder, log: logBackgroundError });
+  // What a transcription, an import's or a recording's, runs with (identification's voiceprints too) and stores into.
+  const settingsOfRun = () => ({ ...config.transcriptionSettings(), speakerIdentification: speakers.identificationSettings() });
+  const transcription = { parts, settings: settingsOfRun, meetings, summaries, media };
   const jobsRepo = new JobsRepo(opts.db);
   const jobs = new JobsService({
     repo: jobsRepo,
@@ -204,6 +220,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
     settings,
     tokens,
     meetings,
+    speakers,
     search,
     config,
     devices,

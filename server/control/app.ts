@@ -14,6 +14,7 @@ import type { Clock } from '../adapters/clock.ts';
 import type { DeviceCatalog } from '../adapters/devices.ts';
 import type { JobsService } from '../features/jobs/index.ts';
 import type { MeetingsService } from '../features/meetings/index.ts';
+import type { SpeakersService } from '../features/speakers/index.ts';
 import type { RecordingService } from '../features/recording/index.ts';
 import type { HealthCounters } from '../kernel/health-counters.ts';
 import type { SettingsRepo } from '../kernel/store/settings-repo.ts';
@@ -39,6 +40,8 @@ interface CoreControlDeps {
   recording: Pick<RecordingService, 'reset'>;
   jobs: Pick<JobsService, 'deleteAll'>;
   meetings: Pick<MeetingsService, 'deleteAll'>;
+  /** Reset wipes the voiceprints with the meetings they were learnt from. */
+  speakers: Pick<SpeakersService, 'deleteAll'>;
   tokens: Pick<TokensRepo, 'deleteAll' | 'create' | 'get' | 'setEnabled' | 'delete' | 'list'>;
   counters: Pick<HealthCounters, 'reset'>;
   devices: Pick<DeviceCatalog, 'unplugAll'>;
@@ -89,6 +92,7 @@ function coreControlRoutes(ctl: ControlDeps): ControlRoute<CoreControlDeps>[] {
         deps.recording.reset(); // first: capture stops before its meeting and file are erased
         deps.jobs.deleteAll();
         deps.meetings.deleteAll();
+        deps.speakers.deleteAll();
         deps.tokens.deleteAll();
         deps.counters.reset();
         deps.devices.unplugAll();

@@ -6,5 +6,6 @@
  * (decision 119).
  */
 import type { TranscriptStage } from './transcribe.ts';
+import { identifySpeakers } from './identify-speakers.ts';
 
-export const AFTER_TRANSCRIPTION: readonly TranscriptStage[] = [];
+export const AFTER_TRANSCRIPTION: readonly TranscriptStage[] = [identifySpeakers];

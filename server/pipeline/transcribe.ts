@@ -25,6 +25,7 @@
  * (docs/decisions/085-one-post-transcription-path.md).
  */
 import type { EnhancementSettings } from './enhance/front-end.ts';
+import type { Voiceprint } from './voiceprint.ts';
 import type {
   AudioSource,
   Decoder,
@@ -69,7 +70,7 @@ export interface TranscriptionParts {
  */
 export interface TranscriptStage {
   readonly name: string;
-  run(transcription: Transcription, control: StageControl): Promise<Transcription>;
+  run(transcription: Transcription, control: StageControl, settings: TranscriptionSettings): Promise<Transcription>;
 }
 
 /** The configuration a transcription runs with, read by the caller before it starts (features/config: transcriptionSettings()). */
@@ -81,6 +82,17 @@ export interface TranscriptionSettings {
   customWords: readonly string[];
   /** The initial-prompt section's prompt, empty while it is off. */
   initialPrompt: string;
+  /**
+   * The speaker-identification section and the enrolled voiceprints
+   * (features/speakers, decision 148); absent: no identification. The
+   * voiceprints are behind a function so that settings serialised or logged
+   * never carry them.
+   */
+  speakerIdentification?: {
+    enabled: boolean;
+    matchThreshold: number;
+    voiceprints: () => readonly { name: string; print: Voiceprint }[];
+  };
 }
 
 /** A transcript segment as the transcription makes it (features/meetings stores it as given). */
@@ -131,6 +143,8 @@ export interface Transcription {
   /** Speaker key of each word. */
   speakers: string[];
   segments: TranscribedSegment[];
+  /** Names found for speaker keys by identification (identify-speakers.ts); stored as identified labels. */
+  speakerNames?: Readonly<Record<string, string>>;
 }
 
 /** Splits a range of the overall progress into a stage's own 0..1. */
@@ -200,7 +214,7 @@ export async function transcribe(
   const speakers = parts.assignSpeakers(words, turns);
   let transcription: Transcription = { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
   for (const stage of parts.afterTranscription ?? []) {
-    transcription = await stage.run(transcription, control);
+    transcription = await stage.run(transcription, control, request.settings);
     await control.checkpoint();
   }
   return transcription;

@@ -32,13 +32,26 @@ export interface ConfigCaller {
   scopes: readonly Scope[];
 }
 
+/**
+ * The people enrolled for speaker identification (features/speakers'
+ * voiceprints): the speaker-identification section's known_speakers lists
+ * them, and a PUT that gives known_speakers without a name deletes its
+ * voiceprint (decision 147).
+ */
+export interface EnrolledSpeakers {
+  names(): string[];
+  keepOnly(names: readonly string[]): void;
+}
+
 export class ConfigService {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #enrolled: EnrolledSpeakers | null;
 
-  constructor(opts: { db: Database; clock: Clock }) {
+  constructor(opts: { db: Database; clock: Clock; enrolled?: EnrolledSpeakers }) {
     this.#db = opts.db;
     this.#clock = opts.clock;
+    this.#enrolled = opts.enrolled ?? null;
   }
 
   /** 404 for a name outside the eight (docs/decisions/005: the spec lists 404 and 422). */
@@ -74,6 +87,9 @@ export class ConfigService {
          ON CONFLICT (section) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       )
       .run(name, JSON.stringify(value), this.#clock.now().toISOString());
+    // Leaving a person out of a given known_speakers removes their voiceprint; a PUT without the field keeps them all.
+    const known = value['known_speakers'];
+    if (name === 'speaker-identification' && Array.isArray(known)) this.#enrolled?.keepOnly(known.map((k: { name: string }) => k.name));
     return this.#view(name, value);
   }
 
@@ -104,6 +120,13 @@ export class ConfigService {
   }
 
   #view(name: ConfigSectionName, stored: Record<string, unknown> | null): ConfigView {
-    return { section: name, config: effectiveConfig(name, stored), withheld: [...CONFIG_SECTIONS[name].withheld] };
+    const config = effectiveConfig(name, stored);
+    if (name === 'speaker-identification' && this.#enrolled !== null) {
+      // The names given by PUT (enrolled or still waiting for a labelled meeting), then the enrolled ones not among them.
+      const given = (config['known_speakers'] as { name: string }[] | undefined) ?? [];
+      const listed = new Set(given.map((k) => k.name));
+      config['known_speakers'] = [...given, ...this.#enrolled.names().filter((n) => !listed.has(n)).map((n) => ({ name: n }))];
+    }
+    return { section: name, config, withheld: [...CONFIG_SECTIONS[name].withheld] };
   }
 }

@@ -286,8 +286,8 @@ describe('GET /v1/meetings/{id}/transcript', () => {
     assert.deepEqual(res.body.segments[1].words, []);
     assert.equal(res.body.segments[1].speaker_name, null);
     assert.deepEqual(res.body.speakers, [
-      { key: 'S1', name: 'Alice' },
-      { key: 'S2', name: null },
+      { key: 'S1', name: 'Alice', label_source: 'user' },
+      { key: 'S2', name: null, label_source: null },
     ]);
   });
 
@@ -371,8 +371,8 @@ describe('PUT /v1/meetings/{id}/speaker-labels', () => {
     assert.deepEqual(removeMissing.body.labels, { S1: 'Alicia', S9: 'Carol' });
     const transcript = await api().get(`/v1/meetings/${id}/transcript`).set('Authorization', auth);
     assert.deepEqual(transcript.body.speakers, [
-      { key: 'S1', name: 'Alicia' },
-      { key: 'S2', name: null },
+      { key: 'S1', name: 'Alicia', label_source: 'user' },
+      { key: 'S2', name: null, label_source: null },
     ]);
   });
 

@@ -30,6 +30,8 @@ export interface MeetingRow {
 /** A meeting as inserted: every column but the rowid the store assigns. */
 export type NewMeetingRow = Omit<MeetingRow, 'seq'>;
 
+export type LabelSource = 'user' | 'identified';
+
 export interface SegmentRow {
   idx: number;
   speaker: string;
@@ -174,11 +176,26 @@ export class MeetingsRepo {
     return new Map(rows.map((r) => [r.speaker_key, r.label]));
   }
 
-  setLabel(meetingId: string, key: string, label: string): void {
+  /** Who gave each label: 'user' (PUT speaker-labels) or 'identified' (speaker identification). */
+  labelSources(meetingId: string): Map<string, LabelSource> {
+    const rows = allRows<{ speaker_key: string; source: LabelSource }>(
+      this.#sql('SELECT speaker_key, source FROM speaker_labels WHERE meeting_id = ?'),
+      meetingId,
+    );
+    return new Map(rows.map((r) => [r.speaker_key, r.source]));
+  }
+
+  setLabel(meetingId: string, key: string, label: string, source: LabelSource = 'user'): void {
     this.#sql(
-      `INSERT INTO speaker_labels (meeting_id, speaker_key, label) VALUES (?, ?, ?)
-       ON CONFLICT (meeting_id, speaker_key) DO UPDATE SET label = excluded.label`,
-    ).run(meetingId, key, label);
+      `INSERT INTO speaker_labels (meeting_id, speaker_key, label, source) VALUES (?, ?, ?, ?)
+       ON CONFLICT (meeting_id, speaker_key) DO UPDATE SET label = excluded.label, source = excluded.source`,
+    ).run(meetingId, key, label, source);
+  }
+
+  /** Removes the identified labels of a meeting (all, or those giving `name`); a user's labels stay. */
+  removeIdentified(meetingId: string, name?: string): void {
+    if (name === undefined) this.#sql("DELETE FROM speaker_labels WHERE meeting_id = ? AND source = 'identified'").run(meetingId);
+    else this.#sql("DELETE FROM speaker_labels WHERE meeting_id = ? AND source = 'identified' AND label = ?").run(meetingId, name);
   }
 
   removeLabel(meetingId: string, key: string): void {

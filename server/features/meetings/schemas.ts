@@ -73,7 +73,16 @@ export const TranscriptResponse = z
           'a proposal, never applied: PUT speaker-labels applies it. Present on GET transcript and the export.',
       }),
     segments: z.array(Segment),
-    speakers: z.array(z.object({ key: z.string(), name: z.string().nullable() })),
+    speakers: z.array(
+      z.object({
+        key: z.string(),
+        name: z.string().nullable(),
+        // An addition in the spec's "not shown" area (decision 149): who gave the name.
+        label_source: z.enum(['user', 'identified']).nullable().meta({
+          description: 'user: set by PUT speaker-labels; identified: found by speaker identification; null: no name',
+        }),
+      }),
+    ),
   })
   .meta({ id: 'TranscriptResponse' });
 

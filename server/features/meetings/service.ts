@@ -65,6 +65,8 @@ export interface MeetingSeed {
   duration_seconds?: number | null;
   /** The segments are a transcription's (an import): transcript.updated is announced. Fixtures and a recording's empty start are not. */
   transcribed?: boolean;
+  /** Names speaker identification found for speaker keys (stored as identified labels). */
+  identified?: Readonly<Record<string, string>>;
 }
 
 export type SeedSegment = MeetingSeed['segments'][number];
@@ -87,6 +89,7 @@ export class MeetingsService {
   readonly #bus: EventBus;
   readonly #media: Pick<MediaStore, 'handOver' | 'removeRecording' | 'removeAllRecordings'>;
   readonly #beforeDelete: ((id: string) => void)[] = [];
+  readonly #labelsSet: ((id: string, labels: Readonly<Record<string, string | null>>) => void)[] = [];
 
   constructor(opts: {
     db: Database;
@@ -228,14 +231,43 @@ export class MeetingsService {
    * bring it). Returns the whole map after the update.
    */
   setSpeakerLabels(id: string, labels: Record<string, string | null>): SpeakerLabelsDto {
-    return transaction(this.#db, () => {
+    const updated = transaction(this.#db, () => {
       this.#require(id);
       for (const [key, label] of Object.entries(labels)) {
         if (label === null) this.#repo.removeLabel(id, key);
-        else this.#repo.setLabel(id, key, label);
+        else {
+          // A name a user gives is theirs: another speaker identified by it loses it (one name, one speaker).
+          this.#repo.removeIdentified(id, label);
+          this.#repo.setLabel(id, key, label, 'user');
+        }
       }
       return { meeting_id: id, labels: Object.fromEntries(this.#repo.labels(id)) };
     });
+    // Speaker enrolment (features/speakers) learns the named voices, after the update.
+    for (const hook of this.#labelsSet) hook(id, labels);
+    return updated;
+  }
+
+  /** Called after a user set speaker labels of a meeting, with the labels given. */
+  onLabelsSet(hook: (id: string, labels: Readonly<Record<string, string | null>>) => void): void {
+    this.#labelsSet.push(hook);
+  }
+
+  /**
+   * Speaker identification's names, as identified labels: the previous
+   * identified labels go, a user's label is never overwritten, and a name a
+   * user gave one speaker is not given to another.
+   */
+  #storeIdentified(id: string, names: Readonly<Record<string, string>> | undefined): void {
+    this.#repo.removeIdentified(id);
+    if (names === undefined) return;
+    const userLabels = this.#repo.labels(id);
+    const taken = new Set(userLabels.values());
+    for (const [key, name] of Object.entries(names)) {
+      if (userLabels.has(key) || taken.has(name)) continue;
+      this.#repo.setLabel(id, key, name, 'identified');
+      taken.add(name);
+    }
   }
 
   // ── Fixtures and reset (Control API) ─────────────────────────────────────
@@ -282,6 +314,7 @@ export class MeetingsService {
           recording_file: handover?.id ?? null,
         });
         this.#insertSegments(id, seed.segments);
+        if (seed.identified !== undefined) this.#storeIdentified(id, seed.identified);
         if (seed.summary !== null) {
           const result: SummaryResultDto = {
             text: seed.summary.text,
@@ -319,11 +352,13 @@ export class MeetingsService {
    * diarization): all segments in one transaction, inserted last-first as
    * create() does, then transcript.updated.
    */
-  replaceTranscript(id: string, segments: readonly SeedSegment[]): TranscriptDto {
+  replaceTranscript(id: string, segments: readonly SeedSegment[], identified?: Readonly<Record<string, string>>): TranscriptDto {
     const transcript = transaction(this.#db, () => {
       const row = this.#require(id);
       this.#repo.deleteSegments(id);
       this.#insertSegments(id, segments);
+      // The new clusters' names replace the old ones' (a user's labels stay as they were).
+      this.#storeIdentified(id, identified);
       this.#repo.touch(id, this.#now());
       return this.#transcript({ ...row });
     });
@@ -380,6 +415,7 @@ export class MeetingsService {
 
   #transcript(row: MeetingRow): TranscriptDto {
     const labels = this.#repo.labels(row.id);
+    const sources = this.#repo.labelSources(row.id);
     const segments = this.#repo.segments(row.id).map((s): SegmentDto => ({
       index: s.idx,
       speaker: s.speaker,
@@ -395,7 +431,7 @@ export class MeetingsService {
     for (const s of segments) {
       if (seen.has(s.speaker)) continue;
       seen.add(s.speaker);
-      speakers.push({ key: s.speaker, name: s.speaker_name });
+      speakers.push({ key: s.speaker, name: s.speaker_name, label_source: s.speaker_name === null ? null : (sources.get(s.speaker) ?? 'user') });
     }
     return { meeting_id: row.id, title: row.title, segments, speakers };
   }

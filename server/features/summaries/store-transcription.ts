@@ -60,7 +60,7 @@ export interface StoreSteps {
 /** Stores a finished transcription and runs what follows it; returns the meeting it went into. */
 export async function storeTranscription(
   deps: StoreTranscriptionDeps,
-  result: Pick<Transcription, 'speechFound' | 'segments'>,
+  result: Pick<Transcription, 'speechFound' | 'segments' | 'speakerNames'>,
   into: IntoNewMeeting | IntoMeeting,
   steps: StoreSteps,
 ): Promise<string> {
@@ -77,6 +77,7 @@ export async function storeTranscription(
         summary: result.speechFound ? null : { text: NO_SPEECH_SUMMARY },
         audio: false,
         transcribed: true,
+        ...(result.speakerNames !== undefined ? { identified: result.speakerNames } : {}),
       },
       (id) => {
         into.meetingSaved(id);
@@ -91,7 +92,7 @@ export async function storeTranscription(
     }
     steps.stage('saving');
     meetingId = into.meetingId;
-    deps.meetings.replaceTranscript(meetingId, result.segments);
+    deps.meetings.replaceTranscript(meetingId, result.segments, result.speakerNames);
     summarize = into.summarize;
   }
   steps.progress(SAVED_PROGRESS);

@@ -6,6 +6,7 @@
  * Append new migrations at the end; never edit one that has shipped.
  */
 import { MIGRATION_003_WEBHOOKS } from './migration-003-webhooks.ts';
+import { MIGRATION_004_VOICEPRINTS } from './migration-004-voiceprints.ts';
 import type { Migration } from './migration.ts';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -156,4 +157,5 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   MIGRATION_003_WEBHOOKS,
+  MIGRATION_004_VOICEPRINTS,
 ];

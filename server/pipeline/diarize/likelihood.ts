@@ -57,7 +57,7 @@ function splitScore(A: FrameStats, B: FrameStats): number {
  * The two halves of the split score, unweighted: the cepstral ratio and the
  * log-F0 ratio (null when either cluster has too few voiced frames to compare).
  */
-function splitEvidence(A: FrameStats, B: FrameStats): { cepstra: number; pitch: number | null } {
+export function splitEvidence(A: FrameStats, B: FrameStats): { cepstra: number; pitch: number | null } {
   const both = emptyStats();
   addStats(both, A);
   addStats(both, B);

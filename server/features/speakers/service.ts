@@ -1,0 +1,161 @@
+/**
+ * Speaker identification's application side (decisions 146–149): enrolment
+ * of named people from labelled meetings, their voiceprints for the
+ * identification stage (server/pipeline/identify-speakers.ts), and the
+ * config section's known_speakers kept in step with them.
+ *
+ * Enrolment: when a user names a meeting's speakers (PUT speaker-labels)
+ * and the speaker-identification section is enabled, each named speaker's
+ * own segments of that meeting (turns of at least MIN_TURN_SECONDS that no
+ * other speaker's segment overlaps) are read from the meeting's recording
+ * and their voice statistics become that meeting's share of the person's
+ * voiceprint. It runs after the label update has answered, one meeting at a
+ * time; what cannot be learnt (no recording, too little speech) is skipped
+ * with its reason (outcome(), and one log line naming the meeting and the
+ * reason, never the voice), never an error of the label update.
+ *
+ * Nothing of a voiceprint leaves this feature but through
+ * identificationSettings(), whose voiceprints are behind a function so that
+ * settings logged or serialised never carry them.
+ */
+import type { Clock } from '../../adapters/clock.ts';
+import type { MediaStore } from '../../media/media-store.ts';
+import type { TranscriptionSettings } from '../../pipeline/transcribe.ts';
+import { uncontrolled, type Decoder } from '../../pipeline/types.ts';
+import { MIN_VOICEPRINT_FRAMES, toVoiceprint, voiceStats } from '../../pipeline/voiceprint.ts';
+import type { ConfigService } from '../config/index.ts';
+import type { MeetingsService } from '../meetings/index.ts';
+import type { VoiceprintRepo } from './repo.ts';
+
+/** Turns shorter than this are left out of enrolment: too little of a voice, and often a backchannel over someone else. */
+const MIN_TURN_SECONDS = 1;
+
+export type SpeakerIdentificationSettings = NonNullable<TranscriptionSettings['speakerIdentification']>;
+
+/** What an enrolment did for one named speaker of a meeting. */
+export interface EnrolmentOutcome {
+  meetingId: string;
+  name: string;
+  speaker: string;
+  enrolled: boolean;
+  /** Why nothing was learnt (enrolled false). */
+  reason?: string;
+  /** Voice frames (10 ms) learnt from this meeting. */
+  frames: number;
+}
+
+export interface SpeakersDeps {
+  /** The voiceprints (the composition root shares it with the config feature, which lists and removes names). */
+  repo: VoiceprintRepo;
+  clock: Clock;
+  config: Pick<ConfigService, 'effective'>;
+  meetings: Pick<MeetingsService, 'transcript' | 'recording' | 'exists'>;
+  media: Pick<MediaStore, 'audio'>;
+  decoder: Decoder;
+  /** One line per skipped enrolment; names the meeting and the reason only. */
+  log: (line: string) => void;
+}
+
+export class SpeakersService {
+  readonly #repo: VoiceprintRepo;
+  readonly #deps: SpeakersDeps;
+  #chain: Promise<void> = Promise.resolve();
+  readonly #outcomes: EnrolmentOutcome[] = [];
+
+  constructor(deps: SpeakersDeps) {
+    this.#deps = deps;
+    this.#repo = deps.repo;
+  }
+
+  /** The people with a voiceprint, in the order they were first enrolled. */
+  enrolledNames(): string[] {
+    return this.#repo.names();
+  }
+
+  /** Deletes the voiceprints of the enrolled people not named (a PUT of known_speakers that leaves them out). */
+  keepOnly(names: readonly string[]): void {
+    this.#repo.keepOnly(names);
+  }
+
+  /** Every voiceprint (Control API reset). */
+  deleteAll(): void {
+    this.#repo.deleteAll();
+    this.#outcomes.length = 0;
+  }
+
+  /** What a transcription identifies speakers with: read once as it starts, with the other sections. */
+  identificationSettings(): SpeakerIdentificationSettings {
+    const section = this.#deps.config.effective('speaker-identification');
+    const repo = this.#repo;
+    return {
+      enabled: section.enabled,
+      matchThreshold: section.match_threshold,
+      voiceprints: () => repo.voiceprints().map(({ name, print }) => ({ name, print })),
+    };
+  }
+
+  /**
+   * A user named speakers of a meeting: learn the named ones' voices, after
+   * the update has answered. Nothing happens while the section is off:
+   * voiceprints are biometric data, collected only once identification is
+   * turned on.
+   */
+  labelsSet(meetingId: string, labels: Readonly<Record<string, string | null>>): void {
+    if (!this.#deps.config.effective('speaker-identification').enabled) return;
+    const named = Object.entries(labels).flatMap(([speaker, name]) => (name === null ? [] : [{ speaker, name }]));
+    if (named.length === 0) return;
+    this.#chain = this.#chain.then(() =>
+      this.#enrol(meetingId, named).catch((err: unknown) => {
+        this.#skip(meetingId, named, `enrolment failed: ${err instanceof Error ? err.name : 'error'}`);
+      }),
+    );
+  }
+
+  /** Resolves once every enrolment asked for so far has ended (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.#chain;
+  }
+
+  /** The enrolments of a meeting, newest last (what was learnt, or why not). */
+  outcomes(meetingId: string): EnrolmentOutcome[] {
+    return this.#outcomes.filter((o) => o.meetingId === meetingId);
+  }
+
+  async #enrol(meetingId: string, named: readonly { speaker: string; name: string }[]): Promise<void> {
+    if (!this.#deps.meetings.exists(meetingId)) return;
+    const recording = this.#deps.meetings.recording(meetingId);
+    const source = recording === null ? null : this.#deps.media.audio({ recording });
+    if (source === null) {
+      this.#skip(meetingId, named, 'the meeting has no recording to learn the voices from');
+      return;
+    }
+    const audio = await this.#deps.decoder.decode(source.path, source.ext, uncontrolled());
+    const segments = this.#deps.meetings.transcript(meetingId).segments;
+    for (const { speaker, name } of named) {
+      const own = segments.filter(
+        (s) =>
+          s.speaker === speaker &&
+          s.end - s.start >= MIN_TURN_SECONDS &&
+          !segments.some((o) => o.speaker !== speaker && o.start < s.end && o.end > s.start),
+      );
+      const stats = await voiceStats(audio, own, uncontrolled());
+      if (stats.n < MIN_VOICEPRINT_FRAMES) {
+        this.#skip(meetingId, [{ speaker, name }], `too little speech of ${speaker} without overlap (${stats.n} voice frames of ${MIN_VOICEPRINT_FRAMES} needed)`);
+        continue;
+      }
+      this.#repo.enrol(name, meetingId, toVoiceprint(stats), this.#deps.clock.now().toISOString());
+      this.#record({ meetingId, name, speaker, enrolled: true, frames: stats.n });
+    }
+  }
+
+  #skip(meetingId: string, named: readonly { speaker: string; name: string }[], reason: string): void {
+    for (const { speaker, name } of named) this.#record({ meetingId, name, speaker, enrolled: false, reason, frames: 0 });
+    this.#deps.log(`speaker enrolment skipped for meeting ${meetingId}: ${reason}`);
+  }
+
+  #record(outcome: EnrolmentOutcome): void {
+    this.#outcomes.push(outcome);
+    // A bounded memory of recent outcomes.
+    if (this.#outcomes.length > 200) this.#outcomes.shift();
+  }
+}
