@@ -95,7 +95,8 @@ let frontEnd: EnhancementMode = 'off';
 async function enhanced(audio: PcmAudio): Promise<PcmAudio> {
   if (frontEnd === 'off') return audio;
   const vad = CONFIG_SECTIONS.vad.defaults;
-  return (await enhanceSpeech(audio, { enhancement: frontEnd, denoise: vad.denoise, dereverberation: vad.dereverberation }, uncontrolled())).audio;
+  return (await enhanceSpeech(audio, { enhancement: frontEnd, denoise: vad.denoise, dereverberation: vad.dereverberation }, uncontrolled()))
+    .audio;
 }
 
 async function sceneAudio(audio: PcmAudio, scene: string): Promise<PcmAudio> {
@@ -107,9 +108,20 @@ async function sceneAudio(audio: PcmAudio, scene: string): Promise<PcmAudio> {
 function realSpeakers(): Record<string, string[]> {
   const files = (dir: string, names: string[]) => names.map((n) => join(dir, n)).filter((f) => existsSync(f));
   return {
-    librivox: files(`${TESTDATA}/librivox`, ['0870', '0880', '0890', '0920', '0930'].map((n) => `sense_and_sensibility_01_austen_64kb-${n}.wav`)),
-    cards: files(`${TESTDATA}/cards`, ['001', '002', '003', '004', '005'].map((n) => `${n}.wav`)),
-    alsa: files(ALSA, ['Front_Center', 'Front_Left', 'Front_Right', 'Rear_Center', 'Rear_Left', 'Rear_Right', 'Side_Left', 'Side_Right'].map((n) => `${n}.wav`)),
+    librivox: files(
+      `${TESTDATA}/librivox`,
+      ['0870', '0880', '0890', '0920', '0930'].map((n) => `sense_and_sensibility_01_austen_64kb-${n}.wav`),
+    ),
+    cards: files(
+      `${TESTDATA}/cards`,
+      ['001', '002', '003', '004', '005'].map((n) => `${n}.wav`),
+    ),
+    alsa: files(
+      ALSA,
+      ['Front_Center', 'Front_Left', 'Front_Right', 'Rear_Center', 'Rear_Left', 'Rear_Right', 'Side_Left', 'Side_Right'].map(
+        (n) => `${n}.wav`,
+      ),
+    ),
   };
 }
 
@@ -142,7 +154,11 @@ interface SyntheticSpeaker {
   stats: FrameStats;
 }
 
-async function syntheticSpeakers(scripts: readonly string[], seeds: readonly number[], scenes: readonly string[]): Promise<SyntheticSpeaker[]> {
+async function syntheticSpeakers(
+  scripts: readonly string[],
+  seeds: readonly number[],
+  scenes: readonly string[],
+): Promise<SyntheticSpeaker[]> {
   const work = mkdtempSync(join(tmpdir(), 'mas-voiceprint-'));
   const out: SyntheticSpeaker[] = [];
   try {
@@ -150,7 +166,12 @@ async function syntheticSpeakers(scripts: readonly string[], seeds: readonly num
       const script = await loadScript(name);
       for (const castSeed of seeds) {
         for (const scene of scenes) {
-          const rendered = await renderScript(script, join(work, `${name}.${castSeed}.${scene}.wav`), { voiceSet: 'natural', scene, seed: 1, castSeed });
+          const rendered = await renderScript(script, join(work, `${name}.${castSeed}.${scene}.wav`), {
+            voiceSet: 'natural',
+            scene,
+            seed: 1,
+            castSeed,
+          });
           const audio = await enhanced(await new AudioDecoder().decode(rendered.wav, 'wav', uncontrolled()));
           const { truth } = rendered;
           for (const sp of truth.speakers) {
@@ -223,7 +244,9 @@ function table(label: string, trials: readonly Trial[], scenes: readonly string[
           const e = row[s] as ReturnType<typeof equalErrorRate>;
           return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
         })
-        .join(' | ')} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
+        .join(
+          ' | ',
+        )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
     );
   }
   return rows;
@@ -252,7 +275,10 @@ async function main(): Promise<void> {
   rows.push(...table('synthetic', synthetic, scenes));
   const out = values.out ?? 'reports/voiceprint-choice.json';
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`,
+  );
   process.stdout.write(`written: ${out}\n`);
 }
 

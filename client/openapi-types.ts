@@ -1267,6 +1267,8 @@ export interface components {
             speakers: {
                 key: string;
                 name: string | null;
+                /** @description user: set by PUT speaker-labels; identified: found by speaker identification; null: no name */
+                label_source: ("user" | "identified") | null;
             }[];
         };
         Segment: {

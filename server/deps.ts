@@ -121,7 +121,10 @@ function typedNames(config: ConfigService): () => TypedNames {
 
 /** Speaker enrolment: learns the voices a user names (PUT speaker-labels) once the labels are stored (decision 147). */
 function speakerEnrolment(
-  deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings'> & { meetings: MeetingsService; log: (err: unknown) => void },
+  deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings'> & {
+    meetings: MeetingsService;
+    log: (err: unknown) => void;
+  },
 ): SpeakersService {
   const speakers = new SpeakersService({ ...deps, log: (line) => deps.log(new Error(line)) });
   deps.meetings.onLabelsSet((id, labels) => speakers.labelsSet(id, labels));

@@ -125,7 +125,13 @@ export class ConfigService {
       // The names given by PUT (enrolled or still waiting for a labelled meeting), then the enrolled ones not among them.
       const given = (config['known_speakers'] as { name: string }[] | undefined) ?? [];
       const listed = new Set(given.map((k) => k.name));
-      config['known_speakers'] = [...given, ...this.#enrolled.names().filter((n) => !listed.has(n)).map((n) => ({ name: n }))];
+      config['known_speakers'] = [
+        ...given,
+        ...this.#enrolled
+          .names()
+          .filter((n) => !listed.has(n))
+          .map((n) => ({ name: n })),
+      ];
     }
     return { section: name, config, withheld: [...CONFIG_SECTIONS[name].withheld] };
   }

@@ -431,7 +431,11 @@ export class MeetingsService {
     for (const s of segments) {
       if (seen.has(s.speaker)) continue;
       seen.add(s.speaker);
-      speakers.push({ key: s.speaker, name: s.speaker_name, label_source: s.speaker_name === null ? null : (sources.get(s.speaker) ?? 'user') });
+      speakers.push({
+        key: s.speaker,
+        name: s.speaker_name,
+        label_source: s.speaker_name === null ? null : (sources.get(s.speaker) ?? 'user'),
+      });
     }
     return { meeting_id: row.id, title: row.title, segments, speakers };
   }

@@ -97,7 +97,10 @@ test('people enrolled from one labelled meeting are named in another; voiceprint
 
     // A user's label stays through a later diarization, and its name is given to nobody else.
     const benKey = [...bWho].find(([, t]) => t === 'S1')![0];
-    await api().put(`/v1/meetings/${b}/speaker-labels`).set('Authorization', auth).send({ labels: { [benKey]: 'Benjamin' } });
+    await api()
+      .put(`/v1/meetings/${b}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { [benKey]: 'Benjamin' } });
     gw.deps.jobs.createDiarization(b, undefined);
     await gw.deps.jobs.idle();
     await gw.deps.speakers.idle();

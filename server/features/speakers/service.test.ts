@@ -62,13 +62,19 @@ test('labels on a meeting without a recording are stored; the enrolment is skipp
       audio: false,
     });
     // Section off: labels are stored, nothing is learnt.
-    const off = await api().put(`/v1/meetings/${meeting.id}/speaker-labels`).set('Authorization', auth).send({ labels: { S1: 'Fiona' } });
+    const off = await api()
+      .put(`/v1/meetings/${meeting.id}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { S1: 'Fiona' } });
     assert.equal(off.status, 200);
     await gw.deps.speakers.idle();
     assert.deepEqual(gw.deps.speakers.outcomes(meeting.id), []);
 
     await api().put('/v1/config/speaker-identification').set('Authorization', auth).send({ enabled: true });
-    const on = await api().put(`/v1/meetings/${meeting.id}/speaker-labels`).set('Authorization', auth).send({ labels: { S1: 'Fiona' } });
+    const on = await api()
+      .put(`/v1/meetings/${meeting.id}/speaker-labels`)
+      .set('Authorization', auth)
+      .send({ labels: { S1: 'Fiona' } });
     assert.equal(on.status, 200);
     assert.deepEqual(on.body.labels, { S1: 'Fiona' });
     await gw.deps.speakers.idle();

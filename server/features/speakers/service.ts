@@ -140,7 +140,11 @@ export class SpeakersService {
       );
       const stats = await voiceStats(audio, own, uncontrolled());
       if (stats.n < MIN_VOICEPRINT_FRAMES) {
-        this.#skip(meetingId, [{ speaker, name }], `too little speech of ${speaker} without overlap (${stats.n} voice frames of ${MIN_VOICEPRINT_FRAMES} needed)`);
+        this.#skip(
+          meetingId,
+          [{ speaker, name }],
+          `too little speech of ${speaker} without overlap (${stats.n} voice frames of ${MIN_VOICEPRINT_FRAMES} needed)`,
+        );
         continue;
       }
       this.#repo.enrol(name, meetingId, toVoiceprint(stats), this.#deps.clock.now().toISOString());
