@@ -13,8 +13,8 @@
  *   node bench/run.ts --only pruning --settings grid [--scenes clean,office]   the recognizer's search settings on real speech (bench/pruning.ts)
  *   node bench/run.ts --only core --http-seconds 2   the core benchmark's throughput figures shortened (8 s each by default)
  *   node bench/run.ts --only front-end    the front end in place against on the workers (bench/front-end.ts)
- *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]
- *                                       the transcript wait (bench/rtf.ts; opt-in, hours on a full run)
+ *   node bench/run.ts --only rtf --lengths 5,30,60 --scenes clean,office [--processes 1,2]   the transcript wait (opt-in)
+ *   node bench/run.ts --only identification [--scenes clean,office]   speakers named across meetings (opt-in; detection too)
  *
  * `make bench` runs every benchmark: core, pipeline, webhooks, recording,
  * load (1,000 connections), sse-waits (10,000 waits), a 2.5-minute soak, and
@@ -72,6 +72,7 @@ export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   // Upload end → job.completed on 5-, 30- and 60-minute meetings, one recognizer process against one per core (decision 094).
   rtf: () => import('./rtf.ts'),
   detection: () => import('./detection.ts'),
+  identification: () => import('./identification.ts'),
 };
 
 export interface RunArgs {
@@ -110,9 +111,9 @@ export function optionFlags(options: Record<string, string>): string[] {
 }
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** Run only when named in --only: summary-quality needs QMSum and takes half an hour; rtf transcribes hours of meetings and
- * means something only on an idle machine; detection (decision 141) sits idle for ten minutes (`node bench/detection.ts` for less). */
-const OPT_IN = ['summary-quality', 'rtf', 'detection'];
+// Only when named in --only: summary-quality needs QMSum (half an hour); rtf and identification transcribe many meetings,
+// their times meaningful only idle; detection idles ten minutes (`node bench/detection.ts --idle-minutes N`).
+const OPT_IN = ['summary-quality', 'rtf', 'detection', 'identification'];
 /** What `npm run bench` runs without --only. */
 const DEFAULT_RUN = Object.keys(BENCHMARKS).filter((n) => !OPT_IN.includes(n));
 
@@ -154,7 +155,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       sets: { type: 'string' },
     },
     '--only <names>, --tiny, --out-dir <dir> (quality: --scripts, --scenes, --voices, --enhancement, --speaker-voices, --dynamics, --cast-seeds, --long; core: --http-seconds; ' +
-      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets)',
+      'summary-quality: --qmsum, --splits, --limit, --api, --transcripts; rtf: --lengths, --scenes, --processes; pruning: --settings, --scenes, --sets; identification: --scenes, --scripts)',
   );
   if (flags.only !== undefined)
     args.only = flags.only

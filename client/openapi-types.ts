@@ -1247,6 +1247,22 @@ export interface components {
         TranscriptResponse: {
             meeting_id: string;
             title: string;
+            /** @description for speakers without a name only: a name said to them right before their turn or thanking them right after it; a proposal, never applied: PUT speaker-labels applies it. Present on GET transcript and the export. */
+            proposed_names?: {
+                /** @description the speaker cluster key the name is proposed for */
+                speaker: string;
+                /** @description a name the user typed (known_speakers or custom-words) */
+                name: string;
+                /** @description the recognized words that proposed it, e.g. "thanks fiona" */
+                evidence: string;
+                /** @description seconds from the start of the recording: when the name was said */
+                at: number;
+                /**
+                 * @description said to the speaker right before their turn, or right after it
+                 * @enum {string}
+                 */
+                cue: "addressed" | "thanked";
+            }[];
             segments: components["schemas"]["Segment"][];
             speakers: {
                 key: string;

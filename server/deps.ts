@@ -17,7 +17,7 @@ import { RealDeviceCatalog, type DeviceCatalog } from './adapters/devices.ts';
 import { DEFAULT_POCKETSPHINX_ROOTS, ModelCatalog } from './adapters/models.ts';
 import { ConfigService } from './features/config/index.ts';
 import { createJobRunners, DEFAULT_IMPORT_LIMITS, ImportBudget, JobsRepo, JobsService, type ImportLimits } from './features/jobs/index.ts';
-import { MeetingsService } from './features/meetings/index.ts';
+import { MeetingsService, type TypedNames } from './features/meetings/index.ts';
 import { SpeakersService, VoiceprintRepo } from './features/speakers/index.ts';
 import { SearchService } from './features/search/index.ts';
 import { SummaryService } from './features/summaries/index.ts';
@@ -133,6 +133,17 @@ function webhookDelivery(
   return new WebhooksService({ db: opts.db, ...deps, allowlist: deps.settings.get().local_webhook_targets, ...opts.webhooks });
 }
 
+/**
+ * Names from what is said (decision 152): only names a user typed are
+ * proposed, known_speakers and the custom words, read as each transcript is read.
+ */
+function typedNames(config: ConfigService): () => TypedNames {
+  return () => ({
+    knownSpeakers: config.effective('speaker-identification').known_speakers.map((k) => k.name),
+    customWords: config.effective('custom-words').words,
+  });
+}
+
 /** Speaker enrolment: learns the voices a user names (PUT speaker-labels) once the labels are stored (decision 147). */
 function speakerEnrolment(
   deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings'> & {
@@ -184,6 +195,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   meetings.onBeforeDelete((id) => jobs.releaseMeeting(id));
   const webhooks = webhookDelivery(opts, { bus, clock, counters, settings, logError: logBackgroundError });
   const pairing = new PairingService({ clock, tokens });
+  meetings.proposeNamesFrom(typedNames(config));
   // Devices given by the caller outlive these deps (gateway restarts); ones made here end with them.
   const devices = opts.devices ?? opts.makeDevices?.() ?? new RealDeviceCatalog();
   const ownsDevices = opts.devices === undefined;

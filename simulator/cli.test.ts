@@ -177,6 +177,38 @@ describe('simulator/cli.ts', () => {
     }
   });
 
+  it('people lists the recurring people with their voices', () => {
+    const r = cli('people');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^raj {5}Raj Patel {8}flite:rms −3 st, 148 wpm$/m);
+    assert.equal(r.stdout.trim().split('\n').length, 8);
+    assert.equal(cli('people', 'x').code, 2);
+  });
+
+  it('render --people names the people in the truth and its RTTM; an unknown person or too many exit 2', async () => {
+    const r = cli('render', 'tiny', `--out=${path.join(dir, 'people.wav')}`, '--dynamics=tidy', '--people=,sofia');
+    assert.equal(r.code, 0, r.stderr);
+    const truth = JSON.parse(await readFile(path.join(dir, 'people.truth.json'), 'utf8')) as {
+      speakers: { name: string; person?: string }[];
+    };
+    assert.deepEqual(
+      truth.speakers.map((s) => [s.name, s.person]),
+      [
+        ['Alice Moreau', undefined],
+        ['Sofia Ruiz', 'sofia'],
+      ],
+    );
+    assert.match(await readFile(path.join(dir, 'people.rttm'), 'utf8'), / sofia <NA> <NA>/);
+    for (const [flag, message] of [
+      ['--people=zoe', /--people: unknown person "zoe"/],
+      ['--people=raj,dana,hiro', /--people names 3 people; the script has 2 speakers/],
+    ] as const) {
+      const bad = cli('render', 'tiny', `--out=${path.join(dir, 'never.wav')}`, flag);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, message);
+    }
+  });
+
   it('a bad scene flag exits 2 naming the flag', () => {
     for (const flags of [
       ['--scene', 'attic'],

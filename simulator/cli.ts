@@ -28,11 +28,14 @@ import type { RenderOptions, RenderedMeeting } from './synth/render-script.ts';
 import { SceneError, describePresets, resolveScene } from './scenes/scene.ts';
 import { SCENE_FLAGS_USAGE, SCENE_FLAG_OPTIONS, hasSceneFlags, sceneFromFlags, seedFlag } from './scenes/scene-flags.ts';
 import { MAX_CAST_SEED, VOICE_SETS, isCastSeed } from './synth/voices.ts';
+import { PEOPLE, describeVoice } from './people/catalogue.ts';
+import { PeopleCastError, parsePeopleCast } from './people/cast-people.ts';
+import type { PeopleCast } from './people/cast-people.ts';
 import type { VoiceSet } from './synth/voices.ts';
 
 const USAGE = `Usage:
   node simulator/cli.ts render <script-name|path.json> --out <file> [--format <ext>] [--truth <file.json>]
-                              [--dynamics natural|tidy] [--voices natural|espeak] [--cast-seed <n>]
+                              [--dynamics natural|tidy] [--voices natural|espeak] [--cast-seed <n>] [--people=<id,...>]
                               [--sample-rate <hz>] [--channels <n>] [--cache <dir>]
       Synthesize a meeting script and write it in one import format.
       --dynamics how turns fall in time (decision 108). natural (default, unless the script's
@@ -48,6 +51,10 @@ const USAGE = `Usage:
       --cast-seed draws which speaker gets which voice (and the pitch and pace of
                  repeated voices) from a seed, 0 to ${MAX_CAST_SEED}; the truth records it.
                  Default: the voice set's own order (decision 135).
+      --people   recurring people cast into the speakers in order, e.g. --people=raj,,dana (an empty
+                 entry keeps that speaker): each speaks with their fixed voice under their name, and
+                 the truth names them (speakers[].person; the RTTM's and STM's speaker is the id).
+                 People: ${PEOPLE.map((p) => p.id).join(', ')} (simulator/people/catalogue.ts, decision 151).
       --format   one of ${IMPORT_FORMATS.join(', ')}; default: the extension of --out
       --truth    where to write the ground truth; default: beside --out as <name>.truth.json;
                  its RTTM, STM, CTM and SegLST go beside it (<name>.rttm, .stm, .ctm, .seglst.json)
@@ -77,6 +84,8 @@ ${describePresets()
                render-qmsum val/ES2006a --out es.wav --minutes 5 --scene office
   node simulator/cli.ts list
       The scripts in fixtures/meetings/ with speakers, lines and estimated duration.
+  node simulator/cli.ts people
+      The recurring people render --people casts: id, name and voice (decision 151).
   node simulator/cli.ts broken --out <dir> [--script <name>] [--seed <n>] [--cache <dir>]
       Write files an import must refuse, with manifest.json.
 ${SCORE_USAGE}
@@ -141,6 +150,7 @@ const RENDER_FLAG_OPTIONS = {
   ...SCENE_FLAG_OPTIONS,
   voices: { type: 'string' },
   'cast-seed': { type: 'string' },
+  people: { type: 'string' },
   dynamics: { type: 'string' },
 } as const;
 
@@ -156,6 +166,7 @@ interface RenderFlags {
   dynamics: DynamicsProfileName | undefined;
   seed: number | undefined;
   castSeed: number | undefined;
+  people: PeopleCast | undefined;
 }
 
 /** Checks the shared render flags before the (slow) synthesis, so a typo fails at once. */
@@ -169,6 +180,13 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
   const castSeed = values['cast-seed'] === undefined ? undefined : Number(values['cast-seed']);
   if (castSeed !== undefined && (values['cast-seed']!.trim() === '' || !isCastSeed(castSeed)))
     throw new UsageError(`--cast-seed expects an integer from 0 to ${MAX_CAST_SEED}, got "${values['cast-seed']}"`);
+  let people: PeopleCast | undefined;
+  try {
+    people = values.people === undefined ? undefined : parsePeopleCast(values.people);
+  } catch (error) {
+    if (error instanceof PeopleCastError) throw new UsageError(`--people: ${error.message}`);
+    throw error;
+  }
   if (values.out === undefined) throw new UsageError(`${command} needs --out <file>`);
   const format = values.format ?? path.extname(values.out).slice(1).toLowerCase();
   if (!isImportFormat(format)) {
@@ -196,6 +214,7 @@ function renderFlags(command: string, values: RenderFlagValues): RenderFlags {
     dynamics: values.dynamics as DynamicsProfileName | undefined,
     seed,
     castSeed,
+    people,
   };
 }
 
@@ -215,6 +234,7 @@ function renderOptionsFrom(values: RenderFlagValues, flags: RenderFlags, script:
     ...(hasSceneFlags(values) ? { scene: sceneFromFlags(values, scriptScene) } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     ...(flags.castSeed !== undefined ? { castSeed: flags.castSeed } : {}),
+    ...(flags.people !== undefined ? { people: flags.people } : {}),
   };
 }
 
@@ -235,6 +255,8 @@ async function render(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError(`render expects one script name or path, got ${positionals.length}`);
   const flags = renderFlags('render', values);
   const script = await loadScript(positionals[0]!); // checked above: exactly one positional
+  if (flags.people !== undefined && flags.people.length > script.speakers.length)
+    throw new UsageError(`--people names ${flags.people.length} people; the script has ${script.speakers.length} speakers`);
   const options = renderOptionsFrom(values, flags, script);
   const started = performance.now();
   const result = await renderToFile(flags.out, flags.format, script.title, flags.sampleRate, flags.channels, (wav) =>
@@ -268,7 +290,8 @@ async function renderQmsumCommand(args: string[]): Promise<void> {
     if (error instanceof QmsumSourceError && /test split/.test(error.message)) throw new UsageError(error.message);
     throw error;
   }
-  const options = renderOptionsFrom(values, flags, {});
+  // QMSum's speakers are roles ("Project Manager"), not first names to replace in the talk.
+  const options = { ...renderOptionsFrom(values, flags, {}), renameMentions: false };
   const started = performance.now();
   const result = await renderToFile(flags.out, flags.format, `QMSum ${loaded.meeting}`, flags.sampleRate, flags.channels, (wav) =>
     renderQmsum(loaded, wav, { ...options, ...(minutes !== undefined ? { minutes } : {}), ...(turns !== undefined ? { turns } : {}) }),
@@ -324,6 +347,10 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'list':
         await list(rest);
+        return 0;
+      case 'people':
+        if (rest.length > 0) throw new UsageError(`people takes no arguments, got "${rest.join(' ')}"`);
+        for (const p of PEOPLE) console.log(`${p.id.padEnd(6)}  ${p.name.padEnd(15)}  ${describeVoice(p)}`);
         return 0;
       case 'broken':
         await broken(rest);

@@ -27,6 +27,8 @@ import { speechSpan } from './speech-activity.ts';
 import { SceneError, applyScene, needsSpeakerTracks, resolveScene } from '../scenes/scene.ts';
 import type { ResolvedScene, SceneSpec } from '../scenes/scene.ts';
 import { encodeWav } from '../../common/audio/wav.ts';
+import { castPeople } from '../people/cast-people.ts';
+import type { PeopleCast } from '../people/cast-people.ts';
 
 /** The sample rate of every rendered meeting: what the recorder writes and recognizers expect. */
 const OUTPUT_SAMPLE_RATE = 16_000;
@@ -92,7 +94,7 @@ export interface MeetingTruth {
   /** The casting seed that drew the speakers' voices (RenderOptions.castSeed); absent: the set's own order. */
   cast_seed?: number;
   /** Each speaker with the voice it was rendered with: engine, voice, pitch and pace, and whether they were varied to keep speakers apart. */
-  speakers: ({ key: string; name: string } & SpeakerVoice)[];
+  speakers: ({ key: string; name: string; person?: string } & SpeakerVoice)[];
   /** Every spoken word, ordered by start time. */
   words: TruthWord[];
   /** One turn per line, ordered by start time; overlapping lines give overlapping turns. */
@@ -141,6 +143,14 @@ export interface RenderOptions {
    * scene's seed.
    */
   dynamics?: DynamicsProfileName;
+  /**
+   * Recurring people (simulator/people/, decision 151) cast into the script's
+   * speakers in order: their voice and name, their id in the truth
+   * (`speakers[].person`). Absent: the script's own speakers, as before.
+   */
+  people?: PeopleCast;
+  /** With `people`: replace a cast speaker's first name in the lines (default true; false where names are roles, as in QMSum). */
+  renameMentions?: boolean;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
@@ -201,7 +211,9 @@ async function writeWav16k(mix: Float32Array, file: string): Promise<void> {
   await writeFile(file, encodeWav({ sampleRate: OUTPUT_SAMPLE_RATE, channels: 1, samples }));
 }
 
-export async function renderScript(script: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
+export async function renderScript(scriptAsWritten: MeetingScript, wavPath: string, opts: RenderOptions = {}): Promise<RenderedMeeting> {
+  const cast = opts.people === undefined ? undefined : castPeople(scriptAsWritten, opts.people, opts.renameMentions ?? true);
+  const script = cast?.script ?? scriptAsWritten;
   const scene = resolveScene(opts.scene ?? script.scene, opts.seed);
   for (const key of Object.keys(scene.speakers)) {
     if (!script.speakers.some((s) => s.key === key))
@@ -301,7 +313,10 @@ export async function renderScript(script: MeetingScript, wavPath: string, opts:
     voice_set: voiceSet,
     // Absent without a casting seed: a render of the set's own cast keeps its truth byte for byte.
     ...(opts.castSeed !== undefined ? { cast_seed: opts.castSeed } : {}),
-    speakers: script.speakers.map((s, i) => ({ key: s.key, name: s.name, ...voices[i]! })),
+    speakers: script.speakers.map((s, i) => {
+      const person = cast?.personOf.get(s.key);
+      return { key: s.key, name: s.name, ...(person !== undefined ? { person: person.id } : {}), ...voices[i]! };
+    }),
     words,
     turns: lines.map((l) => ({ speaker: l.speaker, start: l.start, end: l.end })),
     lines,

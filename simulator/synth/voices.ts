@@ -265,7 +265,7 @@ const VOICE_PERSON: Readonly<Record<string, string>> = {
   'flite:kal': 'kal',
 };
 
-function personOf(v: Pick<VoiceChoice, 'engine' | 'voice'>): string {
+export function personOf(v: Pick<VoiceChoice, 'engine' | 'voice'>): string {
   return VOICE_PERSON[voiceLabel(v)] ?? voiceLabel(v);
 }
 
@@ -276,7 +276,7 @@ function personOf(v: Pick<VoiceChoice, 'engine' | 'voice'>): string {
  * target), Festival's HTS voice (-fm) and espeak-ng move only the pitch,
  * which leaves one person's voice (decision 068).
  */
-function variationMovesVocalTract(v: PoolVoice): boolean {
+export function variationMovesVocalTract(v: PoolVoice): boolean {
   return v.engine === 'flite' && !fliteFollowsPitchTarget(v.voice);
 }
 

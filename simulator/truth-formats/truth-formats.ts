@@ -30,6 +30,8 @@ const TURN_GAP_SECONDS = 0.5;
 /** What the formats need of a truth file (simulator/synth/render-script.ts, MeetingTruth). */
 export interface TruthWords {
   words: readonly { text: string; start: number; end: number; speaker: string }[];
+  /** A speaker cast as a recurring person (simulator/people/) is written under the person's id, the same in every meeting (decision 151). */
+  speakers?: readonly { key: string; person?: string }[];
 }
 
 /** One scoring token with its time: a truth word, or a share of one that normalizes to several tokens. */
@@ -55,11 +57,13 @@ function ms(seconds: number): number {
 /** The truth's words as scoring tokens, ordered by start time (stable, so simultaneous words keep the truth's order). */
 export function truthTokens(truth: TruthWords): TimedToken[] {
   const tokens: TimedToken[] = [];
+  const personOf = new Map((truth.speakers ?? []).flatMap((s) => (s.person !== undefined ? [[s.key, s.person] as const] : [])));
   for (const w of truth.words) {
+    const speaker = personOf.get(w.speaker) ?? w.speaker;
     const parts = normalizeWords(w.text);
     const share = (w.end - w.start) / Math.max(1, parts.length);
     parts.forEach((word, i) => {
-      tokens.push({ word, start: ms(w.start + i * share), end: ms(w.start + (i + 1) * share), speaker: w.speaker });
+      tokens.push({ word, start: ms(w.start + i * share), end: ms(w.start + (i + 1) * share), speaker });
     });
   }
   return tokens.sort((a, b) => a.start - b.start);

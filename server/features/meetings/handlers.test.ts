@@ -294,7 +294,7 @@ describe('GET /v1/meetings/{id}/transcript', () => {
   test('an empty transcript and an unknown meeting', async () => {
     const id = seed({ segments: [] });
     const res = await api().get(`/v1/meetings/${id}/transcript`).set('Authorization', auth);
-    assert.deepEqual(res.body, { meeting_id: id, title: 'Weekly sync', segments: [], speakers: [] });
+    assert.deepEqual(res.body, { meeting_id: id, title: 'Weekly sync', proposed_names: [], segments: [], speakers: [] });
     const missing = await api().get(`/v1/meetings/${UNKNOWN}/transcript`).set('Authorization', auth);
     assert.equal(missing.status, 404);
   });

@@ -4,5 +4,5 @@
  * builds it; the Control API's fixtures seed meetings) and the title limit.
  * Everything else of this folder is its own (the dependency rules keep it so).
  */
-export { MeetingsService, type MeetingSeed } from './service.ts';
+export { MeetingsService, type MeetingSeed, type TypedNames } from './service.ts';
 export { TITLE_MAX } from './schemas.ts';

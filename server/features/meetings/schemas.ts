@@ -55,6 +55,23 @@ export const TranscriptResponse = z
   .object({
     meeting_id: z.string(),
     title: z.string(),
+    // An addition in the spec's "not shown" area (decision 152): names the talk proposes, never applied.
+    proposed_names: z
+      .array(
+        z.object({
+          speaker: z.string().meta({ description: 'the speaker cluster key the name is proposed for' }),
+          name: z.string().meta({ description: 'a name the user typed (known_speakers or custom-words)' }),
+          evidence: z.string().meta({ description: 'the recognized words that proposed it, e.g. "thanks fiona"' }),
+          at: z.number().nonnegative().meta({ description: 'seconds from the start of the recording: when the name was said' }),
+          cue: z.enum(['addressed', 'thanked']).meta({ description: 'said to the speaker right before their turn, or right after it' }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'for speakers without a name only: a name said to them right before their turn or thanking them right after it; ' +
+          'a proposal, never applied: PUT speaker-labels applies it. Present on GET transcript and the export.',
+      }),
     segments: z.array(Segment),
     speakers: z.array(
       z.object({

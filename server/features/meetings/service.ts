@@ -29,6 +29,7 @@ import type {
 import { transaction, type Database } from '../../kernel/store/database.ts';
 import { MeetingsRepo, type MeetingRow, type SummaryRow } from './repo.ts';
 import { clip } from '../../../common/clip.ts';
+import { nameCandidates, proposeNames } from './name-mentions.ts';
 import type { MediaStore, RecordingHandover, RecordingId, RecordingSource } from '../../media/media-store.ts';
 
 export type MeetingDtoT = z.infer<typeof MeetingDto>;
@@ -70,10 +71,18 @@ export interface MeetingSeed {
 
 export type SeedSegment = MeetingSeed['segments'][number];
 
+/** The names a user typed, which alone may be proposed from the talk: known_speakers' names and the custom words. */
+export interface TypedNames {
+  knownSpeakers: readonly string[];
+  customWords: readonly string[];
+}
+
 /** The template a fixture summary claims to come from: the application default (API.md, RegenerateSummaryRequest). */
 const DEFAULT_SUMMARY_TEMPLATE = 'daily_standup';
 
 export class MeetingsService {
+  /** The names a user typed, for proposals (proposeNamesFrom); none until the composition root says where they are. */
+  #typedNames: () => TypedNames = () => ({ knownSpeakers: [], customWords: [] });
   readonly #db: Database;
   readonly #repo: MeetingsRepo;
   readonly #clock: Clock;
@@ -116,7 +125,16 @@ export class MeetingsService {
   }
 
   transcript(id: string): TranscriptDto {
-    return this.#transcript(this.#require(id));
+    return this.#withProposals(this.#transcript(this.#require(id)));
+  }
+
+  /**
+   * Where the names a user typed come from (known_speakers, custom-words),
+   * read each time a transcript is read, so a proposal follows the
+   * configuration in force (decision 152).
+   */
+  proposeNamesFrom(typedNames: () => TypedNames): void {
+    this.#typedNames = typedNames;
   }
 
   /** Whether the meeting has at least one segment (regeneration needs a non-empty transcript). */
@@ -135,7 +153,7 @@ export class MeetingsService {
     const summary = this.#repo.summary(id);
     return {
       meeting: meetingDto(row),
-      transcript: this.#transcript(row),
+      transcript: this.#withProposals(this.#transcript(row)),
       summary: summary === undefined ? null : summaryDto(summary),
     };
   }
@@ -420,6 +438,14 @@ export class MeetingsService {
       });
     }
     return { meeting_id: row.id, title: row.title, segments, speakers };
+  }
+
+  /** The transcript with the names its talk proposes for speakers nobody named (name-mentions.ts); never applied. */
+  #withProposals(transcript: TranscriptDto): TranscriptDto {
+    const typed = this.#typedNames();
+    const named = new Map(transcript.speakers.flatMap((s) => (s.name === null ? [] : [[s.key, s.name] as const])));
+    const proposals = proposeNames(transcript.segments, nameCandidates(typed.knownSpeakers, typed.customWords), named);
+    return { ...transcript, proposed_names: proposals };
   }
 
   #summary(row: MeetingRow): SummaryDtoT {
