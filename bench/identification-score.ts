@@ -4,13 +4,13 @@
  * the name the application gave the cluster is that person's.
  *
  * A cluster is a truth person by the best one-to-one assignment of time
- * overlap (simulator/score/best-assignment.ts), the pairing most favourable
+ * overlap (common/best-assignment.ts), the pairing most favourable
  * to the diarizer, so a diarization error is not also counted as an
  * identification error; a cluster left over (more clusters than people, or
  * no overlap) is nobody's. Pure: the bench feeds it the truth and the
  * transcript.
  */
-import { bestAssignment } from '../simulator/score/best-assignment.ts';
+import { bestAssignment } from '../common/best-assignment.ts';
 
 /** A truth turn, its speaker already the person's id (simulator/truth-formats/truth-formats.ts, speakerTurns). */
 export interface PersonTurn {

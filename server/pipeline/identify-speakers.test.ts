@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestAssignment, identifySpeakers } from './identify-speakers.ts';
+import { bestSimilarityPairs, identifySpeakers } from './identify-speakers.ts';
 import { accumulateVoiceprint, isVoiceprint, similarityOfScore, SCORE_AT_BAR, toVoiceprint } from './voiceprint.ts';
 import { emptyStats } from './diarize/features.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled } from './types.ts';
@@ -14,7 +14,7 @@ import type { Transcription, TranscriptionSettings } from './transcribe.ts';
 test('each name goes to at most one cluster, the assignment of greatest total similarity among matches', () => {
   // Cluster 0 matches both people; cluster 1 only the first: the first goes to cluster 1, the second to cluster 0.
   assert.deepEqual(
-    bestAssignment(
+    bestSimilarityPairs(
       [
         [0.9, 0.85],
         [0.95, 0.1],
@@ -27,9 +27,9 @@ test('each name goes to at most one cluster, the assignment of greatest total si
     ],
   );
   // Below the threshold nobody is named; more clusters than people leave the rest unnamed.
-  assert.deepEqual(bestAssignment([[0.7], [0.74]], 0.75), []);
-  assert.deepEqual(bestAssignment([[0.8], [0.9], [0.1]], 0.75), [[1, 0]]);
-  assert.deepEqual(bestAssignment([], 0.75), []);
+  assert.deepEqual(bestSimilarityPairs([[0.7], [0.74]], 0.75), []);
+  assert.deepEqual(bestSimilarityPairs([[0.8], [0.9], [0.1]], 0.75), [[1, 0]]);
+  assert.deepEqual(bestSimilarityPairs([], 0.75), []);
 });
 
 test('the similarity is 1 for voices no test tells apart and 0.75 at the measured bar', () => {

@@ -11,7 +11,7 @@
  * negative), so the Hungarian algorithm on those savings finds the least
  * total. Pure: no I/O, no clock.
  */
-import { bestAssignment } from './best-assignment.ts';
+import { bestAssignment } from '../../common/best-assignment.ts';
 import { normalizeWordList } from './normalize-words.ts';
 import { wordErrorRate } from './word-error-rate.ts';
 import type { Alignment } from './word-error-rate.ts';

@@ -22,7 +22,7 @@
  * the collar still goes around each turn's own edges.
  * Pure: no I/O, no clock.
  */
-import { bestAssignment } from './best-assignment.ts';
+import { bestAssignment } from '../../common/best-assignment.ts';
 
 export interface DiarizationTurn {
   speaker: string;

@@ -12,7 +12,7 @@
  *    diagonal (Hungarian algorithm). A cluster left without a speaker (more
  *    clusters than speakers) gets every one of its words wrong.
  */
-import { bestAssignment } from './best-assignment.ts';
+import { bestAssignment } from '../../common/best-assignment.ts';
 import { normalizeWords } from './normalize-words.ts';
 import { alignWords } from './word-error-rate.ts';
 

@@ -6,34 +6,19 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { ALL_SCOPES, testGateway } from '../../testing/gateway.ts';
+import { asRecognized, STANDUP } from '../../testing/recognized-lines.ts';
 
 const gw = testGateway();
 const auth = gw.bearer(ALL_SCOPES);
 after(() => gw.close());
 
-const standup = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/four-person-standup.json', import.meta.url), 'utf8')) as {
-  title: string;
-  lines: { speaker: string; text: string }[];
-  bias: { custom_words: string[] };
-};
+const standup = STANDUP;
 
 /** The standup's lines in lower case without punctuation, one second per word. */
 function seedStandup(): string {
-  let t = 0;
-  const segments = standup.lines.map(({ speaker, text }) => {
-    const words = text
-      .toLowerCase()
-      .replace(/[^a-z' ]+/g, ' ')
-      .split(/\s+/)
-      .filter((w) => w !== '')
-      .map((w, i) => ({ text: w, start: t + i, end: t + i + 0.8 }));
-    const segment = { speaker, start: t, end: t + words.length, text: words.map((w) => w.text).join(' '), words };
-    t += words.length + 1;
-    return segment;
-  });
+  const segments = asRecognized(standup.lines);
   return gw.deps.meetings.create({ title: standup.title, created_at: '2026-11-20T09:00:00Z', segments, summary: null, audio: false }).id;
 }
 

@@ -1,29 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { asRecognized, STANDUP } from '../../testing/recognized-lines.ts';
 import { nameCandidates, proposeNames, type MentionSegment } from './name-mentions.ts';
 
-/** Lines as the recognizer writes them: lower case, no punctuation; one second per word, a second between lines. */
-function asRecognized(lines: readonly { speaker: string; text: string }[]): MentionSegment[] {
-  let t = 0;
-  return lines.map(({ speaker, text }) => {
-    const words = text
-      .toLowerCase()
-      .replace(/[^a-z' ]+/g, ' ')
-      .split(/\s+/)
-      .filter((w) => w !== '')
-      .map((w, i) => ({ text: w, start: t + i, end: t + i + 0.8 }));
-    const segment = { speaker, start: t, end: t + words.length, text: words.map((w) => w.text).join(' '), words };
-    t += words.length + 1;
-    return segment;
-  });
-}
-
-/** The README's four-person standup, the script the simulator renders. */
-const standup = JSON.parse(readFileSync(new URL('../../../fixtures/meetings/four-person-standup.json', import.meta.url), 'utf8')) as {
-  lines: { speaker: string; text: string }[];
-  bias: { custom_words: string[] };
-};
+const standup = STANDUP;
 
 describe('nameCandidates', () => {
   it('takes capitalized one-word custom words and every word of a known speaker, known speakers first', () => {
@@ -92,7 +72,7 @@ describe('proposeNames cues', () => {
       { speaker: 'S2', text: 'sounds good' },
     ]);
     assert.deepEqual(proposeNames(mid, names, new Map()), []);
-    const late = asRecognized([{ speaker: 'S1', text: 'fiona what about you' }]);
+    const late: MentionSegment[] = asRecognized([{ speaker: 'S1', text: 'fiona what about you' }]);
     late.push({ speaker: 'S2', start: 60, end: 62, text: 'yes', words: [{ text: 'yes', start: 60 }] });
     assert.deepEqual(proposeNames(late, names, new Map()), []);
   });

@@ -1,8 +1,10 @@
 /**
  * The one-to-one pairing of rows with columns that maximizes the summed
  * weight (the assignment problem), by the Hungarian algorithm in O(n³).
- * Speaker attribution uses it to map the recognizer's anonymous clusters to
- * the script's speakers in the way most favourable to the recognizer.
+ * The scorers use it to map a system's anonymous clusters to the truth's
+ * speakers in the way most favourable to the system; speaker identification
+ * (server/pipeline/identify-speakers.ts) to give enrolled people's names to
+ * a meeting's clusters, one name per cluster.
  */
 
 /**
