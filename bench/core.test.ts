@@ -174,11 +174,14 @@ test('--http-seconds shortens the throughput figures; nonsense is refused', () =
 });
 
 test('run.ts arguments: all benchmarks but the opt-in ones by default, --only picks, unknown names are refused', () => {
-  // summary-quality needs the QMSum data set, rtf takes hours: each runs only when named.
+  // summary-quality needs the QMSum data set, rtf takes hours, detection idles ten minutes, identification
+  // transcribes many meetings: each runs only when named.
+  const optIn = ['summary-quality', 'rtf', 'detection', 'identification'];
   assert.deepEqual(
     parseArgs([]).only,
-    Object.keys(BENCHMARKS).filter((name) => name !== 'summary-quality' && name !== 'rtf'),
+    Object.keys(BENCHMARKS).filter((name) => !optIn.includes(name)),
   );
+  for (const name of optIn) assert.deepEqual(parseArgs(['--only', name]).only, [name]);
   assert.deepEqual(parseArgs(['--only', 'summary-quality']).only, ['summary-quality']);
   assert.deepEqual(parseArgs(['--only', 'rtf', '--lengths', '5']).only, ['rtf']);
   assert.ok(parseArgs([]).only.includes('core'));

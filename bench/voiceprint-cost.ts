@@ -5,8 +5,8 @@
  * of the identification stage's analysis (every speaker's voice statistics,
  * one pass over their turns), each the median of --rounds runs.
  *
- *   node simulator/cli.ts render three-person-design-review --out .tmp/meeting.wav
- *   node bench/voiceprint-cost.ts --wav .tmp/meeting.wav [--rounds 3]
+ *   node simulator/cli.ts render three-person-design-review --out <dir>/meeting.wav
+ *   node bench/voiceprint-cost.ts --wav <dir>/meeting.wav [--rounds 3]
  */
 import { readFileSync } from 'node:fs';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
