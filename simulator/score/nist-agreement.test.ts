@@ -16,6 +16,7 @@ import type { DiarizationTurn } from './der.ts';
 import type { HypothesisWord } from './formats/hypothesis.ts';
 import { ctmAsTranscript, nistAgreement } from './nist-agreement.ts';
 import { findSctk, runSclite, wordsToCtm } from './nist-tools.ts';
+import { wordErrorRate } from './word-error-rate.ts';
 
 const tools = findSctk();
 const skip = tools === null ? 'sctk (sclite, md-eval.pl) is not installed: `make test` installs it (apt-get install sctk)' : false;
@@ -209,5 +210,29 @@ describe('simulator score against sclite and md-eval', { skip }, () => {
     assert.equal(agreement.wer.ours, 0);
     assert.equal(agreement.wer.nist, 0);
     assert.ok(agreement.ctm_wer > 0, `sclite's CTM scoring: ${agreement.ctm_wer} %`);
+  });
+
+  it("--alignment sclite gives sclite's own counts on word strings with many errors, where the least-edit count can differ", () => {
+    const random = seededRandom(165);
+    const pick = (): string => VOCABULARY[random.int(0, 5)]!;
+    let differ = 0;
+    for (let t = 0; t < 40; t++) {
+      const ref = Array.from({ length: random.int(20, 140) }, pick);
+      // Half the words wrong, some dropped, some added: where the two alignments part.
+      const hyp = ref.flatMap((word) => {
+        const r = random.next();
+        const kept = r < 0.2 ? [] : r < 0.6 ? [pick()] : [word];
+        return random.next() < 0.15 ? [...kept, pick()] : kept;
+      });
+      const nist = runSclite(
+        tools!,
+        { text: `${ref.join(' ')} (u_1)\n`, format: 'trn' },
+        { text: `${hyp.join(' ')} (u_1)\n`, format: 'trn' },
+      );
+      const ours = wordErrorRate(ref, hyp, 'sclite');
+      assert.deepEqual([ours.substitutions, ours.deletions, ours.insertions], [nist.substitutions, nist.deletions, nist.insertions]);
+      if (wordErrorRate(ref, hyp).wer !== ours.wer) differ++;
+    }
+    assert.ok(differ > 0, "some strings where the least-edit count differs from sclite's");
   });
 });

@@ -6,10 +6,10 @@
  * Two alignments (decision 165): `levenshtein` (the default) counts every
  * edit as 1, so WER is the least number of edits, as Kaldi's compute-wer and
  * meeteval count it; `sclite` weighs a substitution 4 and an insertion or
- * deletion 3, as NIST's sclite does, and among alignments of least weight
- * takes one with the fewest edits, which gives sclite's own counts. The two
- * differ only where many words are wrong: sclite can trade substitutions for
- * a pair of an insertion and a deletion.
+ * deletion 3, as NIST's sclite does, and breaks ties as sclite does, which
+ * gives sclite's own counts. The two differ only where many words are wrong:
+ * sclite can trade substitutions for a pair of an insertion and a deletion,
+ * and among alignments of least weight it need not take the fewest edits.
  */
 import { normalizeWords } from './normalize-words.ts';
 
@@ -41,46 +41,43 @@ const UP = 1; // deletion: a reference word with no hypothesis word
 const LEFT = 2; // insertion: a hypothesis word with no reference word
 
 /**
- * A least-cost alignment of two token sequences under `alignment`'s costs;
- * among those, one with the fewest edits. Among equal ones it prefers, at
- * every step from the end, a match or substitution, then a deletion, then an
- * insertion, so the result is deterministic. Memory: one byte per (reference,
- * hypothesis) pair.
+ * A least-cost alignment of two token sequences under `alignment`'s costs.
+ * Among equally cheap ones it prefers, at every step from the end, a match or
+ * substitution, then a deletion, then an insertion (sclite: an insertion,
+ * then a deletion, which is what reproduces its counts), so the result is
+ * deterministic. Memory: one byte per (reference, hypothesis) pair.
  */
 export function alignWords(ref: readonly string[], hyp: readonly string[], alignment: Alignment = 'levenshtein'): AlignmentStep[] {
   const { substitution, gap } = COSTS[alignment];
+  const insertionFirst = alignment === 'sclite';
   const n = ref.length;
   const m = hyp.length;
   const back = new Uint8Array((n + 1) * (m + 1));
-  // Each cell: the least cost to reach it, and the fewest edits at that cost.
-  let previous = { cost: new Uint32Array(m + 1), edits: new Uint32Array(m + 1) };
-  let current = { cost: new Uint32Array(m + 1), edits: new Uint32Array(m + 1) };
+  let previous = new Uint32Array(m + 1);
+  let current = new Uint32Array(m + 1);
   for (let j = 0; j <= m; j++) {
-    previous.cost[j] = j * gap;
-    previous.edits[j] = j;
+    previous[j] = j * gap;
     back[j] = LEFT;
   }
   for (let i = 1; i <= n; i++) {
-    current.cost[0] = i * gap;
-    current.edits[0] = i;
+    current[0] = i * gap;
     back[i * (m + 1)] = UP;
     for (let j = 1; j <= m; j++) {
-      const same = ref[i - 1] === hyp[j - 1];
-      let cost = previous.cost[j - 1]! + (same ? 0 : substitution);
-      let edits = previous.edits[j - 1]! + (same ? 0 : 1);
+      const diagonal = previous[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : substitution);
+      const up = previous[j]! + gap;
+      const left = current[j - 1]! + gap;
+      let best = diagonal;
       let move = DIAGONAL;
-      const upCost = previous.cost[j]! + gap;
-      const upEdits = previous.edits[j]! + 1;
-      if (upCost < cost || (upCost === cost && upEdits < edits)) {
-        [cost, edits, move] = [upCost, upEdits, UP];
+      // The gap taken on a tie: a deletion first for ours, an insertion first for sclite (as its counts show).
+      if (insertionFirst ? left < best : up < best) {
+        best = insertionFirst ? left : up;
+        move = insertionFirst ? LEFT : UP;
       }
-      const leftCost = current.cost[j - 1]! + gap;
-      const leftEdits = current.edits[j - 1]! + 1;
-      if (leftCost < cost || (leftCost === cost && leftEdits < edits)) {
-        [cost, edits, move] = [leftCost, leftEdits, LEFT];
+      if (insertionFirst ? up < best : left < best) {
+        best = insertionFirst ? up : left;
+        move = insertionFirst ? UP : LEFT;
       }
-      current.cost[j] = cost;
-      current.edits[j] = edits;
+      current[j] = best;
       back[i * (m + 1) + j] = move;
     }
     [previous, current] = [current, previous];
