@@ -1,5 +1,5 @@
 /**
- * The Control API's meeting apps (CONTROL.md, Meeting apps): simulated
+ * The Control API's meeting apps (docs/spec/CONTROL-EXTENSIONS.md, Meeting apps): simulated
  * meeting apps holding a capture stream on a simulated microphone while it
  * plays its scripted meeting (simulator/devices/meeting-app.ts), and what the
  * meeting detector makes of the sound server (features/detection/).

@@ -40,7 +40,7 @@ function approval(h: WebhookTestApp, id: string, body: unknown) {
     .send(body as object);
 }
 
-test("GET /control lists pairings and webhook-approval, in CONTROL.md's order", () =>
+test("GET /control lists pairings and webhook-approval, in CONTROL.md's order, then the reference's own", () =>
   withApp(async (h) => {
     const res = await request(h.control).get('/control').set('Authorization', CONTROL_AUTH);
     const caps = res.body.capabilities as string[];
@@ -55,6 +55,8 @@ test("GET /control lists pairings and webhook-approval, in CONTROL.md's order", 
       'webhook-approval',
       'devices',
       'recording-fault',
+      // docs/spec/CONTROL-EXTENSIONS.md
+      'meeting-apps',
     ];
     assert.ok(caps.includes('pairings') && caps.includes('webhook-approval'));
     assert.deepEqual(
