@@ -60,24 +60,20 @@ export function castPeople(script: MeetingScript, cast: PeopleCast, renameMentio
   if (cast.length > script.speakers.length)
     throw new PeopleCastError(`the cast names ${cast.length} people, the script has ${script.speakers.length} speakers`);
   const personOf = new Map<string, Person>();
-  const renames: [RegExp, string][] = [];
+  const renames = new Map<string, string>(); // a speaker's first name → the person's
   const speakers = script.speakers.map((s, i) => {
     const person = cast[i];
     if (person === undefined) return s;
     personOf.set(s.key, person);
     const from = firstName(s.name);
-    if (renameMentions && from !== firstName(person.name))
-      renames.push([new RegExp(`\\b${escapeRegExp(from)}\\b`, 'g'), firstName(person.name)]);
+    if (renameMentions && from !== firstName(person.name)) renames.set(from, firstName(person.name));
     // The person's voice in full: the script's own pitch or rate must not change who they sound like.
     return { key: s.key, name: person.name, voice: voiceLabel(person), pitch_shift: person.pitch_shift, rate: person.rate };
   });
-  // One pass per rename would let a rename's output be renamed again (Fiona → Raj, Raj → Dana); placeholders keep them apart.
-  const rename = (text: string): string => {
-    let out = text;
-    renames.forEach(([pattern], k) => (out = out.replace(pattern, `\u0000${k}\u0000`)));
-    return out.replace(/\u0000(\d+)\u0000/g, (_, k: string) => renames[Number(k)]![1]);
-  };
-  if (renames.length === 0) return { script: { ...script, speakers }, personOf };
+  if (renames.size === 0) return { script: { ...script, speakers }, personOf };
+  // All renames in one pass of one pattern, so a rename's output is never renamed again (Fiona → Raj, Raj → Dana).
+  const names = new RegExp(`\\b(?:${[...renames.keys()].map(escapeRegExp).join('|')})\\b`, 'g');
+  const rename = (text: string): string => text.replace(names, (name) => renames.get(name)!);
   const renamed: MeetingScript = {
     ...script,
     speakers,
