@@ -175,7 +175,7 @@ async function realVoicesMixtureOracle(
   const vad = CONFIG_SECTIONS.vad.defaults;
   const regions = detectSpeech((await enhanceSpeech(audio, vad, uncontrolled())).audio, vad);
   const cut = cutBlocks(regions);
-  const blocks = await describeBlocks(audio, cut, uncontrolled());
+  const blocks = await describeBlocks(audio, cut, uncontrolled(), true);
   const ids = ['reader', 'cards'];
   const covering = (b: { start: number; end: number }) =>
     truth.filter((t) => Math.min(t.end, b.end) - Math.max(t.start, b.start) >= 0.5 * (b.end - b.start));

@@ -135,7 +135,7 @@ async function speakerBlocks(
 
   const cut = cutBlocks(speech);
   const windows = cutWindows(cut);
-  const blocks = await describeBlocks(audio, cut, control);
+  const blocks = await describeBlocks(audio, cut, control, true);
   control.progress(0.5);
 
   const fixed = settings.speaker_count;

@@ -117,7 +117,13 @@ function backgroundLevelDb(samples: Float32Array): number {
  * voice (above the background and within FRAME_DYNAMIC_RANGE_DB of the
  * loudest frame nearby) and log-F0 of its voiced pitch frames.
  */
-export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 'stats'>[], control: StageControl): Promise<Block[]> {
+export async function describeBlocks(
+  audio: PcmAudio,
+  cut: readonly Omit<Block, 'stats'>[],
+  control: StageControl,
+  /** Keep each block's frames' log mel energies (`Block.logMel`, 10 kB per second of speech): the diarizer's mixture model needs them. */
+  keepLogMel = false,
+): Promise<Block[]> {
   const mfcc = new MfccExtractor(audio.sampleRate);
   const down = decimateBy2(audio.samples);
   const background = backgroundLevelDb(audio.samples);
@@ -159,7 +165,7 @@ export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 
       for (; fi < frames.length && ((f0 + fi) * FRAME_HOP + FRAME / 2) / audio.sampleRate < block.end; fi++) {
         const fr = frames[fi]!;
         if (fr.energyDb < background || fr.energyDb < peak[fi]! - FRAME_DYNAMIC_RANGE_DB) continue;
-        mel.push(fr.logMel);
+        if (keepLogMel) mel.push(fr.logMel);
         st.n++;
         for (let i = 0; i < CEPSTRA; i++) {
           st.sum[i]! += fr.ceps[i]!;
@@ -171,9 +177,11 @@ export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 
         st.psum += pitch[pi]!.logHz;
         st.psq += pitch[pi]!.logHz ** 2;
       }
-      const logMel = new Float32Array(mel.length * MEL_FILTERS);
-      mel.forEach((m, k) => logMel.set(m, k * MEL_FILTERS));
-      blocks.push({ ...block, stats: st, logMel });
+      if (keepLogMel) {
+        const logMel = new Float32Array(mel.length * MEL_FILTERS);
+        mel.forEach((m, k) => logMel.set(m, k * MEL_FILTERS));
+        blocks.push({ ...block, stats: st, logMel });
+      } else blocks.push({ ...block, stats: st });
     }
     from = to;
   }
