@@ -21,6 +21,9 @@
  *   node bench/quality-diarizer.ts --real-voices                    two real people instead (below)
  *   node bench/quality-diarizer.ts --real-voices --real-overlap     the same two, talking over each other at times
  *   node bench/quality-diarizer.ts … --overlap-fraction 0           without second speakers in overlaps (decision 156's "before")
+ *   node bench/quality-diarizer.ts … --mixture-margin off           without the mixture detector of overlapped speech (decision 179's "before")
+ *   node bench/quality-diarizer.ts … --mixture-margin 0.4 [--mixture-scope everywhere]   the detector at that margin (and inside turns too)
+ *   node bench/quality-diarizer.ts --real-voices [--real-overlap] --mixture-oracle   the detector alone on the truth's speakers, per margin
  *   node bench/quality-diarizer.ts … --md-eval                      NIST md-eval.pl's DER beside ours (sctk; decision 113)
  *   node bench/quality-diarizer.ts --cells four-person-standup@clean --cast-seeds 1,2,3 --recast
  *                                                                  the script's named voices dropped: the seed casts everyone
@@ -33,7 +36,9 @@ import { basename, join } from 'node:path';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { assignSpeakers, diarize } from '../server/pipeline/diarize.ts';
-import type { OverlapOptions } from '../server/pipeline/diarize/overlap.ts';
+import type { SecondSpeakerOptions } from '../server/pipeline/diarize.ts';
+import { cutBlocks, describeBlocks } from '../server/pipeline/diarize/blocks.ts';
+import { mixtureOverlapSpans, type MixtureScope } from '../server/pipeline/diarize/mixture.ts';
 import { enhanceSpeech } from '../server/pipeline/enhance/front-end.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
@@ -85,7 +90,7 @@ async function diarizeAndScore(
   decoded: PcmAudio,
   truth: readonly DiarizationTurn[],
   clusteringThreshold: number,
-  overlap: OverlapOptions = {},
+  overlap: SecondSpeakerOptions = {},
 ) {
   const vad = CONFIG_SECTIONS.vad.defaults;
   const enhanced = (await enhanceSpeech(decoded, vad, uncontrolled())).audio;
@@ -117,8 +122,19 @@ export const REAL_OVERLAP_OFFSETS = [-0.5, 0.6, -0.8, 0.6, -0.3, 1.0] as const;
 export async function realVoicesCell(
   clusteringThreshold: number,
   overlapped = false,
-  overlap: OverlapOptions = {},
+  overlap: SecondSpeakerOptions = {},
 ): Promise<{ der: DiarizationErrorRate; der_single: number; found: number }> {
+  const { audio, truth } = realVoicesMeeting(overlapped);
+  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold, overlap);
+  return {
+    der,
+    der_single: diarizationErrorRate(truth, turns, { ignoreOverlap: true }).der,
+    found: new Set(turns.map((t) => t.speaker)).size,
+  };
+}
+
+/** The real-voices meeting of realVoicesCell: the signal and the truth's turns. */
+function realVoicesMeeting(overlapped: boolean): { audio: PcmAudio; truth: DiarizationTurn[] } {
   const readings = REAL_SPEECH_SETS['librivox']!();
   const cards = REAL_SPEECH_SETS['cards']!();
   const parts = readings.flatMap((u, i) => [{ speaker: 'reader', u }, ...(cards[i] ? [{ speaker: 'cards', u: cards[i] }] : [])]);
@@ -138,13 +154,55 @@ export async function realVoicesCell(
     for (let j = 0; j < c.length; j++) samples[starts[i]! + j]! += c[j]!;
     return { speaker: parts[i]!.speaker, start: starts[i]! / PIPELINE_SAMPLE_RATE, end: (starts[i]! + c.length) / PIPELINE_SAMPLE_RATE };
   });
-  const audio: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE };
-  const { turns, der } = await diarizeAndScore(audio, truth, clusteringThreshold, overlap);
-  return {
-    der,
-    der_single: diarizationErrorRate(truth, turns, { ignoreOverlap: true }).der,
-    found: new Set(turns.map((t) => t.speaker)).size,
-  };
+  return { audio: { sampleRate: PIPELINE_SAMPLE_RATE, samples, durationSeconds: samples.length / PIPELINE_SAMPLE_RATE }, truth };
+}
+
+/**
+ * The mixture detector alone on the real voices (decision 179), with the
+ * truth's speakers in place of the clustering's (which hears the overlapped
+ * real meeting as one speaker, decision 156): each block labelled with the
+ * speaker whose clip started first among those it lies in, the mixture
+ * models built from those labels, and every candidate block's gain compared
+ * with the truth (a block is overlapped when both speakers cover half of it).
+ * Per margin: overlapped blocks found, and single-speaker blocks taken as two.
+ */
+async function realVoicesMixtureOracle(
+  overlapped: boolean,
+  scope: MixtureScope,
+  margins: readonly number[],
+): Promise<{ margin: number; found: number; overlapped: number; false_alarms: number; single: number }[]> {
+  const { audio, truth } = realVoicesMeeting(overlapped);
+  const vad = CONFIG_SECTIONS.vad.defaults;
+  const regions = detectSpeech((await enhanceSpeech(audio, vad, uncontrolled())).audio, vad);
+  const cut = cutBlocks(regions);
+  const blocks = await describeBlocks(audio, cut, uncontrolled(), true);
+  const ids = ['reader', 'cards'];
+  const covering = (b: { start: number; end: number }) =>
+    truth.filter((t) => Math.min(t.end, b.end) - Math.max(t.start, b.start) >= 0.5 * (b.end - b.start));
+  const spoken = Int32Array.from(blocks, (b) => {
+    const first = covering(b).sort((x, y) => x.start - y.start)[0];
+    return first === undefined ? -1 : ids.indexOf(first.speaker);
+  });
+  const turns: { label: number; start: number; end: number }[] = [];
+  blocks.forEach((b, i) => {
+    const last = turns[turns.length - 1];
+    if (spoken[i]! < 0) return;
+    if (last !== undefined && last.label === spoken[i]) last.end = b.end;
+    else turns.push({ label: spoken[i]!, start: b.start, end: b.end });
+  });
+  const both = blocks.map((b) => covering(b).length >= 2);
+  return margins.map((margin) => {
+    const spans = mixtureOverlapSpans(blocks, spoken, turns, { margin, scope });
+    const flagged = blocks.map((b) => spans.some((s) => s.start <= b.start + 1e-6 && b.end <= s.end + 1e-6));
+    const judged = (want: boolean) => blocks.filter((_, i) => spoken[i]! >= 0 && both[i] === want);
+    return {
+      margin,
+      found: blocks.filter((_, i) => spoken[i]! >= 0 && both[i] && flagged[i]).length,
+      overlapped: judged(true).length,
+      false_alarms: blocks.filter((_, i) => spoken[i]! >= 0 && !both[i] && flagged[i]).length,
+      single: judged(false).length,
+    };
+  });
 }
 
 export async function diarizerCell(
@@ -153,7 +211,7 @@ export async function diarizerCell(
   clusteringThreshold: number,
   speakerVoices: readonly string[] | null = null,
   cast: { castSeed?: number; dynamics?: DynamicsProfileName; recast?: boolean } = {},
-  overlap: OverlapOptions = {},
+  overlap: SecondSpeakerOptions = {},
   sctk: SctkTools | null = null,
 ): Promise<DiarizerCell> {
   const [scriptName = '', scene = 'clean', voiceSet = 'natural'] = cell.split('@');
@@ -213,17 +271,35 @@ async function main(): Promise<void> {
       'real-overlap': { type: 'boolean' },
       'overlap-fraction': { type: 'string' },
       'md-eval': { type: 'boolean' },
+      'mixture-margin': { type: 'string' },
+      'mixture-scope': { type: 'string' },
+      'mixture-oracle': { type: 'boolean' },
     },
-    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices [--real-overlap]] [--overlap-fraction X] [--md-eval]',
+    'node bench/quality-diarizer.ts [--cells CELL,CELL] [--threshold X] [--speaker-voices V,V] [--cast-seeds N,N] [--dynamics tidy|natural] [--recast] [--real-voices [--real-overlap]] [--overlap-fraction X] [--mixture-margin X|off] [--mixture-scope changes|everywhere] [--mixture-oracle] [--md-eval]',
   );
   const threshold = values.threshold === undefined ? CONFIG_SECTIONS.diarization.defaults.clustering_threshold : Number(values.threshold);
-  const overlap: OverlapOptions = {};
+  const overlap: SecondSpeakerOptions = {};
+  const scopeFlag = values['mixture-scope'] ?? 'changes';
+  if (scopeFlag !== 'changes' && scopeFlag !== 'everywhere') throw new FlagError('--mixture-scope: changes or everywhere');
+  const scope: MixtureScope = scopeFlag;
+  if (values['mixture-margin'] !== undefined) {
+    const margin = values['mixture-margin'] === 'off' ? null : Number(values['mixture-margin']);
+    if (margin !== null && !Number.isFinite(margin)) throw new FlagError('--mixture-margin: a number (per-frame log-likelihood) or off');
+    overlap.mixture = { margin, scope };
+  }
   if (values['overlap-fraction'] !== undefined) {
     overlap.marginFraction = Number(values['overlap-fraction']);
     if (!(overlap.marginFraction >= 0)) throw new FlagError('--overlap-fraction: a number ≥ 0 (0: no second speakers)');
   }
   if (values['real-voices'] === true) {
     const overlapped = values['real-overlap'] === true;
+    if (values['mixture-oracle'] === true) {
+      for (const r of await realVoicesMixtureOracle(overlapped, scope, [-1, -0.5, -0.25, 0, 0.1, 0.2, 0.4, 0.6, 1]))
+        console.log(
+          `real voices${overlapped ? ', overlapped' : ''}, truth's speakers, mixture margin ${r.margin}: overlapped blocks found ${r.found}/${r.overlapped}, single-speaker blocks taken as two ${r.false_alarms}/${r.single}`,
+        );
+      return;
+    }
     const { der, der_single, found } = await realVoicesCell(threshold, overlapped, overlap);
     console.log(
       `real voices (LibriVox reader, cards reader${overlapped ? ', overlapped' : ''}) DER ${pc(der.der)} (missed ${pc(der.missed_rate)}, false alarm ${pc(der.false_alarm_rate)}, confusion ${pc(der.confusion_rate)}; one speaker ${pc(der_single)})  speakers ${found}/2`,

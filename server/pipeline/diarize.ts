@@ -34,25 +34,37 @@
  *      as well as its own: two voices at once, an overlap long enough to
  *      pass for a speaker (decision 156). Then speakers are named S1, S2, …
  *      by first appearance.
- *   5. Where two voices are heard at once near a change of speaker, the
- *      speaker across the change is given too, as a turn marked `overlap`
- *      (diarize/overlap.ts). Off by default: measured, it did not help
- *      (decision 156).
+ *   5. Where two voices are heard at once at a change of speaker, the
+ *      speaker across the change is given too, as a turn marked `overlap`:
+ *      a block that a model of the two voices' mixture (their frames' mel
+ *      energies added, from the meeting's own turns) explains better than
+ *      either voice alone by the clustering's bar (diarize/mixture.ts,
+ *      decision 179). An earlier detector, a small likelihood margin between
+ *      the single voices' models (diarize/overlap.ts), stays off: measured,
+ *      it did not help (decision 156).
  * This file runs the steps and turns labels into turns; the steps live in
  * diarize/: blocks.ts (step 1 and the window features), features.ts (MFCC,
  * pitch, frame statistics), clustering.ts (steps 2 and 3), likelihood.ts
  * (the split score and the Gaussians), resegment.ts (the Viterbi pass),
- * overlap.ts (step 5).
+ * mixture.ts and gmm.ts (step 5), overlap.ts (step 5's earlier detector).
  * Decisions: docs/decisions/034-diarization-likelihood-merging.md (this
  * method), 092-diarization-pitchless-splits.md (the higher bar after the
  * resegmentation), 136-diarization-on-every-cast.md (the test on the turns),
  * 156-diarization-overlapped-speech-measured.md (mixed speakers, step 5),
+ * 179-diarization-overlap-mixture-model.md (step 5's mixture model),
  * 010-decode-vad-diarization.md (the first one).
  */
 import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageControl } from './types.ts';
 import { cutBlocks, cutWindows, describeBlocks, type Block } from './diarize/blocks.ts';
 import { clusterBlocks, indistinctPair, mixedSpeaker } from './diarize/clustering.ts';
+import { mixtureOverlapSpans, type MixtureOptions } from './diarize/mixture.ts';
 import { overlapSpans, type OverlapOptions } from './diarize/overlap.ts';
+
+/** Step 5's two detectors of a second speaker: the likelihood margin (decision 156, off) and the mixture model (decision 179). */
+export interface SecondSpeakerOptions extends OverlapOptions {
+  /** The mixture detector's margin (null: off); unless given, the clustering's bar (requiredSplitScore). */
+  mixture?: MixtureOptions;
+}
 
 export { fft, MfccExtractor, yinPitch } from './diarize/features.ts';
 
@@ -79,7 +91,7 @@ export async function diarize(
   regions: readonly SpeechRegion[],
   settings: DiarizationSettings,
   control: StageControl,
-  overlap: OverlapOptions = {},
+  overlap: SecondSpeakerOptions = {},
 ): Promise<SpeakerTurn[]> {
   const duration = audio.samples.length / audio.sampleRate;
   if (!settings.enabled) return duration > 0 ? [{ speaker: 'S1', start: 0, end: round3(duration) }] : [];
@@ -87,8 +99,11 @@ export async function diarize(
   if (labelled === null) return [];
   const { blocks, labels } = labelled;
   const turns = labelledTurns(blocks, labels);
-  // Step 5: a second speaker where two voices are heard at once (decision 156).
-  const second = overlapSpans(blocks, blockLabels(blocks, turns), turns, overlap);
+  // Step 5: a second speaker where two voices are heard at once (decisions 156, 179).
+  const spoken = blockLabels(blocks, turns);
+  // The mixture must beat either voice alone by as much as two clusters must differ to be two voices (decision 179).
+  const mixture = overlap.mixture ?? { margin: requiredSplitScore(settings.clustering_threshold) };
+  const second = [...overlapSpans(blocks, spoken, turns, overlap), ...mixtureOverlapSpans(blocks, spoken, turns, mixture)];
   const named = namedTurns(turns, second);
   control.progress(1);
   return named;
@@ -120,7 +135,7 @@ async function speakerBlocks(
 
   const cut = cutBlocks(speech);
   const windows = cutWindows(cut);
-  const blocks = await describeBlocks(audio, cut, control);
+  const blocks = await describeBlocks(audio, cut, control, true);
   control.progress(0.5);
 
   const fixed = settings.speaker_count;

@@ -12,6 +12,7 @@ import {
   FRAME,
   FRAME_DYNAMIC_RANGE_DB,
   FRAME_HOP,
+  MEL_FILTERS,
   MfccExtractor,
   PITCH_FRAME,
   PITCH_HOP,
@@ -50,6 +51,12 @@ export interface Block {
   end: number;
   region: number;
   stats: FrameStats;
+  /**
+   * The log mel energies (MEL_FILTERS a frame, in order) of the frames the
+   * statistics hold: what the mixture model of overlapped speech is built
+   * from (diarize/mixture.ts). Absent on blocks made from statistics alone.
+   */
+  logMel?: Float32Array;
 }
 
 /** A run of consecutive blocks of one region: the unit the first clustering describes. */
@@ -110,7 +117,13 @@ function backgroundLevelDb(samples: Float32Array): number {
  * voice (above the background and within FRAME_DYNAMIC_RANGE_DB of the
  * loudest frame nearby) and log-F0 of its voiced pitch frames.
  */
-export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 'stats'>[], control: StageControl): Promise<Block[]> {
+export async function describeBlocks(
+  audio: PcmAudio,
+  cut: readonly Omit<Block, 'stats'>[],
+  control: StageControl,
+  /** Keep each block's frames' log mel energies (`Block.logMel`, 10 kB per second of speech): the diarizer's mixture model needs them. */
+  keepLogMel = false,
+): Promise<Block[]> {
   const mfcc = new MfccExtractor(audio.sampleRate);
   const down = decimateBy2(audio.samples);
   const background = backgroundLevelDb(audio.samples);
@@ -128,7 +141,7 @@ export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 
     const end = cut[to - 1]!.end;
     const f0 = Math.floor((start * audio.sampleRate) / FRAME_HOP);
     const f1 = Math.max(f0, Math.floor((end * audio.sampleRate - FRAME) / FRAME_HOP));
-    const frames: { ceps: Float64Array; energyDb: number }[] = [];
+    const frames: { ceps: Float64Array; energyDb: number; logMel: Float64Array }[] = [];
     for (let f = f0; f <= f1; f++) frames.push(mfcc.frame(audio.samples, f * FRAME_HOP));
     const reach = Math.round(LOCAL_PEAK_SECONDS * 100);
     const peak = slidingMax(
@@ -147,10 +160,12 @@ export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 
     for (let b = from; b < to; b++) {
       const block = cut[b]!;
       const st = emptyStats();
+      const mel: Float64Array[] = [];
       // A frame belongs to the block holding its centre.
       for (; fi < frames.length && ((f0 + fi) * FRAME_HOP + FRAME / 2) / audio.sampleRate < block.end; fi++) {
         const fr = frames[fi]!;
         if (fr.energyDb < background || fr.energyDb < peak[fi]! - FRAME_DYNAMIC_RANGE_DB) continue;
+        if (keepLogMel) mel.push(fr.logMel);
         st.n++;
         for (let i = 0; i < CEPSTRA; i++) {
           st.sum[i]! += fr.ceps[i]!;
@@ -162,7 +177,11 @@ export async function describeBlocks(audio: PcmAudio, cut: readonly Omit<Block, 
         st.psum += pitch[pi]!.logHz;
         st.psq += pitch[pi]!.logHz ** 2;
       }
-      blocks.push({ ...block, stats: st });
+      if (keepLogMel) {
+        const logMel = new Float32Array(mel.length * MEL_FILTERS);
+        mel.forEach((m, k) => logMel.set(m, k * MEL_FILTERS));
+        blocks.push({ ...block, stats: st, logMel });
+      } else blocks.push({ ...block, stats: st });
     }
     from = to;
   }

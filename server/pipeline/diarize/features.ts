@@ -9,7 +9,7 @@ import { Fft } from '../../../common/audio/fft.ts';
 export const FRAME = 400; // 25 ms at 16 kHz
 export const FRAME_HOP = 160; // 10 ms
 const FFT_SIZE = 512;
-const MEL_FILTERS = 26;
+export const MEL_FILTERS = 26;
 export const CEPSTRA = 12; // c1…c12; c0 (loudness) says little about who speaks
 const PRE_EMPHASIS = 0.97;
 /** Frames more than this far below the window's loudest frame are pauses between words and are left out. */
@@ -44,11 +44,34 @@ export function addStats(into: FrameStats, from: FrameStats): void {
   for (let i = 0; i < into.outer.length; i++) into.outer[i]! += from.outer[i]!;
 }
 
+/** DCT-II rows for c1…c12 over the MEL_FILTERS log energies (CEPSTRA × MEL_FILTERS). */
+const DCT = (() => {
+  const dct = new Float64Array(CEPSTRA * MEL_FILTERS);
+  for (let c = 0; c < CEPSTRA; c++) {
+    for (let m = 0; m < MEL_FILTERS; m++) dct[c * MEL_FILTERS + m] = Math.cos((Math.PI * (c + 1) * (m + 0.5)) / MEL_FILTERS) * Math.sqrt(2 / MEL_FILTERS);
+  }
+  return dct;
+})();
+
+/**
+ * The cepstra c1…c12 of a frame's MEL_FILTERS log mel energies, read from
+ * `logMel` at `offset`: what MfccExtractor.frame gives from the same energies
+ * (the mixture model of overlapped speech sums two frames' energies first).
+ */
+export function melCepstra(logMel: ArrayLike<number>, offset = 0): Float64Array {
+  const ceps = new Float64Array(CEPSTRA);
+  for (let c = 0; c < CEPSTRA; c++) {
+    let acc = 0;
+    for (let m = 0; m < MEL_FILTERS; m++) acc += DCT[c * MEL_FILTERS + m]! * logMel[offset + m]!;
+    ceps[c] = acc;
+  }
+  return ceps;
+}
+
 /** MFCCs of single frames: pre-emphasis, Hamming, |FFT|², mel filterbank, log, DCT-II. */
 export class MfccExtractor {
   readonly #window: Float64Array;
   readonly #filters: { from: number; weights: Float64Array }[];
-  readonly #dct: Float64Array; // CEPSTRA × MEL_FILTERS, rows for c1…c12
   readonly #re = new Float64Array(FFT_SIZE);
   readonly #im = new Float64Array(FFT_SIZE);
   readonly #mel = new Float64Array(MEL_FILTERS);
@@ -57,16 +80,10 @@ export class MfccExtractor {
     this.#window = new Float64Array(FRAME);
     for (let i = 0; i < FRAME; i++) this.#window[i] = 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1));
     this.#filters = melFilterbank(MEL_FILTERS, FFT_SIZE, sampleRate, 60, Math.min(7600, sampleRate / 2));
-    this.#dct = new Float64Array(CEPSTRA * MEL_FILTERS);
-    for (let c = 0; c < CEPSTRA; c++) {
-      for (let m = 0; m < MEL_FILTERS; m++) {
-        this.#dct[c * MEL_FILTERS + m] = Math.cos((Math.PI * (c + 1) * (m + 0.5)) / MEL_FILTERS) * Math.sqrt(2 / MEL_FILTERS);
-      }
-    }
   }
 
-  /** The frame of FRAME samples starting at `at` (zeros past the end). */
-  frame(samples: Float32Array, at: number): { ceps: Float64Array; energyDb: number } {
+  /** The frame of FRAME samples starting at `at` (zeros past the end): cepstra, level, and its log mel energies (a copy). */
+  frame(samples: Float32Array, at: number): { ceps: Float64Array; energyDb: number; logMel: Float64Array } {
     const re = this.#re;
     const im = this.#im;
     re.fill(0);
@@ -90,13 +107,7 @@ export class MfccExtractor {
       }
       mel[m] = Math.log(acc + 1e-10);
     }
-    const ceps = new Float64Array(CEPSTRA);
-    for (let c = 0; c < CEPSTRA; c++) {
-      let acc = 0;
-      for (let m = 0; m < MEL_FILTERS; m++) acc += this.#dct[c * MEL_FILTERS + m]! * mel[m]!;
-      ceps[c] = acc;
-    }
-    return { ceps, energyDb: 10 * Math.log10(energy / FRAME + 1e-12) };
+    return { ceps: melCepstra(mel), energyDb: 10 * Math.log10(energy / FRAME + 1e-12), logMel: mel.slice() };
   }
 }
 
