@@ -282,6 +282,8 @@ async function main(): Promise<void> {
   const scopeFlag = values['mixture-scope'] ?? 'changes';
   if (scopeFlag !== 'changes' && scopeFlag !== 'everywhere') throw new FlagError('--mixture-scope: changes or everywhere');
   const scope: MixtureScope = scopeFlag;
+  // The detector runs here by default at the clustering's bar, though the gateway leaves it off (decision 183).
+  overlap.mixture = { scope };
   if (values['mixture-margin'] !== undefined) {
     const margin = values['mixture-margin'] === 'off' ? null : Number(values['mixture-margin']);
     if (margin !== null && !Number.isFinite(margin)) throw new FlagError('--mixture-margin: a number (per-frame log-likelihood) or off');

@@ -39,7 +39,8 @@
  *      a block that a model of the two voices' mixture (their frames' mel
  *      energies added, from the meeting's own turns) explains better than
  *      either voice alone by the clustering's bar (diarize/mixture.ts,
- *      decision 179). An earlier detector, a small likelihood margin between
+ *      decision 179). Run only when asked (the diarizer benchmark): no
+ *      output of the gateway carries second speakers (decision 183). An earlier detector, a small likelihood margin between
  *      the single voices' models (diarize/overlap.ts), stays off: measured,
  *      it did not help (decision 156).
  * This file runs the steps and turns labels into turns; the steps live in
@@ -62,8 +63,12 @@ import { overlapSpans, type OverlapOptions } from './diarize/overlap.ts';
 
 /** Step 5's two detectors of a second speaker: the likelihood margin (decision 156, off) and the mixture model (decision 179). */
 export interface SecondSpeakerOptions extends OverlapOptions {
-  /** The mixture detector's margin (null: off); unless given, the clustering's bar (requiredSplitScore). */
-  mixture?: MixtureOptions;
+  /**
+   * The mixture detector (decision 179). Absent: not run, as in the gateway,
+   * where nothing reads second speakers (decision 183). Given without a
+   * margin: the clustering's bar (requiredSplitScore); a null margin: off.
+   */
+  mixture?: Omit<MixtureOptions, 'margin'> & { margin?: number | null };
 }
 
 export { fft, MfccExtractor, yinPitch } from './diarize/features.ts';
@@ -95,14 +100,18 @@ export async function diarize(
 ): Promise<SpeakerTurn[]> {
   const duration = audio.samples.length / audio.sampleRate;
   if (!settings.enabled) return duration > 0 ? [{ speaker: 'S1', start: 0, end: round3(duration) }] : [];
-  const labelled = await speakerBlocks(audio, regions, settings, control);
+  // The mixture must beat either voice alone by as much as two clusters must differ to be two voices (decision 179).
+  const mixture: MixtureOptions =
+    overlap.mixture === undefined
+      ? { margin: null }
+      : { ...overlap.mixture, margin: overlap.mixture.margin === undefined ? requiredSplitScore(settings.clustering_threshold) : overlap.mixture.margin };
+  // Frames' mel energies are kept only for the mixture step (about 10 kB per second of speech).
+  const labelled = await speakerBlocks(audio, regions, settings, control, mixture.margin !== null);
   if (labelled === null) return [];
   const { blocks, labels } = labelled;
   const turns = labelledTurns(blocks, labels);
   // Step 5: a second speaker where two voices are heard at once (decisions 156, 179).
   const spoken = blockLabels(blocks, turns);
-  // The mixture must beat either voice alone by as much as two clusters must differ to be two voices (decision 179).
-  const mixture = overlap.mixture ?? { margin: requiredSplitScore(settings.clustering_threshold) };
   const second = [...overlapSpans(blocks, spoken, turns, overlap), ...mixtureOverlapSpans(blocks, spoken, turns, mixture)];
   const named = namedTurns(turns, second);
   control.progress(1);
@@ -118,6 +127,7 @@ async function speakerBlocks(
   regions: readonly SpeechRegion[],
   settings: DiarizationSettings,
   control: StageControl,
+  keepLogMel: boolean,
 ): Promise<{ blocks: Block[]; labels: Int32Array } | null> {
   const duration = audio.samples.length / audio.sampleRate;
   // Inside the recording, in order, overlaps joined (the VAD gives them so; other callers may not).
@@ -135,7 +145,7 @@ async function speakerBlocks(
 
   const cut = cutBlocks(speech);
   const windows = cutWindows(cut);
-  const blocks = await describeBlocks(audio, cut, control, true);
+  const blocks = await describeBlocks(audio, cut, control, keepLogMel);
   control.progress(0.5);
 
   const fixed = settings.speaker_count;
