@@ -1,33 +1,44 @@
 /**
- * What speaker identification costs beside the diarizer (decision 148): on
- * one rendered meeting (a WAV and its truth file beside it, as
- * `node simulator/cli.ts render` writes them), the time of the diarizer and
- * of the identification stage's analysis (every speaker's voice statistics,
- * one pass over their turns), each the median of --rounds runs.
+ * What speaker identification costs beside the diarizer (decisions 148,
+ * 171): on one rendered meeting (a WAV, as `node simulator/cli.ts render`
+ * writes it), each the median of --rounds runs, wall and CPU time of
+ *
+ *   - the diarizer, which measures every speaker's voice statistics as it
+ *     clusters (diarizeWithVoices) and hands them to the identification stage;
+ *   - the analysis the stage falls back to when they are not handed through
+ *     (voiceStatsBySpeaker: every speaker's turns read again, one pass);
+ *
+ * and, per speaker, how far the two sets of statistics are apart: voice
+ * frames counted each way and the comparison score between them
+ * (voiceprint.ts voiceScore; about 0 for one voice, the bar is SCORE_AT_BAR).
  *
  *   node simulator/cli.ts render three-person-design-review --out <dir>/meeting.wav
  *   node bench/voiceprint-cost.ts --wav <dir>/meeting.wav [--rounds 3]
  */
-import { readFileSync } from 'node:fs';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
 import { AudioDecoder } from '../server/pipeline/decode.ts';
-import { diarize } from '../server/pipeline/diarize.ts';
+import { diarizeWithVoices, type Diarization } from '../server/pipeline/diarize.ts';
 import { uncontrolled } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
-import { voiceStatsBySpeaker } from '../server/pipeline/voiceprint.ts';
-import { truthPathFor, type MeetingTruth } from '../simulator/synth/render-script.ts';
+import { SCORE_AT_BAR, voiceScore, voiceStatsBySpeaker } from '../server/pipeline/voiceprint.ts';
 import { FlagError, median, readFlags, runCli } from './lib.ts';
 
 const USAGE = 'node bench/voiceprint-cost.ts --wav <rendered meeting.wav> [--rounds 3]';
 
-async function timed(run: () => Promise<unknown>, rounds: number): Promise<number> {
-  const ms: number[] = [];
+/** Median wall and CPU (this process, all threads) milliseconds of `rounds` runs, and the last result. */
+async function timed<T>(run: () => Promise<T>, rounds: number): Promise<{ wallMs: number; cpuMs: number; result: T }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let result: T | undefined;
   for (let i = 0; i < rounds; i++) {
     const t = performance.now();
-    await run();
-    ms.push(performance.now() - t);
+    const c = process.cpuUsage();
+    result = await run();
+    const used = process.cpuUsage(c);
+    wall.push(performance.now() - t);
+    cpu.push((used.user + used.system) / 1000);
   }
-  return median(ms) ?? 0;
+  return { wallMs: median(wall) ?? 0, cpuMs: median(cpu) ?? 0, result: result as T };
 }
 
 async function main(): Promise<void> {
@@ -35,14 +46,30 @@ async function main(): Promise<void> {
   if (values.wav === undefined) throw new FlagError(`--wav is needed; use ${USAGE}`);
   const rounds = Math.max(1, Number(values.rounds ?? 3));
   const audio = await new AudioDecoder().decode(values.wav, 'wav', uncontrolled());
-  const truth = JSON.parse(readFileSync(truthPathFor(values.wav), 'utf8')) as MeetingTruth;
   const regions = detectSpeech(audio, CONFIG_SECTIONS.vad.defaults);
-  const diarizer = await timed(() => diarize(audio, regions, CONFIG_SECTIONS.diarization.defaults, uncontrolled()), rounds);
-  const identification = await timed(() => voiceStatsBySpeaker(audio, truth.turns, uncontrolled()), rounds);
-  process.stdout.write(
-    `audio ${audio.durationSeconds.toFixed(1)} s: diarizer ${diarizer.toFixed(0)} ms, identification's voice statistics ${identification.toFixed(0)} ms ` +
-      `(${((100 * identification) / (1000 * audio.durationSeconds)).toFixed(1)} % of the audio's duration)\n`,
+  const diarizer = await timed<Diarization>(
+    () => diarizeWithVoices(audio, regions, CONFIG_SECTIONS.diarization.defaults, uncontrolled()),
+    rounds,
   );
+  // What the stage reads when nothing is handed through: each speaker's stretches (here the diarizer's own turns).
+  const stretches = diarizer.result.turns.filter((t) => t.overlap !== true);
+  const again = await timed(() => voiceStatsBySpeaker(audio, stretches, uncontrolled()), rounds);
+  const seconds = audio.durationSeconds;
+  const share = (ms: number) => `${((100 * ms) / (1000 * seconds)).toFixed(1)} % of the audio's duration`;
+  const lines = [
+    `audio ${seconds.toFixed(1)} s, median of ${rounds}`,
+    `diarizer, voice statistics included: ${diarizer.wallMs.toFixed(0)} ms wall, ${diarizer.cpuMs.toFixed(0)} ms CPU (${share(diarizer.cpuMs)})`,
+    `identification's own analysis when nothing is handed through: ${again.wallMs.toFixed(0)} ms wall, ${again.cpuMs.toFixed(0)} ms CPU (${share(again.cpuMs)})`,
+  ];
+  for (const [key, handed] of Object.entries(diarizer.result.voices ?? {})) {
+    const measured = again.result.get(key);
+    if (measured === undefined) continue;
+    lines.push(
+      `  ${key}: ${handed.n} voice frames handed through, ${measured.n} measured again; score between them ` +
+        `${voiceScore(handed, measured).toFixed(3)} (bar ${SCORE_AT_BAR})`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await runCli(main);
