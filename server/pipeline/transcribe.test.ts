@@ -15,6 +15,7 @@ import {
   TRANSCRIPTION_END,
   TRANSCRIPTION_STAGES,
   type TranscriptionParts,
+  type TranscriptionRequest,
   type TranscriptionSettings,
   type TranscriptionStage,
 } from './transcribe.ts';
@@ -357,7 +358,7 @@ test('a recognizer failure stops the diarizer before the error is reported; a ca
 test("the diarizer's voice statistics go through to the stages only when they read the audio it measured", async () => {
   const voices = { S1: emptyStats() };
   const diarize = () => Promise.resolve({ turns: [{ speaker: 'S1', start: 0, end: 1 }], voices });
-  const request = { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() };
+  const request: TranscriptionRequest = { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() };
   const same = await transcribe(
     parts({ diarize, enhance: (audio) => Promise.resolve(audio) }).parts,
     request,
