@@ -11,6 +11,10 @@
  * and, per speaker, how far the two sets of statistics are apart: voice
  * frames counted each way and the comparison score between them
  * (voiceprint.ts voiceScore; about 0 for one voice, the bar is SCORE_AT_BAR).
+ * Then the identification stage itself (identify-speakers.ts), every
+ * speaker enrolled from its own statistics, on a transcription whose
+ * segments are the diarizer's turns: with the statistics handed through and
+ * without them (the stage measures the audio again).
  *
  *   node simulator/cli.ts render three-person-design-review --out <dir>/meeting.wav
  *   node bench/voiceprint-cost.ts --wav <dir>/meeting.wav [--rounds 3]
@@ -20,7 +24,9 @@ import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { diarizeWithVoices, type Diarization } from '../server/pipeline/diarize.ts';
 import { uncontrolled } from '../server/pipeline/types.ts';
 import { detectSpeech } from '../server/pipeline/vad.ts';
-import { SCORE_AT_BAR, voiceScore, voiceStatsBySpeaker } from '../server/pipeline/voiceprint.ts';
+import { identifySpeakers } from '../server/pipeline/identify-speakers.ts';
+import type { Transcription, TranscriptionSettings } from '../server/pipeline/transcribe.ts';
+import { SCORE_AT_BAR, toVoiceprint, voiceScore, voiceStatsBySpeaker } from '../server/pipeline/voiceprint.ts';
 import { FlagError, median, readFlags, runCli } from './lib.ts';
 
 const USAGE = 'node bench/voiceprint-cost.ts --wav <rendered meeting.wav> [--rounds 3]';
@@ -69,7 +75,30 @@ async function main(): Promise<void> {
         `${voiceScore(handed, measured).toFixed(3)} (bar ${SCORE_AT_BAR})`,
     );
   }
+  const stage = await stageCost(audio, diarizer.result, rounds);
+  lines.push(
+    `identification stage, statistics handed through: ${stage.handed.wallMs.toFixed(1)} ms wall, ${stage.handed.cpuMs.toFixed(1)} ms CPU; ` +
+      `measuring again: ${stage.again.wallMs.toFixed(0)} ms wall, ${stage.again.cpuMs.toFixed(0)} ms CPU ` +
+      `(names ${JSON.stringify(stage.handed.result)} and ${JSON.stringify(stage.again.result)})`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The stage's own time, every speaker enrolled from the diarizer's statistics of them, with and without them handed through. */
+async function stageCost(audio: Transcription['audio'], diarization: Diarization, rounds: number) {
+  const voices = diarization.voices ?? {};
+  const segments = diarization.turns
+    .filter((t) => t.overlap !== true)
+    .map((t) => ({ speaker: t.speaker, start: t.start, end: t.end, text: '', words: [] }));
+  const transcription: Transcription = { audio, speechFound: true, words: [], speakers: [], segments, voices };
+  const people = Object.entries(voices).map(([key, stats]) => ({ name: `person ${key}`, print: toVoiceprint(stats) }));
+  // The stage reads nothing of the settings but this section.
+  const settings = {
+    speakerIdentification: { enabled: true, matchThreshold: 0.75, voiceprints: () => people },
+  } as unknown as TranscriptionSettings;
+  const run = (t: Transcription) => async () => (await identifySpeakers.run(t, uncontrolled(), settings)).speakerNames ?? {};
+  const { voices: _dropped, ...without } = transcription;
+  return { handed: await timed(run(transcription), rounds), again: await timed(run(without), rounds) };
 }
 
 await runCli(main);
