@@ -19,7 +19,11 @@
  *    (targets ≥ 95 % clean, ≥ 85 % office), the share of never-enrolled
  *    people's clusters given someone's name (≤ 2 %), and the time to
  *    transcript (upload → job succeeded) with identification on against
- *    off (≤ 5 % more; meaningful on an idle machine only).
+ *    off (≤ 5 % more; meaningful on an idle machine only), with beside it
+ *    the gateway child's CPU seconds per import (/proc/<pid>/stat, with and
+ *    without its recognizer and decoder processes), on against off, and
+ *    the share identification adds to an import's CPU (identificationCpuShare):
+ *    a figure a loaded machine barely moves.
  *
  * A gateway without an identification stage names nobody: the bench then
  * reports 0 % named and its targets unmet, it does not fail.
@@ -42,7 +46,18 @@ import type { MeetingTruth } from '../simulator/synth/render-script.ts';
 import { speakerTurns, truthTokens } from '../simulator/truth-formats/truth-formats.ts';
 import { gatewayApi as api, startGatewayChild, startImport, waitForJobEnd, type GatewayChild } from './gateway-child.ts';
 import { clusterPeople, judgeClusters, shares, type ClusterVerdict, type IdentificationShares } from './identification-score.ts';
-import { FlagError, fmt, formatRows, machine, round, target, type BenchReport, type BenchRunOptions, type Target } from './lib.ts';
+import {
+  FlagError,
+  fmt,
+  formatRows,
+  machine,
+  processCpuSeconds,
+  round,
+  target,
+  type BenchReport,
+  type BenchRunOptions,
+  type Target,
+} from './lib.ts';
 
 /**
  * One meeting: a script (or "qmsum:<excerpt>", a vendored QMSum excerpt in
@@ -95,6 +110,10 @@ interface TranscriptDto {
 interface Imported {
   meetingId: string;
   seconds: number;
+  /** CPU seconds of the gateway process (its threads: event loop, pipeline workers) during the import. */
+  cpuGateway: number | null;
+  /** The same with the child processes it waited for (recognizer, decoder): the import's whole CPU. */
+  cpuAll: number | null;
   transcript: TranscriptDto;
 }
 
@@ -102,6 +121,10 @@ interface MeetingResult extends MeetingSpec {
   audio_seconds: number;
   seconds_off: number;
   seconds_on: number;
+  cpu_gateway_off: number | null;
+  cpu_gateway_on: number | null;
+  cpu_all_off: number | null;
+  cpu_all_on: number | null;
   clusters: ClusterVerdict[];
   shares: IdentificationShares;
 }
@@ -129,14 +152,28 @@ async function render(spec: MeetingSpec, work: string): Promise<Rendered> {
 }
 
 async function importWav(gw: GatewayChild, wav: string, name: string): Promise<Imported> {
+  const bytes = readFileSync(wav);
+  const cpuBefore = cpuOf(gw);
   const started = performance.now();
-  const jobId = await startImport(gw, readFileSync(wav), name, 120_000);
+  const jobId = await startImport(gw, bytes, name, 120_000);
   const job = await waitForJobEnd(gw, jobId, { startedMs: started, timeoutS: JOB_TIMEOUT_S, intervalMs: 200 });
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuOf(gw);
   if (job.state !== 'succeeded' || job.meeting_id === null)
     throw new Error(`the import of ${name} ended ${job.state}: ${job.error ?? 'no error'}`);
   const transcript = await api<TranscriptDto>(gw, 'GET', `/v1/meetings/${job.meeting_id}/transcript`);
-  return { meetingId: job.meeting_id, seconds, transcript };
+  const spent = (k: 'gateway' | 'all'): number | null =>
+    cpuBefore[k] === null || cpuAfter[k] === null ? null : round(cpuAfter[k] - cpuBefore[k], 2);
+  return { meetingId: job.meeting_id, seconds, cpuGateway: spent('gateway'), cpuAll: spent('all'), transcript };
+}
+
+/**
+ * The gateway child's CPU seconds so far (/proc/<pid>/stat): its own, and
+ * with the children it waited for. Unlike wall time, a loaded machine
+ * barely moves them: the figure the time target is checked on there.
+ */
+function cpuOf(gw: GatewayChild): { gateway: number | null; all: number | null } {
+  return { gateway: processCpuSeconds(gw.pid), all: processCpuSeconds(gw.pid, { withChildren: true }) };
 }
 
 /**
@@ -222,14 +259,39 @@ async function identify(
     audio_seconds: truth.duration,
     seconds_off: round(runs.off!.seconds, 2),
     seconds_on: round(on.seconds, 2),
+    cpu_gateway_off: runs.off!.cpuGateway,
+    cpu_gateway_on: on.cpuGateway,
+    cpu_all_off: runs.off!.cpuAll,
+    cpu_all_on: on.cpuAll,
     clusters,
     shares: shares(clusters),
   };
   log(
     `identification ${spec.script} (${spec.people}) @${spec.scene}: ${clusters.map((c) => `${c.cluster}=${c.person ?? '–'}→${c.name ?? '–'}`).join(' ')}; ` +
-      `${result.seconds_off} s off, ${result.seconds_on} s on`,
+      `${result.seconds_off} s off, ${result.seconds_on} s on; CPU gateway ${result.cpu_gateway_off} s off, ${result.cpu_gateway_on} s on, ` +
+      `with its children ${result.cpu_all_off} s off, ${result.cpu_all_on} s on`,
   );
   return result;
+}
+
+/**
+ * What identification adds to an import's CPU, as a share of the import's
+ * whole CPU with it off: the gateway process's own CPU on minus off, over
+ * the gateway's and its children's CPU off. The stage runs in the gateway
+ * process (identify-speakers.ts, on the event loop), so its cost is all in
+ * the first difference; the recognizer's processes, which it does not
+ * touch, move by several per cent between two identical imports on a loaded
+ * machine and are left out of the difference.
+ */
+function identificationCpuShare(results: readonly MeetingResult[]): number | null {
+  let added = 0;
+  let whole = 0;
+  for (const r of results) {
+    if (r.cpu_gateway_on === null || r.cpu_gateway_off === null || r.cpu_all_off === null) return null;
+    added += r.cpu_gateway_on - r.cpu_gateway_off;
+    whole += r.cpu_all_off;
+  }
+  return whole > 0 ? round(added / whole, 4) : null;
 }
 
 /** Pooled shares of the meetings of one scene (every cluster counted once). */
@@ -274,9 +336,17 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
   const all = pooled(results);
   const sum = (k: 'seconds_on' | 'seconds_off'): number => results.reduce((s, r) => s + r[k], 0);
   const timeRatio = sum('seconds_off') > 0 ? round(sum('seconds_on') / sum('seconds_off'), 3) : null;
+  const cpuRatio = (on: 'cpu_all_on' | 'cpu_gateway_on', off: 'cpu_all_off' | 'cpu_gateway_off'): number | null => {
+    if (results.some((r) => r[on] === null || r[off] === null)) return null;
+    const total = (k: typeof on | typeof off) => results.reduce((s, r) => s + r[k]!, 0);
+    return total(off) > 0 ? round(total(on) / total(off), 3) : null;
+  };
+  const cpuAllRatio = cpuRatio('cpu_all_on', 'cpu_all_off');
+  const cpuShare = identificationCpuShare(results);
   const targets: Record<string, Target> = {
     never_enrolled_named: target(all.never_enrolled_named, { max: 0.02 }),
     time_on_vs_off: target(timeRatio, { max: 1.05 }),
+    identification_cpu_share: target(cpuShare, { max: 0.05 }),
   };
   if (byScene['clean'] !== undefined) targets['named_correctly_clean'] = target(byScene['clean'].named_correctly, { min: 0.95 });
   if (byScene['office'] !== undefined) targets['named_correctly_office'] = target(byScene['office'].named_correctly, { min: 0.85 });
@@ -292,8 +362,18 @@ export async function run(opts: BenchRunOptions): Promise<BenchReport> {
       wall_seconds: round((performance.now() - started) / 1000, 1),
     },
     benchmarks: { meetings: results, by_scene: byScene, all, identified_any: all.named_any > 0 },
-    ratios: { time_on_vs_off: timeRatio },
-    baselines: { time_on_vs_off: 'time to transcript with the speaker-identification section off, the same meetings back to back' },
+    ratios: {
+      time_on_vs_off: timeRatio,
+      cpu_on_vs_off: cpuAllRatio,
+      cpu_gateway_on_vs_off: cpuRatio('cpu_gateway_on', 'cpu_gateway_off'),
+      identification_cpu_share: cpuShare,
+    },
+    baselines: {
+      time_on_vs_off: 'time to transcript with the speaker-identification section off, the same meetings back to back',
+      cpu_on_vs_off: "the gateway child's CPU seconds with its waited-for children (recognizer, decoder) per import, section off",
+      cpu_gateway_on_vs_off: "the gateway process's own CPU seconds (event loop and pipeline workers) per import, section off",
+      identification_cpu_share: "the import's whole CPU seconds (gateway and its children), section off",
+    },
     targets,
   };
 }
@@ -305,7 +385,7 @@ function meetingsOf(report: BenchReport): MeetingResult[] {
 const pct = (v: number | null): string => (v === null ? '–' : `${fmt(v * 100, 1)} %`);
 
 export function table(report: BenchReport): string {
-  const rows = [['meeting', 'people', 'scene', 'named right', 'strangers named', 'off s', 'on s']];
+  const rows = [['meeting', 'people', 'scene', 'named right', 'strangers named', 'off s', 'on s', 'CPU off s', 'CPU on s']];
   for (const m of meetingsOf(report))
     rows.push([
       m.script,
@@ -315,6 +395,8 @@ export function table(report: BenchReport): string {
       `${pct(m.shares.never_enrolled_named)} of ${m.shares.never_enrolled_clusters}`,
       fmt(m.seconds_off, 1),
       fmt(m.seconds_on, 1),
+      fmt(m.cpu_all_off, 1),
+      fmt(m.cpu_all_on, 1),
     ]);
   const lines = Object.entries(report.targets).map(([k, t]) => `${k}: ${fmt(t.value, 3)} (${t.target}) ${t.met ? 'met' : 'NOT MET'}`);
   const none = report.benchmarks['identified_any'] === false ? '\nnothing was identified: no cluster of any meeting was given a name' : '';
@@ -328,12 +410,13 @@ export function markdown(report: BenchReport): string {
       'Targets: ≥ 95 % of enrolled people’s clusters named correctly in clean meetings, ≥ 85 % in office, ≤ 2 % of never-enrolled ' +
       'people’s clusters given a name, time to transcript on ≤ 1.05 × off.',
     '',
-    '| script | people | scene | named correctly | never enrolled, named | off (s) | on (s) |',
-    '|---|---|---|---:|---:|---:|---:|',
+    '| script | people | scene | named correctly | never enrolled, named | off (s) | on (s) | CPU off (s) | CPU on (s) |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|',
     ...meetingsOf(report).map(
       (m) =>
         `| ${m.script} | ${m.people} | ${m.scene} | ${pct(m.shares.named_correctly)} of ${m.shares.enrolled_clusters} | ` +
-        `${pct(m.shares.never_enrolled_named)} of ${m.shares.never_enrolled_clusters} | ${fmt(m.seconds_off, 1)} | ${fmt(m.seconds_on, 1)} |`,
+        `${pct(m.shares.never_enrolled_named)} of ${m.shares.never_enrolled_clusters} | ${fmt(m.seconds_off, 1)} | ${fmt(m.seconds_on, 1)} | ` +
+        `${fmt(m.cpu_all_off, 1)} | ${fmt(m.cpu_all_on, 1)} |`,
     ),
     '',
     ...Object.entries(report.targets).map(([k, t]) => `- ${k}: ${fmt(t.value, 3)} (${t.target}) ${t.met ? '✓' : '**✗**'}`),

@@ -214,7 +214,8 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const detection = detectionService(opts, { config, recording, devices });
   const models = new ModelCatalog({ pocketsphinxRoots: opts.pocketsphinxRoots ?? DEFAULT_POCKETSPHINX_ROOTS, customDir: paths.models });
   const importBudget = new ImportBudget(opts.importLimits ?? DEFAULT_IMPORT_LIMITS);
-  const workers = backgroundWorkers({ summaries, jobs, webhooks, recording, detection, devices, ownsDevices, media, jobsRepo, meetings });
+  // The transcription's parts give the workers the summaries, the meetings and the media store.
+  const workers = backgroundWorkers({ ...transcription, jobs, speakers, webhooks, recording, detection, devices, ownsDevices, jobsRepo });
 
   return {
     // Each feature's handlers get these and nothing else (features/<name>/handlers.ts declares them).
@@ -287,6 +288,7 @@ function detectionService(
 function backgroundWorkers(w: {
   summaries: SummaryService;
   jobs: JobsService;
+  speakers: SpeakersService;
   webhooks: WebhooksService;
   recording: RecordingService;
   detection: DetectionService;
@@ -302,6 +304,8 @@ function backgroundWorkers(w: {
     { name: 'summary operations', start: () => w.summaries.recover(), stop: () => w.summaries.stop() },
     // Settles interrupted jobs and runs the queued ones; their events precede webhook delivery's start.
     { name: 'import jobs', start: () => w.jobs.recover(), stop: () => w.jobs.stop() },
+    // Learns the voices a PUT speaker-labels names, one meeting at a time (decision 172); what waits is dropped at stop.
+    { name: 'speaker enrolment', start: () => w.speakers.start(), stop: () => w.speakers.stop() },
     // Undelivered events are dropped at stop, never replayed (decision 117: not on the run queue).
     { name: 'webhook delivery', start: () => w.webhooks.start(), stop: () => w.webhooks.stop() },
     // Devices made with these deps end with them, after the recorder that captures from them.

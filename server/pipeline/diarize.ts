@@ -59,6 +59,7 @@ import type { DiarizationSettings, PcmAudio, SpeakerTurn, SpeechRegion, StageCon
 import { cutBlocks, cutWindows, describeBlocks, type Block } from './diarize/blocks.ts';
 import { clusterBlocks, indistinctPair, mixedSpeaker } from './diarize/clustering.ts';
 import { mixtureOverlapSpans, type MixtureOptions } from './diarize/mixture.ts';
+import { addStats, emptyStats, type FrameStats } from './diarize/features.ts';
 import { overlapSpans, type OverlapOptions } from './diarize/overlap.ts';
 
 /** Step 5's two detectors of a second speaker: the likelihood margin (decision 156, off) and the mixture model (decision 179). */
@@ -98,8 +99,35 @@ export async function diarize(
   control: StageControl,
   overlap: SecondSpeakerOptions = {},
 ): Promise<SpeakerTurn[]> {
+  return (await diarizeWithVoices(audio, regions, settings, control, overlap)).turns;
+}
+
+/** The turns, and each speaker's voice statistics as the diarizer measured them (see diarizeWithVoices). */
+export interface Diarization {
+  turns: SpeakerTurn[];
+  /**
+   * By speaker key (S1, S2, … as in `turns`): the frame statistics of the
+   * blocks the speaker's own turns cover (step 4's partition, the one the
+   * last merge test compared), second speakers of overlaps left out. Absent
+   * when no clustering ran (diarization off, no speech).
+   */
+  voices?: Record<string, FrameStats>;
+}
+
+/**
+ * diarize(), with each speaker's voice statistics beside the turns: what the
+ * identification stage compares with voiceprints (identify-speakers.ts), so
+ * it need not analyse the audio a second time (decision 171).
+ */
+export async function diarizeWithVoices(
+  audio: PcmAudio,
+  regions: readonly SpeechRegion[],
+  settings: DiarizationSettings,
+  control: StageControl,
+  overlap: SecondSpeakerOptions = {},
+): Promise<Diarization> {
   const duration = audio.samples.length / audio.sampleRate;
-  if (!settings.enabled) return duration > 0 ? [{ speaker: 'S1', start: 0, end: round3(duration) }] : [];
+  if (!settings.enabled) return { turns: duration > 0 ? [{ speaker: 'S1', start: 0, end: round3(duration) }] : [] };
   // The mixture must beat either voice alone by as much as two clusters must differ to be two voices (decision 179).
   const mixture: MixtureOptions =
     overlap.mixture === undefined
@@ -107,15 +135,22 @@ export async function diarize(
       : { ...overlap.mixture, margin: overlap.mixture.margin === undefined ? requiredSplitScore(settings.clustering_threshold) : overlap.mixture.margin };
   // Frames' mel energies are kept only for the mixture step (about 10 kB per second of speech).
   const labelled = await speakerBlocks(audio, regions, settings, control, mixture.margin !== null);
-  if (labelled === null) return [];
+  if (labelled === null) return { turns: [] };
   const { blocks, labels } = labelled;
   const turns = labelledTurns(blocks, labels);
   // Step 5: a second speaker where two voices are heard at once (decisions 156, 179).
   const spoken = blockLabels(blocks, turns);
   const second = [...overlapSpans(blocks, spoken, turns, overlap), ...mixtureOverlapSpans(blocks, spoken, turns, mixture)];
   const named = namedTurns(turns, second);
+  const names = speakerNames(turns);
+  const voices: Record<string, FrameStats> = {};
+  for (const name of names.values()) voices[name] = emptyStats();
+  blocks.forEach((b, i) => {
+    const name = names.get(spoken[i]!);
+    if (name !== undefined) addStats(voices[name]!, b.stats);
+  });
   control.progress(1);
-  return named;
+  return { turns: named, voices };
 }
 
 /**
@@ -278,21 +313,21 @@ function labelledTurns(blocks: readonly Block[], labels: Int32Array): LabelledTu
  * speakers of overlapped speech (marked `overlap`), in time order with the rest.
  */
 function namedTurns(turns: readonly LabelledTurn[], second: readonly LabelledTurn[] = []): SpeakerTurn[] {
-  const names = new Map<number, string>();
-  const named: SpeakerTurn[] = turns.map((t) => {
-    let name = names.get(t.label);
-    if (name === undefined) {
-      name = `S${names.size + 1}`;
-      names.set(t.label, name);
-    }
-    return { speaker: name, start: round3(t.start), end: round3(t.end) };
-  });
+  const names = speakerNames(turns);
+  const named: SpeakerTurn[] = turns.map((t) => ({ speaker: names.get(t.label)!, start: round3(t.start), end: round3(t.end) }));
   if (second.length === 0) return named;
   const overlaps = second.flatMap((t) => {
     const speaker = names.get(t.label);
     return speaker === undefined ? [] : [{ speaker, start: round3(t.start), end: round3(t.end), overlap: true as const }];
   });
   return [...named, ...overlaps].sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** Each label's speaker key: S1, S2, … in order of first appearance in the turns. */
+function speakerNames(turns: readonly LabelledTurn[]): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const t of turns) if (!names.has(t.label)) names.set(t.label, `S${names.size + 1}`);
+  return names;
 }
 
 function mergeSameSpeaker<T extends { label: number; start: number; end: number }>(turns: T[]): T[] {

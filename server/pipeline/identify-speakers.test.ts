@@ -1,14 +1,15 @@
 /**
  * The identification stage's parts on their own: the one-to-one assignment
- * of names to speaker clusters, the similarity's scale, and the stage doing
- * nothing while the section is off or nobody is enrolled.
+ * of names to speaker clusters, the similarity's scale, the stage doing
+ * nothing while the section is off or nobody is enrolled, and the stage
+ * reading no audio when the diarizer handed its statistics through.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bestSimilarityPairs, identifySpeakers } from './identify-speakers.ts';
 import { accumulateVoiceprint, isVoiceprint, similarityOfScore, SCORE_AT_BAR, toVoiceprint } from './voiceprint.ts';
-import { emptyStats } from './diarize/features.ts';
-import { PIPELINE_SAMPLE_RATE, uncontrolled } from './types.ts';
+import { CEPSTRA, emptyStats, type FrameStats } from './diarize/features.ts';
+import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from './types.ts';
 import type { Transcription, TranscriptionSettings } from './transcribe.ts';
 
 test('each name goes to at most one cluster, the assignment of greatest total similarity among matches', () => {
@@ -69,4 +70,58 @@ test('the stage changes nothing while the section is off or nobody is enrolled',
   // A cluster with too little voice is named nobody.
   const silent = { ...base, speakerIdentification: { enabled: true, matchThreshold: 0.75, voiceprints: () => [{ name: 'A', print }] } };
   assert.deepEqual((await identifySpeakers.run(transcription, uncontrolled(), silent)).speakerNames, {});
+});
+
+/** Voice statistics of `n` made-up frames around `centre` (a full-rank spread, no pitch). */
+function madeUpVoice(centre: number, n = 400): FrameStats {
+  const s = emptyStats();
+  let seed = 7;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31 - 0.5;
+  for (let f = 0; f < n; f++) {
+    const x = Array.from({ length: CEPSTRA }, (_, i) => centre + (i + 1) * 0.1 * next());
+    s.n++;
+    for (let i = 0; i < CEPSTRA; i++) {
+      s.sum[i]! += x[i]!;
+      for (let j = 0; j < CEPSTRA; j++) s.outer[i * CEPSTRA + j]! += x[i]! * x[j]!;
+    }
+  }
+  return s;
+}
+
+test("with the diarizer's statistics handed through the stage reads no audio; without them for every key it does", async () => {
+  let read = 0;
+  const audio = { sampleRate: PIPELINE_SAMPLE_RATE, durationSeconds: 4 } as PcmAudio;
+  const samples = new Float32Array(4 * PIPELINE_SAMPLE_RATE);
+  Object.defineProperty(audio, 'samples', {
+    get: () => {
+      read++;
+      return samples;
+    },
+  });
+  const ana = madeUpVoice(1);
+  const transcription: Transcription = {
+    audio,
+    speechFound: true,
+    words: [],
+    speakers: [],
+    segments: [
+      { speaker: 'S1', start: 0, end: 2, text: 'hello', words: [] },
+      { speaker: 'S2', start: 2, end: 4, text: 'there', words: [] },
+    ],
+    voices: { S1: madeUpVoice(-3), S2: ana },
+  };
+  const settings = {
+    vad: {},
+    diarization: {},
+    customWords: [],
+    initialPrompt: '',
+    speakerIdentification: { enabled: true, matchThreshold: 0.75, voiceprints: () => [{ name: 'Ana', print: toVoiceprint(ana) }] },
+  } as unknown as TranscriptionSettings;
+  assert.deepEqual((await identifySpeakers.run(transcription, uncontrolled(), settings)).speakerNames, { S2: 'Ana' });
+  assert.equal(read, 0, 'no audio analysis');
+  // A key the diarizer gave nothing for (keys changed after it): every cluster is measured from the audio.
+  const { S1 } = transcription.voices!;
+  const renamed = await identifySpeakers.run({ ...transcription, voices: { S1: S1! } }, uncontrolled(), settings);
+  assert.ok(read > 0, 'the audio was analysed');
+  assert.deepEqual(renamed.speakerNames, {}, 'silence is named nobody');
 });

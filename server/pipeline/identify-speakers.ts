@@ -3,8 +3,10 @@
  * this file and its line in after-transcription.ts; decision 148).
  *
  * With the speaker-identification section enabled and people enrolled, each
- * speaker cluster's voice statistics (its segments of the recording, as the
- * diarizer counts frames: voiceprint.ts) are compared with every voiceprint.
+ * speaker cluster's voice statistics (as the diarizer measured them and
+ * handed them through, decision 171; or, when it did not, its segments of
+ * the recording, as the diarizer counts frames: voiceprint.ts) are compared
+ * with every voiceprint.
  * A cluster takes a person's name when their similarity is at or above
  * match_threshold; among those pairs, the one-to-one assignment with the
  * greatest total similarity is chosen (the Hungarian method), so two
@@ -14,7 +16,7 @@
  * stores them as identified labels, never over a label a user set.
  */
 import { bestAssignment } from '../../common/best-assignment.ts';
-import type { TranscriptStage } from './transcribe.ts';
+import type { Transcription, TranscriptStage } from './transcribe.ts';
 import type { FrameStats } from './diarize/features.ts';
 import { fromVoiceprint, voiceSimilarity, voiceStatsBySpeaker } from './voiceprint.ts';
 
@@ -30,7 +32,9 @@ export const identifySpeakers: TranscriptStage = {
     if (people.length === 0) return transcription;
 
     const keys = [...new Set(transcription.segments.map((s) => s.speaker))];
-    const byKey = await voiceStatsBySpeaker(transcription.audio, transcription.segments, control);
+    // The diarizer's statistics of these speakers when it handed them through (decision 171); else one pass over the audio.
+    const byKey =
+      handedThrough(transcription.voices, keys) ?? (await voiceStatsBySpeaker(transcription.audio, transcription.segments, control));
     const clusters: FrameStats[] = keys.map((k) => byKey.get(k)!);
     const prints = people.map((p) => fromVoiceprint(p.print));
     const similarity = clusters.map((c) => prints.map((p) => (c.n < MIN_CLUSTER_FRAMES ? 0 : voiceSimilarity(c, p))));
@@ -39,6 +43,12 @@ export const identifySpeakers: TranscriptStage = {
     return { ...transcription, speakerNames: names };
   },
 };
+
+/** The voice statistics the diarizer handed through, when it gave them for every speaker key of the segments; else null. */
+function handedThrough(voices: Transcription['voices'], keys: readonly string[]): Map<string, FrameStats> | null {
+  if (voices === undefined || !keys.every((k) => Object.hasOwn(voices, k))) return null;
+  return new Map(keys.map((k) => [k, voices[k]!]));
+}
 
 /**
  * The one-to-one pairs (row, column) of greatest total similarity among the

@@ -5,7 +5,7 @@
  */
 import { parentPort, type Transferable } from 'node:worker_threads';
 import { biasTrieModel, readTrieModel, type TrieLanguageModel } from './lm-bias.ts';
-import { diarize } from './diarize.ts';
+import { diarizeWithVoices } from './diarize.ts';
 import { estimateSignal } from './enhance/estimate.ts';
 import type { DenoisedSamples } from './enhance/parts.ts';
 import { denoise } from './enhance/rnnoise.ts';
@@ -52,7 +52,7 @@ const TASKS: Record<string, (payload: never, control: StageControl) => Promise<T
     return { result: out, transfer: [out.samples.buffer as ArrayBuffer] };
   },
   async diarize(payload: { audio: AudioPayload; regions: SpeechRegion[]; settings: DiarizationSettings }, control) {
-    return { result: await diarize(toPcm(payload.audio), payload.regions, payload.settings, control), transfer: [] };
+    return { result: await diarizeWithVoices(toPcm(payload.audio), payload.regions, payload.settings, control), transfer: [] };
   },
   'bias-lm'(payload: { lmPath: string; words: string[]; boost: number; floor: number }) {
     let model = trieModels.get(payload.lmPath);

@@ -11,7 +11,7 @@ import { wavFromPcm16 } from '../../common/audio/wav.ts';
 import { testGateway } from '../testing/gateway.ts';
 import { enhanceSpeech } from './enhance/front-end.ts';
 import { OffThreadRunner, offThreadDiarizer, offThreadEnhancer } from './off-thread.ts';
-import { diarize } from './diarize.ts';
+import { diarizeWithVoices } from './diarize.ts';
 import { CancelledError, PIPELINE_SAMPLE_RATE, uncontrolled, type DiarizationSettings, type PcmAudio, type StageControl } from './types.ts';
 
 /** Deterministic noisy "speech": bursts of a vowel-like tone in pink-ish noise. */
@@ -72,7 +72,7 @@ test('the diarizer on the worker gives the turns it gives in place', async () =>
     };
     assert.deepEqual(
       await offThreadDiarizer(runner)(audio, regions, settings, uncontrolled()),
-      await diarize(audio, regions, settings, uncontrolled()),
+      await diarizeWithVoices(audio, regions, settings, uncontrolled()),
     );
   } finally {
     await runner.close();

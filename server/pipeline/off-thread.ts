@@ -30,8 +30,9 @@ import { Worker, type Transferable } from 'node:worker_threads';
 import type { SignalEstimate } from './enhance/estimate.ts';
 import { enhanceSpeech, type FrontEndPasses } from './enhance/front-end.ts';
 import { joinWpeParts, planWpeParts, type DenoisedSamples } from './enhance/parts.ts';
+import type { Diarization } from './diarize.ts';
 import type { Enhancer, TranscriptionParts } from './transcribe.ts';
-import { allOrNothing, CancelledError, StageError, type PcmAudio, type SpeakerTurn, type StageControl } from './types.ts';
+import { allOrNothing, CancelledError, StageError, type PcmAudio, type StageControl } from './types.ts';
 
 /** What a task posts back while it runs, and how it ends. */
 export type WorkerMessage =
@@ -293,10 +294,10 @@ function inParts<T>(
   );
 }
 
-/** The diarizer (diarize.ts) on the worker. */
+/** The diarizer (diarize.ts) on the worker: its turns and each speaker's voice statistics. */
 export function offThreadDiarizer(runner: OffThreadRunner = offThread): TranscriptionParts['diarize'] {
   return (audio, regions, settings, control) =>
-    runner.run<SpeakerTurn[]>(
+    runner.run<Diarization>(
       'diarize',
       { audio: { samples: audio.samples }, regions: regions.map((r) => ({ start: r.start, end: r.end })), settings: { ...settings } },
       control,

@@ -15,10 +15,12 @@ import {
   TRANSCRIPTION_END,
   TRANSCRIPTION_STAGES,
   type TranscriptionParts,
+  type TranscriptionRequest,
   type TranscriptionSettings,
   type TranscriptionStage,
 } from './transcribe.ts';
 import type { ChildProcess } from 'node:child_process';
+import { emptyStats } from './diarize/features.ts';
 import { EventEmitter } from 'node:events';
 import {
   CancelledError,
@@ -351,4 +353,31 @@ test('a recognizer failure stops the diarizer before the error is reported; a ca
     CancelledError,
   );
   assert.ok(cancelLog.includes('recognizer stopped') && cancelLog.includes('diarizer stopped'), cancelLog.join(', '));
+});
+
+test("the diarizer's voice statistics go through to the stages only when they read the audio it measured", async () => {
+  const voices = { S1: emptyStats() };
+  const diarize = () => Promise.resolve({ turns: [{ speaker: 'S1', start: 0, end: 1 }], voices });
+  const request: TranscriptionRequest = { audio: { path: 'x.wav', ext: 'wav' }, language: 'en', settings: defaultSettings() };
+  const same = await transcribe(
+    parts({ diarize, enhance: (audio) => Promise.resolve(audio) }).parts,
+    request,
+    uncontrolled(),
+    () => undefined,
+  );
+  assert.equal(same.voices, voices, 'an enhancer that changed nothing: the stages read what the diarizer measured');
+  const changed = await transcribe(
+    parts({ diarize, enhance: (audio) => Promise.resolve({ ...audio, samples: audio.samples.map(() => 0.01) }) }).parts,
+    request,
+    uncontrolled(),
+    () => undefined,
+  );
+  assert.equal(changed.voices, undefined, 'enhanced audio: the diarizer measured other samples than the stages read');
+  const rediarized = await transcribe(
+    parts({ diarize }).parts,
+    { ...request, words: [{ text: 'hi', start: 0.1, end: 0.5, confidence: 1 }] },
+    uncontrolled(),
+    () => undefined,
+  );
+  assert.equal(rediarized.voices, voices, 'a diarization job hands them through too');
 });

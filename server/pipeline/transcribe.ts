@@ -24,6 +24,8 @@
  * feature and a PUT /v1/config during a run does not change it half-way
  * (docs/decisions/085-one-post-transcription-path.md).
  */
+import type { Diarization } from './diarize.ts';
+import type { FrameStats } from './diarize/features.ts';
 import type { EnhancementSettings } from './enhance/front-end.ts';
 import type { Voiceprint } from './voiceprint.ts';
 import type {
@@ -53,7 +55,13 @@ export interface TranscriptionParts {
   enhance?: Enhancer | undefined;
   detectSpeech(audio: PcmAudio, settings: VadSettings): SpeechRegion[];
   recognizerFor(provider: string | undefined, model: string | undefined): Recognizer;
-  diarize(audio: PcmAudio, regions: readonly SpeechRegion[], settings: DiarizationSettings, control: StageControl): Promise<SpeakerTurn[]>;
+  /** The turns; a diarizer that measured each speaker's voice statistics returns them beside (diarize.ts, diarizeWithVoices). */
+  diarize(
+    audio: PcmAudio,
+    regions: readonly SpeechRegion[],
+    settings: DiarizationSettings,
+    control: StageControl,
+  ): Promise<SpeakerTurn[] | Diarization>;
   assignSpeakers(words: readonly { start: number; end: number }[], turns: readonly SpeakerTurn[]): string[];
   /** Stages run, in order, on every transcription that found speech, once its speakers are assigned (after-transcription.ts). */
   afterTranscription?: readonly TranscriptStage[] | undefined;
@@ -143,6 +151,13 @@ export interface Transcription {
   /** Speaker key of each word. */
   speakers: string[];
   segments: TranscribedSegment[];
+  /**
+   * Each speaker key's voice statistics as the diarizer measured them, when
+   * it read `audio` itself (no enhancement changed it) and gave them: the
+   * identification stage uses them instead of analysing the audio again
+   * (decision 171). A stage that changes speaker keys drops them.
+   */
+  voices?: Readonly<Record<string, FrameStats>>;
   /** Names found for speaker keys by identification (identify-speakers.ts); stored as identified labels. */
   speakerNames?: Readonly<Record<string, string>>;
 }
@@ -189,19 +204,20 @@ export async function transcribe(
   if (request.speakerCount !== undefined) diarizationSettings.speaker_count = request.speakerCount;
   let words: RecognizedWord[];
   let turns: SpeakerTurn[] = [];
+  let voices: Diarization['voices'];
   if (request.words !== undefined) {
     // A diarization job: the words are given, only their speakers are worked out.
     words = [...request.words];
     if (words.length > 0) {
       const diarization = enter('diarizing');
-      turns = await parts.diarize(decoded, regions, diarizationSettings, diarization);
+      ({ turns, voices } = asDiarization(await parts.diarize(decoded, regions, diarizationSettings, diarization)));
       diarization.progress(1);
       await control.checkpoint();
     }
   } else if (regions.length === 0) {
     words = [];
   } else {
-    ({ words, turns } = await recognizeBesideDiarization(
+    ({ words, turns, voices } = await recognizeBesideDiarization(
       parts,
       request,
       { audio, decoded, regions, settings: diarizationSettings },
@@ -213,6 +229,8 @@ export async function transcribe(
 
   const speakers = parts.assignSpeakers(words, turns);
   let transcription: Transcription = { audio, speechFound: true, words, speakers, segments: buildSegments(words, speakers) };
+  // The diarizer measured the decoded audio; the stages read `audio`: the same only when no enhancement changed it.
+  if (voices !== undefined && audio === decoded) transcription.voices = voices;
   for (const stage of parts.afterTranscription ?? []) {
     transcription = await stage.run(transcription, control, request.settings);
     await control.checkpoint();
@@ -243,7 +261,7 @@ async function recognizeBesideDiarization(
   input: { audio: PcmAudio; decoded: PcmAudio; regions: readonly SpeechRegion[]; settings: DiarizationSettings },
   control: StageControl,
   enter: (stage: TranscriptionStage) => StageControl,
-): Promise<{ words: RecognizedWord[]; turns: SpeakerTurn[] }> {
+): Promise<Diarization & { words: RecognizedWord[] }> {
   const recognition = enter('transcribing');
   const recognizer = parts.recognizerFor(request.provider, request.model);
   const stop = new AbortController();
@@ -253,11 +271,12 @@ async function recognizeBesideDiarization(
   let diarizationProgress = (fraction: number): void => {
     heldProgress = Math.max(heldProgress, fraction);
   };
-  let diarizing: Promise<SpeakerTurn[]> | null = null;
+  let diarizing: Promise<Diarization> | null = null;
   const diarizationFailures: unknown[] = [];
-  const startDiarizing = (): Promise<SpeakerTurn[]> => {
+  const startDiarizing = (): Promise<Diarization> => {
     diarizing ??= parts
       .diarize(input.decoded, input.regions, input.settings, { ...control, signal, progress: (f) => diarizationProgress(f) })
+      .then(asDiarization)
       .catch((error: unknown) => {
         if (!stop.signal.aborted) diarizationFailures.push(error);
         stop.abort();
@@ -309,10 +328,15 @@ async function recognizeBesideDiarization(
   const diarization = enter('diarizing');
   diarizationProgress = (fraction) => diarization.progress(fraction);
   diarization.progress(heldProgress);
-  const turns = await startDiarizing();
+  const { turns, voices } = await startDiarizing();
   diarization.progress(1);
   await control.checkpoint();
-  return { words, turns };
+  return { words, turns, ...(voices !== undefined ? { voices } : {}) };
+}
+
+/** A diarizer's answer as turns and, when it gave them, voices. */
+function asDiarization(result: SpeakerTurn[] | Diarization): Diarization {
+  return Array.isArray(result) ? { turns: result } : result;
 }
 
 /** A gap this long, or a change of speaker, starts a new segment. */

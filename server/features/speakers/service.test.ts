@@ -93,3 +93,33 @@ test('labels on a meeting without a recording are stored; the enrolment is skipp
     gw.close();
   }
 });
+
+test('enrolment runs on the run queue after the label update has answered; a stop drops what has not begun', async () => {
+  const gw = testGateway();
+  const api = () => request(gw.app);
+  const auth = gw.bearer(ALL_SCOPES);
+  try {
+    const meeting = gw.deps.meetings.create({
+      title: 'no recording',
+      created_at: '2026-01-01T00:00:00Z',
+      segments: [{ speaker: 'S1', start: 0, end: 5, text: 'hello there everyone' }],
+      summary: null,
+      audio: false,
+    });
+    await api().put('/v1/config/speaker-identification').set('Authorization', auth).send({ enabled: true });
+    // Asked for directly: it has not run when the call returns (the run queue starts it on the next turn).
+    gw.deps.speakers.labelsSet(meeting.id, { S1: 'Fiona' });
+    assert.deepEqual(gw.deps.speakers.outcomes(meeting.id), []);
+    await gw.deps.speakers.idle();
+    assert.equal(gw.deps.speakers.outcomes(meeting.id).length, 1);
+    // Stopped with the gateway's workers before it began: nothing runs, nothing is written.
+    gw.deps.speakers.labelsSet(meeting.id, { S1: 'Fiona' });
+    gw.deps.speakers.stop();
+    await gw.deps.speakers.idle();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(gw.deps.speakers.outcomes(meeting.id).length, 1);
+    gw.errors.length = 0;
+  } finally {
+    gw.close();
+  }
+});

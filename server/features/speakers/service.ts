@@ -10,9 +10,13 @@
  * other speaker's segment overlaps) are read from the meeting's recording
  * and their voice statistics become that meeting's share of the person's
  * voiceprint. It runs after the label update has answered, one meeting at a
- * time; what cannot be learnt (no recording, too little speech) is skipped
- * with its reason (outcome(), and one log line naming the meeting and the
- * reason, never the voice), never an error of the label update.
+ * time, on a run queue of its own (work/run-queue.ts, the one owner of
+ * background work: decision 172), which stops it with the gateway and kills
+ * its decoder; what cannot be learnt (no recording, too little speech) is
+ * skipped with its reason (outcome(), and one log line naming the meeting
+ * and the reason, never the voice), never an error of the label update.
+ * Requests wait in memory: a stop (restart, quit, reset) drops those not
+ * yet learnt, as it drops an enrolment under way; labelling again enrols.
  *
  * Nothing of a voiceprint leaves this feature but through
  * identificationSettings(), whose voiceprints are behind a function so that
@@ -21,10 +25,11 @@
 import type { Clock } from '../../adapters/clock.ts';
 import type { MediaStore } from '../../media/media-store.ts';
 import type { TranscriptionSettings } from '../../pipeline/transcribe.ts';
-import { uncontrolled, type Decoder } from '../../pipeline/types.ts';
+import type { Decoder, StageControl } from '../../pipeline/types.ts';
 import { MIN_VOICEPRINT_FRAMES, toVoiceprint, voiceStats } from '../../pipeline/voiceprint.ts';
 import type { ConfigService } from '../config/index.ts';
 import type { MeetingsService } from '../meetings/index.ts';
+import { RunQueue, type Lane } from '../../work/run-queue.ts';
 import type { VoiceprintRepo } from './repo.ts';
 
 /** Turns shorter than this are left out of enrolment: too little of a voice, and often a backchannel over someone else. */
@@ -44,6 +49,13 @@ export interface EnrolmentOutcome {
   frames: number;
 }
 
+/** One PUT speaker-labels' named speakers of a meeting, waiting to be learnt. */
+interface EnrolmentRequest {
+  id: number;
+  meetingId: string;
+  named: readonly { speaker: string; name: string }[];
+}
+
 export interface SpeakersDeps {
   /** The voiceprints (the composition root shares it with the config feature, which lists and removes names). */
   repo: VoiceprintRepo;
@@ -59,12 +71,28 @@ export interface SpeakersDeps {
 export class SpeakersService {
   readonly #repo: VoiceprintRepo;
   readonly #deps: SpeakersDeps;
-  #chain: Promise<void> = Promise.resolve();
   readonly #outcomes: EnrolmentOutcome[] = [];
+  /** Enrolments asked for and not yet begun, oldest first. */
+  readonly #waiting: EnrolmentRequest[] = [];
+  readonly #queue: RunQueue<EnrolmentRequest, void, 'enrolling'>;
+  #nextId = 1;
+  /** The key of the enrolment under way, if any. */
+  #running: string | null = null;
 
   constructor(deps: SpeakersDeps) {
     this.#deps = deps;
     this.#repo = deps.repo;
+    this.#queue = new RunQueue(this.#lane());
+  }
+
+  /** Takes enrolments (the gateway's background workers, server/deps.ts); nothing is left from a previous run to recover. */
+  start(): void {
+    this.#queue.start();
+  }
+
+  /** Restart or quit: the enrolment under way stops (its decoder killed), nothing more runs or is written. */
+  stop(): void {
+    this.#queue.stop();
   }
 
   /** The people with a voiceprint, in the order they were first enrolled. */
@@ -79,6 +107,9 @@ export class SpeakersService {
 
   /** Every voiceprint (Control API reset). */
   deleteAll(): void {
+    // What waits or runs was learnt from meetings a reset deletes too.
+    this.#waiting.length = 0;
+    if (this.#running !== null) this.#queue.cancel(this.#running);
     this.#repo.deleteAll();
     this.#outcomes.length = 0;
   }
@@ -104,16 +135,39 @@ export class SpeakersService {
     if (!this.#deps.config.effective('speaker-identification').enabled) return;
     const named = Object.entries(labels).flatMap(([speaker, name]) => (name === null ? [] : [{ speaker, name }]));
     if (named.length === 0) return;
-    this.#chain = this.#chain.then(() =>
-      this.#enrol(meetingId, named).catch((err: unknown) => {
-        this.#skip(meetingId, named, `enrolment failed: ${err instanceof Error ? err.name : 'error'}`);
-      }),
-    );
+    this.#waiting.push({ id: this.#nextId++, meetingId, named });
+    this.#queue.kick();
   }
 
   /** Resolves once every enrolment asked for so far has ended (tests, shutdown). */
   idle(): Promise<void> {
-    return this.#chain;
+    return this.#queue.idle();
+  }
+
+  /** Enrolment as the run queue runs it: one meeting at a time, after the request that asked for it has answered. */
+  #lane(): Lane<EnrolmentRequest, void, 'enrolling'> {
+    return {
+      next: () => this.#waiting[0] ?? null,
+      key: enrolmentKey,
+      begin: (request) => {
+        this.#waiting.shift();
+        this.#running = enrolmentKey(request);
+        return request;
+      },
+      work: async (request, run) => {
+        run.stage('enrolling');
+        try {
+          // Cancelled (a reset) before it began: nothing is read.
+          await run.control.checkpoint();
+          await this.#enrol(request.meetingId, request.named, run.control);
+        } finally {
+          this.#running = null;
+        }
+      },
+      failed: (request, err) => {
+        this.#skip(request.meetingId, request.named, `enrolment failed: ${err instanceof Error ? err.name : 'error'}`);
+      },
+    };
   }
 
   /** The enrolments of a meeting, newest last (what was learnt, or why not). */
@@ -121,7 +175,7 @@ export class SpeakersService {
     return this.#outcomes.filter((o) => o.meetingId === meetingId);
   }
 
-  async #enrol(meetingId: string, named: readonly { speaker: string; name: string }[]): Promise<void> {
+  async #enrol(meetingId: string, named: readonly { speaker: string; name: string }[], control: StageControl): Promise<void> {
     if (!this.#deps.meetings.exists(meetingId)) return;
     const recording = this.#deps.meetings.recording(meetingId);
     const source = recording === null ? null : this.#deps.media.audio({ recording });
@@ -129,7 +183,7 @@ export class SpeakersService {
       this.#skip(meetingId, named, 'the meeting has no recording to learn the voices from');
       return;
     }
-    const audio = await this.#deps.decoder.decode(source.path, source.ext, uncontrolled());
+    const audio = await this.#deps.decoder.decode(source.path, source.ext, control);
     const segments = this.#deps.meetings.transcript(meetingId).segments;
     for (const { speaker, name } of named) {
       const own = segments.filter(
@@ -138,7 +192,7 @@ export class SpeakersService {
           s.end - s.start >= MIN_TURN_SECONDS &&
           !segments.some((o) => o.speaker !== speaker && o.start < s.end && o.end > s.start),
       );
-      const stats = await voiceStats(audio, own, uncontrolled());
+      const stats = await voiceStats(audio, own, control);
       if (stats.n < MIN_VOICEPRINT_FRAMES) {
         this.#skip(
           meetingId,
@@ -162,4 +216,9 @@ export class SpeakersService {
     // A bounded memory of recent outcomes.
     if (this.#outcomes.length > 200) this.#outcomes.shift();
   }
+}
+
+/** What the run queue names an enrolment by. */
+function enrolmentKey(request: EnrolmentRequest): string {
+  return `enrol-${request.id}`;
 }
