@@ -24,6 +24,7 @@
 import type { Block } from './blocks.ts';
 import { MEL_FILTERS, melCepstra } from './features.ts';
 import { fitGmm, gmmLogLikelihood, type Gmm } from './gmm.ts';
+import { acrossNearbyChange } from './overlap.ts';
 
 /** Where candidate blocks are looked for: near a change between the two speakers, or anywhere (interruptions, backchannels). */
 export type MixtureScope = 'changes' | 'everywhere';
@@ -201,17 +202,4 @@ function fixedSequence(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** Whether a turn of `second` starts or ends within `near` seconds of the block, beside a turn of `own`: a change between the two. */
-function acrossNearbyChange(turns: readonly LabelledSpan[], b: Block, own: number, second: number, near: number): boolean {
-  const mid = (b.start + b.end) / 2;
-  for (let t = 1; t < turns.length; t++) {
-    const before = turns[t - 1]!;
-    const after = turns[t]!;
-    const pair = (before.label === own && after.label === second) || (before.label === second && after.label === own);
-    if (!pair) continue;
-    if (Math.abs(before.end - mid) <= near || Math.abs(after.start - mid) <= near) return true;
-  }
-  return false;
 }

@@ -106,7 +106,7 @@ export function overlapSpans(
 }
 
 /** Whether a turn of `second` starts or ends within `near` seconds of the block, beside a turn of `own`: a change between the two. */
-function acrossNearbyChange(turns: readonly LabelledSpan[], b: Block, own: number, second: number, near: number): boolean {
+export function acrossNearbyChange(turns: readonly LabelledSpan[], b: Block, own: number, second: number, near: number): boolean {
   const mid = (b.start + b.end) / 2;
   for (let t = 1; t < turns.length; t++) {
     const before = turns[t - 1]!;
