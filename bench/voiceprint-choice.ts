@@ -40,12 +40,13 @@ import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { enhanceSpeech, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { addStats, emptyStats, type FrameStats } from '../server/pipeline/diarize/features.ts';
 import { splitEvidence } from '../server/pipeline/diarize/likelihood.ts';
-import { SCORE_AT_BAR, centred, similarityOfScore, voiceScore, voiceStats } from '../server/pipeline/voiceprint.ts';
+import { SCORE_AT_BAR, centred, cohortNormalisedScores, cohortScores, similarityOfScore, voiceScore, voiceStats } from '../server/pipeline/voiceprint.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { applyScene, resolveScene } from '../simulator/scenes/scene.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import { readFlags, round, runCli } from './lib.ts';
+import { bestSimilarityPairs } from '../server/pipeline/identify-speakers.ts';
 
 const USAGE =
   'node bench/voiceprint-choice.ts [--scripts a,b] [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto] [--out reports/voiceprint-choice.json]';
@@ -55,7 +56,7 @@ const ALSA = '/usr/share/sounds/alsa';
 const MIN_TURN = 1;
 
 type Scorer = (a: FrameStats, b: FrameStats) => number;
-const SCORERS: Record<string, Scorer> = {
+const PAIR_SCORERS: Record<string, Scorer> = {
   glr: voiceScore,
   cov: (a, b) => {
     const pitch = splitEvidence(a, b).pitch;
@@ -64,14 +65,72 @@ const SCORERS: Record<string, Scorer> = {
   'cov-cep': (a, b) => splitEvidence(centred(a), centred(b)).cepstra,
 };
 
+/**
+ * Scores normalised within a meeting (clusters × enrolled people): each pair
+ * measured against its cohort (voiceprint.ts, cohortScores). A pair without
+ * a cohort keeps its raw score.
+ */
+type Normaliser = (scores: readonly (readonly number[])[]) => number[][];
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const NORMALISERS: Record<string, Normaliser> = {
+  raw: (m) => m.map((r) => [...r]),
+  // The application's: divided by the mean of both cohorts.
+  ratio: (m) => cohortNormalisedScores(m).map((r, i) => r.map((v, j) => v ?? m[i]![j]!)),
+  // T-norm's cohort only: the cluster against the other enrolled voices.
+  'ratio-prints': (m) => m.map((r) => r.map((s, j) => s / mean(r.filter((_, k) => k !== j)))),
+  // Z-scores against both cohorts (standard deviation floored, cohorts are small).
+  z: (m) =>
+    m.map((r, i) =>
+      r.map((s, j) => {
+        const c = cohortScores(m, i, j);
+        if (c.length < 2) return s;
+        const mu = mean(c);
+        const sd = Math.sqrt(mean(c.map((x) => (x - mu) ** 2)));
+        return (s - mu) / Math.max(sd, 0.05 * mu, 1e-6);
+      }),
+    ),
+};
+const SCORERS = Object.entries(PAIR_SCORERS).flatMap(([p, _]) =>
+  Object.keys(NORMALISERS)
+    .filter((n) => n === 'raw' || p !== 'cov-cep')
+    .map((n) => (n === 'raw' ? p : `${p}/${n}`)),
+);
+
 interface Trial {
   same: boolean;
   scene: string;
+  /** The meeting, its cluster and the enrolled voice the trial scores (for the one-to-one naming). */
+  meeting: string;
+  cluster: number;
+  print: number;
+  /** Whether the cluster's voice is enrolled at all. */
+  enrolled: boolean;
   scores: Record<string, number>;
 }
 
-function trial(same: boolean, scene: string, a: FrameStats, b: FrameStats): Trial {
-  return { same, scene, scores: Object.fromEntries(Object.entries(SCORERS).map(([k, f]) => [k, f(a, b)])) };
+/** A meeting's trials: every cluster against every enrolled voice, by every scorer. */
+function meetingTrials(
+  meeting: string,
+  scene: string,
+  clusters: readonly { who: string; stats: FrameStats }[],
+  prints: readonly { who: string; stats: FrameStats }[],
+): Trial[] {
+  const byScorer = new Map<string, number[][]>();
+  for (const [p, pair] of Object.entries(PAIR_SCORERS)) {
+    const raw = clusters.map((c) => prints.map((v) => pair(v.stats, c.stats)));
+    for (const [n, normalise] of Object.entries(NORMALISERS)) byScorer.set(n === 'raw' ? p : `${p}/${n}`, normalise(raw));
+  }
+  return clusters.flatMap((c, i) =>
+    prints.map((v, j) => ({
+      same: c.who === v.who,
+      scene,
+      meeting,
+      cluster: i,
+      print: j,
+      enrolled: prints.some((p) => p.who === c.who),
+      scores: Object.fromEntries(SCORERS.map((k) => [k, byScorer.get(k)![i]![j]!])),
+    })),
+  );
 }
 
 function sum(stats: readonly FrameStats[]): FrameStats {
@@ -125,26 +184,43 @@ function realSpeakers(): Record<string, string[]> {
   };
 }
 
-async function realTrials(scenes: readonly string[]): Promise<Trial[]> {
+/**
+ * Meetings of real speech: in fold i each speaker's file i (cyclically) is
+ * their "cluster", heard in the scene, and their voiceprint is enrolled from
+ * all their other files, clean; every cluster is scored against every
+ * voiceprint, so the normalised scorers have a cohort as in a meeting.
+ * `strangers` holds the same meetings with one person left unenrolled.
+ */
+async function realTrials(scenes: readonly string[]): Promise<{ trials: Trial[]; strangers: Trial[] }> {
   const decoder = new AudioDecoder();
   const speakers = Object.entries(realSpeakers()).filter(([, f]) => f.length >= 2);
   const audio = new Map<string, PcmAudio[]>();
   for (const [who, files] of speakers) audio.set(who, await Promise.all(files.map((f) => decoder.decode(f, 'wav', uncontrolled()))));
   const clean = new Map<string, FrameStats[]>();
   for (const [who, list] of audio) clean.set(who, await Promise.all(list.map(async (a) => fileStats(await enhanced(a)))));
+  const folds = Math.max(...[...audio.values()].map((l) => l.length));
   const trials: Trial[] = [];
+  const strangers: Trial[] = [];
   for (const scene of scenes) {
-    for (const [who, list] of audio) {
-      for (let i = 0; i < list.length; i++) {
-        const test = await fileStats(await sceneAudio(list[i]!, scene));
-        // Same person: enrolled from their other files.
-        trials.push(trial(true, scene, sum(clean.get(who)!.filter((_, j) => j !== i)), test));
-        // Different people: every other speaker enrolled from all their files.
-        for (const [other, stats] of clean) if (other !== who) trials.push(trial(false, scene, sum(stats), test));
+    const heard = new Map<string, FrameStats[]>();
+    for (const [who, list] of audio) heard.set(who, await Promise.all(list.map(async (a) => fileStats(await sceneAudio(a, scene)))));
+    for (let fold = 0; fold < folds; fold++) {
+      const clusters: { who: string; stats: FrameStats }[] = [];
+      const prints: { who: string; stats: FrameStats }[] = [];
+      for (const [who, list] of heard) {
+        const i = fold % list.length;
+        clusters.push({ who, stats: list[i]! });
+        prints.push({ who, stats: sum(clean.get(who)!.filter((_, j) => j !== i)) });
+      }
+      trials.push(...meetingTrials(`real#${fold}|${scene}`, scene, clusters, prints));
+      // The same meeting with one person never enrolled, each in turn: whom their cluster is named after.
+      for (const stranger of prints) {
+        const others = prints.filter((p) => p !== stranger);
+        strangers.push(...meetingTrials(`real#${fold}-${stranger.who}|${scene}`, scene, clusters, others));
       }
     }
   }
-  return trials;
+  return { trials, strangers };
 }
 
 interface SyntheticSpeaker {
@@ -193,14 +269,29 @@ async function syntheticSpeakers(
   return out;
 }
 
-/** Enrolled from a clean meeting, tested in every other meeting and scene. */
+/**
+ * Each meeting (script, casting seed, scene) against voiceprints enrolled
+ * from the clean meetings of the other casting seeds and scripts: one
+ * voiceprint per voice, from the first such meeting it speaks in.
+ */
 function syntheticTrials(speakers: readonly SyntheticSpeaker[]): Trial[] {
   const trials: Trial[] = [];
-  for (const enrolled of speakers.filter((s) => s.scene === 'clean' && s.stats.n >= 300)) {
-    for (const test of speakers) {
-      if (test.meeting === enrolled.meeting || test.stats.n < 100) continue;
-      trials.push(trial(test.voice === enrolled.voice, test.scene, enrolled.stats, test.stats));
+  const meetings = [...new Set(speakers.map((s) => `${s.meeting}|${s.scene}`))];
+  for (const key of meetings) {
+    const [meeting, scene] = key.split('|') as [string, string];
+    const prints = new Map<string, FrameStats>();
+    for (const s of speakers) {
+      if (s.scene === 'clean' && s.meeting !== meeting && s.stats.n >= 300 && !prints.has(s.voice)) prints.set(s.voice, s.stats);
     }
+    const clusters = speakers.filter((s) => s.meeting === meeting && s.scene === scene && s.stats.n >= 100);
+    trials.push(
+      ...meetingTrials(
+        key,
+        scene,
+        clusters.map((c) => ({ who: c.voice, stats: c.stats })),
+        [...prints].map(([who, stats]) => ({ who, stats })),
+      ),
+    );
   }
   return trials;
 }
@@ -236,17 +327,74 @@ function table(label: string, trials: readonly Trial[], scenes: readonly string[
     const cell = scene === 'all' ? trials : trials.filter((t) => t.scene === scene);
     if (cell.length === 0) continue;
     const row: Record<string, unknown> = { set: label, scene, at_bar: atBar(cell) };
-    for (const scorer of Object.keys(SCORERS)) row[scorer] = equalErrorRate(cell, scorer);
+    for (const scorer of SCORERS) row[scorer] = equalErrorRate(cell, scorer);
     rows.push(row);
     process.stdout.write(
-      `${label.padEnd(10)} ${scene.padEnd(12)} ${Object.keys(SCORERS)
-        .map((s) => {
+      `${label.padEnd(10)} ${scene.padEnd(12)} ${SCORERS.map((s) => {
           const e = row[s] as ReturnType<typeof equalErrorRate>;
           return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
         })
         .join(
           ' | ',
         )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
+    );
+  }
+  return rows;
+}
+
+/**
+ * Speaker identification's own measure: in each meeting, names given one to
+ * one (bestSimilarityPairs) among the pairs whose score is at or below the
+ * bar; the share of enrolled voices' clusters named with their own name, of
+ * them named with another's, and of never-enrolled voices' clusters named.
+ */
+function naming(trials: readonly Trial[], scorer: string, bar: number) {
+  let enrolled = 0;
+  let right = 0;
+  let wrong = 0;
+  let strangers = 0;
+  let strangersNamed = 0;
+  const meetings = Map.groupBy(trials, (t) => t.meeting);
+  for (const list of meetings.values()) {
+    const rows = Math.max(...list.map((t) => t.cluster)) + 1;
+    const columns = Math.max(...list.map((t) => t.print)) + 1;
+    const gain = Array.from({ length: rows }, () => new Array<number>(columns).fill(0));
+    for (const t of list) {
+      const score = t.scores[scorer]!;
+      if (score <= bar) gain[t.cluster]![t.print] = 1 + bar - score;
+    }
+    const named = new Map(bestSimilarityPairs(gain, 1));
+    for (let c = 0; c < rows; c++) {
+      const mine = list.filter((t) => t.cluster === c);
+      const name = named.get(c);
+      if (mine[0]!.enrolled) {
+        enrolled++;
+        if (name !== undefined && mine.find((t) => t.print === name)!.same) right++;
+        else if (name !== undefined) wrong++;
+      } else {
+        strangers++;
+        if (name !== undefined) strangersNamed++;
+      }
+    }
+  }
+  const share = (a: number, b: number) => (b === 0 ? null : round(a / b, 3));
+  return { right: share(right, enrolled), wrong: share(wrong, enrolled), strangers_named: share(strangersNamed, strangers), enrolled, strangers };
+}
+
+function namingTable(label: string, trials: readonly Trial[], scenes: readonly string[], bars: Record<string, number>) {
+  const rows: Record<string, unknown>[] = [];
+  for (const scene of ['all', ...scenes]) {
+    const cell = scene === 'all' ? trials : trials.filter((t) => t.scene === scene);
+    if (cell.length === 0) continue;
+    const row: Record<string, unknown> = { set: label, scene, naming: true };
+    for (const scorer of SCORERS) row[scorer] = naming(cell, scorer, bars[scorer]!);
+    rows.push(row);
+    const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)}%`);
+    process.stdout.write(
+      `named     ${label.padEnd(10)} ${scene.padEnd(12)} ${SCORERS.map((k) => {
+        const n = row[k] as ReturnType<typeof naming>;
+        return `${k} right ${pct(n.right)} wrong ${pct(n.wrong)} strangers ${pct(n.strangers_named)}`;
+      }).join(' | ')}\n`,
     );
   }
   return rows;
@@ -269,15 +417,20 @@ async function main(): Promise<void> {
   const scripts = list(values.scripts, 'four-person-standup,three-person-design-review');
   const seeds = list(values['cast-seeds'], '1,2,3').map(Number);
   frontEnd = (values.enhancement ?? 'off') as EnhancementMode;
-  const real = await realTrials(scenes);
+  const { trials: real, strangers } = await realTrials(scenes);
   const rows = table('real', real, scenes);
+  // Each scorer's bar: its equal-error point on real speech, the scenes pooled.
+  const bars = Object.fromEntries(SCORERS.map((k) => [k, equalErrorRate(real, k).at]));
+  rows.push(...namingTable('real', real, scenes, bars));
+  rows.push(...namingTable('real, one person not enrolled', strangers, scenes, bars));
   const synthetic = syntheticTrials(await syntheticSpeakers(scripts, seeds, scenes));
   rows.push(...table('synthetic', synthetic, scenes));
+  rows.push(...namingTable('synthetic', synthetic, scenes, bars));
   const out = values.out ?? 'reports/voiceprint-choice.json';
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(
     out,
-    `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`,
+    `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, bars, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`,
   );
   process.stdout.write(`written: ${out}\n`);
 }
