@@ -26,13 +26,17 @@
  *
  *   node bench/voiceprint-choice.ts [--scripts four-person-standup,three-person-design-review]
  *       [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto]
- *       [--out reports/voiceprint-choice.json]
+ *       [--out reports/voiceprint-choice.json] [--stats-cache FILE]
+ *
+ * --stats-cache keeps the synthetic speakers' statistics in FILE (written
+ * when absent, read when present, for the same scripts, seeds, scenes and
+ * front end), so scorers can be compared again without rendering.
  *
  * --enhancement runs the speech-enhancement front end (default off) on every
  * recording first, as a transcription with that vad setting does: the
  * identification stage reads the front end's output.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
@@ -40,7 +44,18 @@ import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { enhanceSpeech, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { addStats, emptyStats, type FrameStats } from '../server/pipeline/diarize/features.ts';
 import { splitEvidence } from '../server/pipeline/diarize/likelihood.ts';
-import { SCORE_AT_BAR, centred, cohortNormalisedScores, cohortScores, similarityOfScore, voiceScore, voiceStats } from '../server/pipeline/voiceprint.ts';
+import {
+  SCORE_AT_BAR,
+  centred,
+  fromVoiceprint,
+  toVoiceprint,
+  type Voiceprint,
+  cohortNormalisedScores,
+  cohortScores,
+  similarityOfScore,
+  voiceScore,
+  voiceStats,
+} from '../server/pipeline/voiceprint.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { applyScene, resolveScene } from '../simulator/scenes/scene.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
@@ -49,7 +64,7 @@ import { readFlags, round, runCli } from './lib.ts';
 import { bestSimilarityPairs } from '../server/pipeline/identify-speakers.ts';
 
 const USAGE =
-  'node bench/voiceprint-choice.ts [--scripts a,b] [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto] [--out reports/voiceprint-choice.json]';
+  'node bench/voiceprint-choice.ts [--scripts a,b] [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto] [--out reports/voiceprint-choice.json] [--stats-cache FILE]';
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
 const ALSA = '/usr/share/sounds/alsa';
 /** Turns shorter than this are left out of a speaker's statistics (as enrolment does). */
@@ -78,21 +93,35 @@ const NORMALISERS: Record<string, Normaliser> = {
   ratio: (m) => cohortNormalisedScores(m).map((r, i) => r.map((v, j) => v ?? m[i]![j]!)),
   // T-norm's cohort only: the cluster against the other enrolled voices.
   'ratio-prints': (m) => m.map((r) => r.map((s, j) => s / mean(r.filter((_, k) => k !== j)))),
-  // Z-scores against both cohorts (standard deviation floored, cohorts are small).
-  z: (m) =>
+  // Z-norm's cohort only: the person against the meeting's other clusters.
+  'ratio-clusters': (m) => m.map((r, i) => r.map((s, j) => s / mean(m.filter((_, k) => k !== i).map((o) => o[j]!)))),
+  // Divided by the cohort's smallest score: the best other candidate (best against second).
+  'ratio-min': (m) =>
     m.map((r, i) =>
       r.map((s, j) => {
         const c = cohortScores(m, i, j);
-        if (c.length < 2) return s;
-        const mu = mean(c);
-        const sd = Math.sqrt(mean(c.map((x) => (x - mu) ** 2)));
-        return (s - mu) / Math.max(sd, 0.05 * mu, 1e-6);
+        return c.length === 0 ? s : s / Math.max(1e-6, Math.min(...c));
       }),
     ),
+  // Z-scores against both cohorts, the standard deviation floored at a share of the mean (cohorts are small).
+  z: (m) => zNorm(m, 0.05),
+  'z.25': (m) => zNorm(m, 0.25),
 };
+
+function zNorm(m: readonly (readonly number[])[], floor: number): number[][] {
+  return m.map((r, i) =>
+    r.map((s, j) => {
+      const c = cohortScores(m, i, j);
+      if (c.length < 2) return s;
+      const mu = mean(c);
+      const sd = Math.sqrt(mean(c.map((x) => (x - mu) ** 2)));
+      return (s - mu) / Math.max(sd, floor * mu, 1e-6);
+    }),
+  );
+}
 const SCORERS = Object.entries(PAIR_SCORERS).flatMap(([p, _]) =>
   Object.keys(NORMALISERS)
-    .filter((n) => n === 'raw' || p !== 'cov-cep')
+    .filter((n) => n === 'raw' || p === 'glr')
     .map((n) => (n === 'raw' ? p : `${p}/${n}`)),
 );
 
@@ -269,6 +298,27 @@ async function syntheticSpeakers(
   return out;
 }
 
+/** syntheticSpeakers, kept in a file between runs (--stats-cache). */
+async function cachedSpeakers(
+  file: string | undefined,
+  scripts: readonly string[],
+  seeds: readonly number[],
+  scenes: readonly string[],
+): Promise<SyntheticSpeaker[]> {
+  const key = JSON.stringify({ scripts, seeds, scenes, frontEnd });
+  if (file !== undefined && existsSync(file)) {
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as {
+      key: string;
+      speakers: (Omit<SyntheticSpeaker, 'stats'> & { stats: Voiceprint })[];
+    };
+    if (cached.key === key) return cached.speakers.map((s) => ({ ...s, stats: fromVoiceprint(s.stats) }));
+  }
+  const speakers = await syntheticSpeakers(scripts, seeds, scenes);
+  if (file !== undefined)
+    writeFileSync(file, JSON.stringify({ key, speakers: speakers.map((s) => ({ ...s, stats: toVoiceprint(s.stats) })) }));
+  return speakers;
+}
+
 /**
  * Each meeting (script, casting seed, scene) against voiceprints enrolled
  * from the clean meetings of the other casting seeds and scripts: one
@@ -331,12 +381,11 @@ function table(label: string, trials: readonly Trial[], scenes: readonly string[
     rows.push(row);
     process.stdout.write(
       `${label.padEnd(10)} ${scene.padEnd(12)} ${SCORERS.map((s) => {
-          const e = row[s] as ReturnType<typeof equalErrorRate>;
-          return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
-        })
-        .join(
-          ' | ',
-        )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
+        const e = row[s] as ReturnType<typeof equalErrorRate>;
+        return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
+      }).join(
+        ' | ',
+      )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
     );
   }
   return rows;
@@ -378,7 +427,13 @@ function naming(trials: readonly Trial[], scorer: string, bar: number) {
     }
   }
   const share = (a: number, b: number) => (b === 0 ? null : round(a / b, 3));
-  return { right: share(right, enrolled), wrong: share(wrong, enrolled), strangers_named: share(strangersNamed, strangers), enrolled, strangers };
+  return {
+    right: share(right, enrolled),
+    wrong: share(wrong, enrolled),
+    strangers_named: share(strangersNamed, strangers),
+    enrolled,
+    strangers,
+  };
 }
 
 function namingTable(label: string, trials: readonly Trial[], scenes: readonly string[], bars: Record<string, number>) {
@@ -409,6 +464,7 @@ async function main(): Promise<void> {
       scenes: { type: 'string' },
       enhancement: { type: 'string' },
       out: { type: 'string' },
+      'stats-cache': { type: 'string' },
     },
     USAGE,
   );
@@ -423,7 +479,7 @@ async function main(): Promise<void> {
   const bars = Object.fromEntries(SCORERS.map((k) => [k, equalErrorRate(real, k).at]));
   rows.push(...namingTable('real', real, scenes, bars));
   rows.push(...namingTable('real, one person not enrolled', strangers, scenes, bars));
-  const synthetic = syntheticTrials(await syntheticSpeakers(scripts, seeds, scenes));
+  const synthetic = syntheticTrials(await cachedSpeakers(values['stats-cache'], scripts, seeds, scenes));
   rows.push(...table('synthetic', synthetic, scenes));
   rows.push(...namingTable('synthetic', synthetic, scenes, bars));
   const out = values.out ?? 'reports/voiceprint-choice.json';
