@@ -13,12 +13,14 @@
  * (diarize/likelihood.ts, splitEvidence): the per-frame likelihood ratio of
  * one full-covariance Gaussian on the cepstra against two, plus half the
  * same test on log-F0 (the diarizer's split score without its BIC penalty
- * term's dependence on cluster sizes aside), mapped to a similarity in 0..1
- * (voiceSimilarity): 1 for
- * statistics no test tells apart, SIMILARITY_AT_BAR (the spec's default
- * match_threshold 0.75) at the score where real recorded speech of one
- * person and of different people are told apart with equal error rates
- * (bench/voiceprint-choice.ts measured it).
+ * term's dependence on cluster sizes aside). In a meeting each cluster ×
+ * person score is divided by the mean of its cohort, the scores of the same
+ * cluster and person with the others, so a room's shift of every score
+ * cancels (decision 167), and mapped to a similarity in 0..1
+ * (voiceSimilarities): 1 for statistics no test tells apart,
+ * SIMILARITY_AT_BAR (the spec's default match_threshold 0.75) where real
+ * recorded speech of one person and of different people are told apart
+ * with equal error rates (bench/voiceprint-choice.ts measured it).
  */
 import type { PcmAudio, StageControl } from './types.ts';
 import { cutBlocks, describeBlocks } from './diarize/blocks.ts';
@@ -192,20 +194,9 @@ export const RATIO_AT_BAR = 0.54;
  * similarity. A cluster of fewer than minClusterFrames voice frames is
  * neither scored (0) nor part of any cohort.
  */
-export function voiceSimilarities(
-  clusters: readonly FrameStats[],
-  prints: readonly FrameStats[],
-  minClusterFrames: number,
-): number[][] {
+export function voiceSimilarities(clusters: readonly FrameStats[], prints: readonly FrameStats[], minClusterFrames: number): number[][] {
   const scores = clusters.map((c) => prints.map((p) => (c.n < minClusterFrames ? Number.NaN : voiceScore(p, c))));
   return cohortNormalisedScores(scores).map((row, i) =>
     row.map((ratio, j) => (ratio !== null ? similarityOfScore(ratio, RATIO_AT_BAR) : similarityOfScore(scores[i]![j]!))),
   );
-}
-
-/** How alike two voices are, 0..1, by their raw score (decision 146). */
-export function voiceSimilarity(a: Voiceprint | FrameStats, b: Voiceprint | FrameStats): number {
-  const sa = Array.isArray(a.sum) ? fromVoiceprint(a as Voiceprint) : (a as FrameStats);
-  const sb = Array.isArray(b.sum) ? fromVoiceprint(b as Voiceprint) : (b as FrameStats);
-  return similarityOfScore(voiceScore(sa, sb));
 }
