@@ -11,12 +11,21 @@
  *              plus half the log-F0 ratio
  *   cov-cep    cov without the log-F0 ratio
  *
+ * and, per meeting (clusters × enrolled voices), glr and cov each normalised
+ * against the pair's cohort (decision 167): /ratio divided by the mean of
+ * both cohorts (what the application uses), /ratio-prints and
+ * /ratio-clusters by one of them, /ratio-min by the best other candidate,
+ * /z and /z.25 z-scores with the spread floored. Beside equal error rates,
+ * the one-to-one naming identification does, at each scorer's real-speech
+ * equal-error bar.
+ *
  * Real recorded speech: the speakers Debian's pocketsphinx-testdata holds (a
  * LibriVox reader, five files; the card-name reader, five files) and the
- * ALSA speaker-test voice (alsa-utils, eight files): each person enrolled
- * from all their files but one, tested on the one left out (same person) and
- * on every file of the others (different people); the test file clean, and
- * in the office and reverb-only scenes the simulator lays over it.
+ * ALSA speaker-test voice (alsa-utils, eight files), in meetings of one file
+ * each: each person enrolled clean from all their files but that one, which
+ * is heard clean, or in the office or reverb-only scene the simulator lays
+ * over it (enrolled clean, heard elsewhere: the cross-condition measure);
+ * and the same meetings with one person never enrolled.
  *
  * Synthetic voices: meetings rendered with casting seeds (decision 135) in
  * the clean, office and reverb-only scenes; each speaker's turns that
