@@ -11,12 +11,21 @@
  *              plus half the log-F0 ratio
  *   cov-cep    cov without the log-F0 ratio
  *
+ * and, per meeting (clusters × enrolled voices), glr and cov each normalised
+ * against the pair's cohort (decision 167): /ratio divided by the mean of
+ * both cohorts (what the application uses), /ratio-prints and
+ * /ratio-clusters by one of them, /ratio-min by the best other candidate,
+ * /z and /z.25 z-scores with the spread floored. Beside equal error rates,
+ * the one-to-one naming identification does, at each scorer's real-speech
+ * equal-error bar.
+ *
  * Real recorded speech: the speakers Debian's pocketsphinx-testdata holds (a
  * LibriVox reader, five files; the card-name reader, five files) and the
- * ALSA speaker-test voice (alsa-utils, eight files): each person enrolled
- * from all their files but one, tested on the one left out (same person) and
- * on every file of the others (different people); the test file clean, and
- * in the office and reverb-only scenes the simulator lays over it.
+ * ALSA speaker-test voice (alsa-utils, eight files), in meetings of one file
+ * each: each person enrolled clean from all their files but that one, which
+ * is heard clean, or in the office or reverb-only scene the simulator lays
+ * over it (enrolled clean, heard elsewhere: the cross-condition measure);
+ * and the same meetings with one person never enrolled.
  *
  * Synthetic voices: meetings rendered with casting seeds (decision 135) in
  * the clean, office and reverb-only scenes; each speaker's turns that
@@ -26,13 +35,17 @@
  *
  *   node bench/voiceprint-choice.ts [--scripts four-person-standup,three-person-design-review]
  *       [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto]
- *       [--out reports/voiceprint-choice.json]
+ *       [--out reports/voiceprint-choice.json] [--stats-cache FILE]
+ *
+ * --stats-cache keeps the synthetic speakers' statistics in FILE (written
+ * when absent, read when present, for the same scripts, seeds, scenes and
+ * front end), so scorers can be compared again without rendering.
  *
  * --enhancement runs the speech-enhancement front end (default off) on every
  * recording first, as a transcription with that vad setting does: the
  * identification stage reads the front end's output.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CONFIG_SECTIONS } from '../server/features/config/schemas.ts';
@@ -40,22 +53,34 @@ import { AudioDecoder } from '../server/pipeline/decode.ts';
 import { enhanceSpeech, type EnhancementMode } from '../server/pipeline/enhance/front-end.ts';
 import { addStats, emptyStats, type FrameStats } from '../server/pipeline/diarize/features.ts';
 import { splitEvidence } from '../server/pipeline/diarize/likelihood.ts';
-import { SCORE_AT_BAR, centred, similarityOfScore, voiceScore, voiceStats } from '../server/pipeline/voiceprint.ts';
+import {
+  SCORE_AT_BAR,
+  centred,
+  fromVoiceprint,
+  toVoiceprint,
+  type Voiceprint,
+  cohortNormalisedScores,
+  cohortScores,
+  similarityOfScore,
+  voiceScore,
+  voiceStats,
+} from '../server/pipeline/voiceprint.ts';
 import { PIPELINE_SAMPLE_RATE, uncontrolled, type PcmAudio } from '../server/pipeline/types.ts';
 import { applyScene, resolveScene } from '../simulator/scenes/scene.ts';
 import { loadScript } from '../simulator/scripts/load-script.ts';
 import { renderScript } from '../simulator/synth/render-script.ts';
 import { readFlags, round, runCli } from './lib.ts';
+import { bestSimilarityPairs } from '../server/pipeline/identify-speakers.ts';
 
 const USAGE =
-  'node bench/voiceprint-choice.ts [--scripts a,b] [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto] [--out reports/voiceprint-choice.json]';
+  'node bench/voiceprint-choice.ts [--scripts a,b] [--cast-seeds 1,2,3] [--scenes clean,office,reverb-only] [--enhancement off|on|auto] [--out reports/voiceprint-choice.json] [--stats-cache FILE]';
 const TESTDATA = '/usr/share/pocketsphinx/test/data';
 const ALSA = '/usr/share/sounds/alsa';
 /** Turns shorter than this are left out of a speaker's statistics (as enrolment does). */
 const MIN_TURN = 1;
 
 type Scorer = (a: FrameStats, b: FrameStats) => number;
-const SCORERS: Record<string, Scorer> = {
+const PAIR_SCORERS: Record<string, Scorer> = {
   glr: voiceScore,
   cov: (a, b) => {
     const pitch = splitEvidence(a, b).pitch;
@@ -64,14 +89,86 @@ const SCORERS: Record<string, Scorer> = {
   'cov-cep': (a, b) => splitEvidence(centred(a), centred(b)).cepstra,
 };
 
+/**
+ * Scores normalised within a meeting (clusters × enrolled people): each pair
+ * measured against its cohort (voiceprint.ts, cohortScores). A pair without
+ * a cohort keeps its raw score.
+ */
+type Normaliser = (scores: readonly (readonly number[])[]) => number[][];
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const NORMALISERS: Record<string, Normaliser> = {
+  raw: (m) => m.map((r) => [...r]),
+  // The application's: divided by the mean of both cohorts.
+  ratio: (m) => cohortNormalisedScores(m).map((r, i) => r.map((v, j) => v ?? m[i]![j]!)),
+  // T-norm's cohort only: the cluster against the other enrolled voices.
+  'ratio-prints': (m) => m.map((r) => r.map((s, j) => s / mean(r.filter((_, k) => k !== j)))),
+  // Z-norm's cohort only: the person against the meeting's other clusters.
+  'ratio-clusters': (m) => m.map((r, i) => r.map((s, j) => s / mean(m.filter((_, k) => k !== i).map((o) => o[j]!)))),
+  // Divided by the cohort's smallest score: the best other candidate (best against second).
+  'ratio-min': (m) =>
+    m.map((r, i) =>
+      r.map((s, j) => {
+        const c = cohortScores(m, i, j);
+        return c.length === 0 ? s : s / Math.max(1e-6, Math.min(...c));
+      }),
+    ),
+  // Z-scores against both cohorts, the standard deviation floored at a share of the mean (cohorts are small).
+  z: (m) => zNorm(m, 0.05),
+  'z.25': (m) => zNorm(m, 0.25),
+};
+
+function zNorm(m: readonly (readonly number[])[], floor: number): number[][] {
+  return m.map((r, i) =>
+    r.map((s, j) => {
+      const c = cohortScores(m, i, j);
+      if (c.length < 2) return s;
+      const mu = mean(c);
+      const sd = Math.sqrt(mean(c.map((x) => (x - mu) ** 2)));
+      return (s - mu) / Math.max(sd, floor * mu, 1e-6);
+    }),
+  );
+}
+const SCORERS = Object.entries(PAIR_SCORERS).flatMap(([p, _]) =>
+  Object.keys(NORMALISERS)
+    .filter((n) => n === 'raw' || p === 'glr')
+    .map((n) => (n === 'raw' ? p : `${p}/${n}`)),
+);
+
 interface Trial {
   same: boolean;
   scene: string;
+  /** The meeting, its cluster and the enrolled voice the trial scores (for the one-to-one naming). */
+  meeting: string;
+  cluster: number;
+  print: number;
+  /** Whether the cluster's voice is enrolled at all. */
+  enrolled: boolean;
   scores: Record<string, number>;
 }
 
-function trial(same: boolean, scene: string, a: FrameStats, b: FrameStats): Trial {
-  return { same, scene, scores: Object.fromEntries(Object.entries(SCORERS).map(([k, f]) => [k, f(a, b)])) };
+/** A meeting's trials: every cluster against every enrolled voice, by every scorer. */
+function meetingTrials(
+  meeting: string,
+  scene: string,
+  clusters: readonly { who: string; stats: FrameStats }[],
+  prints: readonly { who: string; stats: FrameStats }[],
+): Trial[] {
+  const byScorer = new Map<string, number[][]>();
+  for (const [p, pair] of Object.entries(PAIR_SCORERS)) {
+    const raw = clusters.map((c) => prints.map((v) => pair(v.stats, c.stats)));
+    for (const [n, normalise] of Object.entries(NORMALISERS)) byScorer.set(n === 'raw' ? p : `${p}/${n}`, normalise(raw));
+  }
+  return clusters.flatMap((c, i) =>
+    prints.map((v, j) => ({
+      same: c.who === v.who,
+      scene,
+      meeting,
+      cluster: i,
+      print: j,
+      enrolled: prints.some((p) => p.who === c.who),
+      scores: Object.fromEntries(SCORERS.map((k) => [k, byScorer.get(k)![i]![j]!])),
+    })),
+  );
 }
 
 function sum(stats: readonly FrameStats[]): FrameStats {
@@ -125,26 +222,43 @@ function realSpeakers(): Record<string, string[]> {
   };
 }
 
-async function realTrials(scenes: readonly string[]): Promise<Trial[]> {
+/**
+ * Meetings of real speech: in fold i each speaker's file i (cyclically) is
+ * their "cluster", heard in the scene, and their voiceprint is enrolled from
+ * all their other files, clean; every cluster is scored against every
+ * voiceprint, so the normalised scorers have a cohort as in a meeting.
+ * `strangers` holds the same meetings with one person left unenrolled.
+ */
+async function realTrials(scenes: readonly string[]): Promise<{ trials: Trial[]; strangers: Trial[] }> {
   const decoder = new AudioDecoder();
   const speakers = Object.entries(realSpeakers()).filter(([, f]) => f.length >= 2);
   const audio = new Map<string, PcmAudio[]>();
   for (const [who, files] of speakers) audio.set(who, await Promise.all(files.map((f) => decoder.decode(f, 'wav', uncontrolled()))));
   const clean = new Map<string, FrameStats[]>();
   for (const [who, list] of audio) clean.set(who, await Promise.all(list.map(async (a) => fileStats(await enhanced(a)))));
+  const folds = Math.max(...[...audio.values()].map((l) => l.length));
   const trials: Trial[] = [];
+  const strangers: Trial[] = [];
   for (const scene of scenes) {
-    for (const [who, list] of audio) {
-      for (let i = 0; i < list.length; i++) {
-        const test = await fileStats(await sceneAudio(list[i]!, scene));
-        // Same person: enrolled from their other files.
-        trials.push(trial(true, scene, sum(clean.get(who)!.filter((_, j) => j !== i)), test));
-        // Different people: every other speaker enrolled from all their files.
-        for (const [other, stats] of clean) if (other !== who) trials.push(trial(false, scene, sum(stats), test));
+    const heard = new Map<string, FrameStats[]>();
+    for (const [who, list] of audio) heard.set(who, await Promise.all(list.map(async (a) => fileStats(await sceneAudio(a, scene)))));
+    for (let fold = 0; fold < folds; fold++) {
+      const clusters: { who: string; stats: FrameStats }[] = [];
+      const prints: { who: string; stats: FrameStats }[] = [];
+      for (const [who, list] of heard) {
+        const i = fold % list.length;
+        clusters.push({ who, stats: list[i]! });
+        prints.push({ who, stats: sum(clean.get(who)!.filter((_, j) => j !== i)) });
+      }
+      trials.push(...meetingTrials(`real#${fold}|${scene}`, scene, clusters, prints));
+      // The same meeting with one person never enrolled, each in turn: whom their cluster is named after.
+      for (const stranger of prints) {
+        const others = prints.filter((p) => p !== stranger);
+        strangers.push(...meetingTrials(`real#${fold}-${stranger.who}|${scene}`, scene, clusters, others));
       }
     }
   }
-  return trials;
+  return { trials, strangers };
 }
 
 interface SyntheticSpeaker {
@@ -193,14 +307,50 @@ async function syntheticSpeakers(
   return out;
 }
 
-/** Enrolled from a clean meeting, tested in every other meeting and scene. */
+/** syntheticSpeakers, kept in a file between runs (--stats-cache). */
+async function cachedSpeakers(
+  file: string | undefined,
+  scripts: readonly string[],
+  seeds: readonly number[],
+  scenes: readonly string[],
+): Promise<SyntheticSpeaker[]> {
+  const key = JSON.stringify({ scripts, seeds, scenes, frontEnd });
+  if (file !== undefined && existsSync(file)) {
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as {
+      key: string;
+      speakers: (Omit<SyntheticSpeaker, 'stats'> & { stats: Voiceprint })[];
+    };
+    if (cached.key === key) return cached.speakers.map((s) => ({ ...s, stats: fromVoiceprint(s.stats) }));
+  }
+  const speakers = await syntheticSpeakers(scripts, seeds, scenes);
+  if (file !== undefined)
+    writeFileSync(file, JSON.stringify({ key, speakers: speakers.map((s) => ({ ...s, stats: toVoiceprint(s.stats) })) }));
+  return speakers;
+}
+
+/**
+ * Each meeting (script, casting seed, scene) against voiceprints enrolled
+ * from the clean meetings of the other casting seeds and scripts: one
+ * voiceprint per voice, from the first such meeting it speaks in.
+ */
 function syntheticTrials(speakers: readonly SyntheticSpeaker[]): Trial[] {
   const trials: Trial[] = [];
-  for (const enrolled of speakers.filter((s) => s.scene === 'clean' && s.stats.n >= 300)) {
-    for (const test of speakers) {
-      if (test.meeting === enrolled.meeting || test.stats.n < 100) continue;
-      trials.push(trial(test.voice === enrolled.voice, test.scene, enrolled.stats, test.stats));
+  const meetings = [...new Set(speakers.map((s) => `${s.meeting}|${s.scene}`))];
+  for (const key of meetings) {
+    const [meeting, scene] = key.split('|') as [string, string];
+    const prints = new Map<string, FrameStats>();
+    for (const s of speakers) {
+      if (s.scene === 'clean' && s.meeting !== meeting && s.stats.n >= 300 && !prints.has(s.voice)) prints.set(s.voice, s.stats);
     }
+    const clusters = speakers.filter((s) => s.meeting === meeting && s.scene === scene && s.stats.n >= 100);
+    trials.push(
+      ...meetingTrials(
+        key,
+        scene,
+        clusters.map((c) => ({ who: c.voice, stats: c.stats })),
+        [...prints].map(([who, stats]) => ({ who, stats })),
+      ),
+    );
   }
   return trials;
 }
@@ -236,17 +386,79 @@ function table(label: string, trials: readonly Trial[], scenes: readonly string[
     const cell = scene === 'all' ? trials : trials.filter((t) => t.scene === scene);
     if (cell.length === 0) continue;
     const row: Record<string, unknown> = { set: label, scene, at_bar: atBar(cell) };
-    for (const scorer of Object.keys(SCORERS)) row[scorer] = equalErrorRate(cell, scorer);
+    for (const scorer of SCORERS) row[scorer] = equalErrorRate(cell, scorer);
     rows.push(row);
     process.stdout.write(
-      `${label.padEnd(10)} ${scene.padEnd(12)} ${Object.keys(SCORERS)
-        .map((s) => {
-          const e = row[s] as ReturnType<typeof equalErrorRate>;
-          return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
-        })
-        .join(
-          ' | ',
-        )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
+      `${label.padEnd(10)} ${scene.padEnd(12)} ${SCORERS.map((s) => {
+        const e = row[s] as ReturnType<typeof equalErrorRate>;
+        return `${s} EER ${(100 * e.eer).toFixed(1)}% at ${e.at}`;
+      }).join(
+        ' | ',
+      )} | at bar: miss ${(100 * atBar(cell).miss).toFixed(1)}% false ${(100 * atBar(cell).false_accept).toFixed(1)}% (${cell.filter((t) => t.same).length}/${cell.filter((t) => !t.same).length} trials)\n`,
+    );
+  }
+  return rows;
+}
+
+/**
+ * Speaker identification's own measure: in each meeting, names given one to
+ * one (bestSimilarityPairs) among the pairs whose score is at or below the
+ * bar; the share of enrolled voices' clusters named with their own name, of
+ * them named with another's, and of never-enrolled voices' clusters named.
+ */
+function naming(trials: readonly Trial[], scorer: string, bar: number) {
+  let enrolled = 0;
+  let right = 0;
+  let wrong = 0;
+  let strangers = 0;
+  let strangersNamed = 0;
+  const meetings = Map.groupBy(trials, (t) => t.meeting);
+  for (const list of meetings.values()) {
+    const rows = Math.max(...list.map((t) => t.cluster)) + 1;
+    const columns = Math.max(...list.map((t) => t.print)) + 1;
+    const gain = Array.from({ length: rows }, () => new Array<number>(columns).fill(0));
+    for (const t of list) {
+      const score = t.scores[scorer]!;
+      if (score <= bar) gain[t.cluster]![t.print] = 1 + bar - score;
+    }
+    const named = new Map(bestSimilarityPairs(gain, 1));
+    for (let c = 0; c < rows; c++) {
+      const mine = list.filter((t) => t.cluster === c);
+      const name = named.get(c);
+      if (mine[0]!.enrolled) {
+        enrolled++;
+        if (name !== undefined && mine.find((t) => t.print === name)!.same) right++;
+        else if (name !== undefined) wrong++;
+      } else {
+        strangers++;
+        if (name !== undefined) strangersNamed++;
+      }
+    }
+  }
+  const share = (a: number, b: number) => (b === 0 ? null : round(a / b, 3));
+  return {
+    right: share(right, enrolled),
+    wrong: share(wrong, enrolled),
+    strangers_named: share(strangersNamed, strangers),
+    enrolled,
+    strangers,
+  };
+}
+
+function namingTable(label: string, trials: readonly Trial[], scenes: readonly string[], bars: Record<string, number>) {
+  const rows: Record<string, unknown>[] = [];
+  for (const scene of ['all', ...scenes]) {
+    const cell = scene === 'all' ? trials : trials.filter((t) => t.scene === scene);
+    if (cell.length === 0) continue;
+    const row: Record<string, unknown> = { set: label, scene, naming: true };
+    for (const scorer of SCORERS) row[scorer] = naming(cell, scorer, bars[scorer]!);
+    rows.push(row);
+    const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)}%`);
+    process.stdout.write(
+      `named     ${label.padEnd(10)} ${scene.padEnd(12)} ${SCORERS.map((k) => {
+        const n = row[k] as ReturnType<typeof naming>;
+        return `${k} right ${pct(n.right)} wrong ${pct(n.wrong)} strangers ${pct(n.strangers_named)}`;
+      }).join(' | ')}\n`,
     );
   }
   return rows;
@@ -261,6 +473,7 @@ async function main(): Promise<void> {
       scenes: { type: 'string' },
       enhancement: { type: 'string' },
       out: { type: 'string' },
+      'stats-cache': { type: 'string' },
     },
     USAGE,
   );
@@ -269,15 +482,20 @@ async function main(): Promise<void> {
   const scripts = list(values.scripts, 'four-person-standup,three-person-design-review');
   const seeds = list(values['cast-seeds'], '1,2,3').map(Number);
   frontEnd = (values.enhancement ?? 'off') as EnhancementMode;
-  const real = await realTrials(scenes);
+  const { trials: real, strangers } = await realTrials(scenes);
   const rows = table('real', real, scenes);
-  const synthetic = syntheticTrials(await syntheticSpeakers(scripts, seeds, scenes));
+  // Each scorer's bar: its equal-error point on real speech, the scenes pooled.
+  const bars = Object.fromEntries(SCORERS.map((k) => [k, equalErrorRate(real, k).at]));
+  rows.push(...namingTable('real', real, scenes, bars));
+  rows.push(...namingTable('real, one person not enrolled', strangers, scenes, bars));
+  const synthetic = syntheticTrials(await cachedSpeakers(values['stats-cache'], scripts, seeds, scenes));
   rows.push(...table('synthetic', synthetic, scenes));
+  rows.push(...namingTable('synthetic', synthetic, scenes, bars));
   const out = values.out ?? 'reports/voiceprint-choice.json';
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(
     out,
-    `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`,
+    `${JSON.stringify({ score_at_bar: SCORE_AT_BAR, bars, enhancement: frontEnd, scripts, cast_seeds: seeds, scenes, rows }, null, 2)}\n`,
   );
   process.stdout.write(`written: ${out}\n`);
 }

@@ -179,7 +179,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const search = new SearchService({ db: opts.db });
   const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
   const summaries = new SummaryService({ db: opts.db, bus, clock, meetings, summarizers: parts.summarizers, logError: logBackgroundError });
-  const speakers = speakerEnrolment({ repo: voiceprints, clock, config, meetings, media, decoder: parts.decoder, log: logBackgroundError });
+  const speakers = speakerEnrolment({ repo: voiceprints, clock, config, meetings, media, decoder: parts.decoder, enhance: parts.enhance, log: logBackgroundError });
   // What a transcription, an import's or a recording's, runs with (identification's voiceprints too) and stores into.
   const settingsOfRun = () => ({ ...config.transcriptionSettings(), speakerIdentification: speakers.identificationSettings() });
   const transcription = { parts, settings: settingsOfRun, meetings, summaries, media };

@@ -18,7 +18,7 @@
 import { bestAssignment } from '../../common/best-assignment.ts';
 import type { Transcription, TranscriptStage } from './transcribe.ts';
 import type { FrameStats } from './diarize/features.ts';
-import { fromVoiceprint, voiceSimilarity, voiceStatsBySpeaker } from './voiceprint.ts';
+import { fromVoiceprint, voiceSimilarities, voiceStatsBySpeaker } from './voiceprint.ts';
 
 /** A cluster with fewer voice frames than this (1 s) is not identified: too little to tell voices apart. */
 const MIN_CLUSTER_FRAMES = 100;
@@ -37,7 +37,7 @@ export const identifySpeakers: TranscriptStage = {
       handedThrough(transcription.voices, keys) ?? (await voiceStatsBySpeaker(transcription.audio, transcription.segments, control));
     const clusters: FrameStats[] = keys.map((k) => byKey.get(k)!);
     const prints = people.map((p) => fromVoiceprint(p.print));
-    const similarity = clusters.map((c) => prints.map((p) => (c.n < MIN_CLUSTER_FRAMES ? 0 : voiceSimilarity(c, p))));
+    const similarity = voiceSimilarities(clusters, prints, MIN_CLUSTER_FRAMES);
     const names: Record<string, string> = {};
     for (const [k, p] of bestSimilarityPairs(similarity, identification.matchThreshold)) names[keys[k]!] = people[p]!.name;
     return { ...transcription, speakerNames: names };

@@ -13,12 +13,14 @@
  * (diarize/likelihood.ts, splitEvidence): the per-frame likelihood ratio of
  * one full-covariance Gaussian on the cepstra against two, plus half the
  * same test on log-F0 (the diarizer's split score without its BIC penalty
- * term's dependence on cluster sizes aside), mapped to a similarity in 0..1
- * (voiceSimilarity): 1 for
- * statistics no test tells apart, SIMILARITY_AT_BAR (the spec's default
- * match_threshold 0.75) at the score where real recorded speech of one
- * person and of different people are told apart with equal error rates
- * (bench/voiceprint-choice.ts measured it).
+ * term's dependence on cluster sizes aside). In a meeting each cluster ×
+ * person score is divided by the mean of its cohort, the scores of the same
+ * cluster and person with the others, so a room's shift of every score
+ * cancels (decision 167), and mapped to a similarity in 0..1
+ * (voiceSimilarities): 1 for statistics no test tells apart,
+ * SIMILARITY_AT_BAR (the spec's default match_threshold 0.75) where real
+ * recorded speech of one person and of different people are told apart
+ * with equal error rates (bench/voiceprint-choice.ts measured it).
  */
 import type { PcmAudio, StageControl } from './types.ts';
 import { cutBlocks, describeBlocks } from './diarize/blocks.ts';
@@ -135,9 +137,66 @@ export function similarityOfScore(score: number, scoreAtBar = SCORE_AT_BAR): num
   return Math.min(1, SIMILARITY_AT_BAR ** (Math.max(0, score) / scoreAtBar));
 }
 
-/** How alike two voices are, 0..1; the spec's match_threshold is compared with it. */
-export function voiceSimilarity(a: Voiceprint | FrameStats, b: Voiceprint | FrameStats): number {
-  const sa = Array.isArray(a.sum) ? fromVoiceprint(a as Voiceprint) : (a as FrameStats);
-  const sb = Array.isArray(b.sum) ? fromVoiceprint(b as Voiceprint) : (b as FrameStats);
-  return similarityOfScore(voiceScore(sa, sb));
+/**
+ * The score of a pair (cluster, person) with its cohort: the cluster against
+ * every other enrolled voice, and the person against every other cluster of
+ * the meeting. Both are by construction scores of different people, heard
+ * in the same recording and enrolled in the same way as the pair, so they
+ * carry the same shift a room's noise or reverberation puts on every score
+ * of that cluster or person (S-norm's two cohorts, in speaker verification).
+ * Non-finite scores (a cluster too short to score) are left out.
+ */
+export function cohortScores(scores: readonly (readonly number[])[], row: number, column: number): number[] {
+  const cohort: number[] = [];
+  scores[row]!.forEach((s, c) => {
+    if (c !== column && Number.isFinite(s)) cohort.push(s);
+  });
+  scores.forEach((r, i) => {
+    const s = r[column]!;
+    if (i !== row && Number.isFinite(s)) cohort.push(s);
+  });
+  return cohort;
+}
+
+/**
+ * Each score divided by the mean of its cohort (cohortScores): about 1 for
+ * a pair of different people in any room, below it as the pair's voices
+ * agree more than the cohort's do. A pair without a cohort (one cluster and
+ * one person) or with a cohort of zero scores keeps null: it has nothing to
+ * be measured against. Non-finite scores stay null.
+ */
+export function cohortNormalisedScores(scores: readonly (readonly number[])[]): (number | null)[][] {
+  return scores.map((row, r) =>
+    row.map((s, c) => {
+      if (!Number.isFinite(s)) return null;
+      const cohort = cohortScores(scores, r, c);
+      const mean = cohort.reduce((a, b) => a + b, 0) / Math.max(1, cohort.length);
+      return cohort.length === 0 || !(mean > 0) ? null : Math.max(0, s) / mean;
+    }),
+  );
+}
+
+/**
+ * The cohort-normalised score (cohortNormalisedScores) at which one person
+ * and different people were told apart with equal error rates on real
+ * recorded speech, the clean, office and reverb-only scenes pooled, the
+ * front end on auto (bench/voiceprint-choice.ts, decision 167); it maps to
+ * SIMILARITY_AT_BAR, the spec's default match_threshold.
+ */
+export const RATIO_AT_BAR = 0.54;
+
+/**
+ * How alike each cluster of a meeting is to each enrolled person, 0..1 (the
+ * spec's match_threshold is compared with it): each pair's score measured
+ * against its cohort (cohortNormalisedScores), so a room that moves every
+ * score of a cluster moves the cohort with it (decision 167). A pair without
+ * a cohort (one cluster, one person) falls back to its raw score's
+ * similarity. A cluster of fewer than minClusterFrames voice frames is
+ * neither scored (0) nor part of any cohort.
+ */
+export function voiceSimilarities(clusters: readonly FrameStats[], prints: readonly FrameStats[], minClusterFrames: number): number[][] {
+  const scores = clusters.map((c) => prints.map((p) => (c.n < minClusterFrames ? Number.NaN : voiceScore(p, c))));
+  return cohortNormalisedScores(scores).map((row, i) =>
+    row.map((ratio, j) => (ratio !== null ? similarityOfScore(ratio, RATIO_AT_BAR) : similarityOfScore(scores[i]![j]!))),
+  );
 }

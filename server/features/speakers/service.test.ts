@@ -4,7 +4,8 @@
  * PUT leaving a name out deleting its voiceprint, a name given without
  * enrolment listed and awaiting one; labels on a meeting without a
  * recording answered as always, the enrolment skipped with its reason; with
- * the section off, nothing learnt.
+ * the section off, nothing learnt; enrolment reading the recording through
+ * the front end the transcription runs (decision 167).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,8 @@ import { ALL_SCOPES, testGateway } from '../../testing/gateway.ts';
 import { emptyStats } from '../../pipeline/diarize/features.ts';
 import { toVoiceprint } from '../../pipeline/voiceprint.ts';
 import { VoiceprintRepo } from './repo.ts';
+import { SpeakersService } from './service.ts';
+import { PIPELINE_SAMPLE_RATE, type PcmAudio } from '../../pipeline/types.ts';
 
 test('known_speakers lists the enrolled people; leaving one out of a PUT deletes their voiceprint', async () => {
   const gw = testGateway();
@@ -122,4 +125,34 @@ test('enrolment runs on the run queue after the label update has answered; a sto
   } finally {
     gw.close();
   }
+});
+
+test('enrolment reads the recording through the transcription’s front end, with the vad section’s settings', async () => {
+  const decoded: PcmAudio = { sampleRate: PIPELINE_SAMPLE_RATE, samples: new Float32Array(PIPELINE_SAMPLE_RATE), durationSeconds: 1 };
+  const seen: { audio: PcmAudio; settings: unknown }[] = [];
+  const vad = { enhancement: 'auto', denoise: true, dereverberation: true };
+  const speakers = new SpeakersService({
+    repo: { enrol: () => undefined } as unknown as VoiceprintRepo,
+    clock: { now: () => new Date(0) },
+    config: { effective: ((name: string) => (name === 'vad' ? vad : { enabled: true })) as never },
+    meetings: {
+      exists: () => true,
+      recording: () => ({}) as never,
+      transcript: () => ({ segments: [{ speaker: 'S1', start: 0, end: 1, text: 'hello' }] }) as never,
+    },
+    media: { audio: () => ({ path: 'recording.wav', ext: 'wav' }) as never },
+    decoder: { decode: () => Promise.resolve(decoded) },
+    enhance: (audio, settings) => {
+      seen.push({ audio, settings });
+      return Promise.resolve(audio);
+    },
+    log: () => undefined,
+  });
+  speakers.labelsSet('m1', { S1: 'Fiona' });
+  await speakers.idle();
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]!.audio, decoded);
+  assert.equal(seen[0]!.settings, vad);
+  // One second of silence is too little to learn from: skipped with its reason, never an error.
+  assert.equal(speakers.outcomes('m1')[0]!.enrolled, false);
 });

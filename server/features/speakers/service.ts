@@ -7,8 +7,9 @@
  * Enrolment: when a user names a meeting's speakers (PUT speaker-labels)
  * and the speaker-identification section is enabled, each named speaker's
  * own segments of that meeting (turns of at least MIN_TURN_SECONDS that no
- * other speaker's segment overlaps) are read from the meeting's recording
- * and their voice statistics become that meeting's share of the person's
+ * other speaker's segment overlaps) are read from the meeting's recording,
+ * through the transcription's speech-enhancement front end as identification
+ * reads it, and their voice statistics become that meeting's share of the person's
  * voiceprint. It runs after the label update has answered, one meeting at a
  * time, on a run queue of its own (work/run-queue.ts, the one owner of
  * background work: decision 172), which stops it with the gateway and kills
@@ -24,7 +25,7 @@
  */
 import type { Clock } from '../../adapters/clock.ts';
 import type { MediaStore } from '../../media/media-store.ts';
-import type { TranscriptionSettings } from '../../pipeline/transcribe.ts';
+import type { Enhancer, TranscriptionSettings } from '../../pipeline/transcribe.ts';
 import type { Decoder, StageControl } from '../../pipeline/types.ts';
 import { MIN_VOICEPRINT_FRAMES, toVoiceprint, voiceStats } from '../../pipeline/voiceprint.ts';
 import type { ConfigService } from '../config/index.ts';
@@ -64,6 +65,14 @@ export interface SpeakersDeps {
   meetings: Pick<MeetingsService, 'transcript' | 'recording' | 'exists'>;
   media: Pick<MediaStore, 'audio'>;
   decoder: Decoder;
+  /**
+   * The transcription's speech-enhancement front end, run with the vad
+   * section's settings as a transcription runs it: identification compares
+   * voiceprints with clusters of the front end's output, so enrolment reads
+   * the recording the same way (decision 167). Absent, as in a transcription
+   * without the stage: the decoded audio.
+   */
+  enhance?: Enhancer | undefined;
   /** One line per skipped enrolment; names the meeting and the reason only. */
   log: (line: string) => void;
 }
@@ -183,7 +192,9 @@ export class SpeakersService {
       this.#skip(meetingId, named, 'the meeting has no recording to learn the voices from');
       return;
     }
-    const audio = await this.#deps.decoder.decode(source.path, source.ext, control);
+    const decoded = await this.#deps.decoder.decode(source.path, source.ext, control);
+    const enhance = this.#deps.enhance;
+    const audio = enhance === undefined ? decoded : await enhance(decoded, this.#deps.config.effective('vad'), control);
     const segments = this.#deps.meetings.transcript(meetingId).segments;
     for (const { speaker, name } of named) {
       const own = segments.filter(
