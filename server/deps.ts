@@ -146,12 +146,20 @@ function typedNames(config: ConfigService): () => TypedNames {
 
 /** Speaker enrolment: learns the voices a user names (PUT speaker-labels) once the labels are stored (decision 147). */
 function speakerEnrolment(
-  deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings'> & {
+  deps: Omit<ConstructorParameters<typeof SpeakersService>[0], 'log' | 'meetings' | 'decoder' | 'enhance'> & {
     meetings: MeetingsService;
+    /** The transcription's decoder and front end: enrolment reads a recording as a transcription does (decision 167). */
+    parts: Pick<PipelineParts, 'decoder' | 'enhance'>;
     log: (err: unknown) => void;
   },
 ): SpeakersService {
-  const speakers = new SpeakersService({ ...deps, log: (line) => deps.log(new Error(line)) });
+  const { parts, ...rest } = deps;
+  const speakers = new SpeakersService({
+    ...rest,
+    decoder: parts.decoder,
+    enhance: parts.enhance,
+    log: (line) => deps.log(new Error(line)),
+  });
   deps.meetings.onLabelsSet((id, labels) => speakers.labelsSet(id, labels));
   return speakers;
 }
@@ -179,7 +187,7 @@ export function createDeps(opts: DepsOptions): AppDeps {
   const search = new SearchService({ db: opts.db });
   const parts: PipelineParts = { ...realPipeline({ dataDir: opts.dataDir, env: opts.env ?? process.env }), ...opts.pipeline };
   const summaries = new SummaryService({ db: opts.db, bus, clock, meetings, summarizers: parts.summarizers, logError: logBackgroundError });
-  const speakers = speakerEnrolment({ repo: voiceprints, clock, config, meetings, media, decoder: parts.decoder, enhance: parts.enhance, log: logBackgroundError });
+  const speakers = speakerEnrolment({ repo: voiceprints, clock, config, meetings, media, parts, log: logBackgroundError });
   // What a transcription, an import's or a recording's, runs with (identification's voiceprints too) and stores into.
   const settingsOfRun = () => ({ ...config.transcriptionSettings(), speakerIdentification: speakers.identificationSettings() });
   const transcription = { parts, settings: settingsOfRun, meetings, summaries, media };

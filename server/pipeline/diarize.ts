@@ -132,7 +132,10 @@ export async function diarizeWithVoices(
   const mixture: MixtureOptions =
     overlap.mixture === undefined
       ? { margin: null }
-      : { ...overlap.mixture, margin: overlap.mixture.margin === undefined ? requiredSplitScore(settings.clustering_threshold) : overlap.mixture.margin };
+      : {
+          ...overlap.mixture,
+          margin: overlap.mixture.margin === undefined ? requiredSplitScore(settings.clustering_threshold) : overlap.mixture.margin,
+        };
   // Frames' mel energies are kept only for the mixture step (about 10 kB per second of speech).
   const labelled = await speakerBlocks(audio, regions, settings, control, mixture.margin !== null);
   if (labelled === null) return { turns: [] };

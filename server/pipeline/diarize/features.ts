@@ -48,7 +48,8 @@ export function addStats(into: FrameStats, from: FrameStats): void {
 const DCT = (() => {
   const dct = new Float64Array(CEPSTRA * MEL_FILTERS);
   for (let c = 0; c < CEPSTRA; c++) {
-    for (let m = 0; m < MEL_FILTERS; m++) dct[c * MEL_FILTERS + m] = Math.cos((Math.PI * (c + 1) * (m + 0.5)) / MEL_FILTERS) * Math.sqrt(2 / MEL_FILTERS);
+    for (let m = 0; m < MEL_FILTERS; m++)
+      dct[c * MEL_FILTERS + m] = Math.cos((Math.PI * (c + 1) * (m + 0.5)) / MEL_FILTERS) * Math.sqrt(2 / MEL_FILTERS);
   }
   return dct;
 })();

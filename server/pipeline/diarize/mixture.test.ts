@@ -68,7 +68,14 @@ describe('mixtureOverlapSpans (a second speaker where the mixture of two voices 
   });
 
   it('leaves a mixture away from the change alone unless asked to look everywhere', () => {
-    const inside = [...blocks.slice(0, 20), block(20, both(low, high), random), ...blocks.slice(21, 38), block(38, low, random), block(39, low, random), ...blocks.slice(40)];
+    const inside = [
+      ...blocks.slice(0, 20),
+      block(20, both(low, high), random),
+      ...blocks.slice(21, 38),
+      block(38, low, random),
+      block(39, low, random),
+      ...blocks.slice(40),
+    ];
     assert.deepEqual(mixtureOverlapSpans(inside, spoken, turns, { margin: 0.4 }), []);
     assert.deepEqual(mixtureOverlapSpans(inside, spoken, turns, { margin: 0.4, scope: 'everywhere' }), [{ label: 1, start: 5, end: 5.25 }]);
   });
