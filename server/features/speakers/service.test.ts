@@ -17,6 +17,17 @@ import { VoiceprintRepo } from './repo.ts';
 import { SpeakersService } from './service.ts';
 import { PIPELINE_SAMPLE_RATE, type PcmAudio } from '../../pipeline/types.ts';
 
+/** A meeting with one speaker's words and no recording to learn a voice from. */
+function meetingWithoutRecording(gw: ReturnType<typeof testGateway>) {
+  return gw.deps.meetings.create({
+    title: 'no recording',
+    created_at: '2026-01-01T00:00:00Z',
+    segments: [{ speaker: 'S1', start: 0, end: 5, text: 'hello there everyone' }],
+    summary: null,
+    audio: false,
+  });
+}
+
 test('known_speakers lists the enrolled people; leaving one out of a PUT deletes their voiceprint', async () => {
   const gw = testGateway();
   const api = () => request(gw.app);
@@ -57,13 +68,7 @@ test('labels on a meeting without a recording are stored; the enrolment is skipp
   const api = () => request(gw.app);
   const auth = gw.bearer(ALL_SCOPES);
   try {
-    const meeting = gw.deps.meetings.create({
-      title: 'no recording',
-      created_at: '2026-01-01T00:00:00Z',
-      segments: [{ speaker: 'S1', start: 0, end: 5, text: 'hello there everyone' }],
-      summary: null,
-      audio: false,
-    });
+    const meeting = meetingWithoutRecording(gw);
     // Section off: labels are stored, nothing is learnt.
     const off = await api()
       .put(`/v1/meetings/${meeting.id}/speaker-labels`)
@@ -102,13 +107,7 @@ test('enrolment runs on the run queue after the label update has answered; a sto
   const api = () => request(gw.app);
   const auth = gw.bearer(ALL_SCOPES);
   try {
-    const meeting = gw.deps.meetings.create({
-      title: 'no recording',
-      created_at: '2026-01-01T00:00:00Z',
-      segments: [{ speaker: 'S1', start: 0, end: 5, text: 'hello there everyone' }],
-      summary: null,
-      audio: false,
-    });
+    const meeting = meetingWithoutRecording(gw);
     await api().put('/v1/config/speaker-identification').set('Authorization', auth).send({ enabled: true });
     // Asked for directly: it has not run when the call returns (the run queue starts it on the next turn).
     gw.deps.speakers.labelsSet(meeting.id, { S1: 'Fiona' });
